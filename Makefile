@@ -1,0 +1,70 @@
+# ndlua: build, test, install, sanitizers, benchmarks.
+#   make            build ./ndlua (installs missing Debian packages first)
+#   make test       C unit tests, busted specs, CLI transcripts; ends "N passed, N failed"
+#   make run        the main job on a bundled example
+#   make asan       the whole suite under AddressSanitizer + UBSan
+#   make bench      benchmarks (medians of several runs)
+#   make install PREFIX=/usr/local
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+CC       ?= cc
+OPT      ?= -O2
+DEPS     := liblua5.4-dev lua5.4 lua-lpeg libyaml-dev libcjson-dev lua-busted
+
+BUILD    ?= obj
+BIN      ?= ndlua
+WARN     := -Wall -Wextra -Werror
+CPPFLAGS := -D_XOPEN_SOURCE=700 -DNDLUA_VERSION='"$(VERSION)"' -I/usr/include/lua5.4 -I/usr/include/cjson -Isrc
+CFLAGS   := -std=c11 $(OPT) -g $(WARN) $(SAN)
+LDLIBS   := -llua5.4 -lyaml -lcjson -ldl -lm
+
+SRC      := $(wildcard src/*.c)
+OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)
+LIBOBJ   := $(filter-out $(BUILD)/main.o,$(OBJ))
+CTESTS   := $(patsubst spec/c/%.c,$(BUILD)/spec/%,$(wildcard spec/c/test_*.c))
+
+.PHONY: all deps test test-only run asan bench install uninstall clean
+
+all: $(BIN)
+
+deps:
+	@scripts/deps.sh $(DEPS)
+
+$(BIN): $(OBJ)
+	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/spec/%: spec/c/%.c spec/c/check.h $(LIBOBJ) | $(BUILD)
+	$(CC) $(CPPFLAGS) -Ispec/c $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD):
+	@mkdir -p $(BUILD)/spec
+
+test: $(BIN) $(CTESTS)
+	@NDLUA=./$(BIN) CTEST_DIR=$(BUILD)/spec scripts/run-tests
+
+run: $(BIN)
+	./$(BIN) estimate.lua examples/qwen3-30b-a3b-fsdp8/train.yaml
+
+asan:
+	$(MAKE) BUILD=obj-asan BIN=ndlua-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" test
+
+bench: $(BIN)
+	@scripts/bench.sh ./$(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ndlua
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ndlua
+	cd lua && find . -type d -exec install -d $(DESTDIR)$(PREFIX)/share/ndlua/{} \;
+	cd lua && find . -type f -exec install -m 644 {} $(DESTDIR)$(PREFIX)/share/ndlua/{} \;
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ndlua
+	rm -rf $(DESTDIR)$(PREFIX)/share/ndlua
+
+clean:
+	rm -rf obj obj-asan ndlua ndlua-asan

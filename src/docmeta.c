@@ -1,0 +1,285 @@
+/* docmeta.c: key order and source positions of loaded documents. */
+#include "docmeta.h"
+
+#include <string.h>
+
+#include <lauxlib.h>
+
+const char DOCMETA_MAP[] = "map";
+const char DOCMETA_SEQ[] = "seq";
+
+static const char REGISTRY_KEY[] = "ndlua.docmeta";
+
+void docmeta_open(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY) == LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
+}
+
+static void push_registry(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        docmeta_open(L);
+        lua_getfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
+    }
+}
+
+void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, long line, long col)
+{
+    t = lua_absindex(L, t);
+    push_registry(L);
+    lua_pushvalue(L, t);
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, kind);
+    lua_setfield(L, -2, "kind");
+    if (file != NULL) {
+        lua_pushstring(L, file);
+        lua_setfield(L, -2, "file");
+    }
+    lua_pushinteger(L, line);
+    lua_setfield(L, -2, "line");
+    lua_pushinteger(L, col);
+    lua_setfield(L, -2, "col");
+    lua_newtable(L);
+    lua_setfield(L, -2, "keys");
+    lua_newtable(L);
+    lua_setfield(L, -2, "lines");
+    lua_newtable(L);
+    lua_setfield(L, -2, "cols");
+    lua_pushvalue(L, -1);
+    lua_insert(L, -4); /* rec registry t rec */
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+void docmeta_note(lua_State *L, int rec, int key, long line, long col)
+{
+    rec = lua_absindex(L, rec);
+    key = lua_absindex(L, key);
+    lua_getfield(L, rec, "lines");
+    lua_pushvalue(L, key);
+    int known = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 1);
+    lua_pushvalue(L, key);
+    lua_pushinteger(L, line);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_getfield(L, rec, "cols");
+    lua_pushvalue(L, key);
+    lua_pushinteger(L, col);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    if (known)
+        return; /* a repeated key keeps its first place */
+    lua_getfield(L, rec, "keys");
+    lua_pushvalue(L, key);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+}
+
+int docmeta_push(lua_State *L, int t)
+{
+    t = lua_absindex(L, t);
+    push_registry(L);
+    lua_pushvalue(L, t);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    return !lua_isnil(L, -1);
+}
+
+const char *docmeta_kind(lua_State *L, int t)
+{
+    const char *kind = NULL;
+    if (docmeta_push(L, t)) {
+        lua_getfield(L, -1, "kind");
+        const char *k = lua_tostring(L, -1);
+        if (k != NULL && strcmp(k, DOCMETA_SEQ) == 0)
+            kind = DOCMETA_SEQ;
+        else if (k != NULL && strcmp(k, DOCMETA_MAP) == 0)
+            kind = DOCMETA_MAP;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return kind;
+}
+
+void docmeta_mark_kind(lua_State *L, int t, const char *kind)
+{
+    t = lua_absindex(L, t);
+    if (docmeta_push(L, t)) {
+        lua_pushstring(L, kind);
+        lua_setfield(L, -2, "kind");
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    docmeta_attach(L, t, kind, NULL, 0, 0);
+    lua_pop(L, 1);
+}
+
+/* keys(t): the keys of a loaded map in document order (a new table), or nil. */
+int docmeta_lua_keys(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!docmeta_push(L, 1))
+        return 1;
+    lua_getfield(L, -1, "keys");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, 1) == LUA_TNIL) { /* a key since removed from the table */
+            lua_pop(L, 2);
+            continue;
+        }
+        lua_pop(L, 1);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    return 1;
+}
+
+/* where(t [, key]): file, line, column of the table, or of the value at key. */
+int docmeta_lua_where(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int has_key = !lua_isnoneornil(L, 2);
+    lua_settop(L, 2);
+    if (!docmeta_push(L, 1))
+        return 0;
+    lua_getfield(L, 3, "file");
+    if (has_key) {
+        lua_getfield(L, 3, "lines");
+        lua_pushvalue(L, 2);
+        lua_rawget(L, -2);
+        lua_remove(L, -2);
+        lua_getfield(L, 3, "cols");
+        lua_pushvalue(L, 2);
+        lua_rawget(L, -2);
+        lua_remove(L, -2);
+        if (lua_isnil(L, -1))
+            return 0;
+    } else {
+        lua_getfield(L, 3, "line");
+        lua_getfield(L, 3, "col");
+    }
+    return 3;
+}
+
+/* array(t): marks t as a sequence (so an empty one encodes as []) and returns it. */
+int docmeta_lua_array(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    docmeta_mark_kind(L, 1, DOCMETA_SEQ);
+    lua_settop(L, 1);
+    return 1;
+}
+
+int docmeta_is_sequence(lua_State *L, int t)
+{
+    t = lua_absindex(L, t);
+    const char *kind = docmeta_kind(L, t);
+    if (kind != NULL)
+        return kind == DOCMETA_SEQ;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    if (n == 0)
+        return 0;
+    lua_Integer count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n) {
+            lua_pop(L, 1);
+            return 0;
+        }
+        count++;
+    }
+    return count == n;
+}
+
+/* Sort rank of a key type: numbers, then strings, then booleans, then the rest. */
+static int key_rank(lua_State *L, int idx)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER: return 0;
+    case LUA_TSTRING: return 1;
+    case LUA_TBOOLEAN: return 2;
+    default: return 3;
+    }
+}
+
+static int key_less(lua_State *L, int a, int b)
+{
+    int ra = key_rank(L, a), rb = key_rank(L, b);
+    if (ra != rb)
+        return ra < rb;
+    if (ra <= 1)
+        return lua_compare(L, a, b, LUA_OPLT);
+    if (ra == 2)
+        return !lua_toboolean(L, a) && lua_toboolean(L, b);
+    return 0;
+}
+
+/* Insertion sort of the array at index arr from position first on. */
+static void sort_keys(lua_State *L, int arr, lua_Integer first)
+{
+    lua_Integer n = (lua_Integer)lua_rawlen(L, arr);
+    for (lua_Integer i = first + 1; i <= n; i++) {
+        lua_rawgeti(L, arr, i);
+        lua_Integer j = i - 1;
+        while (j >= first) {
+            lua_rawgeti(L, arr, j);
+            int less = key_less(L, -2, -1);
+            if (!less) {
+                lua_pop(L, 1);
+                break;
+            }
+            lua_rawseti(L, arr, j + 1);
+            j--;
+        }
+        lua_rawseti(L, arr, j + 1);
+    }
+}
+
+void docmeta_push_ordered_keys(lua_State *L, int t)
+{
+    t = lua_absindex(L, t);
+    lua_pushcfunction(L, docmeta_lua_keys);
+    lua_pushvalue(L, t);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    int arr = lua_gettop(L);
+    lua_Integer ordered = (lua_Integer)lua_rawlen(L, arr);
+    lua_newtable(L); /* the set of keys already listed */
+    int seen = lua_gettop(L);
+    for (lua_Integer i = 1; i <= ordered; i++) {
+        lua_rawgeti(L, arr, i);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, seen);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, seen) == LUA_TNIL) {
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, arr, (lua_Integer)lua_rawlen(L, arr) + 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    sort_keys(L, arr, ordered + 1);
+}

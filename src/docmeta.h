@@ -1,0 +1,48 @@
+/* docmeta.h: what a loaded document remembers beside its plain Lua tables. */
+#ifndef NDLUA_DOCMETA_H
+#define NDLUA_DOCMETA_H
+
+#include <lua.h>
+
+/* Loaded tables stay plain tables; beside each one, a weak registry keeps
+ * its kind ("map" or "seq"), the file it came from, its own line and column,
+ * its keys in document order, and the line and column of each value. */
+
+/* The two kinds; compare kinds with these pointers. */
+extern const char DOCMETA_MAP[];
+extern const char DOCMETA_SEQ[];
+
+/* Creates the registry (once per state). */
+void docmeta_open(lua_State *L);
+
+/* Attaches a new record to the table at index t and pushes the record. */
+void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, long line, long col);
+
+/* With the record at index rec: appends key (the value at index key) to the
+ * key order of a map, and notes where its value is. For a sequence, key is
+ * the integer index. */
+void docmeta_note(lua_State *L, int rec, int key, long line, long col);
+
+/* Pushes the record of the table at index t, or nil. */
+int docmeta_push(lua_State *L, int t);
+
+/* The kind of the table at index t: DOCMETA_MAP, DOCMETA_SEQ or NULL when unrecorded. */
+const char *docmeta_kind(lua_State *L, int t);
+
+/* Marks the table at index t as a sequence (an empty one encodes as []). */
+void docmeta_mark_kind(lua_State *L, int t, const char *kind);
+
+/* Whether the table at index t is a sequence: as recorded, else when its
+ * keys are exactly 1..n with n > 0 (an empty unrecorded table is a map). */
+int docmeta_is_sequence(lua_State *L, int t);
+
+/* Pushes a new array of the keys of the table at index t: its document
+ * order first, then any other keys sorted (numbers, strings, booleans). */
+void docmeta_push_ordered_keys(lua_State *L, int t);
+
+/* Lua functions: keys(t), where(t [, key]), array(t), source(t). */
+int docmeta_lua_keys(lua_State *L);
+int docmeta_lua_where(lua_State *L);
+int docmeta_lua_array(lua_State *L);
+
+#endif

@@ -1,0 +1,85 @@
+/* lnd.c: registers nd.core, the C functions and types the nd Lua module is built on. */
+#include "lnd.h"
+
+#include <lauxlib.h>
+
+#include "docmeta.h"
+#include "json_bridge.h"
+#include "luautil.h"
+#include "yaml_bridge.h"
+
+#ifndef NDLUA_VERSION
+#define NDLUA_VERSION "0.0.0"
+#endif
+
+/* fail(message | error table): ends the script with the message and exit status 2. */
+static int nd_fail(lua_State *L)
+{
+    if (lua_istable(L, 1)) {
+        lua_settop(L, 1);
+        lua_pushboolean(L, 1);
+        lua_setfield(L, 1, "bad_input");
+        return lua_error(L);
+    }
+    const char *msg = luaL_checkstring(L, 1);
+    return nd_bad_input(L, "%s", msg);
+}
+
+/* isnull(v): whether v is nd.null. */
+static int nd_isnull(lua_State *L)
+{
+    lua_pushboolean(L, nd_is_null(L, 1));
+    return 1;
+}
+
+static const luaL_Reg yaml_functions[] = {
+    {"load", yaml_lua_load},
+    {"decode", yaml_lua_decode},
+    {"encode", yaml_lua_encode},
+    {"dump", yaml_lua_dump},
+    {"keys", docmeta_lua_keys},
+    {"where", docmeta_lua_where},
+    {NULL, NULL},
+};
+
+static const luaL_Reg json_functions[] = {
+    {"load", json_lua_load},
+    {"decode", json_lua_decode},
+    {"encode", json_lua_encode},
+    {"array", docmeta_lua_array},
+    {"keys", docmeta_lua_keys},
+    {NULL, NULL},
+};
+
+static const luaL_Reg core_functions[] = {
+    {"fail", nd_fail},
+    {"isnull", nd_isnull},
+    {"keys", docmeta_lua_keys},
+    {"where", docmeta_lua_where},
+    {"array", docmeta_lua_array},
+    {NULL, NULL},
+};
+
+int luaopen_nd_core(lua_State *L)
+{
+    docmeta_open(L);
+    luaL_newlib(L, core_functions);
+    luaL_newlib(L, yaml_functions);
+    lua_setfield(L, -2, "yaml");
+    luaL_newlib(L, json_functions);
+    lua_setfield(L, -2, "json");
+    nd_push_null(L);
+    lua_setfield(L, -2, "null");
+    lua_pushliteral(L, NDLUA_VERSION);
+    lua_setfield(L, -2, "version");
+    return 1;
+}
+
+int lnd_preload(lua_State *L)
+{
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_nd_core);
+    lua_setfield(L, -2, "nd.core");
+    lua_pop(L, 1);
+    return 0;
+}

@@ -1,0 +1,13 @@
+/* lnd.h: the nd.core module, the C half of `require "nd"`. */
+#ifndef NDLUA_LND_H
+#define NDLUA_LND_H
+
+#include <lua.h>
+
+/* Registers nd.core in package.preload; returns 0. */
+int lnd_preload(lua_State *L);
+
+/* Opens nd.core and pushes its table. */
+int luaopen_nd_core(lua_State *L);
+
+#endif

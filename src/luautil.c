@@ -1,0 +1,93 @@
+/* luautil.c: bad-input errors, the nd.null sentinel and file reading for the bridges. */
+#include "luautil.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lauxlib.h>
+
+int nd_bad_input(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_createtable(L, 0, 2);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "bad_input");
+    lua_pushvfstring(L, fmt, ap);
+    lua_setfield(L, -2, "message");
+    va_end(ap);
+    return lua_error(L);
+}
+
+static const char NULL_KEY[] = "ndlua.null";
+
+static int null_tostring(lua_State *L)
+{
+    lua_pushliteral(L, "null");
+    return 1;
+}
+
+void nd_push_null(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY) != LUA_TNIL)
+        return;
+    lua_pop(L, 1);
+    lua_newuserdatauv(L, 0, 0);
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, null_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "nd.null");
+    lua_setfield(L, -2, "__name");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+}
+
+int nd_is_null(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TUSERDATA)
+        return 0;
+    idx = lua_absindex(L, idx);
+    nd_push_null(L);
+    int same = lua_rawequal(L, idx, -1);
+    lua_pop(L, 1);
+    return same;
+}
+
+void nd_push_file(lua_State *L, const char *path, size_t max_bytes)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        nd_bad_input(L, "%s: cannot read: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        nd_bad_input(L, "%s: is a directory, not a file", path);
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+        nd_bad_input(L, "%s: not a regular file", path);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        nd_bad_input(L, "%s: cannot read: %s", path, strerror(errno));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    size_t total = 0;
+    for (;;) {
+        char *dst = luaL_prepbuffer(&b);
+        size_t n = fread(dst, 1, LUAL_BUFFERSIZE, f);
+        luaL_addsize(&b, n);
+        total += n;
+        if (total > max_bytes) {
+            fclose(f);
+            nd_bad_input(L, "%s: larger than %d MiB; ndlua reads configuration files, not data",
+                         path, (int)(max_bytes >> 20));
+        }
+        if (n < LUAL_BUFFERSIZE)
+            break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed)
+        nd_bad_input(L, "%s: read error", path);
+    luaL_pushresult(&b);
+}

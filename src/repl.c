@@ -1,0 +1,155 @@
+/* repl.c: the interactive prompt, with readline loaded at run time when present. */
+#include "repl.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+typedef char *(*readline_fn)(const char *);
+typedef void (*add_history_fn)(const char *);
+
+struct line_reader {
+    void *lib;
+    readline_fn readline;
+    add_history_fn add_history;
+};
+
+static void reader_open(struct line_reader *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *names[] = {"libreadline.so.8", "libreadline.so", "libedit.so.2"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && r->lib == NULL; i++)
+        r->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (r->lib == NULL)
+        return;
+    /* POSIX allows converting a dlsym result to a function pointer. */
+    *(void **)&r->readline = dlsym(r->lib, "readline");
+    *(void **)&r->add_history = dlsym(r->lib, "add_history");
+    if (r->readline == NULL) {
+        dlclose(r->lib);
+        r->lib = NULL;
+    }
+}
+
+/* One line without its newline, newly allocated (free with free); NULL at end of input. */
+static char *reader_line(struct line_reader *r, const char *prompt)
+{
+    if (r->readline != NULL) {
+        char *line = r->readline(prompt);
+        if (line != NULL && *line != '\0' && r->add_history != NULL)
+            r->add_history(line);
+        return line;
+    }
+    fputs(prompt, stdout);
+    fflush(stdout);
+    size_t cap = 0;
+    char *line = NULL;
+    ssize_t n = getline(&line, &cap, stdin);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    if (n > 0 && line[n - 1] == '\n')
+        line[n - 1] = '\0';
+    return line;
+}
+
+/* Whether the chunk failed to load only because its end came too soon. */
+static int is_incomplete(lua_State *L)
+{
+    size_t n;
+    const char *msg = lua_tolstring(L, -1, &n);
+    static const char eof[] = "<eof>";
+    return msg != NULL && n >= sizeof eof - 1 && strcmp(msg + n - (sizeof eof - 1), eof) == 0;
+}
+
+/* Loads the text as an expression to print, else as a statement. */
+static int load_line(lua_State *L, const char *text)
+{
+    const char *ret = lua_pushfstring(L, "return %s", text);
+    int rc = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
+    lua_remove(L, -2);
+    if (rc == LUA_OK)
+        return LUA_OK;
+    lua_pop(L, 1);
+    return luaL_loadbuffer(L, text, strlen(text), "=stdin");
+}
+
+/* Calls the chunk given as its one argument and prints what it returns. */
+static int call_and_print(lua_State *L)
+{
+    lua_call(L, 0, LUA_MULTRET);
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        luaL_tolstring(L, i, NULL);
+        fputs(lua_tostring(L, -1), stdout);
+        fputs(i < n ? "\t" : "\n", stdout);
+        lua_pop(L, 1);
+    }
+    fflush(stdout);
+    return 0;
+}
+
+/* Reads one statement, asking for more lines while it is incomplete.
+ * Leaves the loaded chunk on the stack and returns 1; 0 at end of input. */
+static int read_statement(lua_State *L, struct line_reader *r)
+{
+    char *line = reader_line(r, "nd> ");
+    if (line == NULL)
+        return 0;
+    lua_pushstring(L, line);
+    free(line);
+    for (;;) {
+        if (load_line(L, lua_tostring(L, -1)) == LUA_OK) {
+            lua_remove(L, -2);
+            return 1;
+        }
+        if (!is_incomplete(L)) {
+            lua_remove(L, -2);
+            fprintf(stderr, "%s\n", lua_tostring(L, -1));
+            lua_pop(L, 1);
+            lua_pushnil(L);
+            return 1;
+        }
+        lua_pop(L, 1);
+        char *more = reader_line(r, "..> ");
+        if (more == NULL)
+            return 0;
+        lua_pushliteral(L, "\n");
+        lua_pushstring(L, more);
+        free(more);
+        lua_concat(L, 3);
+    }
+}
+
+int repl_run(lua_State *L, repl_call_fn call)
+{
+    struct line_reader reader;
+    reader_open(&reader);
+    printf("ndlua: the nd module is loaded as `nd`; end with Ctrl-D\n");
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "nd");
+    if (call == NULL || lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        fprintf(stderr, "ndlua: %s\n", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    } else {
+        lua_setglobal(L, "nd");
+    }
+    while (read_statement(L, &reader)) {
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_pushcfunction(L, call_and_print);
+        lua_insert(L, -2);
+        call(L, 1);
+        lua_settop(L, 0);
+    }
+    fputs("\n", stdout);
+    if (reader.lib != NULL)
+        dlclose(reader.lib);
+    return 0;
+}
