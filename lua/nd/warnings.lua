@@ -1,0 +1,46 @@
+--- Warnings: each printed once to stderr as `warning: ...` and kept for reports.
+-- A collector is made per run of a command; library functions take one and
+-- call `warn`. The same text is printed and kept once, however often it is
+-- raised.
+-- @module nd.warnings
+
+local warnings = {}
+
+local Collector = {}
+Collector.__index = Collector
+
+--- A new collector.
+-- @tparam[opt] table opts `echo` (default true): print each new warning to
+-- stderr as it is raised; `stream`: where to print (default io.stderr)
+function warnings.new(opts)
+  opts = opts or {}
+  local c = setmetatable({ list = {}, seen = {}, stream = opts.stream or io.stderr }, Collector)
+  c.echo = opts.echo ~= false
+  return c
+end
+
+--- Raises a warning.
+-- @tparam[opt] string path the key path it is about (shown first)
+-- @tparam string message what the user should know
+function Collector:warn(path, message)
+  if message == nil then path, message = nil, path end
+  local text = path and path ~= "" and (path .. ": " .. message) or message
+  if self.seen[text] then return end
+  self.seen[text] = true
+  self.list[#self.list + 1] = text
+  if self.echo then self.stream:write("warning: ", text, "\n") end
+end
+
+--- The warnings raised so far, in order (a new array of strings).
+function Collector:all()
+  local out = {}
+  for i, w in ipairs(self.list) do out[i] = w end
+  return out
+end
+
+--- A collector that keeps warnings without printing them (for tests and libraries).
+function warnings.quiet()
+  return warnings.new { echo = false }
+end
+
+return warnings
