@@ -11,6 +11,7 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2
 DEPS     := liblua5.4-dev lua5.4 lua-lpeg libyaml-dev libcjson-dev lua-busted
+TEST_DEPS := python3-torch
 
 BUILD    ?= obj
 BIN      ?= ndlua
@@ -24,12 +25,15 @@ OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)
 LIBOBJ   := $(filter-out $(BUILD)/main.o,$(OBJ))
 CTESTS   := $(patsubst spec/c/%.c,$(BUILD)/spec/%,$(wildcard spec/c/test_*.c))
 
-.PHONY: all deps test test-only run asan bench install uninstall clean
+.PHONY: all deps test-deps test test-only run asan bench install uninstall clean
 
 all: $(BIN)
 
 deps:
 	@scripts/deps.sh $(DEPS)
+
+test-deps:
+	@scripts/deps.sh $(DEPS) $(TEST_DEPS)
 
 $(BIN): $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LDLIBS)
@@ -43,7 +47,7 @@ $(BUILD)/spec/%: spec/c/%.c spec/c/check.h $(LIBOBJ) | $(BUILD)
 $(BUILD):
 	@mkdir -p $(BUILD)/spec
 
-test: $(BIN) $(CTESTS)
+test: test-deps $(BIN) $(CTESTS)
 	@NDLUA=./$(BIN) CTEST_DIR=$(BUILD)/spec scripts/run-tests
 
 run: $(BIN)
