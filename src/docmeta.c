@@ -97,6 +97,28 @@ int docmeta_push(lua_State *L, int t)
     return !lua_isnil(L, -1);
 }
 
+int docmeta_position(lua_State *L, int t, int key, long *line, long *col)
+{
+    key = lua_absindex(L, key);
+    int rc = -1;
+    if (docmeta_push(L, t)) {
+        lua_getfield(L, -1, "lines");
+        lua_pushvalue(L, key);
+        lua_rawget(L, -2);
+        lua_getfield(L, -3, "cols");
+        lua_pushvalue(L, key);
+        lua_rawget(L, -2);
+        if (lua_isinteger(L, -1) && lua_isinteger(L, -3)) {
+            *line = (long)lua_tointeger(L, -3);
+            *col = (long)lua_tointeger(L, -1);
+            rc = 0;
+        }
+        lua_pop(L, 4);
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
 const char *docmeta_kind(lua_State *L, int t)
 {
     const char *kind = NULL;
@@ -172,6 +194,10 @@ int docmeta_lua_where(lua_State *L)
     } else {
         lua_getfield(L, 3, "line");
         lua_getfield(L, 3, "col");
+    }
+    if (lua_tointeger(L, -2) <= 0) { /* a table built in Lua: no position */
+        lua_pop(L, 2);
+        return 1;
     }
     return 3;
 }

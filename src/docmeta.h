@@ -23,6 +23,10 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
  * the integer index. */
 void docmeta_note(lua_State *L, int rec, int key, long line, long col);
 
+/* Sets *line and *col to where the value at key (an index) of the table
+ * at index t was read; returns 0, or -1 (leaving them) when unrecorded. */
+int docmeta_position(lua_State *L, int t, int key, long *line, long *col);
+
 /* Pushes the record of the table at index t, or nil. */
 int docmeta_push(lua_State *L, int t);
 
@@ -40,7 +44,7 @@ int docmeta_is_sequence(lua_State *L, int t);
  * order first, then any other keys sorted (numbers, strings, booleans). */
 void docmeta_push_ordered_keys(lua_State *L, int t);
 
-/* Lua functions: keys(t), where(t [, key]), array(t), source(t). */
+/* Lua functions: keys(t), where(t [, key]), array(t). */
 int docmeta_lua_keys(lua_State *L);
 int docmeta_lua_where(lua_State *L);
 int docmeta_lua_array(lua_State *L);

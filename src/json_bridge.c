@@ -1,7 +1,6 @@
 /* json_bridge.c: JSON text to Lua values and back with cJSON, integers kept as integers. */
 #include "json_bridge.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,38 +9,48 @@
 
 #include "docmeta.h"
 #include "luautil.h"
-#include "numfmt.h"
 
 #define MAX_DEPTH 256
 
 /* cJSON parses every number into a double, which loses integers past 2^53
- * and the difference between 3 and 3.0. A scan of the text, in the same
- * order as a walk of the parsed tree, finds each number's literal so the
- * converter can read it again: digits alone give an integer. */
+ * and the difference between 3 and 3.0, and it keeps no positions. A scan
+ * of the text lists every value (not object keys) in document order, which
+ * is the order of a walk of the parsed tree, with its line and column and,
+ * for a number, its literal: digits alone give an integer. */
 typedef struct {
-    size_t *start, *length;
+    size_t start, length; /* length: of a number literal, else 0 */
+    long line, col;
+} literal_t;
+
+typedef struct {
+    literal_t *values;
     size_t count, cap, next;
     cJSON *root;
+    const char *name;
+    size_t bad_number; /* offset of the first malformed number, or NO_OFFSET */
 } scan_t;
+
+#define NO_OFFSET ((size_t)-1)
 
 static const char SCAN_TYPE[] = "ndlua.json_scan";
 
 static int scan_gc(lua_State *L)
 {
     scan_t *s = luaL_checkudata(L, 1, SCAN_TYPE);
-    free(s->start);
-    free(s->length);
-    s->start = s->length = NULL;
+    free(s->values);
+    s->values = NULL;
     if (s->root != NULL)
         cJSON_Delete(s->root);
     s->root = NULL;
     return 0;
 }
 
-static scan_t *scan_new(lua_State *L)
+static scan_t *scan_new(lua_State *L, const char *name)
 {
     scan_t *s = lua_newuserdatauv(L, sizeof *s, 0);
     memset(s, 0, sizeof *s);
+    s->name = name;
+    s->bad_number = NO_OFFSET;
     if (luaL_newmetatable(L, SCAN_TYPE)) {
         lua_pushcfunction(L, scan_gc);
         lua_setfield(L, -2, "__gc");
@@ -71,23 +80,18 @@ static int fail_at(lua_State *L, const char *name, const char *text, size_t offs
     return nd_bad_input(L, "%s:%d:%d: %s", name, line, col, what);
 }
 
-static void scan_add(lua_State *L, scan_t *s, size_t start, size_t length)
+static void scan_add(lua_State *L, scan_t *s, size_t start, size_t length, long line, long col)
 {
     if (s->count == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
-        size_t *a = realloc(s->start, cap * sizeof *a);
-        if (a == NULL)
+        literal_t *v = realloc(s->values, cap * sizeof *v);
+        if (v == NULL)
             luaL_error(L, "out of memory reading JSON");
-        s->start = a;
-        size_t *b = realloc(s->length, cap * sizeof *b);
-        if (b == NULL)
-            luaL_error(L, "out of memory reading JSON");
-        s->length = b;
+        s->values = v;
         s->cap = cap;
     }
-    s->start[s->count] = start;
-    s->length[s->count] = length;
-    s->count++;
+    literal_t lit = {start, length, line, col};
+    s->values[s->count++] = lit;
 }
 
 static int is_number_char(char c)
@@ -95,85 +99,166 @@ static int is_number_char(char c)
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* Records the number literals outside strings and refuses deep nesting. */
-static void scan_numbers(lua_State *L, scan_t *s, const char *text, size_t n, const char *name)
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The index just past the string that opens at i (or n). */
+static size_t skip_string(const char *text, size_t n, size_t i)
+{
+    for (i++; i < n && text[i] != '"'; i++)
+        if (text[i] == '\\')
+            i++;
+    return i < n ? i + 1 : n;
+}
+
+/* Whether the string ending before i is an object key (a ':' follows). */
+static int is_key(const char *text, size_t n, size_t i)
+{
+    while (i < n && is_blank(text[i]))
+        i++;
+    return i < n && text[i] == ':';
+}
+
+/* The length of the value token at i: a number literal, a word, or 1. */
+static size_t token_length(const char *text, size_t n, size_t i, int *number)
+{
+    size_t j = i + 1;
+    *number = text[i] == '-' || (text[i] >= '0' && text[i] <= '9');
+    if (*number)
+        while (j < n && is_number_char(text[j]))
+            j++;
+    else if (text[i] >= 'a' && text[i] <= 'z')
+        while (j < n && text[j] >= 'a' && text[j] <= 'z')
+            j++;
+    return j - i;
+}
+
+static size_t digits_at(const char *p, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && p[j] >= '0' && p[j] <= '9')
+        j++;
+    return j - i;
+}
+
+/* Whether p[0..n) is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?
+ * (cJSON alone would also take 01 and 1.). */
+static int is_json_number(const char *p, size_t n)
+{
+    size_t i = p[0] == '-';
+    size_t d = digits_at(p, n, i);
+    if (d == 0 || (d > 1 && p[i] == '0'))
+        return 0;
+    i += d;
+    if (i < n && p[i] == '.') {
+        d = digits_at(p, n, i + 1);
+        if (d == 0)
+            return 0;
+        i += 1 + d;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '-' || p[i] == '+'))
+            i++;
+        d = digits_at(p, n, i);
+        if (d == 0)
+            return 0;
+        i += d;
+    }
+    return i == n;
+}
+
+/* Lists the values of the text with their positions; refuses deep nesting
+ * and numbers outside JSON's grammar. */
+static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
 {
     int depth = 0;
-    for (size_t i = 0; i < n; i++) {
+    long line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < n;) {
         char c = text[i];
-        if (c == '"') {
-            for (i++; i < n && text[i] != '"'; i++)
-                if (text[i] == '\\')
-                    i++;
-        } else if (c == '[' || c == '{') {
-            if (++depth > MAX_DEPTH)
-                fail_at(L, name, text, i, "the document nests deeper than 256 levels; refusing it");
-        } else if (c == ']' || c == '}') {
-            depth--;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            size_t start = i;
-            while (i + 1 < n && is_number_char(text[i + 1]))
-                i++;
-            scan_add(L, s, start, i - start + 1);
+        long col = (long)(i - line_start) + 1;
+        if (c == '\n') {
+            line++;
+            line_start = ++i;
+        } else if (is_blank(c) || c == ':' || c == ',' || c == ']' || c == '}') {
+            depth -= c == ']' || c == '}';
+            i++;
+        } else if (c == '"') {
+            size_t end = skip_string(text, n, i);
+            if (!is_key(text, n, end))
+                scan_add(L, s, i, 0, line, col);
+            i = end;
+        } else {
+            if ((c == '[' || c == '{') && ++depth > MAX_DEPTH)
+                fail_at(L, s->name, text, i, "the document nests deeper than 256 levels; refusing it");
+            int number;
+            size_t len = token_length(text, n, i, &number);
+            if (number && !is_json_number(text + i, len) && s->bad_number == NO_OFFSET)
+                s->bad_number = i;
+            scan_add(L, s, i, number ? len : 0, line, col);
+            i += len;
         }
     }
 }
 
-static void push_number(lua_State *L, scan_t *s, const char *text, const cJSON *item)
+/* The next value of the scan, for the item the tree walk is at. */
+static const literal_t *next_value(scan_t *s)
 {
-    if (s->next >= s->count) { /* cannot happen for text cJSON accepted */
-        lua_pushnumber(L, item->valuedouble);
-        return;
-    }
-    const char *lit = text + s->start[s->next];
-    size_t len = s->length[s->next];
-    s->next++;
-    int integral = 1;
-    for (size_t i = 0; i < len; i++)
-        if (lit[i] == '.' || lit[i] == 'e' || lit[i] == 'E')
-            integral = 0;
-    if (integral) {
-        char buf[32];
-        if (len < sizeof buf) {
-            memcpy(buf, lit, len);
-            buf[len] = '\0';
-            errno = 0;
-            long long v = strtoll(buf, NULL, 10);
-            if (errno != ERANGE) {
-                lua_pushinteger(L, (lua_Integer)v);
-                return;
-            }
-        }
+    static const literal_t none = {0, 0, 0, 0};
+    return s->next < s->count ? &s->values[s->next++] : &none; /* none: cannot happen */
+}
+
+/* A number as its literal reads in Lua: digits alone an integer (a float
+ * when they overflow 64 bits), with a dot or an exponent a float. */
+static void push_number(lua_State *L, const char *text, const literal_t *lit, const cJSON *item)
+{
+    if (lit->length > 0) {
+        lua_pushlstring(L, text + lit->start, lit->length);
+        int ok = lua_stringtonumber(L, lua_tostring(L, -1)) != 0;
+        lua_remove(L, ok ? -2 : -1);
+        if (ok)
+            return;
     }
     lua_pushnumber(L, item->valuedouble);
 }
 
 static void push_item(lua_State *L, scan_t *s, const char *text, const cJSON *item);
 
-static void push_array(lua_State *L, scan_t *s, const char *text, const cJSON *item)
-{
-    lua_newtable(L);
-    docmeta_mark_kind(L, -1, DOCMETA_SEQ);
-    lua_Integer i = 0;
-    for (const cJSON *child = item->child; child != NULL; child = child->next) {
-        push_item(L, s, text, child);
-        lua_rawseti(L, -2, ++i);
-    }
-}
-
-static void push_object(lua_State *L, scan_t *s, const char *text, const cJSON *item)
+static void push_array(lua_State *L, scan_t *s, const char *text, const cJSON *item, const literal_t *at)
 {
     lua_newtable(L);
     int t = lua_gettop(L);
-    docmeta_attach(L, t, DOCMETA_MAP, NULL, 0, 0);
+    docmeta_attach(L, t, DOCMETA_SEQ, s->name, at->line, at->col);
+    int rec = lua_gettop(L);
+    lua_Integer i = 0;
+    for (const cJSON *child = item->child; child != NULL; child = child->next) {
+        const literal_t *where = s->next < s->count ? &s->values[s->next] : at;
+        push_item(L, s, text, child);
+        lua_rawseti(L, t, ++i);
+        lua_pushinteger(L, i);
+        docmeta_note(L, rec, -1, where->line, where->col);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, t);
+}
+
+static void push_object(lua_State *L, scan_t *s, const char *text, const cJSON *item, const literal_t *at)
+{
+    lua_newtable(L);
+    int t = lua_gettop(L);
+    docmeta_attach(L, t, DOCMETA_MAP, s->name, at->line, at->col);
     int rec = lua_gettop(L);
     for (const cJSON *child = item->child; child != NULL; child = child->next) {
+        const literal_t *where = s->next < s->count ? &s->values[s->next] : at;
         lua_pushstring(L, child->string ? child->string : "");
         push_item(L, s, text, child);
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, t);
-        docmeta_note(L, rec, -1, 0, 0);
+        docmeta_note(L, rec, -1, where->line, where->col);
         lua_pop(L, 1);
     }
     lua_settop(L, t);
@@ -182,34 +267,54 @@ static void push_object(lua_State *L, scan_t *s, const char *text, const cJSON *
 static void push_item(lua_State *L, scan_t *s, const char *text, const cJSON *item)
 {
     luaL_checkstack(L, 8, "JSON document too deep");
+    const literal_t *lit = next_value(s);
     if (cJSON_IsNull(item))
         nd_push_null(L);
     else if (cJSON_IsBool(item))
         lua_pushboolean(L, cJSON_IsTrue(item));
     else if (cJSON_IsNumber(item))
-        push_number(L, s, text, item);
+        push_number(L, text, lit, item);
     else if (cJSON_IsString(item))
         lua_pushstring(L, item->valuestring);
     else if (cJSON_IsArray(item))
-        push_array(L, s, text, item);
+        push_array(L, s, text, item, lit);
     else
-        push_object(L, s, text, item);
+        push_object(L, s, text, item, lit);
+}
+
+/* Raises the syntax error at offset: what stands there, or that the text ended. */
+static int fail_syntax(lua_State *L, const char *name, const char *text, size_t n, size_t offset)
+{
+    size_t first = 0;
+    while (first < n && is_blank(text[first]))
+        first++;
+    if (first == n)
+        return fail_at(L, name, text, n, "JSON syntax error: no value (the text is empty)");
+    if (offset >= n)
+        return fail_at(L, name, text, n, "JSON syntax error: the text ends inside a value");
+    unsigned char c = (unsigned char)text[offset];
+    if (c > ' ' && c < 127)
+        lua_pushfstring(L, "JSON syntax error at '%c'", (int)c);
+    else
+        lua_pushfstring(L, "JSON syntax error at byte %d", (int)c);
+    return fail_at(L, name, text, offset, lua_tostring(L, -1));
 }
 
 static int decode_string(lua_State *L, int text_index, const char *name)
 {
     size_t n;
     const char *text = lua_tolstring(L, text_index, &n);
-    scan_t *s = scan_new(L);
-    scan_numbers(L, s, text, n, name);
+    scan_t *s = scan_new(L, name);
+    scan_values(L, s, text, n);
     const char *end = NULL;
     s->root = cJSON_ParseWithLengthOpts(text, n + 1, &end, 1);
-    if (s->root == NULL) {
-        size_t offset = end != NULL && end >= text && end <= text + n ? (size_t)(end - text) : 0;
-        if (offset >= n)
-            return fail_at(L, name, text, n, "JSON syntax error: the text ends inside a value");
-        return fail_at(L, name, text, offset, "JSON syntax error");
-    }
+    size_t offset = n;
+    if (s->root == NULL && end != NULL && end >= text && end <= text + n)
+        offset = (size_t)(end - text);
+    if (s->bad_number != NO_OFFSET && (s->root != NULL || s->bad_number <= offset))
+        return fail_at(L, name, text, s->bad_number, "JSON syntax error: a malformed number");
+    if (s->root == NULL)
+        return fail_syntax(L, name, text, n, offset);
     push_item(L, s, text, s->root);
     return 1;
 }

@@ -105,7 +105,7 @@ static void fill_object(lua_State *L, tree_t *tree, cJSON *obj, int t, int depth
 /* The cJSON item of the table at index t; the caller owns it. */
 static cJSON *build_table(lua_State *L, tree_t *tree, int t, int depth, const char *path)
 {
-    if (depth > MAX_DEPTH)
+    if (depth >= MAX_DEPTH)
         fail_path(L, path, "a table nested deeper than 256 levels");
     luaL_checkstack(L, 10, "table too deep");
     lua_pushvalue(L, t);
@@ -145,19 +145,43 @@ static cJSON *build(lua_State *L, tree_t *tree, int idx, int depth, const char *
     }
 }
 
-/* Pushes cJSON's tab-indented text with each tab turned into `indent` spaces. */
+static void add_newline(luaL_Buffer *b, int level, int indent)
+{
+    luaL_addchar(b, '\n');
+    for (int i = 0; i < level * indent; i++)
+        luaL_addchar(b, ' ');
+}
+
+/* Pushes compact JSON text laid out as Python's json.dumps(indent=n) lays it
+ * out: each member and element on its own line, ": " after a key, and an
+ * empty object or array as {} or []. */
 static void push_indented(lua_State *L, const char *text, int indent)
 {
     luaL_Buffer b;
     luaL_buffinit(L, &b);
+    int level = 0;
     for (const char *p = text; *p; p++) {
-        if (*p != '\t') {
-            luaL_addchar(&b, *p);
-        } else if (p > text && p[-1] == ':') {
-            luaL_addchar(&b, ' ');
+        char c = *p;
+        if (c == '"') {
+            const char *start = p;
+            for (p++; *p != '"'; p++)
+                p += *p == '\\';
+            luaL_addlstring(&b, start, (size_t)(p - start) + 1);
+        } else if ((c == '{' && p[1] == '}') || (c == '[' && p[1] == ']')) {
+            luaL_addlstring(&b, p++, 2);
+        } else if (c == '{' || c == '[') {
+            luaL_addchar(&b, c);
+            add_newline(&b, ++level, indent);
+        } else if (c == '}' || c == ']') {
+            add_newline(&b, --level, indent);
+            luaL_addchar(&b, c);
+        } else if (c == ',') {
+            luaL_addchar(&b, c);
+            add_newline(&b, level, indent);
+        } else if (c == ':') {
+            luaL_addstring(&b, ": ");
         } else {
-            for (int i = 0; i < indent; i++)
-                luaL_addchar(&b, ' ');
+            luaL_addchar(&b, c);
         }
     }
     luaL_pushresult(&b);
@@ -194,7 +218,7 @@ int json_lua_encode(lua_State *L)
     tree->visiting = lua_gettop(L);
     attach(L, tree->root, NULL, build(L, tree, 1, 0, ""));
     cJSON *value = tree->root->child;
-    char *text = indent > 0 ? cJSON_Print(value) : cJSON_PrintUnformatted(value);
+    char *text = cJSON_PrintUnformatted(value);
     if (text == NULL)
         return luaL_error(L, "out of memory writing JSON");
     if (indent > 0)

@@ -45,50 +45,62 @@ static void print_usage(FILE *out, const paths_t *paths)
             "  LUA_PATH         honoured as by lua (;; is the default path)\n");
 }
 
+/* Whether the value at idx is a bad-input error: a table marked bad_input. */
+static int is_bad_input(lua_State *L, int idx)
+{
+    if (!lua_istable(L, idx))
+        return 0;
+    lua_getfield(L, idx, "bad_input");
+    int bad = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return bad;
+}
+
+/* Pushes the text of an error object as lua.c finds it: a string or number
+ * as it is, a table's `message` field, its __tostring, else its type. */
+static const char *push_error_text(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER) {
+        lua_pushvalue(L, idx);
+        return lua_tostring(L, -1);
+    }
+    if (lua_istable(L, idx)) {
+        if (lua_getfield(L, idx, "message") == LUA_TSTRING)
+            return lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    if (luaL_callmeta(L, idx, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+        return lua_tostring(L, -1);
+    return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
+}
+
 /* The message handler of every protected call: keeps bad-input error
- * tables as they are, and adds a traceback to other errors on request. */
+ * tables as they are, turns other errors into text and adds a traceback
+ * to them on request. */
 static int message_handler(lua_State *L)
 {
-    if (lua_istable(L, 1))
+    if (is_bad_input(L, 1))
         return 1;
-    const char *msg = lua_tostring(L, 1);
-    if (msg == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
+    const char *msg = push_error_text(L, 1);
     const char *want = getenv("NDLUA_TRACEBACK");
     if (want != NULL && strcmp(want, "1") == 0)
         luaL_traceback(L, L, msg, 1);
-    else
-        lua_pushstring(L, msg);
     return 1;
 }
 
-/* Prints the error on top of the stack and returns the exit status it means:
- * 2 for bad input (a table marked bad_input), 1 for anything else. */
+/* Prints the error on top of the stack and pops it; returns the exit status
+ * it means: 2 for bad input (a table marked bad_input, printed alone), 1 for
+ * anything else (printed after "ndlua: "). */
 static int report_error(lua_State *L)
 {
-    int status = EXIT_INTERNAL;
-    if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "bad_input");
-        int bad_input = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        lua_getfield(L, -1, "message");
-        const char *msg = lua_tostring(L, -1);
-        if (bad_input) {
-            fprintf(stderr, "%s\n", msg ? msg : "bad input");
-            status = EXIT_BAD_INPUT;
-        } else {
-            fprintf(stderr, "ndlua: %s\n", msg ? msg : "(error table without a message)");
-        }
-        lua_pop(L, 1);
-    } else {
-        const char *msg = lua_tostring(L, -1);
-        fprintf(stderr, "ndlua: %s\n", msg ? msg : "(error object is not a string)");
-    }
-    lua_pop(L, 1);
+    int status = is_bad_input(L, -1) ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+    const char *msg = push_error_text(L, lua_gettop(L));
     fflush(stdout);
+    if (status == EXIT_BAD_INPUT)
+        fprintf(stderr, "%s\n", msg);
+    else
+        fprintf(stderr, "ndlua: %s\n", msg);
+    lua_pop(L, 2);
     return status;
 }
 
@@ -104,7 +116,8 @@ static int protected_call(lua_State *L, int nargs)
 }
 
 /* Sets the global arg table as lua does: arg[0] the script, arg[1..] its
- * arguments, negative indices the interpreter and its options. */
+ * arguments, negative indices the interpreter and its options; with no
+ * script (script_index 0), arg[0] is the interpreter and arg[1..] its options. */
 static void set_arg_table(lua_State *L, char **argv, int argc, int script_index)
 {
     lua_createtable(L, argc - script_index, script_index + 1);
@@ -113,6 +126,15 @@ static void set_arg_table(lua_State *L, char **argv, int argc, int script_index)
         lua_rawseti(L, -2, i - script_index);
     }
     lua_setglobal(L, "arg");
+}
+
+/* arg[0] is the path the script was found at, so that it can find files beside it. */
+static void set_script_path(lua_State *L, const char *path)
+{
+    lua_getglobal(L, "arg");
+    lua_pushstring(L, path);
+    lua_rawseti(L, -2, 0);
+    lua_pop(L, 1);
 }
 
 static int push_script_arguments(lua_State *L, char **argv, int argc, int script_index)
@@ -135,7 +157,6 @@ static int run_script(lua_State *L, const paths_t *paths, char **argv, int argc,
 {
     const char *name = argv[script_index];
     int rc;
-    set_arg_table(L, argv, argc, script_index);
     if (strcmp(name, "-") == 0) {
         rc = luaL_loadfilex(L, NULL, "t");
     } else {
@@ -144,6 +165,7 @@ static int run_script(lua_State *L, const paths_t *paths, char **argv, int argc,
             paths_report_not_found(stderr, paths, name);
             return EXIT_BAD_INPUT;
         }
+        set_script_path(L, found);
         rc = luaL_loadfilex(L, found, "t");
         free(found);
     }
@@ -193,9 +215,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 
 static int run(lua_State *L, const paths_t *paths, int argc, char **argv, const struct options *opt)
 {
+    set_arg_table(L, argv, argc, opt->script_index);
     if (opt->chunk != NULL) {
-        if (opt->script_index == 0)
-            set_arg_table(L, argv, argc, argc - 1);
         int rc = run_chunk(L, opt->chunk);
         if (rc != 0 || opt->script_index == 0)
             return rc;

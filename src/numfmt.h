@@ -4,9 +4,12 @@
 
 #include <stddef.h>
 
-/* The shortest decimal form of d that reads back as d, always with a dot
- * or an exponent so that it stays a float ("100.0", "1.0e+20"). Infinities
- * and NaN give ".inf", "-.inf", ".nan" (YAML's spelling). Returns buf. */
+/* The shortest decimal form of d that reads back as d, laid out as
+ * Python's repr lays it out ("100.0", "0.0001", "1e-05", "1e+16") except
+ * that an exponent form always has a dot, so that YAML 1.1 reads it as a
+ * float ("1.0e-05", "1.0e+16"). Infinities and NaN give ".inf", "-.inf",
+ * ".nan" (YAML's spelling). Writes at most cap bytes (32 always suffice);
+ * returns buf. */
 char *numfmt_float(double d, char *buf, size_t cap);
 
 #endif

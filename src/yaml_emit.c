@@ -100,7 +100,12 @@ static void emit_string(lua_State *L, writer_t *w, int idx)
     size_t n;
     const char *s = lua_tolstring(L, idx, &n);
     int plain_ok = yaml_plain_is_string(s, n);
-    emit_scalar(L, w, s, n, plain_ok, plain_ok ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE);
+    yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
+    if (memchr(s, '\n', n) != NULL)
+        style = YAML_LITERAL_SCALAR_STYLE; /* libyaml quotes it where a block cannot be */
+    else if (!plain_ok)
+        style = YAML_SINGLE_QUOTED_SCALAR_STYLE;
+    emit_scalar(L, w, s, n, plain_ok, style);
 }
 
 static void emit_number(lua_State *L, writer_t *w, int idx)
@@ -145,7 +150,11 @@ static void emit_key(lua_State *L, writer_t *w, int k, const char *path)
         emit_scalar(L, w, lua_toboolean(L, k) ? "true" : "false", lua_toboolean(L, k) ? 4 : 5, 1,
                     YAML_PLAIN_SCALAR_STYLE);
         break;
-    default: fail_path(L, path, lua_pushfstring(L, "a %s key", luaL_typename(L, k)));
+    default:
+        if (nd_is_null(L, k))
+            emit_scalar(L, w, "null", 4, 1, YAML_PLAIN_SCALAR_STYLE);
+        else
+            fail_path(L, path, lua_pushfstring(L, "a %s key", luaL_typename(L, k)));
     }
 }
 
@@ -176,7 +185,7 @@ static void emit_mapping(lua_State *L, writer_t *w, int t, int depth, const char
 
 static void emit_table(lua_State *L, writer_t *w, int t, int depth, const char *path)
 {
-    if (depth > MAX_DEPTH)
+    if (depth >= MAX_DEPTH)
         fail_path(L, path, "a table nested deeper than 256 levels");
     luaL_checkstack(L, 10, "table too deep");
     lua_pushvalue(L, t);

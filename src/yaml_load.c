@@ -10,7 +10,7 @@
 #include "luautil.h"
 #include "yaml_scalar.h"
 
-/* A document nests at most this deep; PyYAML's recursion gives out near 1000. */
+/* Collections nest at most this deep; PyYAML's recursion gives out near 1000. */
 #define MAX_DEPTH 256
 /* Nodes a document may stand for once its aliases are expanded (a billion-laughs guard). */
 #define MAX_EXPANDED_NODES 1000000L
@@ -22,6 +22,7 @@ typedef struct {
     yaml_event_t event;
     int has_parser, has_event;
     const char *name;
+    const char *text;   /* the whole input, for positions of reader errors */
     int anchors;        /* stack index of anchor name -> {value, weight} */
     long expanded;      /* nodes so far, aliases counted at their full size */
 } reader_t;
@@ -61,21 +62,46 @@ static int fail_at(lua_State *L, reader_t *r, yaml_mark_t m, const char *what)
     return nd_bad_input(L, "%s:%d:%d: %s", r->name, (int)line_of(m), (int)col_of(m), what);
 }
 
+/* Line and column (from 1) of a byte offset of the input. */
+static yaml_mark_t mark_of_offset(const reader_t *r, size_t offset)
+{
+    yaml_mark_t m = {0, 0, 0};
+    for (size_t i = 0; i < offset && r->text[i] != '\0'; i++) {
+        if (r->text[i] == '\n') {
+            m.line++;
+            m.column = 0;
+        } else {
+            m.column++;
+        }
+    }
+    return m;
+}
+
+/* Raises libyaml's error: file:line:col, the problem, and what was being read where. */
+static void fail_syntax(lua_State *L, reader_t *r)
+{
+    yaml_parser_t *p = &r->parser;
+    const char *problem = p->problem ? p->problem : "malformed YAML";
+    if (p->error == YAML_READER_ERROR) {
+        yaml_mark_t m = mark_of_offset(r, p->problem_offset);
+        nd_bad_input(L, "%s:%d:%d: YAML syntax error: %s", r->name, (int)line_of(m), (int)col_of(m), problem);
+    }
+    if (p->context != NULL)
+        nd_bad_input(L, "%s:%d:%d: YAML syntax error: %s (%s at line %d, column %d)", r->name,
+                     (int)line_of(p->problem_mark), (int)col_of(p->problem_mark), problem, p->context,
+                     (int)line_of(p->context_mark), (int)col_of(p->context_mark));
+    nd_bad_input(L, "%s:%d:%d: YAML syntax error: %s", r->name, (int)line_of(p->problem_mark),
+                 (int)col_of(p->problem_mark), problem);
+}
+
 static void next_event(lua_State *L, reader_t *r)
 {
     if (r->has_event) {
         yaml_event_delete(&r->event);
         r->has_event = 0;
     }
-    if (!yaml_parser_parse(&r->parser, &r->event)) {
-        yaml_parser_t *p = &r->parser;
-        const char *problem = p->problem ? p->problem : "malformed YAML";
-        if (p->context != NULL)
-            nd_bad_input(L, "%s:%d:%d: YAML syntax error: %s %s", r->name, (int)line_of(p->problem_mark),
-                         (int)col_of(p->problem_mark), problem, p->context);
-        nd_bad_input(L, "%s:%d:%d: YAML syntax error: %s", r->name, (int)line_of(p->problem_mark),
-                     (int)col_of(p->problem_mark), problem);
-    }
+    if (!yaml_parser_parse(&r->parser, &r->event))
+        fail_syntax(L, r);
     r->has_event = 1;
 }
 
@@ -87,28 +113,47 @@ static void count_nodes(lua_State *L, reader_t *r, long n, yaml_mark_t where)
                              "refusing it (a billion-laughs document?)");
 }
 
-static void push_scalar(lua_State *L, reader_t *r)
+/* The type of the current scalar event: by its tag, else by YAML 1.1's
+ * plain rules when it is plain or tagged "!" (PyYAML resolves both), else a string. */
+static scalar_value scalar_of_event(lua_State *L, reader_t *r)
 {
     yaml_event_t *e = &r->event;
     const char *text = (const char *)e->data.scalar.value;
     size_t n = e->data.scalar.length;
     const char *tag = (const char *)e->data.scalar.tag;
-    scalar_value v = {SCALAR_STRING, 0, 0, 0};
+    scalar_value v = {SCALAR_STRING, 0, 0, 0, NULL};
     if (tag != NULL && strcmp(tag, "!") != 0) {
-        if (yaml_resolve_tagged(tag, text, n, &v) != 0) {
-            lua_pushfstring(L, "the tag %s does not fit the value '%s' (ndlua reads the core tags "
-                               "!!str, !!int, !!float, !!bool and !!null)", tag, text);
+        if (yaml_resolve_tagged(tag, text, n, &v) != 0 && v.type != SCALAR_ERROR) {
+            static const char core[] = "tag:yaml.org,2002:";
+            int short_form = strncmp(tag, core, sizeof core - 1) == 0;
+            lua_pushfstring(L, "the tag %s%s does not fit the value '%s' (ndlua reads the core tags "
+                               "!!str, !!int, !!float, !!bool and !!null on scalars)",
+                            short_form ? "!!" : "", short_form ? tag + sizeof core - 1 : tag, text);
             fail_at(L, r, e->start_mark, lua_tostring(L, -1));
         }
-    } else if (e->data.scalar.plain_implicit && e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+    } else if (tag != NULL || e->data.scalar.plain_implicit) {
         v = yaml_resolve_plain(text, n);
     }
+    if (v.type == SCALAR_ERROR) {
+        if (strcmp(v.error, "out of memory") == 0)
+            luaL_error(L, "out of memory reading YAML");
+        lua_pushfstring(L, "'%s' is %s", text, v.error);
+        fail_at(L, r, e->start_mark, lua_tostring(L, -1));
+    }
+    return v;
+}
+
+static void push_scalar(lua_State *L, reader_t *r)
+{
+    scalar_value v = scalar_of_event(L, r);
     switch (v.type) {
     case SCALAR_NULL: nd_push_null(L); break;
     case SCALAR_BOOL: lua_pushboolean(L, v.boolean); break;
     case SCALAR_INT: lua_pushinteger(L, (lua_Integer)v.integer); break;
     case SCALAR_FLOAT: lua_pushnumber(L, v.number); break;
-    default: lua_pushlstring(L, text, n); break;
+    default:
+        lua_pushlstring(L, (const char *)r->event.data.scalar.value, r->event.data.scalar.length);
+        break;
     }
 }
 
@@ -207,71 +252,113 @@ static int parse_key(lua_State *L, reader_t *r, int depth)
     return merge;
 }
 
-/* Lays the keys of the merge sources (a map, or a list of maps, first wins)
- * under the explicit keys of the map at index t, as YAML's << merge key does. */
-static void apply_merges(lua_State *L, reader_t *r, int t, int rec, int sources, yaml_mark_t at)
+/* Appends each key of the map at src to order (when new) and notes in from
+ * that src supplies its value (a later source overrides an earlier one). */
+static void collect_merge_keys(lua_State *L, int src, int order, int from)
 {
-    lua_Integer n = (lua_Integer)lua_rawlen(L, sources);
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, sources, i);
-        int src = lua_gettop(L);
-        if (!lua_istable(L, src) || docmeta_kind(L, src) == DOCMETA_SEQ)
-            fail_at(L, r, at, "a << merge key takes a mapping or a list of mappings");
-        lua_pushcfunction(L, docmeta_lua_keys);
-        lua_pushvalue(L, src);
-        lua_call(L, 1, 1);
-        lua_Integer nk = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer k = 1; k <= nk; k++) {
-            lua_rawgeti(L, -1, k);
-            lua_pushvalue(L, -1);
-            if (lua_rawget(L, t) == LUA_TNIL) {
-                lua_pop(L, 1);
-                lua_pushvalue(L, -1);
-                lua_rawget(L, src);
-                lua_pushvalue(L, -2);
-                lua_insert(L, -2);
-                lua_rawset(L, t);
-                docmeta_note(L, rec, -1, line_of(at), col_of(at));
-            } else {
-                lua_pop(L, 1);
-            }
-            lua_pop(L, 1);
+    lua_pushcfunction(L, docmeta_lua_keys);
+    lua_pushvalue(L, src);
+    lua_call(L, 1, 1);
+    lua_Integer nk = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer k = 1; k <= nk; k++) {
+        lua_rawgeti(L, -1, k);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, from) == LUA_TNIL) {
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, order, (lua_Integer)lua_rawlen(L, order) + 1);
         }
-        lua_settop(L, src - 1);
+        lua_pop(L, 1);
+        lua_pushvalue(L, src);
+        lua_rawset(L, from);
     }
-}
-
-/* Puts merged keys first, then the explicit ones, as PyYAML orders them. */
-static void order_merged_first(lua_State *L, int rec, lua_Integer explicit_count)
-{
-    lua_getfield(L, rec, "keys");
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    lua_createtable(L, (int)n, 0);
-    lua_Integer j = 0;
-    for (lua_Integer i = explicit_count + 1; i <= n; i++) {
-        lua_rawgeti(L, -2, i);
-        lua_rawseti(L, -2, ++j);
-    }
-    for (lua_Integer i = 1; i <= explicit_count; i++) {
-        lua_rawgeti(L, -2, i);
-        lua_rawseti(L, -2, ++j);
-    }
-    lua_setfield(L, rec, "keys");
     lua_pop(L, 1);
 }
 
-static void add_merge_source(lua_State *L, int sources)
+/* Sets t[key] (key on top of the stack) from the source that supplies it,
+ * unless t states the key itself, with the source's position for it. */
+static void merge_one(lua_State *L, int t, int rec, int from)
 {
-    if (lua_istable(L, -1) && docmeta_kind(L, -1) == DOCMETA_SEQ) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_rawgeti(L, -1, i);
-            lua_rawseti(L, sources, (lua_Integer)lua_rawlen(L, sources) + 1);
-        }
+    int key = lua_gettop(L);
+    lua_pushvalue(L, key);
+    if (lua_rawget(L, t) != LUA_TNIL) {
         lua_pop(L, 1);
-    } else {
+        return;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, key);
+    lua_rawget(L, from);
+    int src = lua_gettop(L);
+    lua_pushvalue(L, key);
+    lua_pushvalue(L, key);
+    lua_rawget(L, src);
+    lua_rawset(L, t);
+    long line = 0, col = 0;
+    docmeta_position(L, src, key, &line, &col);
+    docmeta_note(L, rec, key, line, col);
+    lua_settop(L, key);
+}
+
+/* Merges the maps listed in sources into the map t, as PyYAML flattens
+ * << keys: the merged pairs come first and later pairs override earlier
+ * ones, so keys keep their first place and explicit keys win; the sources
+ * are listed so that the first map of a << list wins over the rest. */
+static void apply_merges(lua_State *L, int t, int rec, int sources)
+{
+    lua_newtable(L);
+    int order = lua_gettop(L);
+    lua_newtable(L);
+    int from = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, sources);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, sources, i);
+        collect_merge_keys(L, lua_gettop(L), order, from);
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, rec, "keys");
+    int explicit_keys = lua_gettop(L);
+    lua_createtable(L, (int)lua_rawlen(L, order), 0);
+    int keys = lua_gettop(L);
+    lua_Integer nm = (lua_Integer)lua_rawlen(L, order);
+    for (lua_Integer i = 1; i <= nm; i++) {
+        lua_rawgeti(L, order, i);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, keys, i);
+        merge_one(L, t, rec, from);
+        lua_pop(L, 1);
+    }
+    lua_Integer ne = (lua_Integer)lua_rawlen(L, explicit_keys);
+    for (lua_Integer i = 1; i <= ne; i++) {
+        lua_rawgeti(L, explicit_keys, i);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, from) == LUA_TNIL) {
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, keys, (lua_Integer)lua_rawlen(L, keys) + 1);
+        }
+        lua_pop(L, 2);
+    }
+    lua_setfield(L, rec, "keys");
+    lua_settop(L, order - 1);
+}
+
+/* Adds the value on top (a map, or a list of maps) to the merge sources,
+ * a list reversed, as PyYAML lists the pairs; pops the value. */
+static void add_merge_source(lua_State *L, reader_t *r, int sources, yaml_mark_t at)
+{
+    int value = lua_gettop(L);
+    const char *kind = lua_istable(L, value) ? docmeta_kind(L, value) : NULL;
+    if (kind == DOCMETA_MAP) {
+        lua_rawseti(L, sources, (lua_Integer)lua_rawlen(L, sources) + 1);
+        return;
+    }
+    if (kind != DOCMETA_SEQ)
+        fail_at(L, r, at, "a << merge key takes a mapping or a list of mappings");
+    for (lua_Integer i = (lua_Integer)lua_rawlen(L, value); i >= 1; i--) {
+        lua_rawgeti(L, value, i);
+        if (!lua_istable(L, -1) || docmeta_kind(L, -1) != DOCMETA_MAP)
+            fail_at(L, r, at, "a << merge key takes a mapping or a list of mappings");
         lua_rawseti(L, sources, (lua_Integer)lua_rawlen(L, sources) + 1);
     }
+    lua_pop(L, 1);
 }
 
 static void parse_mapping(lua_State *L, reader_t *r, int depth)
@@ -283,7 +370,6 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
     int rec = lua_gettop(L);
     lua_newtable(L);
     int sources = lua_gettop(L);
-    yaml_mark_t merge_at = at;
     for (;;) {
         next_event(L, r);
         if (r->event.type == YAML_MAPPING_END_EVENT)
@@ -293,8 +379,7 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
         yaml_mark_t value_at = r->event.start_mark;
         parse_node(L, r, depth + 1);
         if (merge) {
-            merge_at = value_at;
-            add_merge_source(L, sources);
+            add_merge_source(L, r, sources, value_at);
             lua_pop(L, 1);
             continue;
         }
@@ -304,21 +389,21 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
         docmeta_note(L, rec, -1, line_of(value_at), col_of(value_at));
         lua_pop(L, 1);
     }
-    if (lua_rawlen(L, sources) > 0) {
-        lua_getfield(L, rec, "keys");
-        lua_Integer explicit_count = (lua_Integer)lua_rawlen(L, -1);
-        lua_pop(L, 1);
-        apply_merges(L, r, t, rec, sources, merge_at);
-        order_merged_first(L, rec, explicit_count);
-    }
+    if (lua_rawlen(L, sources) > 0)
+        apply_merges(L, t, rec, sources);
     lua_settop(L, t);
+}
+
+/* Refuses a collection at depth MAX_DEPTH (the top one is at depth 0). */
+static void refuse_depth(lua_State *L, reader_t *r, int depth)
+{
+    if (depth >= MAX_DEPTH)
+        fail_at(L, r, r->event.start_mark, "the document nests deeper than 256 levels; refusing it");
 }
 
 /* Reads the node whose first event is current and pushes its value. */
 static void parse_node(lua_State *L, reader_t *r, int depth)
 {
-    if (depth > MAX_DEPTH)
-        fail_at(L, r, r->event.start_mark, "the document nests deeper than 256 levels; refusing it");
     luaL_checkstack(L, 8, "YAML document too deep");
     yaml_mark_t at = r->event.start_mark;
     long before = r->expanded;
@@ -334,12 +419,14 @@ static void parse_node(lua_State *L, reader_t *r, int depth)
         push_scalar(L, r);
         break;
     case YAML_SEQUENCE_START_EVENT:
+        refuse_depth(L, r, depth);
         anchor = copy_anchor(L, r->event.data.sequence_start.anchor);
         anchor_begin(L, r, (const unsigned char *)anchor);
         count_nodes(L, r, 1, at);
         parse_sequence(L, r, depth);
         break;
     case YAML_MAPPING_START_EVENT:
+        refuse_depth(L, r, depth);
         anchor = copy_anchor(L, r->event.data.mapping_start.anchor);
         anchor_begin(L, r, (const unsigned char *)anchor);
         count_nodes(L, r, 1, at);
@@ -359,6 +446,7 @@ static int decode_string(lua_State *L, const char *name)
     size_t n;
     const char *text = lua_tolstring(L, 1, &n);
     reader_t *r = reader_new(L, name);
+    r->text = text;
     lua_newtable(L);
     r->anchors = lua_gettop(L);
     yaml_parser_set_input_string(&r->parser, (const unsigned char *)text, n);

@@ -1,0 +1,44 @@
+make install puts the binary in PREFIX/bin and the Lua library in
+PREFIX/share/ndlua; the installed binary finds its library with no
+environment variable at all, by its own location.
+
+  $ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" install PREFIX="$HOME/prefix" > make.log 2>&1 || cat make.log
+  $ test -x "$HOME/prefix/bin/ndlua" && test -f "$HOME/prefix/share/ndlua/nd/init.lua" && echo installed
+  installed
+  $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)'
+  * (glob)
+  $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)' | grep -cx "$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")"
+  1
+  $ env -i "$HOME/prefix/bin/ndlua" -e 'print(package.searchpath("nd", package.path))' | sed "s|$HOME|HOME|"
+  HOME/prefix/share/ndlua/nd/init.lua
+  $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").yaml.decode("a: on").a)'
+  true
+
+Scripts in the share directory are found by name:
+
+  $ echo 'print("shipped script", arg[1])' > "$HOME/prefix/share/ndlua/shipped.lua"
+  $ cd / && env -i "$HOME/prefix/bin/ndlua" shipped x
+  shipped script	x
+  $ env -i "$HOME/prefix/bin/ndlua" nosuch 2>&1 | sed "s|$HOME|HOME|"
+  ndlua: cannot find script 'nosuch'; tried:
+    nosuch  (as a path)
+    HOME/prefix/share/ndlua/nosuch  (installed share directory)
+    HOME/prefix/share/ndlua/nosuch.lua  (installed share directory)
+  Give a path to the script, or add its directory to NDLUA_PATH.
+  $ env -i "$HOME/prefix/bin/ndlua" -h | grep share | sed "s|$HOME|HOME|"
+    HOME/prefix/share/ndlua  (installed share directory)
+
+The installed tree can move: the library is found beside the binary.
+
+  $ mv "$HOME/prefix" "$HOME/moved" && env -i "$HOME/moved/bin/ndlua" shipped
+  shipped script	nil
+  $ ln -s "$HOME/moved/bin/ndlua" "$HOME/link" && env -i "$HOME/link" -e 'print(require("nd").null)'
+  null
+
+make uninstall removes both:
+
+  $ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" uninstall PREFIX="$HOME/moved" > make.log 2>&1 || cat make.log
+  $ ls "$HOME/moved/bin" "$HOME/moved/share"
+  /*/moved/bin: (glob)
+  
+  /*/moved/share: (glob)
