@@ -198,3 +198,17 @@ os.exit passes its status through:
   [1]
   $ ndlua -e 'io.write("unflushed"); os.exit(true)'
   unflushed
+
+On a terminal with no script, ndlua starts an interactive prompt that prints
+values and errors and goes on (`script` gives it a terminal; the terminal's
+echo of the input is mixed into the session, so only whole result lines are
+picked out):
+
+  $ printf 'x = 41\nx + 1\nnd.yaml.decode("a: off").a\nerror("e")\nfor i = 1, 2 do\nprint(i * 10)\nend\n' > input
+  $ TERM=dumb timeout 60 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '42|false|ndlua: stdin:1: e|10|20|nd> '
+  42
+  false
+  ndlua: stdin:1: e
+  10
+  20
+  nd> 
