@@ -1,0 +1,141 @@
+--- A small option parser for the entry scripts (verify.lua, estimate.lua,
+-- search.lua). A script declares its options in one table, which gives both
+-- the parser and the --help text (as sysbench's scripts do):
+--
+--   local cli = require "nd.cli"
+--   local command = {
+--     usage = "ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR",
+--     about = "Prints the model a config resolves to.",
+--     options = {
+--       { name = "json", help = "print one JSON document" },
+--       { name = "seq-len", short = "s", arg = "N", default = 4096,
+--         help = "tokens a sequence holds" },
+--     },
+--   }
+--   local opts, args = cli.parse(command, { ... })
+--   if opts.help then io.write(cli.help(command)) return end
+--
+-- An option `{name, short, arg, help, default}` takes a value when it has
+-- `arg`; a default that is a number makes the value a number (an integer
+-- when the default is one). Values read as `--name VALUE`, `--name=VALUE`,
+-- `-s VALUE` or `-sVALUE`; `--` ends the options. `--help`/`-h` is always
+-- there. The result maps each option's name, with `-` read as `_`, to its
+-- value (or its default; flags to true or false). Unknown options and
+-- missing or malformed values are bad-input errors (exit status 2).
+-- @module nd.cli
+
+local errors = require "nd.errors"
+
+local cli = {}
+
+local HELP = { name = "help", short = "h", help = "print this help and exit" }
+
+local function options_of(command)
+  local list = {}
+  for _, o in ipairs(command.options or {}) do list[#list + 1] = o end
+  list[#list + 1] = HELP
+  return list
+end
+
+local function key_of(option)
+  return (option.name:gsub("-", "_"))
+end
+
+local function bad(option_text, message)
+  errors.raise { path = option_text, message = message, accepted = "see --help" }
+end
+
+-- The value of an option as its default's type asks.
+local function convert(option, text, shown)
+  local d = option.default
+  if type(d) ~= "number" then return text end
+  local n = tonumber(text)
+  if n == nil then bad(shown, "takes a number, got '" .. text .. "'") end
+  if math.type(d) == "integer" then
+    local i = math.tointeger(n)
+    if i == nil then bad(shown, "takes a whole number, got '" .. text .. "'") end
+    return i
+  end
+  return n
+end
+
+-- Finds the option an argument names; returns option, inline value, shown name.
+local function lookup(list, a)
+  local long, inline = a:match("^%-%-([^=]+)=(.*)$")
+  long = long or a:match("^%-%-(.+)$")
+  if long then
+    for _, o in ipairs(list) do
+      if o.name == long then return o, inline, "--" .. long end
+    end
+    bad("--" .. long, "unknown option")
+  end
+  local short, rest = a:match("^%-(.)(.*)$")
+  for _, o in ipairs(list) do
+    if o.short == short then return o, rest ~= "" and rest or nil, "-" .. short end
+  end
+  bad("-" .. short, "unknown option")
+end
+
+--- Parses command-line arguments.
+-- @tparam table command `{usage, about, options}` (see above)
+-- @tparam table argv the arguments (e.g. `{...}` of an entry script)
+-- @treturn table options by name (`-` as `_`), defaults filled in
+-- @treturn table the positional arguments
+function cli.parse(command, argv)
+  local list = options_of(command)
+  local opts, args = {}, {}
+  for _, o in ipairs(list) do
+    if o.arg then opts[key_of(o)] = o.default else opts[key_of(o)] = o.default or false end
+  end
+  local i, only_args = 1, false
+  while i <= #argv do
+    local a = argv[i]
+    if only_args or a == "-" or a:sub(1, 1) ~= "-" then
+      args[#args + 1] = a
+    elseif a == "--" then
+      only_args = true
+    else
+      local o, inline, shown = lookup(list, a)
+      if o.arg then
+        local value = inline
+        if value == nil then
+          i = i + 1
+          value = argv[i]
+          if value == nil then bad(shown, "needs a value (" .. o.arg .. ")") end
+        end
+        opts[key_of(o)] = convert(o, value, shown)
+      else
+        if inline ~= nil then bad(shown, "takes no value") end
+        opts[key_of(o)] = true
+      end
+    end
+    i = i + 1
+  end
+  return opts, args
+end
+
+--- The --help text of a command.
+function cli.help(command)
+  local lines = { "usage: " .. command.usage }
+  if command.about then
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = command.about
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "options:"
+  local rows, width = {}, 0
+  for _, o in ipairs(options_of(command)) do
+    local left = (o.short and ("-" .. o.short .. ", ") or "    ") .. "--" .. o.name
+    if o.arg then left = left .. " " .. o.arg end
+    local help = o.help or ""
+    if o.default ~= nil and o.arg then help = help .. " (default " .. tostring(o.default) .. ")" end
+    rows[#rows + 1] = { left, help }
+    width = math.max(width, #left)
+  end
+  for _, r in ipairs(rows) do
+    lines[#lines + 1] = "  " .. r[1] .. string.rep(" ", width - #r[1] + 2) .. r[2]
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return cli

@@ -1,0 +1,271 @@
+--- A Transformers config.json mapped to a model spec (canonical field names).
+-- Reference R2 §a.3 (aliases, derivations), §a.4 (families), §f (vision).
+-- The result is an unsettled spec: nd.model_spec validates and settles it.
+--
+-- Rules, in order:
+-- 1. The text tower is `text_config` when the config has one (VL models),
+--    else the config itself; `vision_config` becomes the `vision` sub-spec.
+-- 2. Each canonical field takes the first alias the tower states; a JSON
+--    null counts as absent; keys starting with `_` are never read (the
+--    catalog's partial files keep notes under `_source`).
+-- 3. Facts a Transformers config class holds in code rather than in its
+--    config.json (CLASS_FACTS) fill fields the file leaves out.
+-- @module nd.hf_config
+
+local core = require "nd.core"
+
+local hf_config = {}
+
+local function present(v)
+  return v ~= nil and not core.isnull(v)
+end
+
+-- Canonical text field -> its aliases, first stated wins (R2 §a.3). Beyond
+-- the reference's table:
+-- * GPT-2 names (n_embd, n_layer, n_head, n_inner, n_positions) come last:
+--   they are what GPT2Config's attribute_map points hidden_size etc. at.
+-- * Mixtral's `num_local_experts` is its expert count: MixtralConfig's
+--   attribute_map exposes it as `num_experts` (the reference could not
+--   confirm this; without it Mixtral would read as a dense model).
+hf_config.TEXT_ALIASES = {
+  { "hidden_size", "hidden_size", "n_embd" },
+  { "num_hidden_layers", "num_hidden_layers", "n_layer" },
+  { "num_attention_heads", "num_attention_heads", "n_head" },
+  { "num_key_value_heads", "num_key_value_heads" },
+  { "head_dim", "head_dim" },
+  { "intermediate_size", "intermediate_size", "n_inner" },
+  { "vocab_size", "vocab_size" },
+  { "max_position_embeddings", "max_position_embeddings", "n_positions" },
+  { "num_experts", "num_experts", "n_routed_experts", "num_local_experts" },
+  { "num_experts_per_tok", "num_experts_per_tok" },
+  { "num_shared_experts", "n_shared_experts", "num_shared_experts" },
+  { "moe_intermediate_size", "moe_intermediate_size" },
+  { "shared_expert_intermediate_size", "shared_expert_intermediate_size" },
+  { "first_k_dense_replace", "first_k_dense_replace" },
+  { "mtp_depth", "mtp_depth", "num_nextn_predict_layers", "mtp_num_hidden_layers" },
+  { "multiple_of", "multiple_of" },
+  { "ffn_dim_multiplier", "ffn_dim_multiplier" },
+  { "kv_lora_rank", "kv_lora_rank" },
+  { "q_lora_rank", "q_lora_rank" },
+  { "qk_rope_head_dim", "qk_rope_head_dim" },
+  { "qk_nope_head_dim", "qk_nope_head_dim" },
+  { "v_head_dim", "v_head_dim" },
+  { "attn_output_gate", "attn_output_gate" },
+  { "tie_word_embeddings", "tie_word_embeddings" },
+  { "qkv_bias", "qkv_bias", "attention_bias" },
+  { "o_bias", "o_bias", "attention_bias" },
+  { "mlp_bias", "mlp_bias" },
+  { "qk_norm", "qk_norm", "use_qk_norm", "qk_layernorm" },
+  { "layer_types", "layer_types" },
+  { "linear_num_key_heads", "linear_num_key_heads" },
+  { "linear_key_head_dim", "linear_key_head_dim" },
+  { "linear_num_value_heads", "linear_num_value_heads" },
+  { "linear_value_head_dim", "linear_value_head_dim" },
+  { "linear_conv_kernel_dim", "linear_conv_kernel_dim" },
+  { "torch_dtype", "dtype", "torch_dtype" },
+}
+
+-- Fields a composite (VL) config may state on the top level rather than in
+-- text_config: Qwen3-VL keeps tie_word_embeddings there, older VL
+-- configs their torch_dtype.
+local TOP_LEVEL_FALLBACK = { tie_word_embeddings = true, torch_dtype = true }
+
+-- Vision tower field -> aliases on vision_config (R2 §a.3).
+hf_config.VISION_ALIASES = {
+  { "hidden_size", "hidden_size" },
+  { "num_hidden_layers", "depth", "num_hidden_layers" },
+  { "num_attention_heads", "num_heads", "num_attention_heads" },
+  { "intermediate_size", "intermediate_size" },
+  { "out_hidden_size", "out_hidden_size" },
+  { "patch_size", "patch_size" },
+  { "spatial_merge_size", "spatial_merge_size" },
+  { "num_position_embeddings", "num_position_embeddings" },
+  { "temporal_patch_size", "temporal_patch_size" },
+  { "in_channels", "in_channels", "in_chans" },
+}
+
+-- Transformers derives Qwen3-Next's layer_types from full_attention_interval
+-- when the config lists none: layer i is full attention when (i+1) is a
+-- multiple of the interval (default 4), linear attention otherwise.
+local function interval_layer_types(tower)
+  local n = tower.num_hidden_layers
+  if math.type(n) ~= "integer" or n <= 0 then return nil end
+  local interval = present(tower.full_attention_interval) and tower.full_attention_interval or 4
+  if math.type(interval) ~= "integer" or interval <= 0 then return nil end
+  local types = {}
+  for i = 1, n do
+    types[i] = (i % interval == 0) and "full_attention" or "linear_attention"
+  end
+  return types
+end
+
+-- What a config class holds in code, by model_type prefix: applied to fields
+-- the config.json leaves unstated. Each entry says which module it is from.
+-- Gemma 2's logit softcapping, query_pre_attn_scalar and sliding window
+-- (alternate layers attend 4096 tokens) change no parameter and, with flash
+-- attention, no activation byte: they are not mapped. (Its sliding layers do
+-- fewer score FLOPs past 4096 tokens; the FLOP count does not model that.)
+local CLASS_FACTS = {
+  -- GPT2Model: tied wte/lm_head (PretrainedConfig default), Conv1D
+  -- projections and LayerNorms with biases, a learned position table
+  -- (wpe) of n_positions rows, MLP width n_inner or 4 * n_embd.
+  { prefix = "gpt2", facts = function(spec)
+      return { tie_word_embeddings = true, qkv_bias = true, o_bias = true, mlp_bias = true,
+               norm_bias = true, learned_position_embeddings = spec.max_position_embeddings,
+               intermediate_size = math.type(spec.hidden_size) == "integer" and 4 * spec.hidden_size or nil }
+    end },
+  -- Gemma2Config: tie_word_embeddings and head_dim 256 by default;
+  -- Gemma2DecoderLayer has four RMSNorms (pre/post attention, pre/post MLP).
+  { prefix = "gemma2", facts = function()
+      return { tie_word_embeddings = true, head_dim = 256, layer_norms = 4 }
+    end },
+  -- Qwen3NextAttention always gates its output (q_proj is 2 * heads * head_dim
+  -- wide); Qwen3NextConfig derives layer_types from full_attention_interval.
+  { prefix = "qwen3_next", facts = function(_, tower)
+      return { attn_output_gate = true, layer_types = interval_layer_types(tower) }
+    end },
+  { prefix = "qwen3_5", facts = function(_, tower)
+      return { layer_types = interval_layer_types(tower) }
+    end },
+}
+
+-- The first stated alias of a field in `t`, ignoring JSON nulls.
+local function first_alias(t, aliases)
+  for i = 2, #aliases do
+    local v = t[aliases[i]]
+    if present(v) then return v end
+  end
+  return nil
+end
+
+local function model_type_of(config, tower)
+  local mt = present(config.model_type) and config.model_type or nil
+  if mt == nil and present(tower.model_type) then mt = tower.model_type end
+  return type(mt) == "string" and mt or nil
+end
+
+-- Fills fields the config leaves unstated from CLASS_FACTS.
+local function apply_class_facts(spec, tower, model_type)
+  local lower = (model_type or ""):lower()
+  local text_type = type(tower.model_type) == "string" and tower.model_type:lower() or lower
+  for _, entry in ipairs(CLASS_FACTS) do
+    local p = entry.prefix
+    if lower:sub(1, #p) == p or text_type:sub(1, #p) == p then
+      for key, value in pairs(entry.facts(spec, tower)) do
+        if spec[key] == nil then spec[key] = value end
+      end
+    end
+  end
+end
+
+-- What a vision tower class holds in code, by the tower's model_type (else
+-- the model's). Qwen2.5-VL (Qwen2_5_VisionTransformerPretrainedModel):
+-- RMSNorms, a bias-free patch conv, biased qkv/proj, and a gated MLP
+-- (gate/up/down with biases: ffMM 3 on the vision profile's encoder).
+-- Qwen3-VL and Qwen3.5 (Qwen3VLVisionModel): LayerNorms with biases, a
+-- biased patch conv, biased qkv/proj and a plain 2-matmul MLP with biases.
+local VISION_FACTS = {
+  { prefix = "qwen2_5_vl", facts = {
+      qkv_bias = true, o_bias = true, mlp_bias = true, norm_bias = false, patch_bias = false,
+      ops = { encoder = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2,
+                          gather = 4, headCast = 1, ffAct = 1, linrec = 0 } } } },
+  { prefix = "qwen3_vl", facts = {
+      qkv_bias = true, o_bias = true, mlp_bias = true, norm_bias = true, patch_bias = true } },
+  { prefix = "qwen3_5", facts = {
+      qkv_bias = true, o_bias = true, mlp_bias = true, norm_bias = true, patch_bias = true } },
+}
+
+local function apply_vision_facts(v, vc, model_type)
+  local tower_type = (type(vc.model_type) == "string" and vc.model_type or model_type or ""):lower()
+  for _, entry in ipairs(VISION_FACTS) do
+    if tower_type:sub(1, #entry.prefix) == entry.prefix then
+      for key, value in pairs(entry.facts) do
+        if v[key] == nil then v[key] = value end
+      end
+      return
+    end
+  end
+end
+
+-- Warns about Qwen-MoE / DeepSeek layouts that mix dense layers into the MoE
+-- stack in ways the profiles cannot state (every layer is priced as MoE).
+local function warn_sparse_layout(tower, warnings)
+  if not warnings then return end
+  local only = tower.mlp_only_layers
+  if type(only) == "table" and #only > 0 then
+    warnings:warn("mlp_only_layers", "the config lists dense layers among the MoE layers; ndlua prices every layer as MoE")
+  end
+  local step = tower.decoder_sparse_step
+  if math.type(step) == "integer" and step > 1 then
+    warnings:warn("decoder_sparse_step", "only every " .. step .. "th layer is MoE in the checkpoint; ndlua prices every layer as MoE")
+  end
+  local freq = tower.moe_layer_freq
+  if math.type(freq) == "integer" and freq > 1 then
+    warnings:warn("moe_layer_freq", "only every " .. freq .. "th layer after the dense ones is MoE in the checkpoint; ndlua prices every one as MoE")
+  end
+end
+
+--- The visual token count of a tower: `visual_seq_len` (context.visual_seq_len)
+-- when given, else num_position_embeddings // spatial_merge_size^2, else
+-- 1024 with a warning (R2 §a.3, §f).
+function hf_config.visual_tokens(vision, visual_seq_len, warnings)
+  if visual_seq_len and visual_seq_len > 0 then return visual_seq_len end
+  local grid = vision.num_position_embeddings
+  if math.type(grid) == "integer" and grid > 0 then
+    local merge = vision.spatial_merge_size
+    if math.type(merge) ~= "integer" or merge <= 0 then merge = 1 end
+    return grid // (merge * merge)
+  end
+  if warnings then
+    warnings:warn("vision tower declares no num_position_embeddings; assuming 1024 visual tokens. "
+                  .. "Set context.visual_seq_len to the tokens an image gives")
+  end
+  return 1024
+end
+
+-- The vision sub-spec of a vision_config table. Qwen3-VL's deepstack
+-- layers each feed the language model through a patch merger of their own.
+local function vision_spec(vc, name, model_type, opts)
+  local v = { name = name .. "_vision" }
+  for _, aliases in ipairs(hf_config.VISION_ALIASES) do
+    v[aliases[1]] = first_alias(vc, aliases)
+  end
+  if type(vc.deepstack_visual_indexes) == "table" and #vc.deepstack_visual_indexes > 0 then
+    v.deepstack_mergers = #vc.deepstack_visual_indexes
+  end
+  apply_vision_facts(v, vc, model_type)
+  v.max_position_embeddings = hf_config.visual_tokens(v, opts.visual_seq_len, opts.warnings)
+  return v
+end
+
+--- Maps a config.json table to an unsettled model spec.
+-- @tparam table config the decoded config.json
+-- @tparam[opt] table opts `path` (named when the config states no
+--   model_type), `visual_seq_len` (context.visual_seq_len), `warnings`
+-- @treturn table spec: canonical fields (absent = nil), `name`, `vision`
+function hf_config.to_spec(config, opts)
+  opts = opts or {}
+  local tower = config
+  if type(config.text_config) == "table" and not core.isnull(config.text_config) then
+    tower = config.text_config
+  end
+  local spec = {}
+  for _, aliases in ipairs(hf_config.TEXT_ALIASES) do
+    local v = first_alias(tower, aliases)
+    if v == nil and tower ~= config and TOP_LEVEL_FALLBACK[aliases[1]] then
+      v = first_alias(config, aliases)
+    end
+    spec[aliases[1]] = v
+  end
+  local model_type = model_type_of(config, tower)
+  spec.name = model_type or opts.path or "custom"
+  apply_class_facts(spec, tower, model_type)
+  warn_sparse_layout(tower, opts.warnings)
+  local vc = config.vision_config
+  if type(vc) == "table" and not core.isnull(vc) then
+    spec.vision = vision_spec(vc, spec.name, model_type, opts)
+  end
+  return spec
+end
+
+return hf_config

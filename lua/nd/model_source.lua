@@ -1,0 +1,279 @@
+--- Where a model's config comes from, and what the model section lays over
+-- it. Reference R2 §a.3 (_explicit_overrides, exec_overrides), §a.5
+-- (config_overrides alone), §e.1 (model.* keys), DESIGN.md "Inputs".
+--
+-- The config.json is looked for, in order:
+--   1. model.pretrained_model_name_or_path (else model.config_path) as a
+--      local directory holding config.json (or a .json file itself);
+--   2. the Hugging Face cache: model.cache_dir, else $HF_HUB_CACHE, else
+--      $HF_HOME/hub, else ~/.cache/huggingface/hub; there
+--      models--ORG--NAME/refs/<model.revision or main> names a snapshot
+--      under snapshots/ (a revision that is a snapshot name is taken as is);
+--      model.subfolder is honoured in both;
+--   3. the built-in catalog by hub id (nd.catalog);
+--   4. model.config_overrides alone.
+-- Nothing is downloaded, ever.
+-- @module nd.model_source
+
+local core = require "nd.core"
+local errors = require "nd.errors"
+local catalog = require "nd.catalog"
+local model_spec = require "nd.model_spec"
+local hf_config = require "nd.hf_config"
+
+local model_source = {}
+
+--- config_overrides keys that are run facts, not model fields (R2 §a.3
+-- EXEC_OVERRIDE_KEYS); returned apart as `run`.
+model_source.RUN_KEYS = { "offset", "full_rec", "sel_rec", "capacity_factor", "cap_fact", "use_gmm", "gmm",
+                          "seq_length" }
+local IS_RUN_KEY = {}
+for _, k in ipairs(model_source.RUN_KEYS) do IS_RUN_KEY[k] = true end
+
+local function present(v)
+  return v ~= nil and not core.isnull(v)
+end
+
+-- "file", "directory" or nil for a path.
+local function probe(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local ok, _, code = f:read(0)
+  f:close()
+  if ok == nil and code == 21 then return "directory" end
+  return "file"
+end
+model_source.probe = probe
+
+local function read_first_line(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local line = f:read("l")
+  f:close()
+  return line and line:match("^%s*(.-)%s*$")
+end
+
+local function expand_home(path, getenv)
+  local home = getenv("HOME")
+  if home and path:sub(1, 2) == "~/" then return home .. path:sub(2) end
+  return path
+end
+
+-- A string key of the section, or nil; anything else is refused.
+local function string_key(section, key)
+  local v = section[key]
+  if not present(v) then return nil end
+  if type(v) ~= "string" or v == "" then
+    errors.at(section, key, "model." .. key, "must be a non-empty string, got " .. tostring(v))
+  end
+  return v
+end
+
+--- The Hugging Face hub cache directory (R2 §e.1 model.cache_dir; the
+-- HF_HUB_CACHE / HF_HOME rules of huggingface_hub).
+function model_source.hf_cache_dir(section, getenv)
+  getenv = getenv or os.getenv
+  local stated = section and string_key(section, "cache_dir")
+  if stated then return expand_home(stated, getenv), "model.cache_dir" end
+  local hub = getenv("HF_HUB_CACHE")
+  if hub and hub ~= "" then return hub, "from $HF_HUB_CACHE" end
+  local home = getenv("HF_HOME")
+  if home and home ~= "" then return home .. "/hub", "from $HF_HOME" end
+  return (getenv("HOME") or "~") .. "/.cache/huggingface/hub", "the default location"
+end
+
+local function with_subfolder(dir, subfolder)
+  return subfolder and (dir .. "/" .. subfolder) or dir
+end
+
+-- Step 1: a local directory (or a .json file).
+local function find_local(name, subfolder, tried, getenv)
+  local path = expand_home(name, getenv)
+  if probe(path) == "file" and path:match("%.json$") then
+    return { kind = "file", path = path, description = "file " .. path }
+  end
+  local config = with_subfolder(path, subfolder) .. "/config.json"
+  if probe(config) == "file" then
+    return { kind = "directory", path = config, description = "directory " .. with_subfolder(path, subfolder) }
+  end
+  tried[#tried + 1] = config .. "  (a local checkpoint directory)"
+end
+
+local function looks_like_hub_id(name)
+  return name:match("^[%w][%w%._%-]*/[%w][%w%._%-]*$") or name:match("^[%w][%w%._%-]*$")
+end
+
+-- Step 2: the Hugging Face cache.
+local function find_hf_cache(name, section, subfolder, tried, getenv)
+  local root, why = model_source.hf_cache_dir(section, getenv)
+  local repo = root .. "/models--" .. catalog.dirname(name)
+  local revision = string_key(section, "revision") or "main"
+  local ref = repo .. "/refs/" .. revision
+  local snapshot = read_first_line(ref)
+  local where = "  (the Hugging Face cache, " .. why .. ")"
+  if not snapshot or snapshot == "" then
+    if probe(repo .. "/snapshots/" .. revision) ~= "directory" then
+      tried[#tried + 1] = ref .. where
+      return nil
+    end
+    snapshot = revision
+  end
+  local dir = with_subfolder(repo .. "/snapshots/" .. snapshot, subfolder)
+  local config = dir .. "/config.json"
+  if probe(config) ~= "file" then
+    tried[#tried + 1] = config .. where
+    return nil
+  end
+  return { kind = "hf_cache", path = config, id = name, revision = revision, snapshot = snapshot,
+           description = string.format("Hugging Face cache %s (revision %s, snapshot %s)", dir, revision, snapshot) }
+end
+
+-- Step 3: the built-in catalog.
+local function find_catalog(name, tried)
+  local path = catalog.path(name)
+  if path then
+    local id = catalog.find(name)
+    return { kind = "catalog", path = path, id = id, description = "built-in catalog " .. id }
+  end
+  tried[#tried + 1] = "the built-in catalog (no id '" .. name .. "')"
+end
+
+-- The config_overrides table split into model fields and run keys; unknown
+-- keys are refused with their location.
+local function split_overrides(section)
+  local overrides = section.config_overrides
+  if not present(overrides) then return {}, {} end
+  if type(overrides) ~= "table" then
+    errors.at(section, "config_overrides", "model.config_overrides", "must be a mapping of model fields")
+  end
+  local fields, run = {}, {}
+  for key, v in pairs(overrides) do
+    if IS_RUN_KEY[key] then
+      if present(v) then run[key] = v end
+    elseif model_spec.is_field(key) then
+      if present(v) then fields[key] = v end
+    else
+      errors.at(overrides, key, "model.config_overrides." .. tostring(key),
+                "unknown model spec key '" .. tostring(key) .. "': a model spec states the model only, "
+                .. "and a run's strategy, such as its recompute, belongs in its execution spec",
+                "a model field (see lua/nd/README.md) or a run key (" .. table.concat(model_source.RUN_KEYS, ", ") .. ")")
+    end
+  end
+  return fields, run
+end
+
+-- The explicit model fields: canonical fields written directly in the model
+-- section, then config_overrides over them (it wins). None and "auto" are
+-- not statements (R2 §a.3 _explicit_overrides).
+local function explicit_fields(section, override_fields)
+  local explicit = {}
+  for key, v in pairs(section) do
+    if key ~= "name" and model_spec.is_scalar_field(key) and present(v) and v ~= "auto" then
+      explicit[key] = v
+    end
+  end
+  for key, v in pairs(override_fields) do
+    if v ~= "auto" then explicit[key] = v end
+  end
+  return explicit
+end
+
+-- Whether overrides describe a model: any field but torch_dtype (R2 §a.5).
+local function describes_model(fields)
+  for key in pairs(fields) do
+    if key ~= "torch_dtype" then return true end
+  end
+  return false
+end
+
+-- The bad-input error when nothing resolves.
+local function not_found(section, key, name, tried)
+  local lines = {}
+  for i, t in ipairs(tried) do lines[i] = "  " .. t end
+  local message
+  if name then
+    message = "cannot find the config.json of '" .. name .. "'; tried:\n" .. table.concat(lines, "\n")
+    local near = catalog.closest(name, 3)
+    message = message .. "\nclosest catalog ids: " .. table.concat(near, ", ")
+  else
+    message = "the model section states no pretrained_model_name_or_path, config_path or config_overrides"
+  end
+  errors.at(section, key, key and ("model." .. key) or "model", message,
+            "to fix it, put the checkpoint directory (holding config.json) at that path or in the Hugging Face cache, "
+            .. "name a catalog id (ndlua verify.lua --list-models), or state the model's fields under "
+            .. "model.config_overrides")
+end
+
+-- Looks for the config.json of `name` in the places of steps 1-3.
+local function find_config(section, name, getenv)
+  local tried = {}
+  local subfolder = string_key(section, "subfolder")
+  local found = find_local(name, subfolder, tried, getenv)
+  if not found and looks_like_hub_id(name) then
+    found = find_hf_cache(name, section, subfolder, tried, getenv) or find_catalog(name, tried)
+  end
+  return found, tried
+end
+
+--- Resolves a model section (or a hub id / directory string).
+-- @param section the train.yaml `model` mapping, or a string naming a
+--   directory, a config.json or a hub id
+-- @tparam[opt] table opts `getenv` (default os.getenv), `warnings`
+-- @treturn table `{config = decoded config.json or nil, source = {kind,
+--   path, id, revision, description}, overrides = model fields (explicit,
+--   config_overrides winning), run = run keys, name = model.config_overrides.name
+--   or model.name}`
+function model_source.resolve(section, opts)
+  opts = opts or {}
+  local getenv = opts.getenv or os.getenv
+  if type(section) == "string" then section = { pretrained_model_name_or_path = section } end
+  if type(section) ~= "table" then
+    errors.raise { path = "model", message = "the model section must be a mapping" }
+  end
+  local key = present(section.pretrained_model_name_or_path) and "pretrained_model_name_or_path"
+    or present(section.config_path) and "config_path" or nil
+  local name = key and string_key(section, key)
+  local fields, run = split_overrides(section)
+  if run.offset == nil and present(section.offset) then run.offset = section.offset end
+  local result = { overrides = explicit_fields(section, fields), run = run,
+                   name = fields.name or string_key(section, "name") }
+  local found, tried = nil, {}
+  if name then found, tried = find_config(section, name, getenv) end
+  if found then
+    result.config = core.json.load(found.path)
+    result.source = found
+    return result
+  end
+  if not describes_model(fields) then not_found(section, key, name, tried) end
+  if name and opts.warnings then
+    opts.warnings:warn("model." .. key, "cannot find the config.json of '" .. name
+                       .. "' (tried " .. #tried .. " places); falling back to model.config_overrides")
+  end
+  result.source = { kind = "overrides", description = "model.config_overrides" }
+  return result
+end
+
+--- Resolves a model section (or a hub id / directory string) to its
+-- settled spec: the config found, mapped (nd.hf_config), the explicit
+-- fields laid over it, validated and settled (nd.model_spec).
+-- @tparam[opt] table opts `getenv`, `warnings`, `visual_seq_len`
+-- @treturn table the settled spec
+-- @treturn table the source `{kind, path, id, revision, description}`
+-- @treturn table the run keys of config_overrides
+function model_source.resolve_model(section, opts)
+  opts = opts or {}
+  local found = model_source.resolve(section, opts)
+  local spec
+  if found.config then
+    spec = hf_config.to_spec(found.config, { path = found.source.path, visual_seq_len = opts.visual_seq_len,
+                                             warnings = opts.warnings })
+  else
+    spec = { name = found.name or "custom" }
+  end
+  for key, v in pairs(found.overrides) do spec[key] = v end
+  local settled = model_spec.settle(spec, { warnings = opts.warnings, visual_seq_len = opts.visual_seq_len,
+                                            where = "model.config_overrides" })
+  return settled, found.source, found.run
+end
+
+return model_source

@@ -1,0 +1,260 @@
+--- Op profiles: the layer kinds of a model family, their op counts and the
+-- family's run defaults, as Lua data files `nd/profiles/<arch>.lua`.
+-- Reference R2 §b.1 (profiles, DEFAULT_RUN), §a.3 (infer_arch),
+-- memory-model.md §4.8 (what the run defaults mean), §5.2 (counts).
+--
+-- A profile file is found on the Lua path as module `nd.profiles.<arch>`,
+-- so a directory on NDLUA_PATH holding `nd/profiles/<arch>.lua` adds a
+-- profile or replaces a built-in one; `profiles.load_file` and
+-- `profiles.register` add one from a script. Files are read as data: they
+-- run with an empty environment.
+-- @module nd.profiles
+
+local errors = require "nd.errors"
+
+local profiles = {}
+
+--- The op vector, in its serialisation order (R2 §b.1).
+profiles.OP_NAMES = { "attMM", "attBMM", "ffMM", "softmax", "dropout", "normOp",
+                      "gather", "headCast", "ffAct", "linrec" }
+
+--- The profiles shipped in lua/nd/profiles/.
+profiles.BUILTIN = { "default", "llama2", "qwen", "qwen3_5", "deepseek", "mixtral",
+                     "t5", "pangualpha", "cm", "vision", "gpt" }
+
+-- DEFAULT_RUN (R2 §b.1, memory-model.md §4.8) plus flash_attention: the
+-- family run facts a profile's `run` may override. kind: "bytes" = a whole
+-- number >= 0, "count" = a whole number >= 0, "flag" = a boolean.
+local RUN_FIELDS = {
+  { "grad_bytes", 4, "bytes" },
+  { "optimizer_state_bytes", 4, "bytes" },
+  { "optimizer_states", 2, "count" },
+  { "main_param_bytes", 0, "bytes" },
+  { "norm_bytes", 4, "bytes" },
+  { "dropout_bytes", 0, "bytes" },
+  { "grad_accumulation", false, "flag" },
+  { "shard_activations", false, "flag" },
+  { "loss_parallel", true, "flag" },
+  { "reshard_params", false, "flag" },
+  { "deferred_grad_accumulation", false, "flag" },
+  { "overlapped_grad_reduce", false, "flag" },
+  { "flash_attention", true, "flag" },
+}
+
+local RUN_KIND = {}
+for _, f in ipairs(RUN_FIELDS) do RUN_KIND[f[1]] = f[3] end
+
+--- The default run table: DEFAULT_RUN plus `flash_attention = true` (a new table).
+function profiles.default_run()
+  local run = {}
+  for _, f in ipairs(RUN_FIELDS) do run[f[1]] = f[2] end
+  return run
+end
+
+--- The names of the run facts, in order.
+function profiles.run_names()
+  local out = {}
+  for i, f in ipairs(RUN_FIELDS) do out[i] = f[1] end
+  return out
+end
+
+-- Name prefixes -> arch (R2 §a.3 infer_arch, plus gpt; qwen3_next added:
+-- Qwen3-Next is the Qwen3.5 hybrid of linear and full attention, which
+-- the qwen profile would price as full attention throughout).
+local ARCH_PREFIXES = {
+  llama2 = "llama2", mixtral = "mixtral", t5 = "t5", pangualpha = "pangualpha",
+  deepseek = "deepseek", qwen3_5 = "qwen3_5", ["qwen3.5"] = "qwen3_5",
+  qwen3_next = "qwen3_5", qwen = "qwen", cm = "cm", gpt = "gpt",
+}
+
+local registered = {}   -- arch -> checked profile (from files or register)
+
+local function sorted_keys(t)
+  local out = {}
+  for k in pairs(t) do out[#out + 1] = k end
+  table.sort(out, function(a, b) return tostring(a) < tostring(b) end)
+  return out
+end
+
+local function is_whole(v)
+  return math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v) and v == v and v ~= math.huge and v ~= -math.huge)
+end
+
+local function fail(file, path, message, accepted)
+  errors.raise { file = file, path = path, message = message, accepted = accepted }
+end
+
+-- Checks one kind of a profile; returns {ops, attention, ffn}.
+local function check_kind(kind, body, file)
+  local where = "kinds." .. kind
+  if type(body) ~= "table" or type(body.ops) ~= "table" then
+    fail(file, where, "a layer kind needs an ops table", "ops = { attMM = 4, ... }")
+  end
+  for key in pairs(body) do
+    if key ~= "ops" and key ~= "attention" and key ~= "ffn" then
+      fail(file, where .. "." .. tostring(key), "unknown key of a layer kind", "ops, attention, ffn")
+    end
+  end
+  local ops, known = {}, {}
+  for _, op in ipairs(profiles.OP_NAMES) do
+    known[op] = true
+    local v = body.ops[op]
+    if v == nil then
+      fail(file, where .. ".ops." .. op, "the op vector lacks " .. op, "every op of " .. table.concat(profiles.OP_NAMES, ", "))
+    end
+    if type(v) ~= "number" or not is_whole(v) or v < 0 then
+      fail(file, where .. ".ops." .. op, "an op count must be a whole number >= 0, got " .. tostring(v))
+    end
+    ops[op] = math.tointeger(v)
+  end
+  for op in pairs(body.ops) do
+    if not known[op] then
+      fail(file, where .. ".ops." .. tostring(op), "unknown op", table.concat(profiles.OP_NAMES, ", "))
+    end
+  end
+  local attention = body.attention or "full"
+  if attention ~= "full" and attention ~= "linear" then
+    fail(file, where .. ".attention", "attention must be full or linear, got " .. tostring(attention))
+  end
+  if body.ffn ~= nil and body.ffn ~= "dense" and body.ffn ~= "moe" then
+    fail(file, where .. ".ffn", "ffn must be dense, moe or absent, got " .. tostring(body.ffn))
+  end
+  return { ops = ops, attention = attention, ffn = body.ffn }
+end
+
+-- Checks the run and model defaults of a profile.
+local function check_defaults(p, file)
+  local run = {}
+  for key, v in pairs(p.run or {}) do
+    local kind = RUN_KIND[key]
+    if not kind then
+      fail(file, "run." .. tostring(key), "unknown run default", table.concat(profiles.run_names(), ", "))
+    elseif kind == "flag" and type(v) ~= "boolean" then
+      fail(file, "run." .. key, "must be true or false, got " .. tostring(v))
+    elseif kind ~= "flag" and (type(v) ~= "number" or not is_whole(v) or v < 0) then
+      fail(file, "run." .. key, "must be a whole number >= 0, got " .. tostring(v))
+    end
+    if kind == "flag" then run[key] = v else run[key] = math.tointeger(v) end
+  end
+  local model = {}
+  for key, v in pairs(p.model or {}) do
+    if key ~= "v_head_dim" then
+      fail(file, "model." .. tostring(key), "a profile's model defaults may only state v_head_dim")
+    end
+    if type(v) ~= "number" or not is_whole(v) or v <= 0 then
+      fail(file, "model.v_head_dim", "must be a positive whole number, got " .. tostring(v))
+    end
+    model.v_head_dim = math.tointeger(v)
+  end
+  return run, model
+end
+
+--- Checks a profile table and returns it normalised:
+-- `{name, file, default, kinds = {[kind] = {ops, attention, ffn}}, kind_names, run, model}`.
+-- Raises a bad-input error naming the file and key otherwise.
+function profiles.check(p, name, file)
+  file = file or ("profile " .. tostring(name))
+  if type(p) ~= "table" then fail(file, nil, "an op profile must return a table") end
+  for key in pairs(p) do
+    if key ~= "kinds" and key ~= "default" and key ~= "run" and key ~= "model" then
+      fail(file, tostring(key), "unknown key of an op profile", "kinds, default, run, model")
+    end
+  end
+  if type(p.kinds) ~= "table" or next(p.kinds) == nil then
+    fail(file, "kinds", "an op profile needs at least one layer kind")
+  end
+  local kinds = {}
+  for kind, body in pairs(p.kinds) do
+    if type(kind) ~= "string" or kind == "" then fail(file, "kinds", "kind names must be non-empty strings") end
+    kinds[kind] = check_kind(kind, body, file)
+  end
+  local kind_names = sorted_keys(kinds)
+  local default = p.default
+  if default == nil and #kind_names == 1 then default = kind_names[1] end
+  if default ~= nil and not kinds[default] then
+    fail(file, "default", "names kind '" .. tostring(default) .. "', which the profile does not declare",
+         table.concat(kind_names, ", "))
+  end
+  local run, model = check_defaults(p, file)
+  return { name = name, file = file, default = default, kinds = kinds, kind_names = kind_names,
+           run = run, model = model }
+end
+
+--- Registers a profile table under `name` (checked), replacing any.
+function profiles.register(name, p, file)
+  if type(name) ~= "string" or not name:match("^[%w_]+$") then
+    errors.raise { message = "an op profile name is letters, digits and _, got " .. tostring(name) }
+  end
+  registered[name] = profiles.check(p, name, file)
+  return registered[name]
+end
+
+--- Loads a profile file (plain data) and registers it under `name`
+-- (default: the file's base name).
+function profiles.load_file(path, name)
+  name = name or path:match("([^/]+)%.lua$")
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then errors.raise { file = path, message = "cannot read the op profile: " .. err } end
+  local ok, p = pcall(chunk)
+  if not ok then errors.raise { file = path, message = "the op profile failed: " .. tostring(p) } end
+  return profiles.register(name, p, path)
+end
+
+--- The archs known: the built-in ones and any registered, sorted.
+function profiles.known_archs()
+  local set = {}
+  for _, a in ipairs(profiles.BUILTIN) do set[a] = true end
+  for a in pairs(registered) do set[a] = true end
+  return sorted_keys(set)
+end
+
+-- Finds and loads the profile file of `arch` on the Lua path, nil if none.
+local function find(arch)
+  if type(arch) ~= "string" or not arch:match("^[%w_]+$") then return nil end
+  local path = package.searchpath("nd.profiles." .. arch, package.path)
+  if not path then return nil end
+  return profiles.load_file(path, arch)
+end
+
+--- The checked profile of `arch`; an unknown arch is a bad-input error
+-- listing the known ones (`path` names the key it was read from).
+function profiles.get(arch, path)
+  local p = registered[arch] or find(arch)
+  if p then return p end
+  errors.raise { path = path or "arch",
+                 message = "unknown arch '" .. tostring(arch) .. "'",
+                 accepted = "the op profiles are " .. table.concat(profiles.known_archs(), ", ") }
+end
+
+--- The arch of a model name: the longest of the known name prefixes the
+-- lowercased name starts with, else "default" with one warning per name.
+-- @tparam string name the model name (model_type)
+-- @param[opt] warnings a collector from nd.warnings
+function profiles.infer_arch(name, warnings)
+  local lower = tostring(name or ""):lower()
+  local best, best_len = nil, 0
+  for prefix, arch in pairs(ARCH_PREFIXES) do
+    if #prefix > best_len and lower:sub(1, #prefix) == prefix then
+      best, best_len = arch, #prefix
+    end
+  end
+  if best then return best end
+  if warnings then
+    warnings:warn(string.format("no op profile matches model '%s', pricing it as 'default'; declare arch to choose one",
+                                tostring(name)))
+  end
+  return "default"
+end
+
+--- The family facts of `arch` (nil or unknown: default): DEFAULT_RUN with
+-- flash_attention, overlaid with the profile's run defaults, plus the
+-- profile's model default `v_head_dim` (nil unless stated).
+function profiles.family(arch)
+  local p = registered[arch] or find(arch) or profiles.get("default")
+  local run = profiles.default_run()
+  for k, v in pairs(p.run) do run[k] = v end
+  run.v_head_dim = p.model.v_head_dim
+  return run
+end
+
+return profiles

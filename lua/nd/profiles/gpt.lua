@@ -1,0 +1,17 @@
+-- gpt.lua: op profile of a GPT-3-style layer (GPT-2, Megatron GPT):
+-- LayerNorm with bias, a plain 2-matmul GeLU MLP, dropout after attention
+-- and after the MLP, no flash attention. Korthikanti et al. 2022 count its
+-- activations as sbh(34 + 5as/h) bytes in fp16: dropout masks in 1 byte
+-- (as^2b for the scores, sbh twice for the residual dropouts: dropout 2),
+-- LayerNorm inputs in 2 bytes (4sbh for the two norms: norm_bytes 2).
+return {
+  default = "decoder",
+  kinds = {
+    decoder = {
+      ops = { attMM = 4, attBMM = 2, ffMM = 2, softmax = 1, dropout = 2, normOp = 2,
+              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
+    },
+  },
+  run = { flash_attention = false, dropout_bytes = 1, norm_bytes = 2 },
+  model = {},
+}

@@ -1,0 +1,193 @@
+-- verify.lua: prints the model a train.yaml, a hub id or a checkpoint
+-- directory resolves to: where its config came from, the settled spec (every
+-- field, the layer stack), parameter counts by part and forward FLOPs per
+-- token, and the warnings raised on the way.
+--
+--   ndlua verify.lua Qwen/Qwen3-30B-A3B
+--   ndlua verify.lua --json examples/qwen3-30b-a3b-fsdp8/train.yaml
+--   ndlua verify.lua --list-models
+
+local nd = require "nd"
+local core = require "nd.core"
+local cli = require "nd.cli"
+local catalog = require "nd.catalog"
+local errors = require "nd.errors"
+local layer_stack = require "nd.layer_stack"
+local model_spec = require "nd.model_spec"
+local profiles = require "nd.profiles"
+local warnings = require "nd.warnings"
+
+local COMMAND = {
+  usage = "ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR",
+  about = "Resolves a model (the model section of a train.yaml, a Hugging Face hub id, or a\n"
+    .. "checkpoint directory holding config.json) and prints its settled spec, where the\n"
+    .. "config came from, its parameters by part and its forward FLOPs per token.",
+  options = {
+    { name = "json", help = "print one JSON document: source, model, params, flops_per_token, warnings" },
+    { name = "list-models", help = "list the built-in model catalog and exit" },
+    { name = "seq-len", short = "s", arg = "N", default = 4096, help = "tokens per sequence for the FLOP count" },
+    { name = "visual-seq-len", arg = "N", default = 0,
+      help = "visual tokens an image gives the tower, as context.visual_seq_len; 0 derives them" },
+  },
+}
+
+local PARAM_PARTS = { "embedding", "attention", "norms", "dense_mlp", "routed_experts", "shared_experts",
+                      "router", "output", "mtp", "vision" }
+local FLOP_PARTS = { "attention_proj", "attention_scores", "linear_recurrence", "mlp", "routed_experts",
+                     "shared_experts", "router", "output", "mtp", "vision" }
+
+-- 1234567 -> "1,234,567" (whole numbers), else "%.4g".
+local function grouped(n)
+  local i = math.tointeger(n) or (n == math.floor(n) and n < 2^63 and math.tointeger(math.floor(n)))
+  if not i then return string.format("%.4g", n) end
+  local s = tostring(i)
+  local sign, digits = s:match("^(-?)(%d+)$")
+  return sign .. digits:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+end
+
+local function short_count(n)
+  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } }) do
+    if math.abs(n) >= u[1] then return string.format("%.2f %s", n / u[1], u[2]) end
+  end
+  return tostring(n)
+end
+
+local function list_models(as_json)
+  local ids = catalog.ids()
+  if as_json then
+    print(core.json.encode(ids, { indent = 2 }))
+    return
+  end
+  for _, id in ipairs(ids) do
+    local config = core.json.load(catalog.path(id))
+    print(string.format("%-36s %s", id, type(config.model_type) == "string" and config.model_type or ""))
+  end
+end
+
+-- The model section of a train.yaml (only that section is read for now).
+local function yaml_model_section(path)
+  local doc = core.yaml.load(path)
+  if type(doc) ~= "table" or type(doc.model) ~= "table" then
+    errors.at(doc, nil, "model", "the train.yaml has no model section",
+              "a model mapping with pretrained_model_name_or_path or config_overrides")
+  end
+  return doc.model
+end
+
+local function is_yaml(path)
+  return path:match("%.ya?ml$") ~= nil
+end
+
+local function format_value(v)
+  if v == nil then return "-" end
+  return tostring(v)
+end
+
+local function format_ops(ops)
+  local parts = {}
+  for _, op in ipairs(profiles.OP_NAMES) do parts[#parts + 1] = op .. " " .. ops[op] end
+  return table.concat(parts, ", ")
+end
+
+local function format_family(family)
+  local parts = {}
+  for _, key in ipairs(profiles.run_names()) do parts[#parts + 1] = key .. " " .. tostring(family[key]) end
+  if family.v_head_dim then parts[#parts + 1] = "v_head_dim " .. family.v_head_dim end
+  return table.concat(parts, ", ")
+end
+
+-- Prints a settled spec (the text model or its tower), every field.
+local function print_spec(spec, fields, indent)
+  local row = indent .. "%-34s %s"
+  for _, f in ipairs(fields) do
+    print(string.format(row, f, format_value(spec[f])))
+  end
+  print(string.format(row, "layers", layer_stack.format(spec.layers)))
+  for _, kind in ipairs(layer_stack.distinct_kinds(spec.layers)) do
+    local k = spec.kinds[kind]
+    print(string.format(row, "kind " .. kind, string.format("attention %s, ffn %s; %s", k.attention,
+                                                            k.ffn or "(the model's)", format_ops(k.ops))))
+  end
+  print(string.format(row, "family", format_family(spec.family)))
+  if spec.activations then
+    local kinds = {}
+    for kind in pairs(spec.activations) do kinds[#kinds + 1] = kind end
+    table.sort(kinds)
+    print(string.format(row, "activations", "census records of " .. table.concat(kinds, ", ")))
+  end
+end
+
+local VISION_ORDER = { "name", "arch", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                       "num_key_value_heads", "head_dim", "intermediate_size", "out_hidden_size", "patch_size",
+                       "temporal_patch_size", "in_channels", "spatial_merge_size", "num_position_embeddings",
+                       "max_position_embeddings", "deepstack_mergers", "qkv_bias", "o_bias", "mlp_bias",
+                       "norm_bias", "patch_bias", "layer_norms" }
+
+local function print_report(spec, source, params, flops)
+  print("source: " .. source.description)
+  if source.path then print("config: " .. source.path) end
+  print("")
+  print("model " .. spec.name .. " (arch " .. spec.arch .. ")")
+  local fields = {}
+  for _, f in ipairs(model_spec.FIELDS) do
+    if f[1] ~= "name" and f[1] ~= "arch" and model_spec.is_scalar_field(f[1]) then fields[#fields + 1] = f[1] end
+  end
+  print_spec(spec, fields, "  ")
+  if spec.vision then
+    print("")
+    print("vision tower " .. spec.vision.name)
+    print_spec(spec.vision, VISION_ORDER, "  ")
+  end
+  if not params then
+    print("")
+    print("(parameters and FLOPs need nd.core.model, which this ndlua lacks)")
+    return
+  end
+  print("")
+  print("parameters")
+  for _, part in ipairs(PARAM_PARTS) do
+    local n = params.by_part[part] or 0
+    print(string.format("  %-16s %22s  %5.1f %%", part, grouped(n), params.total > 0 and 100 * n / params.total or 0))
+  end
+  print(string.format("  %-16s %22s  (%s)", "total", grouped(params.total), short_count(params.total)))
+  print(string.format("  %-16s %22s  (%s; routed experts at top-k, embeddings and head included)", "active",
+                      grouped(params.active), short_count(params.active)))
+  print("")
+  print(string.format("forward FLOPs per token at %d tokens (causal factor %s)", flops.seq_len,
+                      tostring(flops.causal_factor)))
+  for _, part in ipairs(FLOP_PARTS) do
+    if flops.by_part[part] then print(string.format("  %-18s %22s", part, grouped(flops.by_part[part]))) end
+  end
+  print(string.format("  %-18s %22s  (%s)", "total", grouped(flops.total), short_count(flops.total)))
+end
+
+local function main(...)
+  local opts, args = cli.parse(COMMAND, { ... })
+  if opts.help then
+    io.write(cli.help(COMMAND))
+    return
+  end
+  if opts.list_models then return list_models(opts.json) end
+  if #args ~= 1 then
+    errors.raise { message = "verify.lua takes one TRAIN_YAML, HUB_ID or DIR, got " .. #args .. " arguments",
+                   accepted = "ndlua verify.lua --help" }
+  end
+  if opts.seq_len < 1 then errors.raise { path = "--seq-len", message = "must be a positive number of tokens" } end
+  local collector = warnings.new()
+  local target = args[1]
+  local section = is_yaml(target) and yaml_model_section(target) or target
+  local spec, source = nd.resolve_model(section, { warnings = collector, visual_seq_len = opts.visual_seq_len })
+  local params, flops
+  if core.model then
+    local model = core.model(spec)
+    params, flops = model:params(), model:flops(opts.seq_len)
+  end
+  if opts.json then
+    print(core.json.encode({ source = source, model = spec, params = params, flops_per_token = flops,
+                             warnings = core.json.array(collector:all()) }, { indent = 2 }))
+  else
+    print_report(spec, source, params, flops)
+  end
+end
+
+main(...)

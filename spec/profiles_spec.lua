@@ -1,0 +1,175 @@
+-- Op profiles (lua/nd/profiles.lua, lua/nd/profiles/*.lua).
+-- Expected counts are the tables of reference R2 §b.1 and memory-model.md §5.2.
+local profiles = require "nd.profiles"
+local warnings = require "nd.warnings"
+
+local function raised(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, "expected an error")
+  assert.is_true(type(err) == "table" and err.bad_input == true, "expected a bad-input error, got " .. tostring(err))
+  return err.message
+end
+
+local function vector(p, kind)
+  local out = {}
+  for i, op in ipairs(profiles.OP_NAMES) do out[i] = p.kinds[kind].ops[op] end
+  return out
+end
+
+local function tempdir()
+  local p = assert(io.popen("mktemp -d"))
+  local dir = p:read("l")
+  p:close()
+  return dir
+end
+
+describe("nd.profiles", function()
+  it("knows the eleven shipped archs", function()
+    local known = profiles.known_archs()
+    for _, arch in ipairs({ "default", "llama2", "qwen", "qwen3_5", "deepseek", "mixtral", "t5",
+                            "pangualpha", "cm", "vision", "gpt" }) do
+      assert.is_truthy(profiles.get(arch), arch)
+      local found = false
+      for _, k in ipairs(known) do found = found or k == arch end
+      assert.is_true(found, arch)
+    end
+  end)
+
+  it("refuses an unknown arch, listing the known ones", function()
+    local msg = raised(profiles.get, "qwne")
+    assert.matches("unknown arch 'qwne'", msg, 1, true)
+    assert.matches("the op profiles are cm, deepseek, default, gpt, llama2, mixtral, pangualpha, qwen, qwen3_5, t5",
+                   msg, 1, true)
+    raised(profiles.get, "../etc")
+  end)
+
+  it("states the op counts of R2 §b.1", function()
+    local default = { 4, 2, 3, 1, 0, 2, 4, 1, 1, 0 }
+    assert.are.same(default, vector(profiles.get("default"), "decoder"))
+    assert.are.same(default, vector(profiles.get("qwen"), "decoder"))
+    assert.are.same(default, vector(profiles.get("llama2"), "decoder"))
+    assert.are.same(default, vector(profiles.get("qwen3_5"), "full_attention"))
+    assert.are.same({ 4, 0, 3, 0, 0, 2, 4, 0, 1, 1 }, vector(profiles.get("qwen3_5"), "linear_attention"))
+    assert.are.same(default, vector(profiles.get("deepseek"), "dense"))
+    assert.are.same(default, vector(profiles.get("deepseek"), "moe"))
+    assert.are.same({ 4, 2, 3, 2, 0, 5, 4, 1, 1, 0 }, vector(profiles.get("mixtral"), "decoder"))
+    -- memory-model.md §5.2 gives the whole vectors of t5, pangualpha, vision
+    assert.are.same({ 4, 1, 2, 2, 5, 2, 4, 1, 1, 0 }, vector(profiles.get("t5"), "encoder"))
+    assert.are.same({ 8, 2, 2, 4, 7, 3, 6, 1, 1, 0 }, vector(profiles.get("t5"), "decoder"))
+    assert.are.same({ 4, 1, 2, 2, 5, 4, 4, 1, 1, 0 }, vector(profiles.get("pangualpha"), "decoder"))
+    assert.are.same({ 4, 2, 2, 1, 0, 2, 4, 1, 1, 0 }, vector(profiles.get("vision"), "encoder"))
+    -- gpt: a 2-matmul MLP and two residual dropouts (Korthikanti et al. 2022)
+    assert.are.same({ 4, 2, 2, 1, 2, 2, 4, 1, 1, 0 }, vector(profiles.get("gpt"), "decoder"))
+  end)
+
+  it("states each kind's attention and ffn flavour and default kind", function()
+    local q = profiles.get("qwen3_5")
+    assert.are.equal("full_attention", q.default)
+    assert.are.equal("linear", q.kinds.linear_attention.attention)
+    assert.are.equal("full", q.kinds.full_attention.attention)
+    local d = profiles.get("deepseek")
+    assert.are.equal("moe", d.default)
+    assert.are.equal("dense", d.kinds.dense.ffn)
+    assert.are.equal("moe", d.kinds.moe.ffn)
+    assert.are.equal("moe", profiles.get("cm").default)
+    assert.are.equal("encoder", profiles.get("t5").default)
+    assert.is_nil(profiles.get("qwen").kinds.decoder.ffn)
+  end)
+
+  it("gives DEFAULT_RUN plus flash_attention as the default run", function()
+    assert.are.same({ grad_bytes = 4, optimizer_state_bytes = 4, optimizer_states = 2, main_param_bytes = 0,
+                      norm_bytes = 4, dropout_bytes = 0, grad_accumulation = false, shard_activations = false,
+                      loss_parallel = true, reshard_params = false, deferred_grad_accumulation = false,
+                      overlapped_grad_reduce = false, flash_attention = true }, profiles.default_run())
+  end)
+
+  it("resolves each family's run and model defaults (R2 §b.1)", function()
+    assert.is_true(profiles.family("qwen").shard_activations)
+    assert.is_true(profiles.family("qwen3_5").shard_activations)
+    assert.are.equal(2, profiles.family("mixtral").grad_bytes)
+    assert.are.equal(2, profiles.family("llama2").grad_bytes)
+    assert.is_true(profiles.family("llama2").grad_accumulation)
+    assert.are.equal(1, profiles.family("t5").dropout_bytes)
+    assert.are.equal(1, profiles.family("pangualpha").dropout_bytes)
+    assert.are.equal(128, profiles.family("deepseek").v_head_dim)
+    assert.are.equal(128, profiles.family("cm").v_head_dim)
+    assert.is_nil(profiles.family("qwen").v_head_dim)
+    local gpt = profiles.family("gpt")
+    assert.is_false(gpt.flash_attention)
+    assert.are.equal(1, gpt.dropout_bytes)
+    -- unknown or nil: the default family
+    assert.are.same(profiles.family("default"), profiles.family(nil))
+    assert.are.equal(4, profiles.family(nil).grad_bytes)
+  end)
+
+  describe("infer_arch", function()
+    it("takes the longest known prefix of the lowercased name (R2 §a.3, plus gpt)", function()
+      local w = warnings.quiet()
+      local cases = {
+        qwen2 = "qwen", qwen3_moe = "qwen", qwen3_5_moe = "qwen3_5", ["Qwen3.5-9B"] = "qwen3_5",
+        qwen3_next = "qwen3_5", qwen3_vl_moe = "qwen", deepseek_v3 = "deepseek", mixtral = "mixtral",
+        llama2_7b = "llama2", t5 = "t5", pangualpha = "pangualpha", cm_model = "cm", gpt2 = "gpt",
+        GPT2 = "gpt",
+      }
+      for name, arch in pairs(cases) do
+        assert.are.equal(arch, profiles.infer_arch(name, w), name)
+      end
+      assert.are.same({}, w:all())
+    end)
+
+    it("falls back to default with one warning per name", function()
+      local w = warnings.quiet()
+      assert.are.equal("default", profiles.infer_arch("llama", w))
+      assert.are.equal("default", profiles.infer_arch("llama", w))
+      assert.are.equal("default", profiles.infer_arch("gemma2", w))
+      local all = w:all()
+      assert.are.equal(2, #all)
+      assert.matches("no op profile matches model 'llama'", all[1], 1, true)
+    end)
+  end)
+
+  describe("user profiles", function()
+    it("loads an edited copy of a shipped profile file", function()
+      local dir = tempdir()
+      local src = assert(io.open(package.searchpath("nd.profiles.qwen", package.path))):read("a")
+      local edited = src:gsub("shard_activations = true", "shard_activations = true, grad_bytes = 2")
+      local f = assert(io.open(dir .. "/myqwen.lua", "w"))
+      f:write(edited)
+      f:close()
+      local p = profiles.load_file(dir .. "/myqwen.lua")
+      assert.are.equal("myqwen", p.name)
+      assert.are.equal(2, profiles.family("myqwen").grad_bytes)
+      assert.is_truthy(profiles.get("myqwen"))
+      os.execute("rm -rf " .. dir)
+    end)
+
+    it("refuses a broken profile by key", function()
+      local base = function()
+        return { kinds = { decoder = { ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0,
+                 normOp = 2, gather = 4, headCast = 1, ffAct = 1, linrec = 0 } } } }
+      end
+      local p = base()
+      p.kinds.decoder.ops.linrec = nil
+      assert.matches("kinds.decoder.ops.linrec", raised(profiles.register, "broken", p), 1, true)
+      p = base()
+      p.kinds.decoder.ops.attMM = 1.5
+      assert.matches("kinds.decoder.ops.attMM", raised(profiles.register, "broken", p), 1, true)
+      p = base()
+      p.kinds.decoder.attention = "sparse"
+      assert.matches("kinds.decoder.attention", raised(profiles.register, "broken", p), 1, true)
+      p = base()
+      p.run = { grad_bites = 2 }
+      assert.matches("run.grad_bites", raised(profiles.register, "broken", p), 1, true)
+      p = base()
+      p.run = { flash_attention = "no" }
+      assert.matches("run.flash_attention", raised(profiles.register, "broken", p), 1, true)
+      p = base()
+      p.model = { head_dim = 64 }
+      assert.matches("model.head_dim", raised(profiles.register, "broken", p), 1, true)
+      p = base()
+      p.default = "encoder"
+      assert.matches("default", raised(profiles.register, "broken", p), 1, true)
+      assert.matches("kinds", raised(profiles.register, "broken", { kinds = {} }), 1, true)
+    end)
+  end)
+end)
