@@ -5,6 +5,9 @@
 
 #include "docmeta.h"
 #include "json_bridge.h"
+#include "lnd_estimate.h"
+#include "lnd_run.h"
+#include "lnd_types.h"
 #include "luautil.h"
 #include "yaml_bridge.h"
 
@@ -57,12 +60,18 @@ static const luaL_Reg core_functions[] = {
     {"keys", docmeta_lua_keys},
     {"where", docmeta_lua_where},
     {"array", docmeta_lua_array},
+    {"model", lnd_model_new},
+    {"run", lnd_run_new},
+    {"estimate", lnd_estimate},
+    {"layout", lnd_layout},
     {NULL, NULL},
 };
 
 int luaopen_nd_core(lua_State *L)
 {
     docmeta_open(L);
+    lnd_open_model(L);
+    lnd_open_run_api(L);
     luaL_newlib(L, core_functions);
     luaL_newlib(L, yaml_functions);
     lua_setfield(L, -2, "yaml");

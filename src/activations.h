@@ -1,0 +1,53 @@
+/* activations.h: bytes a layer keeps for backward, by formula or from a census record. */
+#ifndef NDLUA_ACTIVATIONS_H
+#define NDLUA_ACTIVATIONS_H
+
+#include <stdbool.h>
+
+#include "derive.h"
+#include "model.h"
+#include "run.h"
+
+/* Bytes per token (of one CP rank, micro-batch size 1) a layer keeps, split
+ * as parallelism divides them: `shared` is divided by sequence parallelism
+ * (sp), `tp` by the TP degree, `expert` by the expert TP degree. K/V kept
+ * whole under ring CP are already multiplied by cp. */
+typedef struct {
+    double shared, tp, expert;
+} act_split;
+
+/* The activations of one layer of kind k kept for backward when not fully
+ * recomputed; keep is the switch set of a selectively recomputed layer
+ * (1 keeps an op's activation, 0 recomputes it), NULL for a plain layer.
+ * seq is the sequence length the layer runs at (s, or s / seq_split). */
+act_split kind_activations(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                           const signed char *keep, double seq);
+
+/* Bytes per token after division: shared/sp + tp/t + expert/t_exp. */
+double act_per_token(const act_split *a, const run_t *r, const derived_t *d);
+
+/* A fully recomputed layer keeps its input: h·bytes_compute / shard_recompute_input. */
+double full_recompute_per_token(const model_t *m, const derived_t *d);
+
+/* The output layer (final norm, head, loss) per token, kept and at its backward peak. */
+act_split output_activations(const model_t *m, const run_t *r, const derived_t *d);
+act_split output_working(const model_t *m, const run_t *r, const derived_t *d);
+/* The divisor of the output's TP part: t under a vocabulary-parallel loss, else 1. */
+double output_tp_divisor(const run_t *r, const derived_t *d);
+
+/* The embedding layer per token (its token ids; its dropout mask where the family drops out). */
+double embedding_per_token(const model_t *m, const run_t *r, const derived_t *d);
+
+/* An MTP module's own activations besides its layer and output, per token. */
+double mtp_extra_per_token(const model_t *m, const derived_t *d);
+
+/* Census pricing (model-spec §c.5): whether kind k at this recompute option
+ * is priced from its record, and the bytes per token kept / held at the
+ * backward peak (tp part over t, the rest over sp, plus gathered K/V under
+ * ring CP). */
+bool census_applies(const layer_kind *k, const derived_t *d, const signed char *keep, bool selective);
+double census_kept_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d,
+                             bool selective);
+double census_working_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d);
+
+#endif

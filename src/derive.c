@@ -1,0 +1,210 @@
+/* derive.c: sharding divisors, expert degrees, byte widths and switches a run implies. */
+#include "derive.h"
+
+#include <string.h>
+
+int64_t gcd64(int64_t a, int64_t b)
+{
+    if (a < 0)
+        a = -a;
+    if (b < 0)
+        b = -b;
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Expert degrees (model-spec §d.4 step 2):
+ *   etp > 1:  t_exp = etp,  d_exp = d·t·cp / t_exp / ep
+ *   else:     t_exp = t,    d_exp = d/ep if d >= ep else d·t/ep,  t_exp = 1 if t_exp·ep > d·t
+ *   edp_group = d·t·cp / (expert_tp·ep),  expert_tp = etp if etp > 1 else 1
+ * An impossible layout is clamped to 1 (and flagged), as the reference's
+ * non-strict derive does: the search refuses such candidates earlier. */
+static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
+{
+    int64_t dp = r->dp, t = r->tp, cp = r->cp, ep = r->ep;
+    int64_t t_exp, d_exp;
+    if (r->etp > 1) {
+        t_exp = r->etp;
+        d_exp = dp * t * cp / t_exp / ep;
+    } else {
+        t_exp = t;
+        d_exp = dp >= ep ? dp / ep : dp * t / ep;
+        if (t_exp * ep > dp * t)
+            t_exp = 1;
+    }
+    int64_t expert_tp = r->etp > 1 ? r->etp : 1;
+    int64_t edp = dp * t * cp / (expert_tp * ep);
+    bool moe = m->experts > 1;
+    d->experts_clamped = moe && (edp < 1 || t_exp < 1 || d_exp < 1);
+    d->t_exp = max64(1, t_exp);
+    d->d_exp = max64(1, d_exp);
+    d->edp_group = max64(1, edp);
+    d->expert_dp_ranks = max64(1, dp * t * cp / (d->t_exp * ep));
+}
+
+/* The routed experts' optimizer/FSDP shard (model-spec §d.4 step 3). */
+static double routed_expert_shard(const model_t *m, const run_t *r, const derived_t *d)
+{
+    int64_t group = d->d_exp * r->cp * d->t_exp;
+    (void)m;
+    if (r->expert_shard_group && r->ep > 1)
+        return (double)d->edp_group;
+    if (r->expert_shard <= 0)
+        return r->optimizer_parallel ? (double)group : (double)(d->param_cp * d->t_exp);
+    if (r->ep > 1)
+        return (double)gcd64(r->expert_shard, group);
+    return (double)(d->optimizer_ranks * d->param_cp * d->t_exp);
+}
+
+/* Optimizer sharding (memory-model.md §4.3, lineage B):
+ *   ranks = optimizer_shard if it divides the domain (d, or d·cp when the
+ *           shard spans CP), else the domain; 1 without an optimizer shard
+ *   non-expert:  partial = ranks·t·param_cp,  full = (d or 1)·cp·t
+ *   routed:      routed_expert_shard;  shared: gcd(n_exp, ranks·t_exp)
+ *   gradients:   as parameters (FSDP), as the full optimizer shard
+ *                (gradient_accumulation_shard), else t, t_exp, t_exp */
+static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
+{
+    int64_t dp = r->dp, t = r->tp, cp = r->cp;
+    d->param_cp = r->shard_spans_cp ? 1 : cp;
+    int64_t domain = r->shard_spans_cp ? dp * cp : dp;
+    int64_t ranks = 1;
+    if (r->optimizer_parallel)
+        ranks = r->optimizer_shard >= 1 && domain % r->optimizer_shard == 0 ? r->optimizer_shard : domain;
+    d->optimizer_ranks = ranks;
+    d->shard_p_os_non_exp_partial = (double)(ranks * t * d->param_cp);
+    d->shard_p_os_non_exp = (double)((r->optimizer_parallel ? dp : 1) * cp * t);
+    d->shard_p_os_exp_partial = (double)gcd64(m->experts, ranks * d->t_exp);
+    d->shard_p_os_exp = routed_expert_shard(m, r, d);
+    if (r->grad_shard_as_params) {
+        d->shard_grad_non_exp = d->shard_p_os_non_exp_partial;
+        d->shard_grad_exp = d->shard_p_os_exp;
+        d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
+    } else if (r->grad_shard) {
+        d->shard_grad_non_exp = d->shard_p_os_non_exp;
+        d->shard_grad_exp = d->shard_p_os_exp;
+        d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
+    } else {
+        d->shard_grad_non_exp = (double)t;
+        d->shard_grad_exp = (double)d->t_exp;
+        d->shard_grad_exp_partial = (double)d->t_exp;
+    }
+    d->fsdp = r->grad_shard_as_params && r->optimizer_parallel;
+}
+
+/* Embedding sharding (memory-model.md §4.5):
+ *   shard_embed = (ranks if emb_dp_sharded else 1) · (1 if vocab_emb_dp and p == 1 else t)
+ * with ranks the optimizer ranks under FSDP, else d. */
+static void derive_embedding(const run_t *r, derived_t *d)
+{
+    int64_t tp = r->vocab_emb_dp && r->pp == 1 ? 1 : r->tp;
+    int64_t ranks = r->grad_shard_as_params ? (r->optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
+    d->shard_embed = (double)((r->emb_dp_sharded ? ranks : 1) * tp);
+    d->gather_embed = d->fsdp && r->emb_dp_sharded ? (double)ranks : 1.0;
+}
+
+/* Communication flags (memory-model.md §4.4): ZeRO level 2 or 3 of the DP
+ * traffic, and whether TP, EP and CP exchange anything. */
+static void derive_comm(const model_t *m, const run_t *r, derived_t *d)
+{
+    int level = r->grad_shard || r->grad_shard_as_params ? 3 : 2;
+    d->comm_d_non_exp = r->dp == 1 || !r->optimizer_parallel ? 0 : level;
+    d->comm_d_exp = d->expert_dp_ranks == 1 || !r->optimizer_parallel ? 0 : level;
+    d->comm_t = r->tp > 1;
+    d->comm_ep = r->ep > 1 && m->experts > 1;
+    d->comm_cp = r->cp > 1;
+}
+
+/* Whether any layer of the run is selectively recomputed. */
+static bool run_has_selective(const run_t *r)
+{
+    if (r->n_ranges > 0) {
+        for (int i = 0; i < r->n_ranges; i++)
+            if (r->ranges[i].mode == REC_SELECTIVE)
+                return true;
+        return false;
+    }
+    if (r->full_recompute.form != FORM_NONE)
+        return false; /* a stated full recompute wins, as the reference's full_rec does */
+    return r->selective_recompute.form != FORM_NONE;
+}
+
+/* The switches of the run's rule (memory-model.md §4.6): 1 keeps the op's
+ * activation, 0 recomputes it; they act on selectively recomputed layers. */
+static void derive_switches(const run_t *r, derived_t *d)
+{
+    signed char *s = d->switches;
+    memset(s, 1, SW_COUNT);
+    bool sel = run_has_selective(r);
+    if (!sel) {
+        if (r->rule == RULE_MINDFORMERS)
+            s[SW_GATHER] = !(r->selective_comm_recompute && d->sp > 1);
+        return;
+    }
+    if (r->rule == RULE_HYPERPARALLEL) {
+        s[SW_HEADCAST] = s[SW_DROPOUT] = s[SW_SOFTMAX] = s[SW_NORMOP] = s[SW_GATHER] = s[SW_FFACT] = 0;
+    } else if (r->rule == RULE_MINDFORMERS) {
+        bool sp = d->sp > 1;
+        s[SW_ATTBMM] = !(!d->flash && sp);
+        s[SW_HEADCAST] = !d->flash;
+        s[SW_SOFTMAX] = d->flash;
+        s[SW_NORMOP] = !sp;
+        s[SW_GATHER] = !(r->selective_comm_recompute && sp);
+        s[SW_FFACT] = !sp;
+    } else { /* megatron: Korthikanti et al.'s selective recompute of the attention core */
+        s[SW_SOFTMAX] = s[SW_DROPOUT] = s[SW_HEADCAST] = 0;
+    }
+}
+
+static int pick(int stated, int family) { return stated >= 0 ? stated : family; }
+static bool pick_flag(tristate stated, bool family) { return stated == UNSTATED ? family : stated == YES; }
+
+/* Byte widths and family facts (memory-model.md §4.8):
+ *   bytes_grad = grad_bytes when p > 1 or the run accumulates gradients, else 0
+ *   bytes_optim = states·state_bytes + main_param_bytes (layers)
+ *   bytes_optim_table = 2·state_bytes + main_param_bytes (embedding, output) */
+static void derive_bytes(const model_t *m, const run_t *r, derived_t *d)
+{
+    const family_run *f = &m->family;
+    d->bytes_p = r->param_bytes;
+    d->bytes_compute = r->compute_bytes;
+    d->bytes_softmax = r->softmax_bytes;
+    d->accumulates_grads = pick_flag(r->grad_accumulation, f->grad_accumulation);
+    int grad = pick(r->grad_bytes, f->grad_bytes);
+    d->bytes_grad = r->pp > 1 || d->accumulates_grads ? grad : 0;
+    d->bytes_os = pick(r->optimizer_state_bytes, f->optimizer_state_bytes);
+    int states = pick(r->optimizer_states, f->optimizer_states);
+    int main_params = pick(r->main_param_bytes, f->main_param_bytes);
+    d->bytes_main = r->swap_optimizer ? 0 : main_params;
+    d->bytes_optim = r->swap_optimizer ? 0 : states * d->bytes_os + main_params;
+    d->bytes_optim_table = r->swap_optimizer ? 0 : 2 * d->bytes_os + main_params;
+    d->bytes_norm = pick(r->norm_bytes, f->norm_bytes);
+    d->bytes_dropout = pick(r->dropout_bytes, f->dropout_bytes);
+    d->shard_activations = pick_flag(r->shard_activations, f->shard_activations);
+    d->shards_logits = pick_flag(r->loss_parallel, f->loss_parallel);
+    d->shard_recompute_input = d->shard_activations || r->recompute_slice_activation ? r->tp : 1;
+    d->shard_output_activ = d->shard_activations && d->shards_logits ? r->tp : 1;
+}
+
+void derive(const model_t *m, const run_t *r, derived_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->sp = r->sequence_parallel ? r->tp : 1;
+    derive_experts(m, r, d);
+    derive_sharding(m, r, d);
+    derive_embedding(r, d);
+    derive_comm(m, r, d);
+    d->keeps_param_casts = r->param_casts == UNSTATED ? !r->optimizer_parallel : r->param_casts == YES;
+    d->flash = pick_flag(r->flash_attention, m->family.flash_attention);
+    derive_switches(r, d);
+    d->s_fa = d->flash && m->heads > 0 ? (double)r->seq_length / (double)m->heads : (double)r->seq_length;
+    d->n_qknorm = m->qk_norm ? 1 : 0;
+    derive_bytes(m, r, d);
+    d->tokens = (double)r->seq_length * (double)r->micro_batch_size / (double)r->cp;
+}

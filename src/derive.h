@@ -1,0 +1,48 @@
+/* derive.h: the quantities a run's stated facts imply for a model (the reference's derive). */
+#ifndef NDLUA_DERIVE_H
+#define NDLUA_DERIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "run.h"
+
+typedef struct {
+    /* sequence parallelism: the factor that splits the non-TP activations */
+    int64_t sp;
+    /* expert degrees */
+    int64_t t_exp, d_exp, edp_group, expert_dp_ranks;
+    bool experts_clamped; /* the layout could not hold the experts; clamped to 1 */
+    /* optimizer / FSDP sharding */
+    int64_t param_cp, optimizer_ranks;
+    double shard_p_os_non_exp_partial, shard_p_os_non_exp, shard_p_os_exp_partial, shard_p_os_exp;
+    double shard_grad_non_exp, shard_grad_exp, shard_grad_exp_partial;
+    double shard_embed, gather_embed;
+    bool fsdp;
+    /* communication flags */
+    int comm_d_non_exp, comm_d_exp; /* 0 none, 2 ZeRO-1/2, 3 ZeRO-3 */
+    bool comm_t, comm_ep, comm_cp;
+    bool keeps_param_casts;
+    /* recompute switches of the run's selective rule */
+    signed char switches[SW_COUNT];
+    /* attention */
+    bool flash;
+    double s_fa;
+    int n_qknorm;
+    /* byte widths */
+    int bytes_p, bytes_compute, bytes_softmax, bytes_grad, bytes_os, bytes_optim, bytes_optim_table;
+    int bytes_main; /* main-param copy bytes, inside bytes_optim */
+    int bytes_norm, bytes_dropout;
+    bool accumulates_grads, shard_activations, shards_logits;
+    int64_t shard_recompute_input, shard_output_activ;
+    /* tokens of one micro-batch on one CP rank */
+    double tokens;
+} derived_t;
+
+/* Derives from the model and the run (memory-model.md §4, model-spec §d.4). */
+void derive(const model_t *m, const run_t *r, derived_t *d);
+
+int64_t gcd64(int64_t a, int64_t b);
+
+#endif

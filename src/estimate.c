@@ -1,0 +1,410 @@
+/* estimate.c: walks the pipeline layout and sums static and dynamic memory per stage. */
+#include "estimate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activations.h"
+#include "schedule.h"
+
+void estimate_init(estimate_t *e)
+{
+    memset(e, 0, sizeof *e);
+    layout_init(&e->layout);
+}
+
+void estimate_free(estimate_t *e)
+{
+    free(e->stages);
+    free(e->rows);
+    layout_free(&e->layout);
+    estimate_init(e);
+}
+
+static int reserve_stages(estimate_t *e, int64_t pp)
+{
+    if (e->pp < pp || e->stages == NULL) {
+        free(e->stages);
+        e->stages = calloc((size_t)pp, sizeof *e->stages);
+        if (e->stages == NULL) {
+            snprintf(e->error, sizeof e->error, "out of memory");
+            return -1;
+        }
+    }
+    e->pp = pp;
+    memset(e->stages, 0, (size_t)pp * sizeof *e->stages);
+    e->n_rows = 0;
+    return 0;
+}
+
+static estimate_row *new_row(estimate_t *e)
+{
+    if (e->n_rows == e->cap_rows) {
+        int cap = e->cap_rows ? 2 * e->cap_rows : 64;
+        estimate_row *rows = realloc(e->rows, (size_t)cap * sizeof *rows);
+        if (rows == NULL)
+            return NULL;
+        e->rows = rows;
+        e->cap_rows = cap;
+    }
+    estimate_row *row = &e->rows[e->n_rows++];
+    memset(row, 0, sizeof *row);
+    return row;
+}
+
+/* What pricing one stage needs, for the text model or the vision tower. */
+typedef struct {
+    const model_t *m;
+    const run_t *r;
+    const derived_t *d;
+    bool vision, frozen;
+    double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
+} pricing;
+
+static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen)
+{
+    double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
+    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq};
+    return p;
+}
+
+static const signed char *switches_of(const pricing *p, const layer_run *run)
+{
+    if (run->mode != REC_SELECTIVE)
+        return NULL;
+    return run->switches != NULL ? run->switches : p->d->switches;
+}
+
+/* Bytes one layer of the run keeps for one micro-batch. */
+static double run_activation(const pricing *p, const layer_run *run, bool *by_census)
+{
+    const layer_kind *k = &p->m->kinds[run->kind];
+    *by_census = false;
+    if (p->frozen)
+        return 0.0;
+    if (run->mode == REC_FULL)
+        return full_recompute_per_token(p->m, p->d) * p->tokens;
+    const signed char *keep = switches_of(p, run);
+    bool selective = run->mode == REC_SELECTIVE;
+    double per_token;
+    if (census_applies(k, p->d, keep, selective)) {
+        *by_census = true;
+        per_token = census_kept_per_token(k, p->m, p->r, p->d, selective);
+    } else {
+        act_split a = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+        per_token = act_per_token(&a, p->r, p->d);
+    }
+    return per_token * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
+}
+
+/* What one layer holds at its backward's peak: a census record's working
+ * set, else its activations priced as a plain layer (a recomputed layer
+ * materialises them all again). */
+static double run_working(const pricing *p, const layer_run *run)
+{
+    const layer_kind *k = &p->m->kinds[run->kind];
+    if (p->frozen)
+        return 0.0;
+    if (k->census != NULL)
+        return census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
+    const signed char *keep = run->mode == REC_SELECTIVE ? switches_of(p, run) : NULL;
+    act_split a = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+    return act_per_token(&a, p->r, p->d) * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
+}
+
+static double run_comm(const pricing *p, const layer_run *run)
+{
+    const layer_kind *k = &p->m->kinds[run->kind];
+    layer_comm c = layer_comm_buffers(p->m, k, p->r, p->d, switches_of(p, run), p->tokens);
+    return comm_combined(&c);
+}
+
+static double split_bytes(const act_split *a, const pricing *p, double tp_divisor)
+{
+    return a->shared / (double)p->d->sp + a->tp / tp_divisor + a->expert / (double)p->d->t_exp;
+}
+
+static double output_activation(const pricing *p)
+{
+    if (p->frozen)
+        return 0.0;
+    const census_record *c = p->m->output_census;
+    double div = output_tp_divisor(p->r, p->d);
+    if (c != NULL)
+        return (c->saved / (double)p->d->sp + c->saved_tp / div) * p->tokens;
+    act_split a = output_activations(p->m, p->r, p->d);
+    return split_bytes(&a, p, div) * p->tokens;
+}
+
+static double output_working_bytes(const pricing *p)
+{
+    if (p->frozen)
+        return 0.0;
+    const census_record *c = p->m->output_census;
+    double div = output_tp_divisor(p->r, p->d);
+    if (c != NULL)
+        return (c->working / (double)p->d->sp + c->working_tp / div) * p->tokens;
+    act_split a = output_working(p->m, p->r, p->d);
+    return split_bytes(&a, p, div) * p->tokens;
+}
+
+static int add_row(estimate_t *e, stage_estimate *st, const estimate_row *proto)
+{
+    estimate_row *row = new_row(e);
+    if (row == NULL) {
+        snprintf(e->error, sizeof e->error, "out of memory");
+        return -1;
+    }
+    *row = *proto;
+    double n = (double)row->count;
+    st->stat.params += n * row->static_per_layer.params;
+    st->stat.grads += n * row->static_per_layer.grads;
+    st->stat.optimizer += n * row->static_per_layer.optimizer;
+    st->stat.main_params += n * row->static_per_layer.main_params;
+    st->activations += n * row->activation_per_layer * (double)row->in_flight;
+    if (row->comm_per_layer > st->comm)
+        st->comm = row->comm_per_layer;
+    return 0;
+}
+
+static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf,
+                         bool tied_here)
+{
+    estimate_row row = {0};
+    row.chunk = chunk;
+    row.type = ROW_EMBEDDING;
+    row.kind = "embedding";
+    row.vision = p->vision;
+    row.count = 1;
+    row.static_per_layer = embedding_static(p->m, p->r, p->d, tied_here, p->frozen);
+    row.activation_per_layer = p->frozen ? 0.0 : embedding_per_token(p->m, p->r, p->d) * p->tokens;
+    row.comm_per_layer = embedding_comm(p->m, p->r, p->d, p->tokens);
+    row.in_flight = mf;
+    return add_row(e, st, &row);
+}
+
+/* The output head, then each MTP module's own tables and activations. */
+static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf)
+{
+    estimate_row row = {0};
+    row.chunk = chunk;
+    row.type = ROW_OUTPUT;
+    row.kind = "output";
+    row.vision = p->vision;
+    row.count = 1;
+    row.static_per_layer = output_static(p->m, p->r, p->d, p->frozen);
+    row.activation_per_layer = output_activation(p);
+    row.comm_per_layer = output_comm(p->m, p->r, p->d);
+    row.in_flight = mf;
+    row.census = p->m->output_census != NULL;
+    if (add_row(e, st, &row) != 0)
+        return -1;
+    int64_t mtp = model_mtp_layers(p->m);
+    if (mtp == 0 || p->vision)
+        return 0;
+    estimate_row module = row;
+    module.type = ROW_MTP_MODULE;
+    module.kind = "mtp_module";
+    module.count = mtp;
+    module.mtp = true;
+    module.static_per_layer = mtp_module_static(p->m, p->r, p->d, p->frozen);
+    module.activation_per_layer =
+        row.activation_per_layer +
+        (p->frozen ? 0.0 : (embedding_per_token(p->m, p->r, p->d) + mtp_extra_per_token(p->m, p->d)) * p->tokens);
+    return add_row(e, st, &module);
+}
+
+static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
+                    const chunk_layout *ch, int64_t chunk, int64_t mf)
+{
+    for (int i = 0; i < ch->n_runs; i++) {
+        const layer_run *run = &l->runs[ch->first_run + i];
+        const layer_kind *k = &p->m->kinds[run->kind];
+        estimate_row row = {0};
+        row.chunk = chunk;
+        row.type = ROW_LAYERS;
+        row.kind = k->name;
+        row.vision = p->vision;
+        row.mtp = run->mtp;
+        row.count = run->count;
+        row.mode = run->mode;
+        row.static_per_layer = layer_static(p->m, k, p->r, p->d, p->frozen);
+        row.activation_per_layer = run_activation(p, run, &row.census);
+        row.comm_per_layer = run_comm(p, run);
+        row.in_flight = mf;
+        if (row.census)
+            e->census_used = true;
+        if (add_row(e, st, &row) != 0)
+            return -1;
+        if (p->d->fsdp && !p->r->reshard_params)
+            st->held_params += (double)run->count * layer_gathered_params(p->m, k, p->r, p->d);
+    }
+    return 0;
+}
+
+void vision_run(const model_t *m, const run_t *r, run_t *out)
+{
+    *out = *r;
+    out->vocab_emb_dp = false;
+    out->tie_embeddings = false;
+    out->mtp_in_offset = false;
+    out->grouped_gemm = false;
+    out->capacity_factor = 1.0;
+    out->loss_parallel = YES;
+    out->ep = 1;
+    out->etp = 0;
+    out->seq_length = r->visual_seq_length > 0 ? r->visual_seq_length
+                      : m->max_positions > 0  ? m->max_positions
+                                              : 1024;
+    /* The tower follows a run-wide recompute mode; per-stage counts and
+     * ranges count the language model's layers, so they leave it plain. */
+    out->n_ranges = 0;
+    out->ranges = NULL;
+    out->offset.form = FORM_NONE;
+    if (r->n_ranges > 0 || (r->full_recompute.form != FORM_ALL && r->full_recompute.form != FORM_NONE))
+        out->full_recompute.form = FORM_NONE;
+    if (r->n_ranges > 0 || (r->selective_recompute.form != FORM_ALL && r->selective_recompute.form != FORM_NONE))
+        out->selective_recompute.form = FORM_NONE;
+    out->pp = out->vpp = 1;
+}
+
+/* The vision tower, front-loaded on the first stage's first chunk. */
+static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const run_t *r, int64_t mf)
+{
+    const model_t *v = m->vision;
+    run_t vr;
+    vision_run(v, r, &vr);
+    derive(v, &vr, &e->vision_derived);
+    layout_t tower;
+    layout_init(&tower);
+    if (layout_build(&tower, v, &vr) != 0) {
+        snprintf(e->error, sizeof e->error, "vision tower: %.200s", tower.error);
+        layout_free(&tower);
+        return -1;
+    }
+    pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision);
+    const chunk_layout *ch = layout_chunk(&tower, 0, 0);
+    int rc = add_embedding(e, st, &p, 0, mf, false);
+    if (rc == 0)
+        rc = add_runs(e, st, &p, &tower, ch, 0, mf);
+    if (rc == 0)
+        rc = add_output(e, st, &p, 0, mf);
+    layout_free(&tower);
+    return rc;
+}
+
+/* Backward overhead of a 1F1B-like schedule (memory-model.md §8.2): the
+ * last node of the stage's last chunk is priced again at one micro-batch,
+ * a recomputed layer as a plain one; an output node also brings the last
+ * MTP layer before it. */
+static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
+{
+    const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
+    const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
+    if (ch->output) {
+        double o = output_working_bytes(p) + output_comm(p->m, p->r, p->d);
+        if (last != NULL && last->mtp)
+            o += run_working(p, last) + run_comm(p, last);
+        return o;
+    }
+    if (last == NULL)
+        return 0.0;
+    return run_working(p, last) + run_comm(p, last);
+}
+
+/* DualPipeV: max(fwd_first + bwd_last, fwd_last + bwd_first), where fwd_first
+ * sums the first chunk's activations at one micro-batch, fwd_last prices the
+ * second chunk's last node as a plain layer, and bwd_* is the largest
+ * recomputed layer's working set in the other chunk (memory-model.md §8.2). */
+static double overhead_dualpipe(const pricing *p, const layout_t *l, int64_t stage)
+{
+    const chunk_layout *first = layout_chunk(l, stage, 0);
+    const chunk_layout *second = l->vpp > 1 ? layout_chunk(l, stage, 1) : first;
+    double fwd_first = 0, bwd_first = 0, fwd_last = 0, bwd_last = 0;
+    bool by_census;
+    for (int i = 0; i < first->n_runs; i++) {
+        const layer_run *run = &l->runs[first->first_run + i];
+        fwd_first += (double)run->count * run_activation(p, run, &by_census);
+        if (run->mode == REC_FULL && run_working(p, run) > bwd_first)
+            bwd_first = run_working(p, run);
+    }
+    for (int i = 0; i < second->n_runs; i++) {
+        const layer_run *run = &l->runs[second->first_run + i];
+        if (run->mode == REC_FULL && run_working(p, run) > bwd_last)
+            bwd_last = run_working(p, run);
+    }
+    if (second->output)
+        fwd_last = output_working_bytes(p);
+    else if (second->n_runs > 0)
+        fwd_last = run_working(p, &l->runs[second->first_run + second->n_runs - 1]);
+    double a = fwd_first + bwd_last, b = fwd_last + bwd_first;
+    return a > b ? a : b;
+}
+
+static double backward_overhead(const pricing *p, const layout_t *l, int64_t stage)
+{
+    if (p->r->frozen || p->r->schedule == SCHED_GPIPE)
+        return 0.0;
+    if (p->r->schedule == SCHED_ZERO_BUBBLE_V)
+        return overhead_dualpipe(p, l, stage);
+    return overhead_1f1b(p, l, stage);
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)
+{
+    stage_estimate *st = &e->stages[s];
+    st->first_row = e->n_rows;
+    const chunk_layout *out = NULL;
+    for (int64_t c = 0; c < r->vpp; c++)
+        if (layout_chunk(&e->layout, s, c)->output)
+            out = layout_chunk(&e->layout, s, c);
+    for (int64_t c = 0; c < r->vpp; c++) {
+        const chunk_layout *ch = layout_chunk(&e->layout, s, c);
+        int64_t mf = max64(1, micro_factor(r, s, c));
+        if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
+            return -1;
+        if (ch->embedding && add_embedding(e, st, p, c, mf, r->tie_embeddings && out != NULL) != 0)
+            return -1;
+        if (add_runs(e, st, p, &e->layout, ch, c, mf) != 0)
+            return -1;
+        if (ch->output && add_output(e, st, p, c, mf) != 0)
+            return -1;
+    }
+    st->n_rows = e->n_rows - st->first_row;
+    st->backward_overhead = backward_overhead(p, &e->layout, s);
+    st->comm += st->held_params;
+    double dynamic = st->activations + st->comm + st->backward_overhead;
+    double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
+    st->reserve = dynamic > 0 ? reserve : 0.0;
+    st->total = static_total(&st->stat) + dynamic + st->reserve;
+    return 0;
+}
+
+int estimate_run(estimate_t *e, const model_t *m, const run_t *r)
+{
+    e->error[0] = '\0';
+    e->census_used = false;
+    if (reserve_stages(e, r->pp) != 0)
+        return -1;
+    if (layout_build(&e->layout, m, r) != 0) {
+        snprintf(e->error, sizeof e->error, "%s", e->layout.error);
+        return -1;
+    }
+    derive(m, r, &e->derived);
+    e->experts_clamped = e->derived.experts_clamped;
+    pricing p = make_pricing(m, r, &e->derived, false, r->frozen);
+    e->peak = -1;
+    for (int64_t s = 0; s < r->pp; s++) {
+        if (price_stage(e, m, r, &p, s) != 0)
+            return -1;
+        if (e->stages[s].total > e->peak) {
+            e->peak = e->stages[s].total;
+            e->peak_stage = s;
+        }
+    }
+    e->fits = e->peak <= (double)r->device_memory_bytes;
+    return 0;
+}

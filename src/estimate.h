@@ -1,0 +1,68 @@
+/* estimate.h: the per-stage memory estimate of a model under a run. */
+#ifndef NDLUA_ESTIMATE_H
+#define NDLUA_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "derive.h"
+#include "layout.h"
+#include "memory.h"
+#include "model.h"
+#include "run.h"
+
+/* The default allocator reserve: 1 GiB a stage that holds any activation,
+ * as the reference's safety buffer. */
+#define DEFAULT_RESERVE_BYTES ((double)(1 << 30))
+
+typedef enum { ROW_LAYERS, ROW_EMBEDDING, ROW_OUTPUT, ROW_MTP_MODULE } row_type;
+
+/* One run of layers of one kind in one chunk (or the embedding, the output,
+ * an MTP module's own tables). Bytes are per layer; activations are what
+ * one layer keeps for one micro-batch, held in_flight times at the peak. */
+typedef struct {
+    int64_t chunk;
+    row_type type;
+    const char *kind;       /* the kind's name, "embedding", "output" or "mtp_module" */
+    bool vision, mtp, census;
+    int64_t count;
+    recompute_mode mode;
+    static_bytes static_per_layer;
+    double activation_per_layer, comm_per_layer;
+    int64_t in_flight;
+} estimate_row;
+
+typedef struct {
+    static_bytes stat;
+    double activations, comm, backward_overhead, reserve, total;
+    double held_params; /* FSDP weights kept gathered from forward to backward (inside comm) */
+    int first_row, n_rows;
+} stage_estimate;
+
+typedef struct {
+    int64_t pp;
+    stage_estimate *stages;
+    estimate_row *rows;
+    int n_rows, cap_rows;
+    double peak;
+    int64_t peak_stage;
+    bool fits;
+    bool experts_clamped, census_used;
+    derived_t derived, vision_derived;
+    layout_t layout;
+    char error[256];
+} estimate_t;
+
+void estimate_init(estimate_t *e);
+void estimate_free(estimate_t *e);
+
+/* Estimates every stage. Returns 0, or -1 with e->error (a layout that
+ * does not fit the stack). Reuses e's memory across calls. All byte values
+ * are doubles; callers round each reported component to the nearest byte. */
+int estimate_run(estimate_t *e, const model_t *m, const run_t *r);
+
+/* The run a vision tower runs under: the language model's strategy with no
+ * vocabulary, no tied table, no MTP, no experts, all on the first stage. */
+void vision_run(const model_t *m, const run_t *r, run_t *out);
+
+#endif

@@ -1,0 +1,279 @@
+/* layout.c: pipeline partition of the layer stack over stages and VPP chunks, and recompute per layer. */
+#include "layout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void layout_init(layout_t *l)
+{
+    memset(l, 0, sizeof *l);
+}
+
+void layout_free(layout_t *l)
+{
+    free(l->chunks);
+    free(l->runs);
+    free(l->counts);
+    layout_init(l);
+}
+
+int64_t layout_order(const run_t *r, int64_t stage, int64_t chunk)
+{
+    bool climbs_back = r->schedule == SCHED_ZERO_BUBBLE_V && chunk % 2 == 1;
+    return chunk * r->pp + (climbs_back ? r->pp - 1 - stage : stage);
+}
+
+static int fail(layout_t *l, const char *msg)
+{
+    snprintf(l->error, sizeof l->error, "%s", msg);
+    return -1;
+}
+
+/* Python's floor division and modulo, which the reference's offsets use. */
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+static int64_t floor_mod(int64_t a, int64_t b) { return a - b * floor_div(a, b); }
+
+/* Layers of each (stage, chunk), before the embedding and output slots are
+ * taken out. With an offset, as the reference places them (memory-model.md
+ * §6 step 2), stage-major, each clipped to what remains:
+ *   per-chunk offset o[chunk][stage]:  per + o
+ *   per-stage offset o[stage]:         per + o // vpp (+ o % vpp on the last chunk)
+ * with per = L // pp // vpp. Without one, balanced: stage s holds
+ * L // pp (+1 for the first L % pp stages), spread over its chunks with the
+ * remainder on the later chunks. */
+static int place_counts(layout_t *l, const run_t *r, int64_t total)
+{
+    int64_t pp = r->pp, vpp = r->vpp, per = total / pp / vpp, remaining = total;
+    for (int64_t s = 0; s < pp; s++) {
+        int64_t stage_total = total / pp + (s < total % pp ? 1 : 0);
+        for (int64_t c = 0; c < vpp; c++) {
+            int64_t n;
+            if (r->offset.form == FORM_CHUNKS) {
+                n = per + r->offset.counts[c * pp + s];
+            } else if (r->offset.form == FORM_STAGES) {
+                int64_t o = r->offset.counts[s];
+                n = per + floor_div(o, vpp) + (c == vpp - 1 ? floor_mod(o, vpp) : 0);
+            } else {
+                n = stage_total / vpp + (c >= vpp - stage_total % vpp ? 1 : 0);
+            }
+            if (n < 0) {
+                snprintf(l->error, sizeof l->error,
+                         "offset gives stage %lld chunk %lld %lld layers; a chunk holds none or more",
+                         (long long)s, (long long)c, (long long)n);
+                return -1;
+            }
+            if (n > remaining)
+                n = remaining;
+            l->counts[s * vpp + c] = n;
+            remaining -= n;
+        }
+    }
+    if (remaining != 0) {
+        snprintf(l->error, sizeof l->error, "offset places %lld of the %lld layers over %lld stages x %lld chunks; "
+                 "the offsets must add up to the layers left over from the even split",
+                 (long long)(total - remaining), (long long)total, (long long)pp, (long long)vpp);
+        return -1;
+    }
+    return 0;
+}
+
+static int reserve(layout_t *l, const run_t *r)
+{
+    int64_t n = r->pp * r->vpp;
+    if (l->pp * l->vpp < n || l->chunks == NULL) {
+        free(l->chunks);
+        free(l->counts);
+        l->chunks = calloc((size_t)n, sizeof *l->chunks);
+        l->counts = calloc((size_t)n, sizeof *l->counts);
+        if (l->chunks == NULL || l->counts == NULL)
+            return fail(l, "out of memory");
+    }
+    l->pp = r->pp;
+    l->vpp = r->vpp;
+    l->n_runs = 0;
+    return 0;
+}
+
+static int push_run(layout_t *l, const layer_run *run)
+{
+    if (l->n_runs == l->cap_runs) {
+        int cap = l->cap_runs ? 2 * l->cap_runs : 64;
+        layer_run *runs = realloc(l->runs, (size_t)cap * sizeof *runs);
+        if (runs == NULL)
+            return fail(l, "out of memory");
+        l->runs = runs;
+        l->cap_runs = cap;
+    }
+    l->runs[l->n_runs++] = *run;
+    return 0;
+}
+
+typedef struct {
+    recompute_mode mode;
+    const signed char *switches;
+    int64_t until; /* model-order index where the option may change */
+} rec_span;
+
+/* The first layers of a chunk a per-stage count recomputes: per chunk as
+ * stated, or a stage's count f spread over its chunks as f // vpp, plus one
+ * on the first f % vpp chunks (memory-model.md §6 step 2). */
+static int64_t first_k(const per_stage *f, const run_t *r, int64_t s, int64_t c)
+{
+    if (f->form == FORM_CHUNKS)
+        return f->counts[c * r->pp + s];
+    int64_t k = f->counts[s];
+    return r->vpp > 1 ? k / r->vpp + (c < k % r->vpp ? 1 : 0) : k;
+}
+
+static rec_span range_at(const run_t *r, int64_t i, int64_t total)
+{
+    for (int k = 0; k < r->n_ranges; k++) {
+        const recompute_range *g = &r->ranges[k];
+        int64_t end = g->count < 0 ? total : g->first + g->count;
+        if (i < g->first)
+            return (rec_span){REC_OFF, NULL, g->first};
+        if (i < end)
+            return (rec_span){g->mode, g->has_ops ? g->ops : NULL, end};
+    }
+    return (rec_span){REC_OFF, NULL, total};
+}
+
+/* The recompute option of model-order layer i in chunk (s, c) holding [first, end). */
+static rec_span recompute_at(const run_t *r, int64_t s, int64_t c, int64_t first, int64_t end, int64_t i,
+                             int64_t total)
+{
+    if (r->n_ranges > 0)
+        return range_at(r, i, total);
+    const per_stage *f = r->full_recompute.form != FORM_NONE ? &r->full_recompute
+                         : r->selective_recompute.form != FORM_NONE ? &r->selective_recompute : NULL;
+    if (f == NULL)
+        return (rec_span){REC_OFF, NULL, end};
+    recompute_mode mode = f == &r->full_recompute ? REC_FULL : REC_SELECTIVE;
+    if (f->form == FORM_ALL)
+        return (rec_span){mode, NULL, end};
+    int64_t k = first_k(f, r, s, c);
+    if (i < first + k)
+        return (rec_span){mode, NULL, first + k < end ? first + k : end};
+    return (rec_span){REC_OFF, NULL, end};
+}
+
+/* The group holding model-order layer i, and where that group ends. */
+static int group_at(const model_t *m, int64_t i, int64_t *group_end)
+{
+    int64_t start = 0;
+    for (int g = 0; g < m->n_groups; g++) {
+        if (i < start + m->groups[g].count) {
+            *group_end = start + m->groups[g].count;
+            return g;
+        }
+        start += m->groups[g].count;
+    }
+    *group_end = start;
+    return m->n_groups - 1;
+}
+
+/* Splits chunk (s, c) into runs of one kind and one recompute option. MTP
+ * layers appended outside the offset recompute as the chunk's last body
+ * layer does (the reference appends copies of the last layer's type). */
+static int split_chunk(layout_t *l, const model_t *m, const run_t *r, int64_t s, int64_t c, int64_t body,
+                       int64_t total)
+{
+    chunk_layout *ch = layout_chunk(l, s, c);
+    ch->first_run = l->n_runs;
+    int64_t end = ch->first + ch->count;
+    int64_t body_end = !r->mtp_in_offset && r->n_ranges == 0 && end > body ? body : end;
+    for (int64_t i = ch->first; i < end;) {
+        int64_t group_end;
+        int g = group_at(m, i, &group_end);
+        rec_span rec;
+        if (i < body_end)
+            rec = recompute_at(r, s, c, ch->first, body_end, i, total);
+        else if (body_end > ch->first)
+            rec = recompute_at(r, s, c, ch->first, body_end, body_end - 1, total);
+        else
+            rec = (rec_span){REC_OFF, NULL, end};
+        int64_t stop = group_end < end ? group_end : end;
+        if (i < body_end && rec.until < stop)
+            stop = rec.until;
+        if (i < body_end && body_end < stop)
+            stop = body_end;
+        layer_run run = {m->groups[g].kind, i, stop - i, m->groups[g].mtp, rec.mode, rec.switches};
+        if (push_run(l, &run) != 0)
+            return -1;
+        i = stop;
+    }
+    ch->n_runs = l->n_runs - ch->first_run;
+    return 0;
+}
+
+static int check_ranges(layout_t *l, const run_t *r, int64_t total)
+{
+    for (int k = 0; k < r->n_ranges; k++) {
+        const recompute_range *g = &r->ranges[k];
+        int64_t end = g->count < 0 ? g->first + 1 : g->first + g->count;
+        if (end > total) {
+            snprintf(l->error, sizeof l->error,
+                     "recompute range %d (first %lld) reaches layer %lld, past the model's %lld layers", k + 1,
+                     (long long)g->first, (long long)(end - 1), (long long)total);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Walks the chunks in model order, giving each its first layer; marks the
+ * embedding on the first chunk holding layers and the output on the last. */
+static int assign_order(layout_t *l, const run_t *r, int64_t mtp_outside, int64_t total)
+{
+    int64_t n_chunks = r->pp * r->vpp, cursor = 0;
+    chunk_layout *first = NULL, *last = NULL;
+    for (int64_t o = 0; o < n_chunks; o++) {
+        int64_t c = o / r->pp, i = o % r->pp;
+        int64_t s = r->schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i;
+        chunk_layout *ch = layout_chunk(l, s, c);
+        memset(ch, 0, sizeof *ch);
+        ch->count = l->counts[s * r->vpp + c];
+        if (ch->count > 0 && first == NULL)
+            first = ch;
+        if (ch->count > 0)
+            last = ch;
+    }
+    if (first == NULL)
+        first = last = layout_chunk(l, 0, 0);
+    if (r->emb_out_in_offset) { /* the embedding and the output take a slot each */
+        first->count = first->count > 0 ? first->count - 1 : 0;
+        last->count = last->count > 0 ? last->count - 1 : 0;
+    }
+    first->embedding = true;
+    last->output = true;
+    last->count += mtp_outside;
+    for (int64_t o = 0; o < n_chunks; o++) {
+        int64_t c = o / r->pp, i = o % r->pp;
+        int64_t s = r->schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i;
+        chunk_layout *ch = layout_chunk(l, s, c);
+        ch->first = cursor;
+        cursor += ch->count;
+    }
+    if (cursor != total)
+        return fail(l, "the offset does not place every layer exactly once");
+    return 0;
+}
+
+int layout_build(layout_t *l, const model_t *m, const run_t *r)
+{
+    l->error[0] = '\0';
+    if (reserve(l, r) != 0)
+        return -1;
+    int64_t body = model_body_layers(m), mtp = model_mtp_layers(m), total = body + mtp;
+    int64_t slots = body + (r->mtp_in_offset ? mtp : 0) + (r->emb_out_in_offset ? 2 : 0);
+    if (check_ranges(l, r, total) != 0 || place_counts(l, r, slots) != 0)
+        return -1;
+    if (assign_order(l, r, r->mtp_in_offset ? 0 : mtp, total) != 0)
+        return -1;
+    for (int64_t s = 0; s < r->pp; s++)
+        for (int64_t c = 0; c < r->vpp; c++)
+            if (split_chunk(l, m, r, s, c, body, total) != 0)
+                return -1;
+    return 0;
+}

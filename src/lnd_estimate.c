@@ -1,0 +1,177 @@
+/* lnd_estimate.c: nd.estimate, nd.layout and run:derived(), the memory model seen from Lua. */
+#include "lnd_estimate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "estimate.h"
+#include "lnd_push.h"
+#include "lnd_run.h"
+#include "lnd_types.h"
+#include "luautil.h"
+
+static const char ESTIMATE_TYPE[] = "ndlua.estimate";
+
+static const char *const MODE_NAMES[] = {"off", "selective", "full"};
+
+/* Bytes are computed as doubles and rounded once, to the nearest byte, when
+ * they are reported; a stage's total is the sum of its rounded parts. */
+static int64_t bytes(double d) { return (int64_t)llround(d); }
+
+static int estimate_gc(lua_State *L)
+{
+    estimate_t *e = luaL_checkudata(L, 1, ESTIMATE_TYPE);
+    estimate_free(e);
+    return 0;
+}
+
+/* A scratch estimate kept alive on the stack (freed by __gc on error). */
+static estimate_t *push_scratch(lua_State *L)
+{
+    estimate_t *e = lua_newuserdatauv(L, sizeof *e, 0);
+    estimate_init(e);
+    if (luaL_newmetatable(L, ESTIMATE_TYPE)) {
+        lua_pushcfunction(L, estimate_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return e;
+}
+
+static void set_int(lua_State *L, const char *key, int64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, key);
+}
+
+static void set_bool(lua_State *L, const char *key, bool v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, key);
+}
+
+static void push_row(lua_State *L, const estimate_row *row)
+{
+    lua_createtable(L, 0, 12);
+    set_int(L, "chunk", row->chunk);
+    lua_pushstring(L, row->kind);
+    lua_setfield(L, -2, "kind");
+    set_int(L, "count", row->count);
+    set_bool(L, "mtp", row->mtp);
+    set_bool(L, "vision", row->vision);
+    set_bool(L, "census", row->census);
+    lua_pushstring(L, row->type == ROW_LAYERS ? MODE_NAMES[row->mode] : "off");
+    lua_setfield(L, -2, "recompute");
+    set_int(L, "static_bytes_per_layer", bytes(static_total(&row->static_per_layer)));
+    set_int(L, "activation_bytes_per_layer", bytes(row->activation_per_layer));
+    set_int(L, "comm_bytes_per_layer", bytes(row->comm_per_layer));
+    set_int(L, "in_flight", row->in_flight);
+}
+
+/* Pushes one stage's table; returns its rounded total. */
+static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
+{
+    const stage_estimate *st = &e->stages[s];
+    int64_t parts[8] = {bytes(st->stat.params), bytes(st->stat.grads), bytes(st->stat.optimizer),
+                        bytes(st->stat.main_params), bytes(st->activations), bytes(st->comm),
+                        bytes(st->backward_overhead), bytes(st->reserve)};
+    static const char *const names[8] = {"params", "grads", "optimizer", "main_params", "activations",
+                                         "comm", "backward_overhead", "reserve"};
+    lua_createtable(L, 0, 11);
+    set_int(L, "stage", s);
+    int64_t total = 0;
+    for (int i = 0; i < 8; i++) {
+        set_int(L, names[i], parts[i]);
+        total += parts[i];
+    }
+    set_int(L, "total", total);
+    lua_createtable(L, st->n_rows, 0);
+    for (int i = 0; i < st->n_rows; i++) {
+        push_row(L, &e->rows[st->first_row + i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "rows");
+    return total;
+}
+
+static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
+{
+    lua_createtable(L, 0, 8);
+    lua_createtable(L, (int)e->pp, 0);
+    int64_t peak = -1, peak_stage = 0;
+    for (int64_t s = 0; s < e->pp; s++) {
+        int64_t total = push_stage(L, e, s);
+        lua_rawseti(L, -2, s + 1);
+        if (total > peak) {
+            peak = total;
+            peak_stage = s;
+        }
+    }
+    lua_setfield(L, -2, "stages");
+    set_int(L, "peak_bytes", peak);
+    set_int(L, "peak_stage", peak_stage);
+    set_int(L, "capacity_bytes", r->device_memory_bytes);
+    set_bool(L, "fits", peak <= r->device_memory_bytes);
+    set_bool(L, "census_used", e->census_used);
+    set_bool(L, "experts_clamped", e->experts_clamped);
+}
+
+/* nd.estimate(model, run) */
+int lnd_estimate(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    estimate_t *e = push_scratch(L);
+    if (estimate_run(e, m, r) != 0)
+        return nd_bad_input(L, "%s", e->error);
+    push_estimate(L, e, r);
+    return 1;
+}
+
+static void push_chunk(lua_State *L, const layout_t *l, const chunk_layout *ch, const model_t *m)
+{
+    lua_createtable(L, 0, 5);
+    set_int(L, "first", ch->first);
+    set_int(L, "count", ch->count);
+    set_bool(L, "embedding", ch->embedding);
+    set_bool(L, "output", ch->output);
+    lua_createtable(L, ch->n_runs, 0);
+    for (int i = 0; i < ch->n_runs; i++) {
+        const layer_run *run = &l->runs[ch->first_run + i];
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, m->kinds[run->kind].name);
+        lua_setfield(L, -2, "kind");
+        set_int(L, "first", run->first);
+        set_int(L, "count", run->count);
+        set_bool(L, "mtp", run->mtp);
+        lua_pushstring(L, MODE_NAMES[run->mode]);
+        lua_setfield(L, -2, "recompute");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "runs");
+}
+
+/* nd.layout(model, run) -> stages[s + 1].chunks[c + 1] = {first, count, embedding, output, runs} */
+int lnd_layout(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    estimate_t *e = push_scratch(L);
+    if (layout_build(&e->layout, m, r) != 0)
+        return nd_bad_input(L, "%s", e->layout.error);
+    lua_createtable(L, (int)r->pp, 0);
+    for (int64_t s = 0; s < r->pp; s++) {
+        lua_createtable(L, 0, 2);
+        set_int(L, "stage", s);
+        lua_createtable(L, (int)r->vpp, 0);
+        for (int64_t c = 0; c < r->vpp; c++) {
+            push_chunk(L, &e->layout, layout_chunk(&e->layout, s, c), m);
+            lua_rawseti(L, -2, c + 1);
+        }
+        lua_setfield(L, -2, "chunks");
+        lua_rawseti(L, -2, s + 1);
+    }
+    return 1;
+}

@@ -1,0 +1,12 @@
+/* lnd_estimate.h: the memory model's Lua functions (estimate, layout) and the run methods. */
+#ifndef NDLUA_LND_ESTIMATE_H
+#define NDLUA_LND_ESTIMATE_H
+
+#include <lua.h>
+
+int lnd_estimate(lua_State *L); /* nd.core.estimate(model, run) */
+int lnd_layout(lua_State *L);   /* nd.core.layout(model, run) */
+/* Registers nd.run's metatable and methods. */
+void lnd_open_run_api(lua_State *L);
+
+#endif

@@ -1,0 +1,130 @@
+/* lua_fields.c: checked reading of integer, number, flag and name fields from Lua tables. */
+#include "lua_fields.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "luautil.h"
+
+/* Pushes t[key] and returns whether it is present (nd.null counts as absent). */
+static bool push_field(lua_State *L, int t, const char *key)
+{
+    lua_getfield(L, t, key);
+    if (lua_isnil(L, -1) || nd_is_null(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    return true;
+}
+
+bool field_present(lua_State *L, int t, const char *key)
+{
+    if (!push_field(L, t, key))
+        return false;
+    lua_pop(L, 1);
+    return true;
+}
+
+int64_t field_int(lua_State *L, int t, const char *prefix, const char *key, int64_t lo, int64_t hi,
+                  int64_t dflt, bool required)
+{
+    t = lua_absindex(L, t);
+    if (!push_field(L, t, key)) {
+        if (required)
+            nd_bad_input(L, "%s%s is required and was not supplied", prefix, key);
+        return dflt;
+    }
+    int64_t v = 0;
+    if (lua_isinteger(L, -1)) {
+        v = (int64_t)lua_tointeger(L, -1);
+    } else if (lua_type(L, -1) == LUA_TNUMBER) {
+        double d = lua_tonumber(L, -1);
+        if (!(d == floor(d)) || fabs(d) > 9.0e15)
+            nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+        v = (int64_t)d;
+    } else {
+        nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+    }
+    lua_pop(L, 1);
+    if (v < lo || v > hi) {
+        if (lo >= 1 && v < lo)
+            nd_bad_input(L, "%s%s must be positive, got %I", prefix, key, (lua_Integer)v);
+        nd_bad_input(L, "%s%s must be from %I to %I, got %I", prefix, key, (lua_Integer)lo, (lua_Integer)hi,
+                     (lua_Integer)v);
+    }
+    return v;
+}
+
+double field_number(lua_State *L, int t, const char *prefix, const char *key, double lo, double hi, double dflt)
+{
+    t = lua_absindex(L, t);
+    if (!push_field(L, t, key))
+        return dflt;
+    if (lua_type(L, -1) != LUA_TNUMBER)
+        nd_bad_input(L, "%s%s must be a number, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+    double d = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (!(d >= lo && d <= hi))
+        nd_bad_input(L, "%s%s must be from %f to %f, got %f", prefix, key, lo, hi, d);
+    return d;
+}
+
+bool field_bool(lua_State *L, int t, const char *prefix, const char *key, bool dflt)
+{
+    t = lua_absindex(L, t);
+    if (!push_field(L, t, key))
+        return dflt;
+    if (!lua_isboolean(L, -1))
+        nd_bad_input(L, "%s%s must be true or false, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+    bool b = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return b;
+}
+
+char *field_string(lua_State *L, int t, const char *prefix, const char *key, const char *dflt)
+{
+    t = lua_absindex(L, t);
+    const char *s = dflt;
+    bool present = push_field(L, t, key);
+    if (present) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            nd_bad_input(L, "%s%s must be a name, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+        s = lua_tostring(L, -1);
+    }
+    char *copy = NULL;
+    if (s != NULL) {
+        size_t n = strlen(s);
+        copy = malloc(n + 1);
+        if (copy == NULL)
+            luaL_error(L, "out of memory");
+        memcpy(copy, s, n + 1);
+    }
+    if (present)
+        lua_pop(L, 1);
+    return copy;
+}
+
+static bool is_known(const char *key, const char *const *known)
+{
+    for (; *known != NULL; known++)
+        if (strcmp(key, *known) == 0)
+            return true;
+    return false;
+}
+
+void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const char *const *known)
+{
+    t = lua_absindex(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, luaL_tolstring(L, -1, NULL));
+        const char *key = lua_tostring(L, -1);
+        if (!is_known(key, known))
+            nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, key);
+    }
+}

@@ -1,0 +1,197 @@
+/* memory.c: parameters, gradients and optimizer states per layer, and communication buffers. */
+#include "memory.h"
+
+#include <stddef.h>
+
+/* A layer's parameters as the sharding rules split them. */
+typedef struct {
+    double non_expert, routed, shared; /* routed: this EP rank's experts */
+} layer_split;
+
+static layer_split split_layer(const layer_kind *k, const run_t *r)
+{
+    const layer_params *p = &k->params;
+    layer_split s = {p->attention + p->norms + p->dense_mlp + p->router, p->routed / (double)r->ep, p->shared};
+    return s;
+}
+
+/* Static bytes of a split at per-parameter widths, over the three divisors
+ * of each part (memory-model.md §7.2):
+ *   Σ part · bytes / shard(part)   for params, optimizer states, main params, gradients */
+static static_bytes split_static(const layer_split *s, const derived_t *d, bool frozen)
+{
+    static_bytes b = {0, 0, 0, 0};
+    double over_p = s->non_expert / d->shard_p_os_non_exp_partial + s->routed / d->shard_p_os_exp +
+                    s->shared / d->shard_p_os_exp_partial;
+    double over_g = s->non_expert / d->shard_grad_non_exp + s->routed / d->shard_grad_exp +
+                    s->shared / d->shard_grad_exp_partial;
+    b.params = over_p * d->bytes_p;
+    if (!frozen) {
+        b.optimizer = over_p * (d->bytes_optim - d->bytes_main);
+        b.main_params = over_p * d->bytes_main;
+        b.grads = over_g * d->bytes_grad;
+    }
+    return b;
+}
+
+static_bytes layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen)
+{
+    (void)m;
+    layer_split s = split_layer(k, r);
+    return split_static(&s, d, frozen);
+}
+
+/* One table of P parameters over a divisor, with the tables' optimizer width
+ * (two states: bytes_optim_table) and gradients over their own divisor. */
+static static_bytes table_static(double p, double p_div, double g_div, const derived_t *d, bool frozen)
+{
+    static_bytes b = {0, 0, 0, 0};
+    b.params = p / p_div * d->bytes_p;
+    if (!frozen) {
+        b.optimizer = p / p_div * (d->bytes_optim_table - d->bytes_main);
+        b.main_params = p / p_div * d->bytes_main;
+        b.grads = p / g_div * d->bytes_grad;
+    }
+    return b;
+}
+
+/* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
+static_bytes embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen)
+{
+    (void)r;
+    static_bytes zero = {0, 0, 0, 0};
+    if (tied_here)
+        return zero;
+    double div = d->shard_embed * (double)d->param_cp;
+    return table_static(model_embedding_params(m), div, div, d, frozen);
+}
+
+/* The head (vocabulary x hidden, held even when tied to an embedding on
+ * another stage) and the final norm; a tower's mergers. */
+static double output_table_params(const model_t *m)
+{
+    if (m->patch_size > 0)
+        return model_output_params(m);
+    return (double)m->vocab * (double)m->hidden + (double)m->hidden * (m->norm_bias ? 2.0 : 1.0);
+}
+
+/* Output (memory-model.md §7.2): P_out over the non-expert divisors. */
+static_bytes output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
+{
+    (void)r;
+    return table_static(output_table_params(m), d->shard_p_os_non_exp_partial, d->shard_grad_non_exp, d, frozen);
+}
+
+static void add_static(static_bytes *a, const static_bytes *b, double n)
+{
+    a->params += n * b->params;
+    a->grads += n * b->grads;
+    a->optimizer += n * b->optimizer;
+    a->main_params += n * b->main_params;
+}
+
+/* An MTP module: its projection and norms (sharded like the non-expert
+ * parameters unless shard_mtp_param is off), and its own copies of the
+ * embedding and output tables, as the reference prices them. */
+static_bytes mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
+{
+    double p = model_mtp_extra_params(m);
+    double p_div = r->shard_mtp_param ? d->shard_p_os_non_exp_partial : 1.0;
+    double g_div = r->shard_mtp_param ? d->shard_grad_non_exp : 1.0;
+    layer_split s = {p, 0, 0};
+    derived_t local = *d;
+    local.shard_p_os_non_exp_partial = p_div;
+    local.shard_grad_non_exp = g_div;
+    static_bytes b = split_static(&s, &local, frozen);
+    static_bytes e = embedding_static(m, r, d, false, frozen), o = output_static(m, r, d, frozen);
+    add_static(&b, &e, 1.0);
+    add_static(&b, &o, 1.0);
+    return b;
+}
+
+/* The layer's weights on one rank, TP- and EP-local, not DP-sharded. */
+static double local_weights(const layer_kind *k, const run_t *r, const derived_t *d, double *experts)
+{
+    layer_split s = split_layer(k, r);
+    *experts = s.routed / (double)d->t_exp + s.shared / (double)d->t_exp;
+    return s.non_expert / (double)r->tp;
+}
+
+double layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    (void)m;
+    if (!d->keeps_param_casts || d->bytes_p <= d->bytes_compute)
+        return 0.0;
+    double experts, dense = local_weights(k, r, d, &experts);
+    return (dense + experts) * d->bytes_compute;
+}
+
+double layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    (void)m;
+    double experts, dense = local_weights(k, r, d, &experts);
+    return (dense + experts) * d->bytes_compute;
+}
+
+/* DP buffers of W weights at ZeRO level z: FSDP / ZeRO-3 gathers the layer
+ * (and prefetches the next) in the compute width and reduce-scatters its
+ * gradients; ZeRO-1/2 and plain DP reduce a layer's gradients in one bucket. */
+static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
+{
+    double reduce = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    if (fsdp || level == 3)
+        return 2.0 * w * d->bytes_compute + w * reduce;
+    return w * reduce;
+}
+
+layer_comm layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                              const signed char *keep, double tokens)
+{
+    layer_comm c = {0, 0, 0, 0};
+    double h = (double)m->hidden, bc = d->bytes_compute;
+    double experts, dense = local_weights(k, r, d, &experts);
+    if (r->dp > 1)
+        c.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
+    if (d->expert_dp_ranks > 1 && experts > 0)
+        c.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
+    if (d->comm_t)
+        c.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
+    if (d->comm_cp && k->attention == ATTENTION_LINEAR)
+        c.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
+    else if (d->comm_cp && r->cp_algo == CP_RING)
+        c.cp = 2.0 * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / (double)r->tp;
+    else if (d->comm_cp)
+        c.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
+                               k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc / (double)r->tp;
+    if (d->comm_ep && k->moe) {
+        double copies = (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
+        c.ep = 2.0 * tokens * copies * h * bc * (double)(r->ep - 1) / (double)r->ep;
+    }
+    return c;
+}
+
+double comm_combined(const layer_comm *c)
+{
+    double most = c->dp;
+    if (c->tp > most)
+        most = c->tp;
+    if (c->cp > most)
+        most = c->cp;
+    return most + c->ep;
+}
+
+double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens)
+{
+    double dp = 0.0, table = model_embedding_params(m) / (r->vocab_emb_dp && r->pp == 1 ? 1.0 : (double)r->tp);
+    if (r->dp > 1)
+        dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
+    double tp = d->comm_t ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
+    return dp > tp ? dp : tp;
+}
+
+double output_comm(const model_t *m, const run_t *r, const derived_t *d)
+{
+    if (r->dp <= 1)
+        return 0.0;
+    return dp_buffer(output_table_params(m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
+}

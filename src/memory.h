@@ -1,0 +1,51 @@
+/* memory.h: static memory (parameters, gradients, optimizer states) and communication buffers. */
+#ifndef NDLUA_MEMORY_H
+#define NDLUA_MEMORY_H
+
+#include <stdbool.h>
+
+#include "derive.h"
+#include "layout.h"
+#include "model.h"
+#include "run.h"
+
+/* Bytes a device holds for one thing, split as estimate.c reports them. */
+typedef struct {
+    double params, grads, optimizer, main_params;
+} static_bytes;
+
+static inline double static_total(const static_bytes *s)
+{
+    return s->params + s->grads + s->optimizer + s->main_params;
+}
+
+/* One body layer of kind k (memory-model.md §7.2, lineage B divisors). */
+static_bytes layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen);
+/* The embedding table; zero when a tied head on the same stage holds it. */
+static_bytes embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen);
+/* The output head and final norm, and an MTP module's own tables. */
+static_bytes output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen);
+static_bytes mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen);
+
+/* A layer's compute-dtype weight copies kept for backward when the weights
+ * are wider than the compute (autocast-style parameter casts). */
+double layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d);
+
+/* Communication buffers one layer needs while it runs (bytes): data
+ * parallel (parameter gathers and gradient reductions), tensor parallel
+ * (gathered inputs), context parallel (K/V exchange) and expert parallel
+ * (dispatch and combine). Combined as max(dp, tp, cp) + ep. */
+typedef struct {
+    double dp, tp, cp, ep;
+} layer_comm;
+
+layer_comm layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                              const signed char *keep, double tokens);
+double comm_combined(const layer_comm *c);
+/* The embedding's and the output's DP buffers (their gathered tables and reduced gradients). */
+double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens);
+double output_comm(const model_t *m, const run_t *r, const derived_t *d);
+/* Weights FSDP keeps gathered between forward and backward when it does not reshard. */
+double layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d);
+
+#endif

@@ -1,0 +1,137 @@
+/* model.c: settling a model's layer kinds (attention and FFN geometry as priced). */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *const OP_NAMES[OP_COUNT] = {
+    "attMM", "attBMM", "ffMM", "softmax", "dropout", "normOp", "gather", "headCast", "ffAct", "linrec",
+};
+
+static void free_kinds(layer_kind *kinds, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(kinds[i].name);
+        free(kinds[i].census);
+    }
+    free(kinds);
+}
+
+void model_free(model_t *m)
+{
+    if (m == NULL)
+        return;
+    free(m->name);
+    free(m->arch);
+    free_kinds(m->kinds, m->n_kinds);
+    free(m->groups);
+    free(m->output_census);
+    model_free(m->vision);
+    free(m);
+}
+
+int64_t model_body_layers(const model_t *m)
+{
+    int64_t n = 0;
+    for (int i = 0; i < m->n_groups; i++)
+        if (!m->groups[i].mtp)
+            n += m->groups[i].count;
+    return n;
+}
+
+int64_t model_mtp_layers(const model_t *m)
+{
+    int64_t n = 0;
+    for (int i = 0; i < m->n_groups; i++)
+        if (m->groups[i].mtp)
+            n += m->groups[i].count;
+    return n;
+}
+
+/* The MLA value width: v_head_dim, else the family's (DeepSeek: 128), else the head width. */
+static double mla_value_width(const model_t *m)
+{
+    if (m->v_head_dim > 0)
+        return (double)m->v_head_dim;
+    if (m->family.v_head_dim > 0)
+        return (double)m->family.v_head_dim;
+    return m->head_dim;
+}
+
+/* Attention geometry of a kind: full attention (MHA/GQA/MQA or MLA) or a
+ * gated-delta-rule linear attention (Qwen3-Next / Qwen3.5). */
+static void settle_attention(const model_t *m, layer_kind *k)
+{
+    if (k->attention == ATTENTION_LINEAR) {
+        k->mla = false;
+        k->heads = (double)m->lin_value_heads;
+        k->kv_heads = (double)m->lin_key_heads;
+        k->qk_head_dim = (double)m->lin_key_dim;
+        k->v_head_dim = (double)m->lin_value_dim;
+        return;
+    }
+    k->heads = (double)m->heads;
+    k->kv_heads = (double)m->kv_heads;
+    k->mla = m->kv_lora_rank > 0;
+    if (k->mla) {
+        double nope = m->nope_head_dim > 0 ? (double)m->nope_head_dim : m->head_dim;
+        k->qk_head_dim = nope + (double)m->rope_head_dim;
+        k->v_head_dim = mla_value_width(m);
+    } else {
+        k->qk_head_dim = m->head_dim;
+        k->v_head_dim = m->head_dim;
+    }
+}
+
+static const char *settle_ffn(const model_t *m, layer_kind *k, char *err, int errlen)
+{
+    switch (k->ffn) {
+    case FFN_DENSE: k->moe = false; break;
+    case FFN_MOE: k->moe = true; break;
+    default: k->moe = m->experts > 1; break;
+    }
+    if (k->moe && m->experts <= 1) {
+        snprintf(err, errlen, "layer kind '%s' is a mixture of experts, but num_experts is %lld", k->name,
+                 (long long)m->experts);
+        return err;
+    }
+    if (k->moe && m->expert_width <= 0) {
+        snprintf(err, errlen, "no feed-forward width resolves for %lld routed experts; declare "
+                 "moe_intermediate_size, or intermediate_size if the experts run at the dense width",
+                 (long long)m->experts);
+        return err;
+    }
+    if (!k->moe && m->ffn_width <= 0) {
+        snprintf(err, errlen, "layer kind '%s' is dense, but intermediate_size is not stated", k->name);
+        return err;
+    }
+    k->ffn_width = (double)(k->moe ? m->expert_width : m->ffn_width);
+    return NULL;
+}
+
+/* Parameters of one layer of a kind (in model_params.c). */
+layer_params kind_layer_params(const model_t *m, const layer_kind *k);
+
+const char *model_settle(model_t *m, char *err, int errlen)
+{
+    if (m->head_dim <= 0)
+        m->head_dim = (double)m->hidden / (double)m->heads;
+    for (int i = 0; i < m->n_kinds; i++) {
+        layer_kind *k = &m->kinds[i];
+        if (k->attention == ATTENTION_LINEAR && (m->lin_key_heads <= 0 || m->lin_key_dim <= 0 ||
+                                                 m->lin_value_heads <= 0 || m->lin_value_dim <= 0)) {
+            snprintf(err, errlen, "layer kind '%s' is linear attention, but the model declares no "
+                     "linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, linear_value_head_dim",
+                     k->name);
+            return err;
+        }
+        settle_attention(m, k);
+        const char *msg = settle_ffn(m, k, err, errlen);
+        if (msg != NULL)
+            return msg;
+        k->params = kind_layer_params(m, k);
+    }
+    if (m->vision != NULL)
+        return model_settle(m->vision, err, errlen);
+    return NULL;
+}

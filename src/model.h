@@ -1,0 +1,119 @@
+/* model.h: a model's geometry, its layer stack and kinds, parameter counts and FLOPs. */
+#ifndef NDLUA_MODEL_H
+#define NDLUA_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The op vector of a layer kind, in the reference planner's units. */
+enum op_index {
+    OP_ATTMM, OP_ATTBMM, OP_FFMM, OP_SOFTMAX, OP_DROPOUT, OP_NORMOP,
+    OP_GATHER, OP_HEADCAST, OP_FFACT, OP_LINREC, OP_COUNT
+};
+extern const char *const OP_NAMES[OP_COUNT];
+
+typedef enum { ATTENTION_FULL, ATTENTION_LINEAR } attention_flavour;
+typedef enum { FFN_MODEL, FFN_DENSE, FFN_MOE } ffn_flavour;
+
+/* A census record: bytes per token at micro-batch 1 of one layer (or the output layer). */
+typedef struct {
+    double saved, saved_tp, working, working_tp;
+    bool has_selective;
+    double selective, selective_tp;
+    bool has_shares;
+    double selective_attention_mm, selective_ffn_mm;
+    int64_t seq_length;
+} census_record;
+
+/* The run defaults of a model family (its op profile's `run` section). */
+typedef struct {
+    int grad_bytes, optimizer_state_bytes, optimizer_states, main_param_bytes;
+    int norm_bytes, dropout_bytes;
+    bool grad_accumulation, shard_activations, loss_parallel, reshard_params;
+    bool deferred_grad_accumulation, overlapped_grad_reduce, flash_attention;
+    int64_t v_head_dim; /* the family's MLA value width, 0 when unstated */
+} family_run;
+
+/* Parameters of one layer of a kind, split as the sharding rules treat them. */
+typedef struct {
+    double attention, norms, dense_mlp, router, routed, shared;
+} layer_params;
+
+/* A layer kind as the memory model prices it. */
+typedef struct {
+    char *name;
+    double ops[OP_COUNT];
+    attention_flavour attention;
+    ffn_flavour ffn;
+    bool moe;          /* its feed-forward is a mixture of experts */
+    bool mla;          /* its attention is MLA (latent q/kv) */
+    /* attention geometry as priced: query heads, KV heads, q/k and v head widths */
+    double heads, kv_heads, qk_head_dim, v_head_dim;
+    double ffn_width;  /* dense width, or the routed expert width */
+    layer_params params;
+    census_record *census; /* NULL: priced by formulas */
+} layer_kind;
+
+typedef struct {
+    int kind;      /* index into model.kinds */
+    int64_t count;
+    bool mtp;
+} layer_group;
+
+typedef struct model model_t;
+
+struct model {
+    char *name, *arch;
+    int64_t hidden, layers, heads, kv_heads, vocab, max_positions;
+    double head_dim;
+    int64_t ffn_width;            /* dense FFN width */
+    int64_t experts, top_k, shared_experts, expert_width, shared_width, first_dense, mtp_depth;
+    int64_t kv_lora_rank, q_lora_rank, rope_head_dim, nope_head_dim, v_head_dim;
+    int64_t lin_key_heads, lin_key_dim, lin_value_heads, lin_value_dim, lin_conv;
+    int64_t layer_norms, learned_positions;
+    bool attn_output_gate, tied, qk_norm, qkv_bias, o_bias, mlp_bias, norm_bias, shared_gate;
+    family_run family;
+    layer_kind *kinds;
+    int n_kinds;
+    layer_group *groups;
+    int n_groups;
+    census_record *output_census;
+    /* vision towers only */
+    int64_t patch_size, temporal_patch, in_channels, merge_size, out_hidden, deepstack_mergers;
+    bool patch_bias;
+    model_t *vision; /* the tower, or NULL */
+};
+
+/* Parameter counts by part (whole model). */
+typedef struct {
+    double embedding, attention, norms, dense_mlp, routed_experts, shared_experts, router, output, mtp, vision;
+    double total, active;
+} model_params;
+
+/* Forward FLOPs per token by part, at a sequence length. */
+typedef struct {
+    double attention_proj, attention_scores, linear_recurrence, mlp, routed_experts, shared_experts;
+    double router, output, mtp, vision, total;
+    double causal_factor;
+} model_flops;
+
+/* Resolves each kind's geometry and parameters; returns NULL or a message
+ * naming the field that contradicts (static text or written into err). */
+const char *model_settle(model_t *m, char *err, int errlen);
+
+void model_free(model_t *m);
+
+/* Body layers (MTP excluded) and MTP layers of the stack. */
+int64_t model_body_layers(const model_t *m);
+int64_t model_mtp_layers(const model_t *m);
+
+model_params model_count_params(const model_t *m);
+model_flops model_count_flops(const model_t *m, int64_t seq_len);
+
+/* Parameters of the embedding table, of the output head (with its final
+ * norm), and of the extra tables an MTP module adds (its projection and norms). */
+double model_embedding_params(const model_t *m);
+double model_output_params(const model_t *m);
+double model_mtp_extra_params(const model_t *m);
+
+#endif

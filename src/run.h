@@ -1,0 +1,80 @@
+/* run.h: a run's strategy and facts (the reference's ExecSpec), as the C core holds them. */
+#ifndef NDLUA_RUN_H
+#define NDLUA_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_ZERO_BUBBLE_V } pp_schedule;
+typedef enum { REC_OFF, REC_SELECTIVE, REC_FULL } recompute_mode;
+typedef enum { RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON } selective_rule;
+typedef enum { CP_RING, CP_ULYSSES } cp_algorithm;
+
+/* The ops a selective recompute can drop: 1 keeps the op's activation, 0 recomputes it. */
+enum switch_index { SW_ATTBMM, SW_HEADCAST, SW_DROPOUT, SW_SOFTMAX, SW_NORMOP, SW_GATHER, SW_FFACT, SW_ATTUP, SW_COUNT };
+extern const char *const SWITCH_NAMES[SW_COUNT];
+
+/* A flag a run may leave unstated (then the model family decides). */
+typedef enum { UNSTATED = -1, NO = 0, YES = 1 } tristate;
+
+/* Layers [first, first + count) in model order (body then MTP) with one
+ * recompute option; count < 0 runs to the last layer. A selective range may
+ * name ops to keep or recompute (has_ops), the others kept. */
+typedef struct {
+    int64_t first, count;
+    recompute_mode mode;
+    bool has_ops;
+    signed char ops[SW_COUNT];
+} recompute_range;
+
+/* How a per-stage form is stated: not at all, as a flag for every layer,
+ * or as counts per stage (n = pp) or per chunk (n = pp·vpp, chunk-major). */
+typedef enum { FORM_NONE, FORM_ALL, FORM_STAGES, FORM_CHUNKS } stage_form;
+
+typedef struct {
+    stage_form form;
+    int64_t *counts; /* first counts layers of each stage (or chunk) */
+} per_stage;
+
+typedef struct {
+    /* degrees */
+    int64_t dp, tp, pp, vpp, cp, ep, etp;
+    bool sequence_parallel;
+    /* batch */
+    int64_t micro_batch_size, micro_batch_num, global_batch_size;
+    /* sharding: ZeRO / HyperParallel FSDP */
+    bool optimizer_parallel, grad_shard, grad_shard_as_params, shard_spans_cp, reshard_params;
+    bool deferred_grad_accumulation, overlapped_grad_reduce, expert_shard_group;
+    int64_t optimizer_shard, expert_shard; /* 0: unstated */
+    tristate grad_accumulation, shard_activations, loss_parallel, param_casts, flash_attention;
+    /* pipeline */
+    pp_schedule schedule;
+    int64_t seq_split;
+    per_stage offset;         /* FORM_STAGES/FORM_CHUNKS, or FORM_NONE = balanced */
+    bool mtp_in_offset, emb_out_in_offset;
+    /* recompute */
+    per_stage full_recompute, selective_recompute;
+    recompute_range *ranges;
+    int n_ranges;             /* > 0: the ranges replace the per-stage forms */
+    selective_rule rule;
+    bool selective_comm_recompute, recompute_slice_activation;
+    /* byte widths; -1: the family's */
+    int param_bytes, compute_bytes, softmax_bytes;
+    int grad_bytes, optimizer_state_bytes, main_param_bytes, norm_bytes, dropout_bytes, optimizer_states;
+    /* features */
+    bool grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings, shard_mtp_param;
+    bool frozen, freeze_vision, swap_optimizer;
+    cp_algorithm cp_algo;
+    double capacity_factor;
+    int64_t seq_length, visual_seq_length; /* visual: 0 = the tower's own */
+    int64_t device_memory_bytes, reserve_bytes; /* reserve < 0: the default (1 GiB) */
+} run_t;
+
+/* A run with every field at its default (degrees 1, 1f1b, nothing sharded). */
+void run_defaults(run_t *r);
+/* Frees what run fields own (offsets, counts, ranges). */
+void run_release(run_t *r);
+/* A deep copy; returns 0, or -1 when out of memory (dst then holds nothing to free). */
+int run_copy(run_t *dst, const run_t *src);
+
+#endif

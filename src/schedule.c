@@ -1,0 +1,50 @@
+/* schedule.c: micro-batches in flight per pipeline schedule (memory-model.md §8.1). */
+#include "schedule.h"
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Interleaved 1F1B (vpp > 1), the "big memory" order the reference uses by
+ * default: middle chunks hold base = min(p, m); the first chunk holds
+ * base + extra (less one on stage 0), the last chunk `last`, where
+ *   extra = base − stage − 1, last = base − stage (+ n − 1 for seqpipe),
+ *   a last above base gives one to extra, one below takes one from it. */
+static int64_t interleaved(const run_t *r, int64_t stage, int64_t chunk, int64_t base, int64_t n, int seqpipe)
+{
+    if (chunk > 0 && chunk < r->vpp - 1)
+        return base;
+    int64_t extra = base - stage - 1, last = base - stage + (seqpipe ? n - 1 : 0);
+    if (seqpipe && last > base) {
+        last -= 1;
+        extra += 1;
+    } else if (last < base) {
+        last += min64(1, max64(0, extra));
+        extra = max64(0, extra - 1);
+    }
+    if (chunk == 0)
+        return base + max64(0, extra) - (!seqpipe && stage == 0 ? 1 : 0);
+    return last;
+}
+
+int64_t micro_factor(const run_t *r, int64_t stage, int64_t chunk)
+{
+    int64_t base = min64(r->pp, r->micro_batch_num);
+    switch (r->schedule) {
+    case SCHED_GPIPE:
+        /* GPipe runs every forward before any backward: all m micro-batches
+         * are held. (The reference writes p here, which exceeds m when
+         * m < p; ndlua holds what the schedule holds.) */
+        return r->micro_batch_num;
+    case SCHED_ZERO_BUBBLE_V:
+        /* DualPipeV: the first chunk 2·base − 1 − stage, the second `stage` */
+        return chunk == 0 ? 2 * base - 1 - stage : stage;
+    case SCHED_SEQPIPE:
+        if (r->vpp > 1)
+            return interleaved(r, stage, chunk, base, r->seq_split, 1);
+        return base - stage + r->seq_split - 1;
+    default:
+        if (r->vpp > 1)
+            return interleaved(r, stage, chunk, base, 1, 0);
+        return base - stage;
+    }
+}
