@@ -1,0 +1,98 @@
+--- Memory sizes and times as text: parsing ("58GB", "60GiB", "1.5 TiB") and printing.
+-- Sizes are binary, as the reference planner and the trainers read them:
+-- a GB is 2^30 bytes, as a GiB is. Parsing uses LPeg; nothing is `load`ed.
+-- @module nd.units
+
+local lpeg = require "lpeg"
+
+local units = {}
+
+local P, R, S, C, Ct = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Ct
+
+local space = S(" \t") ^ 0
+local digits = R("09") ^ 1
+local number = C(digits * (P(".") * digits) ^ -1 + P(".") * digits)
+
+local function ci(word)
+  local patt = P(true)
+  for ch in word:gmatch(".") do
+    patt = patt * S(ch:lower() .. ch:upper())
+  end
+  return patt
+end
+
+-- Powers of 1024 by unit; both the decimal-looking and the binary spellings
+-- mean binary multiples.
+local POWERS = { b = 0, k = 1, m = 2, g = 3, t = 4, p = 5 }
+
+local unit = C(S("kKmMgGtTpP")) * (ci("ib") + ci("b")) ^ -1 + C(S("bB")) + C(ci("bytes"))
+local size = space * number * space * unit ^ -1 * space * -1
+
+--- Parses a memory size into bytes (an integer).
+-- @tparam string|number text "58GB", "60GiB", "1.5 TiB", "512MB", "1024" (bytes)
+-- @treturn[1] integer bytes
+-- @treturn[2] nil
+-- @treturn[2] string why the text is no size
+function units.parse_bytes(text)
+  if type(text) == "number" then
+    if text < 0 or text ~= text then return nil, "a size cannot be negative" end
+    return math.floor(text + 0.5)
+  end
+  if type(text) ~= "string" then
+    return nil, "a size is text such as 58GB or 60GiB"
+  end
+  local value, u = size:match(text)
+  if not value then
+    return nil, string.format("'%s' is no memory size; write a number and a unit, such as 58GB, 60GiB or 512MiB", text)
+  end
+  local power = 0
+  if u then
+    local first = u:sub(1, 1):lower()
+    power = first == "b" and 0 or POWERS[first]
+  end
+  return math.floor(tonumber(value) * 1024 ^ power + 0.5)
+end
+
+--- Formats bytes with a binary unit: "12.34 GiB", "512.0 MiB", "8 B".
+-- @tparam number n bytes
+-- @tparam[opt] integer decimals digits after the point (default 2)
+function units.format_bytes(n, decimals)
+  decimals = decimals or 2
+  local abs = math.abs(n)
+  local names = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" }
+  local i = 1
+  while abs >= 1024 and i < #names do
+    abs = abs / 1024
+    i = i + 1
+  end
+  if i == 1 then return string.format("%d B", math.floor(n)) end
+  return string.format("%." .. decimals .. "f %s", (n < 0 and -abs or abs), names[i])
+end
+
+--- Formats bytes in GiB always ("57.50 GiB"), for tables that compare sizes.
+function units.gib(n, decimals)
+  return string.format("%." .. (decimals or 2) .. "f GiB", n / 2 ^ 30)
+end
+
+--- Formats bytes in MiB always ("1024.0 MiB").
+function units.mib(n, decimals)
+  return string.format("%." .. (decimals or 1) .. "f MiB", n / 2 ^ 20)
+end
+
+--- Formats seconds: "12.3 s", "450 ms" below a second is written "0.450 s".
+function units.seconds(t)
+  if t >= 100 then return string.format("%.0f s", t) end
+  if t >= 1 then return string.format("%.2f s", t) end
+  return string.format("%.3f s", t)
+end
+
+-- A list of names or numbers: "DP,TP PP" or "1,2,4".
+local item = C((1 - S(", \t")) ^ 1)
+local list = space * Ct(item * (S(", \t") ^ 1 * item) ^ 0) * space * -1
+
+--- Splits "a,b c" into {"a", "b", "c"}; nil for an empty text.
+function units.split_list(text)
+  return list:match(text or "")
+end
+
+return units
