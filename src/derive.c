@@ -96,6 +96,12 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
         d->shard_grad_exp_partial = (double)d->t_exp;
     }
     d->fsdp = r->grad_shard_as_params && r->optimizer_parallel;
+    bool params_sharded = r->param_shard == UNSTATED ? r->optimizer_parallel : r->param_shard == YES;
+    d->params_sharded = params_sharded;
+    d->grads_sharded = r->grad_shard || r->grad_shard_as_params;
+    d->shard_params_non_exp = params_sharded ? d->shard_p_os_non_exp_partial : (double)t;
+    d->shard_params_exp = params_sharded ? d->shard_p_os_exp : (double)d->t_exp;
+    d->shard_params_exp_partial = params_sharded ? d->shard_p_os_exp_partial : (double)d->t_exp;
 }
 
 /* Embedding sharding (memory-model.md §4.5):
@@ -107,6 +113,7 @@ static void derive_embedding(const run_t *r, derived_t *d)
     int64_t ranks = r->grad_shard_as_params ? (r->optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
     d->shard_embed = (double)((r->emb_dp_sharded ? ranks : 1) * tp);
     d->gather_embed = d->fsdp && r->emb_dp_sharded ? (double)ranks : 1.0;
+    d->shard_params_embed = d->params_sharded ? d->shard_embed : (double)tp;
 }
 
 /* Communication flags (memory-model.md §4.4): ZeRO level 2 or 3 of the DP

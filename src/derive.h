@@ -19,6 +19,10 @@ typedef struct {
     double shard_p_os_non_exp_partial, shard_p_os_non_exp, shard_p_os_exp_partial, shard_p_os_exp;
     double shard_grad_non_exp, shard_grad_exp, shard_grad_exp_partial;
     double shard_embed, gather_embed;
+    /* parameter divisors: the optimizer's when parameters are sharded (ZeRO-3,
+     * FSDP, MindSpore's parallel optimizer), else TP / expert TP alone */
+    double shard_params_non_exp, shard_params_exp, shard_params_exp_partial, shard_params_embed;
+    bool params_sharded, grads_sharded;
     bool fsdp;
     /* communication flags */
     int comm_d_non_exp, comm_d_exp; /* 0 none, 2 ZeRO-1/2, 3 ZeRO-3 */

@@ -25,7 +25,7 @@ static const char *const RUN_KEYS[] = {
     "full_recompute", "selective_recompute", "selective_comm_recompute", "selective_rule", "recompute",
     "param_bytes", "compute_bytes", "softmax_bytes", "grad_bytes", "optimizer_state_bytes", "main_param_bytes",
     "norm_bytes", "dropout_bytes", "optimizer_states", "cp_algo", "optimizer", "device_memory",
-    "capacity_factor", "seq_length", "visual_seq_length", "reserve_bytes", NULL,
+    "capacity_factor", "seq_length", "visual_seq_length", "reserve_bytes", "param_shard", NULL,
 };
 
 static int run_gc(lua_State *L)
@@ -75,6 +75,7 @@ static void read_flags(lua_State *L, int t, run_t *r)
     r->grad_accumulation = read_tristate(L, t, "grad_accumulation");
     r->param_casts = read_tristate(L, t, "param_casts");
     r->flash_attention = read_tristate(L, t, "flash_attention");
+    r->param_shard = read_tristate(L, t, "param_shard");
     r->optimizer_parallel = field_bool(L, t, "", "optimizer_parallel", false);
     r->grad_shard = field_bool(L, t, "", "grad_shard", false);
     r->grad_shard_as_params = field_bool(L, t, "", "grad_shard_as_params", false);

@@ -21,14 +21,16 @@ static layer_split split_layer(const layer_kind *k, const run_t *r)
 static static_bytes split_static(const layer_split *s, const derived_t *d, bool frozen)
 {
     static_bytes b = {0, 0, 0, 0};
-    double over_p = s->non_expert / d->shard_p_os_non_exp_partial + s->routed / d->shard_p_os_exp +
-                    s->shared / d->shard_p_os_exp_partial;
+    double over_p = s->non_expert / d->shard_params_non_exp + s->routed / d->shard_params_exp +
+                    s->shared / d->shard_params_exp_partial;
+    double over_os = s->non_expert / d->shard_p_os_non_exp_partial + s->routed / d->shard_p_os_exp +
+                     s->shared / d->shard_p_os_exp_partial;
     double over_g = s->non_expert / d->shard_grad_non_exp + s->routed / d->shard_grad_exp +
                     s->shared / d->shard_grad_exp_partial;
     b.params = over_p * d->bytes_p;
     if (!frozen) {
-        b.optimizer = over_p * (d->bytes_optim - d->bytes_main);
-        b.main_params = over_p * d->bytes_main;
+        b.optimizer = over_os * (d->bytes_optim - d->bytes_main);
+        b.main_params = over_os * d->bytes_main;
         b.grads = over_g * d->bytes_grad;
     }
     return b;
@@ -41,15 +43,16 @@ static_bytes layer_static(const model_t *m, const layer_kind *k, const run_t *r,
     return split_static(&s, d, frozen);
 }
 
-/* One table of P parameters over a divisor, with the tables' optimizer width
- * (two states: bytes_optim_table) and gradients over their own divisor. */
-static static_bytes table_static(double p, double p_div, double g_div, const derived_t *d, bool frozen)
+/* One table of P parameters: its weights over w_div, its optimizer states
+ * (two: bytes_optim_table) and main copies over os_div, its gradients over g_div. */
+static static_bytes table_static(double p, double w_div, double os_div, double g_div, const derived_t *d,
+                                 bool frozen)
 {
     static_bytes b = {0, 0, 0, 0};
-    b.params = p / p_div * d->bytes_p;
+    b.params = p / w_div * d->bytes_p;
     if (!frozen) {
-        b.optimizer = p / p_div * (d->bytes_optim_table - d->bytes_main);
-        b.main_params = p / p_div * d->bytes_main;
+        b.optimizer = p / os_div * (d->bytes_optim_table - d->bytes_main);
+        b.main_params = p / os_div * d->bytes_main;
         b.grads = p / g_div * d->bytes_grad;
     }
     return b;
@@ -62,8 +65,12 @@ static_bytes embedding_static(const model_t *m, const run_t *r, const derived_t 
     static_bytes zero = {0, 0, 0, 0};
     if (tied_here)
         return zero;
+    /* sharded parameters and gradients over shard_embed·param_cp, as the reference;
+     * ZeRO-1/2 keep the table whole on every DP rank (over TP alone) */
     double div = d->shard_embed * (double)d->param_cp;
-    return table_static(model_embedding_params(m), div, div, d, frozen);
+    double w_div = d->params_sharded ? div : d->shard_params_embed;
+    double g_div = d->params_sharded || d->grads_sharded ? div : w_div;
+    return table_static(model_embedding_params(m), w_div, div, g_div, d, frozen);
 }
 
 /* The head (vocabulary x hidden, held even when tied to an embedding on
@@ -79,7 +86,8 @@ static double output_table_params(const model_t *m)
 static_bytes output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
 {
     (void)r;
-    return table_static(output_table_params(m), d->shard_p_os_non_exp_partial, d->shard_grad_non_exp, d, frozen);
+    return table_static(output_table_params(m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
+                        d->shard_grad_non_exp, d, frozen);
 }
 
 static void add_static(static_bytes *a, const static_bytes *b, double n)
@@ -101,6 +109,7 @@ static_bytes mtp_module_static(const model_t *m, const run_t *r, const derived_t
     layer_split s = {p, 0, 0};
     derived_t local = *d;
     local.shard_p_os_non_exp_partial = p_div;
+    local.shard_params_non_exp = r->shard_mtp_param ? d->shard_params_non_exp : 1.0;
     local.shard_grad_non_exp = g_div;
     static_bytes b = split_static(&s, &local, frozen);
     static_bytes e = embedding_static(m, r, d, false, frozen), o = output_static(m, r, d, frozen);

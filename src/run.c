@@ -19,7 +19,7 @@ void run_defaults(run_t *r)
     r->micro_batch_size = 1;
     r->micro_batch_num = 1;
     r->grad_accumulation = r->shard_activations = r->loss_parallel = UNSTATED;
-    r->param_casts = r->flash_attention = UNSTATED;
+    r->param_casts = r->flash_attention = r->param_shard = UNSTATED;
     r->schedule = SCHED_1F1B;
     r->seq_split = 1;
     r->offset.form = FORM_NONE;

@@ -47,6 +47,7 @@ typedef struct {
     bool deferred_grad_accumulation, overlapped_grad_reduce, expert_shard_group;
     int64_t optimizer_shard, expert_shard; /* 0: unstated */
     tristate grad_accumulation, shard_activations, loss_parallel, param_casts, flash_attention;
+    tristate param_shard; /* parameters sharded with the optimizer (ZeRO-3 / FSDP); unstated: as optimizer_parallel */
     /* pipeline */
     pp_schedule schedule;
     int64_t seq_split;

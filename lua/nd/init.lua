@@ -38,4 +38,63 @@ function nd.model(spec, opts)
 end
 -- END model resolution
 
+-- BEGIN runs and estimates (issue 4; src/lnd_run.c, src/lnd_estimate.c)
+-- nd.run(table) -> nd.run: the C core's run table, plus sizes as text
+-- (device_memory = "58GB", reserve_bytes = "2GiB") and `zero = 1 | 2 | 3`
+-- (optimizer states; + gradients; + parameters sharded over DP).
+-- run:with(changes) -> a new run with the changes laid over; the original
+-- is unchanged. nd.estimate(model, run) and nd.layout(model, run) as in C.
+local units = require "nd.units"
+local errors = require "nd.errors"
+
+local ZERO_STAGES = {
+  [1] = { optimizer_parallel = true, param_shard = false, grad_shard = false },
+  [2] = { optimizer_parallel = true, param_shard = false, grad_shard = true },
+  [3] = { optimizer_parallel = true, param_shard = true, grad_shard = true },
+}
+
+local function run_table(spec)
+  local t = {}
+  for k, v in pairs(spec) do t[k] = v end
+  for _, key in ipairs { "device_memory", "reserve_bytes" } do
+    if type(t[key]) == "string" then
+      local n, err = units.parse_bytes(t[key])
+      if not n then errors.raise { path = key, message = err } end
+      t[key] = n
+    end
+  end
+  if t.zero ~= nil then
+    local stage = ZERO_STAGES[t.zero]
+    if not stage and t.zero ~= 0 then
+      errors.raise { path = "zero", message = "ZeRO stage " .. tostring(t.zero) .. " is not 0, 1, 2 or 3" }
+    end
+    for k, v in pairs(stage or {}) do
+      if t[k] == nil then t[k] = v end
+    end
+    t.zero = nil
+  end
+  return t
+end
+
+function nd.run(spec)
+  if type(spec) ~= "table" then
+    error("nd.run: spec must be a table of run fields, got " .. type(spec), 2)
+  end
+  local r = core.run(run_table(spec))
+  return r
+end
+
+local run_methods = getmetatable(core.run {}).methods
+--- A new run with `changes` laid over this run's fields.
+function run_methods.with(self, changes)
+  if type(changes) ~= "table" then
+    error("run:with: changes must be a table of run fields, got " .. type(changes), 2)
+  end
+  local t = {}
+  for k, v in pairs(self:spec()) do t[k] = v end
+  for k, v in pairs(changes) do t[k] = v end
+  return nd.run(t)
+end
+-- END runs and estimates
+
 return nd
