@@ -41,10 +41,11 @@ static int64_t floor_mod(int64_t a, int64_t b) { return a - b * floor_div(a, b);
  *   per-stage offset o[stage]:         per + o // vpp (+ o % vpp on the last chunk)
  * with per = L // pp // vpp. Without one, balanced: stage s holds
  * L // pp (+1 for the first L % pp stages), spread over its chunks with the
- * remainder on the later chunks. */
+ * remainder on the later chunks. An offset must ask for exactly the layers
+ * there are (the reference clips one that asks for more; ndlua refuses it). */
 static int place_counts(layout_t *l, const run_t *r, int64_t total)
 {
-    int64_t pp = r->pp, vpp = r->vpp, per = total / pp / vpp, remaining = total;
+    int64_t pp = r->pp, vpp = r->vpp, per = total / pp / vpp, placed = 0;
     for (int64_t s = 0; s < pp; s++) {
         int64_t stage_total = total / pp + (s < total % pp ? 1 : 0);
         for (int64_t c = 0; c < vpp; c++) {
@@ -63,16 +64,16 @@ static int place_counts(layout_t *l, const run_t *r, int64_t total)
                          (long long)s, (long long)c, (long long)n);
                 return -1;
             }
-            if (n > remaining)
-                n = remaining;
             l->counts[s * vpp + c] = n;
-            remaining -= n;
+            placed += n;
         }
     }
-    if (remaining != 0) {
-        snprintf(l->error, sizeof l->error, "offset places %lld of the %lld layers over %lld stages x %lld chunks; "
-                 "the offsets must add up to the layers left over from the even split",
-                 (long long)(total - remaining), (long long)total, (long long)pp, (long long)vpp);
+    if (placed != total) {
+        snprintf(l->error, sizeof l->error,
+                 "offset places %lld layers, but the stack has %lld (%lld stages x %lld chunks of %lld, plus the "
+                 "offsets); the offsets must add up to the %lld layers the even split leaves over",
+                 (long long)placed, (long long)total, (long long)pp, (long long)vpp, (long long)per,
+                 (long long)(total - per * pp * vpp));
         return -1;
     }
     return 0;

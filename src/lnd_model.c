@@ -347,8 +347,10 @@ static void read_activations(lua_State *L, int spec, model_t *m, const char *pre
         }
     }
     lua_pop(L, 1);
-    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
-        m->output_census = lnd_read_census(L, -1, lua_pushfstring(L, "%soutput_activations", prefix));
+    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE) {
+        const char *path = lua_pushfstring(L, "%soutput_activations", prefix);
+        m->output_census = lnd_read_census(L, -2, path);
+    }
     lua_settop(L, top);
 }
 

@@ -54,7 +54,7 @@ static void read_form(lua_State *L, int t, const char *key, const run_t *r, per_
         bool nested = lua_istable(L, -1);
         lua_pop(L, 1);
         int64_t rows = nested ? r->vpp : 1, n = (int64_t)lua_rawlen(L, v);
-        if (n != rows)
+        if (n != (nested ? r->vpp : r->pp))
             nd_bad_input(L, "%s lists %I %s; the run has %I", key, (lua_Integer)n,
                          nested ? "chunks" : "entries", (lua_Integer)(nested ? r->vpp : r->pp));
         f->form = nested ? FORM_CHUNKS : FORM_STAGES;

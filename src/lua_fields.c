@@ -9,6 +9,14 @@
 
 #include "luautil.h"
 
+/* The value at idx as a message shows it: strings quoted, others as tostring does. */
+static const char *shown(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TSTRING)
+        return lua_pushfstring(L, "\"%s\" (a string)", lua_tostring(L, idx));
+    return luaL_tolstring(L, idx, NULL);
+}
+
 /* Pushes t[key] and returns whether it is present (nd.null counts as absent). */
 static bool push_field(lua_State *L, int t, const char *key)
 {
@@ -43,10 +51,10 @@ int64_t field_int(lua_State *L, int t, const char *prefix, const char *key, int6
     } else if (lua_type(L, -1) == LUA_TNUMBER) {
         double d = lua_tonumber(L, -1);
         if (!(d == floor(d)) || fabs(d) > 9.0e15)
-            nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+            nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, shown(L, -1));
         v = (int64_t)d;
     } else {
-        nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+        nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, shown(L, -1));
     }
     lua_pop(L, 1);
     if (v < lo || v > hi) {
@@ -64,7 +72,7 @@ double field_number(lua_State *L, int t, const char *prefix, const char *key, do
     if (!push_field(L, t, key))
         return dflt;
     if (lua_type(L, -1) != LUA_TNUMBER)
-        nd_bad_input(L, "%s%s must be a number, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+        nd_bad_input(L, "%s%s must be a number, got %s", prefix, key, shown(L, -1));
     double d = lua_tonumber(L, -1);
     lua_pop(L, 1);
     if (!(d >= lo && d <= hi))
@@ -78,7 +86,7 @@ bool field_bool(lua_State *L, int t, const char *prefix, const char *key, bool d
     if (!push_field(L, t, key))
         return dflt;
     if (!lua_isboolean(L, -1))
-        nd_bad_input(L, "%s%s must be true or false, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+        nd_bad_input(L, "%s%s must be true or false, got %s", prefix, key, shown(L, -1));
     bool b = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return b;
@@ -91,7 +99,7 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     bool present = push_field(L, t, key);
     if (present) {
         if (lua_type(L, -1) != LUA_TSTRING)
-            nd_bad_input(L, "%s%s must be a name, got %s", prefix, key, luaL_tolstring(L, -1, NULL));
+            nd_bad_input(L, "%s%s must be a name, got %s", prefix, key, shown(L, -1));
         s = lua_tostring(L, -1);
     }
     char *copy = NULL;
@@ -122,7 +130,7 @@ void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *w
     while (lua_next(L, t) != 0) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
-            nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, luaL_tolstring(L, -1, NULL));
+            nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, shown(L, -1));
         const char *key = lua_tostring(L, -1);
         if (!is_known(key, known))
             nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, key);
