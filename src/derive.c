@@ -113,6 +113,7 @@ static void derive_embedding(const run_t *r, derived_t *d)
     int64_t ranks = r->grad_shard_as_params ? (r->optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
     d->shard_embed = (double)((r->emb_dp_sharded ? ranks : 1) * tp);
     d->gather_embed = d->fsdp && r->emb_dp_sharded ? (double)ranks : 1.0;
+    d->shard_params_embed_whole = (double)tp;
     d->shard_params_embed = d->params_sharded ? d->shard_embed : (double)tp;
 }
 

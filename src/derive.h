@@ -22,6 +22,7 @@ typedef struct {
     /* parameter divisors: the optimizer's when parameters are sharded (ZeRO-3,
      * FSDP, MindSpore's parallel optimizer), else TP / expert TP alone */
     double shard_params_non_exp, shard_params_exp, shard_params_exp_partial, shard_params_embed;
+    double shard_params_embed_whole; /* the embedding's TP split alone */
     bool params_sharded, grads_sharded;
     bool fsdp;
     /* communication flags */

@@ -61,16 +61,17 @@ static static_bytes table_static(double p, double w_div, double os_div, double g
 /* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
 static_bytes embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen)
 {
-    (void)r;
     static_bytes zero = {0, 0, 0, 0};
     if (tied_here)
         return zero;
-    /* sharded parameters and gradients over shard_embed·param_cp, as the reference;
-     * ZeRO-1/2 keep the table whole on every DP rank (over TP alone) */
-    double div = d->shard_embed * (double)d->param_cp;
-    double w_div = d->params_sharded ? div : d->shard_params_embed;
-    double g_div = d->params_sharded || d->grads_sharded ? div : w_div;
-    return table_static(model_embedding_params(m), w_div, div, g_div, d, frozen);
+    /* What is sharded is sharded over shard_embed·param_cp, as the reference;
+     * what is not (the weights under ZeRO-1/2, everything without an optimizer
+     * shard) stays whole on every DP rank, split by TP alone. */
+    double div = d->shard_embed * (double)d->param_cp, whole = d->shard_params_embed_whole;
+    double w_div = d->params_sharded ? div : whole;
+    double os_div = r->optimizer_parallel ? div : whole;
+    double g_div = d->params_sharded || d->grads_sharded ? div : whole;
+    return table_static(model_embedding_params(m), w_div, os_div, g_div, d, frozen);
 }
 
 /* The head (vocabulary x hidden, held even when tied to an embedding on
