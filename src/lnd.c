@@ -64,6 +64,8 @@ static const luaL_Reg core_functions[] = {
     {"run", lnd_run_new},
     {"estimate", lnd_estimate},
     {"layout", lnd_layout},
+    {"time_estimate", lnd_time_estimate},
+    {"time_params", lnd_time_params},
     {NULL, NULL},
 };
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include <lauxlib.h>
 
@@ -116,6 +117,46 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     set_bool(L, "fits", peak <= r->device_memory_bytes);
     set_bool(L, "census_used", e->census_used);
     set_bool(L, "experts_clamped", e->experts_clamped);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* nd.core.time_estimate(model, run, n) -> seconds n estimates took in C (for benchmarks) */
+int lnd_time_estimate(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    lua_Integer n = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, n >= 1, 3, "a positive number of estimates");
+    estimate_t *e = push_scratch(L);
+    double peak = 0, start = now_seconds();
+    for (lua_Integer i = 0; i < n; i++) {
+        if (estimate_run(e, m, r) != 0)
+            return nd_bad_input(L, "%s", e->error);
+        peak += e->peak;
+    }
+    lua_pushnumber(L, now_seconds() - start);
+    lua_pushnumber(L, peak / (double)n);
+    return 2;
+}
+
+/* nd.core.time_params(model, n) -> seconds n parameter counts took in C (for benchmarks) */
+int lnd_time_params(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n >= 1, 2, "a positive number of counts");
+    double total = 0, start = now_seconds();
+    for (lua_Integer i = 0; i < n; i++)
+        total += model_count_params(m).total;
+    lua_pushnumber(L, now_seconds() - start);
+    lua_pushnumber(L, total / (double)n);
+    return 2;
 }
 
 /* nd.estimate(model, run) */

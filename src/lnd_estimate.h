@@ -6,6 +6,8 @@
 
 int lnd_estimate(lua_State *L); /* nd.core.estimate(model, run) */
 int lnd_layout(lua_State *L);   /* nd.core.layout(model, run) */
+int lnd_time_estimate(lua_State *L); /* nd.core.time_estimate(model, run, n) */
+int lnd_time_params(lua_State *L);   /* nd.core.time_params(model, n) */
 /* Registers nd.run's metatable and methods. */
 void lnd_open_run_api(lua_State *L);
 
