@@ -18,6 +18,7 @@ void estimate_free(estimate_t *e)
 {
     free(e->stages);
     free(e->rows);
+    free(e->memo);
     layout_free(&e->layout);
     estimate_init(e);
 }
@@ -60,13 +61,31 @@ typedef struct {
     const derived_t *d;
     bool vision, frozen;
     double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
+    kind_price *memo;   /* n_kinds x 3, reset for each estimate */
 } pricing;
 
-static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen)
+static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
+                            kind_price *memo)
 {
     double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
-    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq};
+    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo};
+    for (int i = 0; i < 3 * m->n_kinds; i++)
+        memo[i].ready = false;
     return p;
+}
+
+/* A memo of n_kinds x 3 entries in e, grown as needed. */
+static kind_price *memo_for(estimate_t *e, const model_t *m)
+{
+    int need = 3 * m->n_kinds;
+    if (e->memo_cap < need) {
+        kind_price *memo = realloc(e->memo, (size_t)need * sizeof *memo);
+        if (memo == NULL)
+            return NULL;
+        e->memo = memo;
+        e->memo_cap = need;
+    }
+    return e->memo;
 }
 
 static const signed char *switches_of(const pricing *p, const layer_run *run)
@@ -77,7 +96,7 @@ static const signed char *switches_of(const pricing *p, const layer_run *run)
 }
 
 /* Bytes one layer of the run keeps for one micro-batch. */
-static double run_activation(const pricing *p, const layer_run *run, bool *by_census)
+static double compute_activation(const pricing *p, const layer_run *run, bool *by_census)
 {
     const layer_kind *k = &p->m->kinds[run->kind];
     *by_census = false;
@@ -101,7 +120,7 @@ static double run_activation(const pricing *p, const layer_run *run, bool *by_ce
 /* What one layer holds at its backward's peak: a census record's working
  * set, else its activations priced as a plain layer (a recomputed layer
  * materialises them all again). */
-static double run_working(const pricing *p, const layer_run *run)
+static double compute_working(const pricing *p, const layer_run *run)
 {
     const layer_kind *k = &p->m->kinds[run->kind];
     if (p->frozen)
@@ -113,11 +132,46 @@ static double run_working(const pricing *p, const layer_run *run)
     return act_per_token(&a, p->r, p->d) * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
 }
 
-static double run_comm(const pricing *p, const layer_run *run)
+static double compute_comm(const pricing *p, const layer_run *run)
 {
     const layer_kind *k = &p->m->kinds[run->kind];
     layer_comm c = layer_comm_buffers(p->m, k, p->r, p->d, switches_of(p, run), p->tokens);
     return comm_combined(&c);
+}
+
+/* A layer of the run's kind at the run's option, priced once an estimate
+ * (a selective range with its own ops is priced afresh into scratch). */
+static const kind_price *price_of(const pricing *p, const layer_run *run, kind_price *scratch)
+{
+    kind_price *kp = run->switches == NULL ? &p->memo[3 * run->kind + (int)run->mode] : scratch;
+    if (kp->ready && kp != scratch)
+        return kp;
+    kp->stat = layer_static(p->m, &p->m->kinds[run->kind], p->r, p->d, p->frozen);
+    kp->activation = compute_activation(p, run, &kp->census);
+    kp->comm = compute_comm(p, run);
+    kp->working = compute_working(p, run);
+    kp->ready = true;
+    return kp;
+}
+
+static double run_activation(const pricing *p, const layer_run *run, bool *by_census)
+{
+    kind_price scratch;
+    const kind_price *kp = price_of(p, run, &scratch);
+    *by_census = kp->census;
+    return kp->activation;
+}
+
+static double run_working(const pricing *p, const layer_run *run)
+{
+    kind_price scratch;
+    return price_of(p, run, &scratch)->working;
+}
+
+static double run_comm(const pricing *p, const layer_run *run)
+{
+    kind_price scratch;
+    return price_of(p, run, &scratch)->comm;
 }
 
 static double split_bytes(const act_split *a, const pricing *p, double tp_divisor)
@@ -151,12 +205,16 @@ static double output_working_bytes(const pricing *p)
 
 static int add_row(estimate_t *e, stage_estimate *st, const estimate_row *proto)
 {
-    estimate_row *row = new_row(e);
-    if (row == NULL) {
-        snprintf(e->error, sizeof e->error, "out of memory");
-        return -1;
+    const estimate_row *row = proto;
+    if (!e->peak_only) {
+        estimate_row *kept = new_row(e);
+        if (kept == NULL) {
+            snprintf(e->error, sizeof e->error, "out of memory");
+            return -1;
+        }
+        *kept = *proto;
+        row = kept;
     }
-    *row = *proto;
     double n = (double)row->count;
     st->stat.params += n * row->static_per_layer.params;
     st->stat.grads += n * row->static_per_layer.grads;
@@ -229,9 +287,12 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
         row.mtp = run->mtp;
         row.count = run->count;
         row.mode = run->mode;
-        row.static_per_layer = layer_static(p->m, k, p->r, p->d, p->frozen);
-        row.activation_per_layer = run_activation(p, run, &row.census);
-        row.comm_per_layer = run_comm(p, run);
+        kind_price scratch;
+        const kind_price *kp = price_of(p, run, &scratch);
+        row.static_per_layer = kp->stat;
+        row.activation_per_layer = kp->activation;
+        row.census = kp->census;
+        row.comm_per_layer = kp->comm;
         row.in_flight = mf;
         if (row.census)
             e->census_used = true;
@@ -283,7 +344,13 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
         layout_free(&tower);
         return -1;
     }
-    pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision);
+    kind_price *memo = calloc((size_t)(3 * v->n_kinds), sizeof *memo);
+    if (memo == NULL) {
+        snprintf(e->error, sizeof e->error, "out of memory");
+        layout_free(&tower);
+        return -1;
+    }
+    pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision, memo);
     const chunk_layout *ch = layout_chunk(&tower, 0, 0);
     int rc = add_embedding(e, st, &p, 0, mf, false);
     if (rc == 0)
@@ -291,6 +358,7 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
     if (rc == 0)
         rc = add_output(e, st, &p, 0, mf);
     layout_free(&tower);
+    free(memo);
     return rc;
 }
 
@@ -359,22 +427,22 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     st->first_row = e->n_rows;
     const chunk_layout *out = NULL;
     for (int64_t c = 0; c < r->vpp; c++)
-        if (layout_chunk(&e->layout, s, c)->output)
-            out = layout_chunk(&e->layout, s, c);
+        if (layout_chunk(e->lay, s, c)->output)
+            out = layout_chunk(e->lay, s, c);
     for (int64_t c = 0; c < r->vpp; c++) {
-        const chunk_layout *ch = layout_chunk(&e->layout, s, c);
+        const chunk_layout *ch = layout_chunk(e->lay, s, c);
         int64_t mf = max64(1, micro_factor(r, s, c));
         if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
             return -1;
         if (ch->embedding && add_embedding(e, st, p, c, mf, r->tie_embeddings && out != NULL) != 0)
             return -1;
-        if (add_runs(e, st, p, &e->layout, ch, c, mf) != 0)
+        if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
             return -1;
         if (ch->output && add_output(e, st, p, c, mf) != 0)
             return -1;
     }
     st->n_rows = e->n_rows - st->first_row;
-    st->backward_overhead = backward_overhead(p, &e->layout, s);
+    st->backward_overhead = backward_overhead(p, e->lay, s);
     st->comm += st->held_params;
     double dynamic = st->activations + st->comm + st->backward_overhead;
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
@@ -385,17 +453,26 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
 
 int estimate_run(estimate_t *e, const model_t *m, const run_t *r)
 {
-    e->error[0] = '\0';
-    e->census_used = false;
-    if (reserve_stages(e, r->pp) != 0)
-        return -1;
     if (layout_build(&e->layout, m, r) != 0) {
         snprintf(e->error, sizeof e->error, "%s", e->layout.error);
         return -1;
     }
+    return estimate_run_layout(e, m, r, &e->layout);
+}
+
+int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given)
+{
+    e->error[0] = '\0';
+    e->census_used = false;
+    e->lay = given;
+    kind_price *memo = memo_for(e, m);
+    if (reserve_stages(e, r->pp) != 0 || memo == NULL) {
+        snprintf(e->error, sizeof e->error, "out of memory");
+        return -1;
+    }
     derive(m, r, &e->derived);
     e->experts_clamped = e->derived.experts_clamped;
-    pricing p = make_pricing(m, r, &e->derived, false, r->frozen);
+    pricing p = make_pricing(m, r, &e->derived, false, r->frozen, memo);
     e->peak = -1;
     for (int64_t s = 0; s < r->pp; s++) {
         if (price_stage(e, m, r, &p, s) != 0)

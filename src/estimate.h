@@ -39,6 +39,13 @@ typedef struct {
     int first_row, n_rows;
 } stage_estimate;
 
+/* One layer of a kind at one recompute option, priced once an estimate. */
+typedef struct {
+    bool ready, census;
+    static_bytes stat;
+    double activation, comm, working;
+} kind_price;
+
 typedef struct {
     int64_t pp;
     stage_estimate *stages;
@@ -49,7 +56,11 @@ typedef struct {
     bool fits;
     bool experts_clamped, census_used;
     derived_t derived, vision_derived;
-    layout_t layout;
+    layout_t layout;          /* built here unless a layout is given */
+    const layout_t *lay;      /* the layout priced: &layout or the given one */
+    bool peak_only;           /* keep stage sums, not rows (the search's pricing) */
+    kind_price *memo;         /* n_kinds x 3 recompute options */
+    int memo_cap;
     char error[256];
 } estimate_t;
 
@@ -60,6 +71,8 @@ void estimate_free(estimate_t *e);
  * does not fit the stack). Reuses e's memory across calls. All byte values
  * are doubles; callers round each reported component to the nearest byte. */
 int estimate_run(estimate_t *e, const model_t *m, const run_t *r);
+/* The same over a layout already built for this model and run (the search caches them). */
+int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);
 
 /* The run a vision tower runs under: the language model's strategy with no
  * vocabulary, no tied table, no MTP, no experts, all on the first stage. */

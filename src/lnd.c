@@ -7,6 +7,7 @@
 #include "json_bridge.h"
 #include "lnd_estimate.h"
 #include "lnd_run.h"
+#include "lnd_search.h"
 #include "lnd_types.h"
 #include "luautil.h"
 #include "yaml_bridge.h"
@@ -74,7 +75,9 @@ int luaopen_nd_core(lua_State *L)
     docmeta_open(L);
     lnd_open_model(L);
     lnd_open_run_api(L);
+    lnd_open_search(L);
     luaL_newlib(L, core_functions);
+    luaL_setfuncs(L, lnd_search_functions, 0);
     luaL_newlib(L, yaml_functions);
     lua_setfield(L, -2, "yaml");
     luaL_newlib(L, json_functions);

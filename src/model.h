@@ -97,6 +97,13 @@ typedef struct {
     double causal_factor;
 } model_flops;
 
+/* Forward FLOPs per token of one layer of a kind, by part, at sequence s
+ * (causal: the share of keys a query attends, ½ for causal attention). */
+typedef struct {
+    double proj, scores, recurrence, mlp, routed, shared, router;
+} layer_flops;
+layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double causal);
+
 /* Resolves each kind's geometry and parameters; returns NULL or a message
  * naming the field that contradicts (static text or written into err). */
 const char *model_settle(model_t *m, char *err, int errlen);

@@ -8,17 +8,13 @@
 /* Causal attention: each query attends to half the sequence on average. */
 #define CAUSAL_FACTOR 0.5
 
-typedef struct {
-    double proj, scores, recurrence, mlp, routed, shared, router;
-} layer_flops;
-
 /* Forward FLOPs per token of one layer of a kind at sequence length s.
  * Every matmul costs 2 FLOPs a weight a token. Attention scores:
  *   2·a·s·(d_qk + d_v) · causal          (QK^T and AV, per token)
  * The chunked gated delta rule, per token (forward third of the reference's
  * fwd+bwd table 3·n_v·(2·C·(3·d_k + 2·d_v) + 6·d_k·d_v), C = 64):
  *   n_v·(2·C·(3·d_k + 2·d_v) + 6·d_k·d_v) */
-static layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double causal)
+layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double causal)
 {
     const layer_params *p = &k->params;
     layer_flops f = {0, 0, 0, 0, 0, 0, 0};

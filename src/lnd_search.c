@@ -1,0 +1,435 @@
+/* lnd_search.c: nd.core.search and nd.core.step_time: the search engine and the time model seen from Lua. */
+#include "lnd_search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "estimate.h"
+#include "lnd_push.h"
+#include "lnd_run.h"
+#include "lnd_types.h"
+#include "lua_fields.h"
+#include "luautil.h"
+#include "nd_score.h"
+#include "search.h"
+
+#define RESULT_TYPE "nd.search_result"
+
+static const char *const MODE_NAMES[] = {"off", "selective", "full"};
+
+typedef struct {
+    search_result res;
+    search_space space;
+    run_t base;
+    bool has_base;
+} result_box;
+
+static void free_space(search_space *sp)
+{
+    for (int i = 0; i < DIM_COUNT; i++) {
+        free(sp->dims[i].allowed);
+        sp->dims[i].allowed = NULL;
+    }
+}
+
+static int result_gc(lua_State *L)
+{
+    result_box *box = luaL_checkudata(L, 1, RESULT_TYPE);
+    search_result_free(&box->res);
+    free_space(&box->space);
+    if (box->has_base)
+        run_release(&box->base);
+    box->has_base = false;
+    return 0;
+}
+
+/* hardware = {peak_tflops, sustained_tflops, levels = {{devices, gbps}...},
+ *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor} */
+void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
+{
+    t = lua_absindex(L, t);
+    memset(hw, 0, sizeof *hw);
+    hw->peak_tflops = field_number(L, t, "hardware.", "peak_tflops", 1e-3, 1e9, 0);
+    hw->sustained_tflops = field_number(L, t, "hardware.", "sustained_tflops", 1e-3, 1e9, 0);
+    if (hw->peak_tflops <= 0 || hw->sustained_tflops <= 0)
+        nd_bad_input(L, "hardware: peak_tflops and sustained_tflops are required and positive");
+    hw->nd_comm_divisor = field_number(L, t, "hardware.", "nd_comm_divisor", 0, 1e6, 1);
+    if (lua_getfield(L, t, "levels") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
+        nd_bad_input(L, "hardware.levels must list {devices = n, gbps = bandwidth} from the node outward");
+    int n = (int)lua_rawlen(L, -1);
+    if (n > HW_MAX_LEVELS)
+        nd_bad_input(L, "hardware.levels lists %d levels; at most %d", n, HW_MAX_LEVELS);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        const char *p = lua_pushfstring(L, "hardware.levels[%d].", i + 1);
+        hw->level_devices[i] = field_int(L, -2, p, "devices", 1, (int64_t)1 << 40, (int64_t)1 << 40, false);
+        hw->level_gbps[i] = field_number(L, -2, p, "gbps", 1e-6, 1e9, 0);
+        if (hw->level_gbps[i] <= 0)
+            nd_bad_input(L, "%sgbps is required and positive", p);
+        lua_pop(L, 2);
+    }
+    hw->n_levels = n;
+    lua_pop(L, 1);
+    double *ov[] = {&hw->overlap_dp, &hw->overlap_tp, &hw->overlap_cp, &hw->overlap_ep, &hw->overlap_pp};
+    const char *names[] = {"dp", "tp", "cp", "ep", "pp"};
+    lua_getfield(L, t, "overlap");
+    for (int i = 0; i < 5; i++)
+        *ov[i] = lua_istable(L, -1) ? field_number(L, -1, "hardware.overlap.", names[i], 0, 1, 0) : 0.0;
+    lua_pop(L, 1);
+}
+
+static void read_allowed(lua_State *L, int d, const char *path, dim_space *ds)
+{
+    if (lua_getfield(L, d, "allowed") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int n = (int)lua_rawlen(L, -1);
+    ds->allowed = calloc((size_t)(n > 0 ? n : 1), sizeof *ds->allowed);
+    if (ds->allowed == NULL)
+        luaL_error(L, "out of memory");
+    ds->n_allowed = n;
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        int isnum;
+        lua_Integer v = lua_tointegerx(L, -1, &isnum);
+        if (!isnum)
+            nd_bad_input(L, "%sallowed must list whole numbers", path);
+        ds->allowed[i] = (int64_t)v;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* dims = {DP = {searched, pinned, bound, allowed}, ...}; absent dims are pinned to 1. */
+static void read_dims(lua_State *L, int t, search_space *sp)
+{
+    if (lua_getfield(L, t, "dims") != LUA_TTABLE)
+        nd_bad_input(L, "space.dims must describe the dimensions");
+    int dims = lua_gettop(L);
+    for (int i = 0; i < DIM_COUNT; i++) {
+        dim_space *ds = &sp->dims[i];
+        ds->pinned = 1;
+        if (lua_getfield(L, dims, DIM_NAMES[i]) == LUA_TTABLE) {
+            int d = lua_gettop(L);
+            const char *path = lua_pushfstring(L, "space.dims.%s.", DIM_NAMES[i]);
+            ds->searched = field_bool(L, d, path, "searched", false);
+            ds->pinned = field_int(L, d, path, "pinned", 0, (int64_t)1 << 24, 1, false);
+            ds->bound = field_int(L, d, path, "bound", 0, (int64_t)1 << 24, 0, false);
+            read_allowed(L, d, path, ds);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void read_modes(lua_State *L, int t, search_space *sp)
+{
+    if (lua_getfield(L, t, "recompute") == LUA_TTABLE) {
+        int n = (int)lua_rawlen(L, -1);
+        if (n > 3)
+            nd_bad_input(L, "space.recompute lists at most the three modes off, selective, full");
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            const char *name = lua_tostring(L, -1);
+            int mode = -1;
+            for (int k = 0; k < 3 && name != NULL; k++)
+                if (strcmp(name, MODE_NAMES[k]) == 0)
+                    mode = k;
+            if (mode < 0)
+                nd_bad_input(L, "space.recompute: '%s' is not off, selective or full", name ? name : "?");
+            sp->modes[i] = (recompute_mode)mode;
+            lua_pop(L, 1);
+        }
+        sp->n_modes = n;
+    }
+    lua_pop(L, 1);
+}
+
+static void read_space(lua_State *L, int t, search_space *sp)
+{
+    sp->devices = field_int(L, t, "space.", "devices", 1, (int64_t)1 << 20, 0, true);
+    sp->global_batch = field_int(L, t, "space.", "global_batch", 1, (int64_t)1 << 30, 0, true);
+    sp->budget_bytes = field_number(L, t, "space.", "budget_bytes", 0, 1e18, 0);
+    sp->keep_dropped = field_int(L, t, "space.", "keep_dropped", 0, 1000000, 100, false);
+    read_dims(L, t, sp);
+    read_modes(L, t, sp);
+    if (lua_getfield(L, t, "hardware") != LUA_TTABLE)
+        nd_bad_input(L, "space.hardware must be a hardware profile");
+    lnd_read_hardware(L, -1, &sp->hw);
+    lua_pop(L, 1);
+}
+
+typedef struct {
+    lua_State *L;
+    int fn;
+} progress_ctx;
+
+static int call_progress(void *data, double done)
+{
+    progress_ctx *p = data;
+    lua_pushvalue(p->L, p->fn);
+    lua_pushnumber(p->L, done);
+    lua_call(p->L, 1, 1);
+    int stop = lua_toboolean(p->L, -1);
+    lua_pop(p->L, 1);
+    return stop;
+}
+
+/* nd.core.search(model, run, space [, progress]) -> a search result */
+static int lnd_search(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *base = lnd_check_run(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    bool has_progress = lua_isfunction(L, 4);
+    result_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    memset(box, 0, sizeof *box);
+    luaL_setmetatable(L, RESULT_TYPE);
+    read_space(L, 3, &box->space);
+    if (run_copy(&box->base, base) != 0)
+        return luaL_error(L, "out of memory");
+    box->has_base = true;
+    progress_ctx ctx = {L, 4};
+    if (search_run(m, base, &box->space, &box->res, has_progress ? call_progress : NULL, &ctx) != 0)
+        return luaL_error(L, "%s", box->res.error);
+    return 1;
+}
+
+static result_box *check_result(lua_State *L)
+{
+    return luaL_checkudata(L, 1, RESULT_TYPE);
+}
+
+static void set_int(lua_State *L, const char *k, int64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_parts(lua_State *L, const step_time *t)
+{
+    lua_createtable(L, 0, 9);
+    lnd_set_number(L, "forward_s", t->forward);
+    lnd_set_number(L, "backward_s", t->backward);
+    lnd_set_number(L, "recompute_s", t->recompute);
+    lnd_set_number(L, "tp_s", t->tp);
+    lnd_set_number(L, "cp_s", t->cp);
+    lnd_set_number(L, "ep_s", t->ep);
+    lnd_set_number(L, "pp_s", t->pp);
+    lnd_set_number(L, "dp_s", t->dp);
+    lnd_set_number(L, "bubble_s", t->bubble);
+}
+
+static void push_step_time(lua_State *L, const step_time *t)
+{
+    lnd_set_number(L, "step_time_s", t->step);
+    lnd_set_number(L, "mfu", t->mfu);
+    lnd_set_number(L, "tokens_per_s_per_device", t->tokens_per_s_per_device);
+    lnd_set_number(L, "model_flops", t->model_flops);
+    set_int(L, "straggler_stage", t->straggler);
+    push_parts(L, t);
+    lua_setfield(L, -2, "parts");
+}
+
+/* Per-stage totals of a candidate, estimated again (stages[i + 1] = bytes). */
+static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base, const candidate *c)
+{
+    run_t r;
+    search_candidate_run(base, c, &r);
+    estimate_t e;
+    estimate_init(&e);
+    int rc = estimate_run(&e, m, &r);
+    lua_createtable(L, (int)r.pp, 0);
+    for (int64_t s = 0; rc == 0 && s < r.pp; s++) {
+        lnd_push_number(L, (double)llround(e.stages[s].total));
+        lua_rawseti(L, -2, s + 1);
+    }
+    estimate_free(&e);
+}
+
+static void push_candidate(lua_State *L, const result_box *box, const candidate *c)
+{
+    lua_createtable(L, 0, 24);
+    static const char *const keys[DIM_COUNT] = {"dp", "ep", "tp", "cp", "pp", "vpp", "mb", "mbs", "sp", "op"};
+    for (int i = 0; i < DIM_COUNT; i++) {
+        if (i == DIM_SP) {
+            lua_pushboolean(L, c->degree[i] != 0);
+            lua_setfield(L, -2, "sp");
+        } else {
+            set_int(L, keys[i], c->degree[i]);
+        }
+    }
+    set_int(L, "etp", box->base.etp);
+    lua_pushstring(L, MODE_NAMES[c->mode]);
+    lua_setfield(L, -2, "recompute");
+    set_int(L, "peak_bytes", (int64_t)llround(c->peak));
+    set_int(L, "peak_stage", c->peak_stage);
+    set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
+    lnd_set_number(L, "nd_score", c->nd_score);
+    lnd_set_number(L, "score", c->score);
+    lua_pushboolean(L, c->kept);
+    lua_setfield(L, -2, "kept");
+    push_step_time(L, &c->time);
+}
+
+static const candidate *candidate_at(lua_State *L, result_box *box, int arg)
+{
+    lua_Integer i = luaL_checkinteger(L, arg);
+    luaL_argcheck(L, i >= 1 && (size_t)i <= box->res.n_fit, arg, "no fitting candidate of that index");
+    return &box->res.fit[i - 1];
+}
+
+/* result:candidate(i [, model]) -> its table; with the model, also its per-stage bytes */
+static int result_candidate(lua_State *L)
+{
+    result_box *box = check_result(L);
+    const candidate *c = candidate_at(L, box, 2);
+    lua_settop(L, 3);
+    push_candidate(L, box, c);
+    lua_pushinteger(L, luaL_checkinteger(L, 2));
+    lua_setfield(L, -2, "rank");
+    if (!lua_isnoneornil(L, 3)) {
+        push_stage_totals(L, lnd_check_model(L, 3), &box->base, c);
+        lua_setfield(L, -2, "stage_bytes");
+    }
+    return 1;
+}
+
+static int result_size(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_result(L)->res.n_fit);
+    return 1;
+}
+
+static int result_counts(lua_State *L)
+{
+    result_box *box = check_result(L);
+    const search_result *r = &box->res;
+    lua_createtable(L, 0, 7);
+    set_int(L, "tested", r->tested);
+    set_int(L, "priced", r->priced);
+    set_int(L, "fitting", r->fitting);
+    set_int(L, "dropped", r->dropped);
+    lnd_set_number(L, "elapsed_s", r->elapsed_s);
+    lua_createtable(L, 0, REFUSE_COUNT);
+    int64_t refused = 0;
+    for (int i = 0; i < REFUSE_COUNT; i++) {
+        if (r->refused[i] > 0)
+            set_int(L, REFUSAL_NAMES[i], r->refused[i]);
+        refused += r->refused[i];
+    }
+    lua_setfield(L, -2, "refused");
+    set_int(L, "refused_total", refused);
+    return 1;
+}
+
+/* result:sort{key, ...}: stable, kept candidates first ("-mfu" sorts descending) */
+static int result_sort(lua_State *L)
+{
+    result_box *box = check_result(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, 2);
+    const char **keys = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *keys, 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        keys[i] = lua_tostring(L, -1);
+        if (keys[i] == NULL)
+            return luaL_argerror(L, 2, "sort keys are names");
+        lua_pop(L, 1); /* the string stays alive in the table */
+    }
+    int rc = search_sort(&box->res, keys, n);
+    if (rc == -1)
+        return luaL_error(L, "sort: unknown key (keys: step_time_s, peak_bytes, nd_score, score, mfu, "
+                             "tokens_per_s_per_device, each optionally prefixed with -)");
+    if (rc != 0)
+        return luaL_error(L, "out of memory");
+    return 0;
+}
+
+/* result:set_score(i, score [, kept]) */
+static int result_set_score(lua_State *L)
+{
+    result_box *box = check_result(L);
+    candidate *c = (candidate *)candidate_at(L, box, 2);
+    c->score = luaL_checknumber(L, 3);
+    c->kept = lua_isnoneornil(L, 4) ? true : lua_toboolean(L, 4);
+    return 0;
+}
+
+/* result:dropped() -> the kept examples of candidates over the budget, with their overshoot */
+static int result_dropped(lua_State *L)
+{
+    result_box *box = check_result(L);
+    lua_createtable(L, (int)box->res.n_drops, 0);
+    for (size_t i = 0; i < box->res.n_drops; i++) {
+        push_candidate(L, box, &box->res.drops[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* result:lightest() -> the dropped candidate with the lowest peak, or nil */
+static int result_lightest(lua_State *L)
+{
+    result_box *box = check_result(L);
+    if (!box->res.has_lightest)
+        return 0;
+    push_candidate(L, box, &box->res.lightest);
+    return 1;
+}
+
+/* nd.core.step_time(model, run, hardware) -> the time model of one run */
+static int lnd_step_time(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    hardware_t hw;
+    lnd_read_hardware(L, 3, &hw);
+    estimate_t *e = lua_newuserdatauv(L, sizeof *e, 0);
+    estimate_init(e);
+    int rc = estimate_run(e, m, r);
+    step_time t;
+    if (rc == 0)
+        timing_run(m, r, &e->derived, &e->layout, &hw, &t);
+    double score = rc == 0 ? nd_score(m, r, &e->derived, &e->layout, &hw) : 0;
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", e->error);
+    estimate_free(e);
+    if (rc != 0)
+        return nd_bad_input(L, "%s", msg);
+    lua_createtable(L, 0, 8);
+    push_step_time(L, &t);
+    lnd_set_number(L, "nd_score", score);
+    return 1;
+}
+
+static const luaL_Reg result_methods[] = {
+    {"candidate", result_candidate}, {"size", result_size},       {"counts", result_counts},
+    {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
+    {"lightest", result_lightest},   {NULL, NULL},
+};
+
+void lnd_open_search(lua_State *L)
+{
+    if (luaL_newmetatable(L, RESULT_TYPE)) {
+        lua_pushcfunction(L, result_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_newtable(L);
+        luaL_setfuncs(L, result_methods, 0);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_pop(L, 1);
+}
+
+const luaL_Reg lnd_search_functions[] = {
+    {"search", lnd_search},
+    {"step_time", lnd_step_time},
+    {NULL, NULL},
+};

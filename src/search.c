@@ -1,0 +1,540 @@
+/* search.c: the loop nest over strategies, the validity rules, and pricing of every valid candidate.
+ *
+ * The nest and the rules are the reference planner's (search-ranking-cli
+ * §b.3, §b.4), in its order, so that tested and refused counts and the order
+ * of ties match:
+ *   TP over divisors of N, PP of N/TP, CP of N/TP/PP, DP = N/TP/CP/PP,
+ *   MBS of B/PP/DP, MB = B/DP/MBS, EP of DP·TP, VPP 1..min(4, PP, L/PP),
+ *   OP of DP, SP false/true, and each recompute mode. */
+#include "search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nd_score.h"
+
+const char *const DIM_NAMES[DIM_COUNT] = {"DP", "EP", "MP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP"};
+const char *const REFUSAL_NAMES[REFUSE_COUNT] = {
+    "a degree out of bounds", "EP over the experts or DP x TP", "EP divisibility", "filtered out",
+    "CP constraints", "global batch", "layout",
+};
+
+typedef struct {
+    int64_t *v;
+    int n, cap;
+} values;
+
+static int push_value(values *vs, int64_t x)
+{
+    if (vs->n == vs->cap) {
+        int cap = vs->cap ? 2 * vs->cap : 16;
+        int64_t *v = realloc(vs->v, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        vs->v = v;
+        vs->cap = cap;
+    }
+    vs->v[vs->n++] = x;
+    return 0;
+}
+
+/* space(dim, n): the divisors of n ascending within [1, bound] when the
+ * dimension is searched, else its pinned value. */
+static int space_of(const dim_space *d, int64_t n, values *out)
+{
+    out->n = 0;
+    if (!d->searched)
+        return push_value(out, d->pinned);
+    for (int64_t x = 1; x <= n; x++) {
+        if (d->bound > 0 && x > d->bound)
+            break;
+        if (n % x == 0 && push_value(out, x) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int range_space(const dim_space *d, int64_t top, values *out)
+{
+    out->n = 0;
+    if (!d->searched)
+        return push_value(out, d->pinned);
+    for (int64_t x = 1; x <= top; x++)
+        if (push_value(out, x) != 0)
+            return -1;
+    return 0;
+}
+
+static bool power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+static bool allowed(const dim_space *d, int64_t x)
+{
+    if (d->allowed == NULL)
+        return true;
+    for (int i = 0; i < d->n_allowed; i++)
+        if (d->allowed[i] == x)
+            return true;
+    return false;
+}
+
+/* Layouts depend only on (pp, vpp, recompute mode) within a search: built once each. */
+typedef struct {
+    int64_t pp, vpp;
+    int mode;
+    bool used;
+    layout_t layout;
+} layout_slot;
+
+#define LAYOUT_SLOTS 4096
+
+typedef struct {
+    const model_t *m;
+    const run_t *base;
+    const search_space *sp;
+    search_result *res;
+    estimate_t est;
+    bool accumulates;
+    int64_t layers;
+    layout_slot *layouts; /* an open-addressing table of LAYOUT_SLOTS */
+    int n_layouts;
+} searcher;
+
+/* The cached layout of the candidate's run, built on first use; NULL when the
+ * run's layout does not fit the stack (error in *failed) or memory runs out. */
+static const layout_t *cached_layout(searcher *s, const run_t *r, const candidate *c, bool *failed)
+{
+    *failed = false;
+    uint64_t h = (uint64_t)r->pp * 1000003u + (uint64_t)r->vpp * 97u + (uint64_t)c->mode;
+    for (int probe = 0; probe < LAYOUT_SLOTS; probe++) {
+        layout_slot *slot = &s->layouts[(h + (uint64_t)probe) % LAYOUT_SLOTS];
+        if (slot->used && slot->pp == r->pp && slot->vpp == r->vpp && slot->mode == (int)c->mode)
+            return &slot->layout;
+        if (slot->used)
+            continue;
+        if (s->n_layouts >= LAYOUT_SLOTS / 2) /* a full table: build without caching */
+            break;
+        layout_init(&slot->layout);
+        if (layout_build(&slot->layout, s->m, r) != 0) {
+            layout_free(&slot->layout);
+            *failed = true;
+            return NULL;
+        }
+        slot->used = true;
+        slot->pp = r->pp;
+        slot->vpp = r->vpp;
+        slot->mode = (int)c->mode;
+        s->n_layouts++;
+        return &slot->layout;
+    }
+    if (layout_build(&s->est.layout, s->m, r) != 0) {
+        *failed = true;
+        return NULL;
+    }
+    return &s->est.layout;
+}
+
+/* §b.4 rule 1: the degrees themselves. */
+static bool degrees_valid(const searcher *s, const candidate *c)
+{
+    const search_space *sp = s->sp;
+    const int64_t *g = c->degree;
+    if (sp->dims[DIM_PP].searched && g[DIM_MB] < g[DIM_PP])
+        return false;
+    if (!(g[DIM_PP] > 1 || g[DIM_MB] == 1 || s->accumulates))
+        return false;
+    if (!power_of_two(g[DIM_TP]) || !power_of_two(g[DIM_OP]))
+        return false;
+    for (int i = 0; i < DIM_COUNT; i++) {
+        const dim_space *d = &sp->dims[i];
+        if (g[i] < (i == DIM_SP ? 0 : 1) || (d->searched && d->bound > 0 && g[i] > d->bound))
+            return false;
+        if (!d->searched && (i == DIM_DP) && g[i] != d->pinned)
+            return false;
+    }
+    return !(sp->dims[DIM_SP].searched && sp->dims[DIM_CP].searched && g[DIM_SP] && g[DIM_CP] > 1);
+}
+
+static bool filtered(const search_space *sp, const candidate *c)
+{
+    for (int i = 0; i < DIM_COUNT; i++)
+        if (!allowed(&sp->dims[i], c->degree[i]))
+            return true;
+    return false;
+}
+
+/* §b.4 rules 2 and 3: experts. */
+static refusal experts_valid(const searcher *s, const candidate *c)
+{
+    const model_t *m = s->m;
+    const int64_t *g = c->degree;
+    if (m->experts <= 1)
+        return g[DIM_EP] == 1 ? REFUSE_COUNT : REFUSE_EP_BOUND;
+    int64_t max_ep = g[DIM_DP] * g[DIM_TP] * (s->base->shard_spans_cp ? g[DIM_CP] : 1);
+    if (g[DIM_EP] > m->experts || g[DIM_EP] > max_ep)
+        return REFUSE_EP_BOUND;
+    int64_t t_exp = s->base->etp > 1 ? s->base->etp : g[DIM_TP];
+    if (m->experts % g[DIM_EP] != 0 || m->expert_width % t_exp != 0)
+        return REFUSE_EP_DIVISIBILITY;
+    int64_t shard = s->base->expert_shard;
+    if (g[DIM_EP] > 1 && shard > 1 && !s->base->expert_shard_group &&
+        (g[DIM_DP] * g[DIM_CP] * g[DIM_TP] / g[DIM_EP]) % shard != 0)
+        return REFUSE_EP_DIVISIBILITY;
+    return REFUSE_COUNT;
+}
+
+/* §b.5: context parallelism. */
+static bool cp_valid(const searcher *s, const candidate *c)
+{
+    const int64_t *g = c->degree;
+    int64_t cp = g[DIM_CP], tp = g[DIM_TP];
+    if (cp <= 1)
+        return true;
+    if (g[DIM_SP])
+        return false;
+    if (s->base->seq_length % (2 * cp) != 0)
+        return false;
+    if (s->base->cp_algo == CP_ULYSSES && s->m->kv_heads % (tp * cp) != 0)
+        return false;
+    return tp * cp * g[DIM_PP] <= s->sp->devices;
+}
+
+/* §b.4 rule 5: the candidate makes the global batch exactly. */
+static bool batch_valid(const searcher *s, const candidate *c)
+{
+    const int64_t *g = c->degree;
+    int64_t gbs = g[DIM_PP] > 1 || s->accumulates ? g[DIM_DP] * g[DIM_MB] * g[DIM_MBS] : g[DIM_DP] * g[DIM_MBS];
+    return gbs == s->sp->global_batch;
+}
+
+static refusal validate(const searcher *s, const candidate *c)
+{
+    if (!degrees_valid(s, c))
+        return REFUSE_BOUNDS;
+    if (filtered(s->sp, c))
+        return REFUSE_FILTERED;
+    refusal e = experts_valid(s, c);
+    if (e != REFUSE_COUNT)
+        return e;
+    if (!cp_valid(s, c))
+        return REFUSE_CP;
+    if (!batch_valid(s, c))
+        return REFUSE_BATCH;
+    return REFUSE_COUNT;
+}
+
+void search_candidate_run(const run_t *base, const candidate *c, run_t *out)
+{
+    *out = *base;
+    const int64_t *g = c->degree;
+    out->dp = g[DIM_DP];
+    out->tp = g[DIM_TP];
+    out->pp = g[DIM_PP];
+    out->cp = g[DIM_CP];
+    out->ep = g[DIM_EP];
+    out->vpp = g[DIM_VPP];
+    out->micro_batch_num = g[DIM_MB];
+    out->micro_batch_size = g[DIM_MBS];
+    out->sequence_parallel = g[DIM_SP] != 0;
+    out->optimizer_shard = g[DIM_OP];
+    out->optimizer_parallel = g[DIM_OP] > 1;
+    out->global_batch_size = g[DIM_DP] * g[DIM_MB] * g[DIM_MBS];
+    /* the candidate's pipeline is balanced afresh; its recompute is one mode for every layer */
+    out->offset.form = FORM_NONE;
+    out->offset.counts = NULL;
+    out->n_ranges = 0;
+    out->ranges = NULL;
+    out->full_recompute.form = c->mode == REC_FULL ? FORM_ALL : FORM_NONE;
+    out->full_recompute.counts = NULL;
+    out->selective_recompute.form = c->mode == REC_SELECTIVE ? FORM_ALL : FORM_NONE;
+    out->selective_recompute.counts = NULL;
+}
+
+static int push_candidate(candidate **arr, size_t *n, size_t *cap, const candidate *c)
+{
+    if (*n == *cap) {
+        size_t grown = *cap ? 2 * *cap : 256;
+        candidate *a = realloc(*arr, grown * sizeof *a);
+        if (a == NULL)
+            return -1;
+        *arr = a;
+        *cap = grown;
+    }
+    (*arr)[(*n)++] = *c;
+    return 0;
+}
+
+/* Prices one valid candidate: its memory, and when it fits, its time. */
+static int price(searcher *s, candidate *c)
+{
+    search_result *res = s->res;
+    run_t r;
+    search_candidate_run(s->base, c, &r);
+    bool failed;
+    const layout_t *lay = cached_layout(s, &r, c, &failed);
+    if (lay == NULL && !failed)
+        return -1;
+    if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0) {
+        res->refused[REFUSE_LAYOUT]++;
+        return 0;
+    }
+    res->priced++;
+    c->peak = s->est.peak;
+    c->peak_stage = s->est.peak_stage;
+    if (c->peak > s->sp->budget_bytes) {
+        res->dropped++;
+        if (!res->has_lightest || c->peak < res->lightest.peak) {
+            res->lightest = *c;
+            res->has_lightest = true;
+        }
+        if ((int64_t)res->n_drops < s->sp->keep_dropped)
+            return push_candidate(&res->drops, &res->n_drops, &res->cap_drops, c);
+        return 0;
+    }
+    timing_run(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &c->time);
+    c->nd_score = nd_score(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw);
+    if (c->time.step < 0 || c->nd_score < 0)
+        return -1;
+    c->score = c->time.step;
+    c->kept = true;
+    c->order = res->fitting;
+    res->fitting++;
+    return push_candidate(&res->fit, &res->n_fit, &res->cap_fit, c);
+}
+
+static int consider(searcher *s, candidate *c)
+{
+    int n_modes = s->sp->n_modes > 0 ? s->sp->n_modes : 1;
+    for (int i = 0; i < n_modes; i++) {
+        c->mode = s->sp->n_modes > 0 ? s->sp->modes[i] : REC_OFF;
+        s->res->tested++;
+        refusal why = validate(s, c);
+        if (why != REFUSE_COUNT) {
+            s->res->refused[why]++;
+            continue;
+        }
+        if (price(s, c) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The inner loops: EP, VPP, OP, SP (and the recompute modes). */
+static int inner_loops(searcher *s, candidate *c, values *ep, values *vpp, values *op)
+{
+    const search_space *sp = s->sp;
+    int64_t *g = c->degree;
+    if (space_of(&sp->dims[DIM_EP], g[DIM_DP] * g[DIM_TP], ep) != 0)
+        return -1;
+    int64_t vpp_top = g[DIM_PP] < 4 ? g[DIM_PP] : 4;
+    if (s->layers / g[DIM_PP] < vpp_top)
+        vpp_top = s->layers / g[DIM_PP] > 0 ? s->layers / g[DIM_PP] : 1;
+    if (range_space(&sp->dims[DIM_VPP], vpp_top, vpp) != 0 || space_of(&sp->dims[DIM_OP], g[DIM_DP], op) != 0)
+        return -1;
+    int n_sp = sp->dims[DIM_SP].searched ? 2 : 1;
+    for (int a = 0; a < ep->n; a++) {
+        g[DIM_EP] = ep->v[a];
+        for (int b = 0; b < vpp->n; b++) {
+            g[DIM_VPP] = vpp->v[b];
+            for (int o = 0; o < op->n; o++) {
+                g[DIM_OP] = op->v[o];
+                for (int q = 0; q < n_sp; q++) {
+                    g[DIM_SP] = sp->dims[DIM_SP].searched ? q : sp->dims[DIM_SP].pinned;
+                    if (consider(s, c) != 0)
+                        return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    values tp, pp, cp, mbs, ep, vpp, op;
+} loop_values;
+
+static void free_loop_values(loop_values *v)
+{
+    free(v->tp.v);
+    free(v->pp.v);
+    free(v->cp.v);
+    free(v->mbs.v);
+    free(v->ep.v);
+    free(v->vpp.v);
+    free(v->op.v);
+}
+
+/* CP, then DP and MBS (MB follows). */
+static int cp_loops(searcher *s, candidate *c, loop_values *v)
+{
+    const search_space *sp = s->sp;
+    int64_t *g = c->degree, n = sp->devices, b = sp->global_batch;
+    if (space_of(&sp->dims[DIM_CP], n / g[DIM_TP] / g[DIM_PP], &v->cp) != 0)
+        return -1;
+    for (int k = 0; k < v->cp.n; k++) {
+        g[DIM_CP] = v->cp.v[k];
+        g[DIM_DP] = n / g[DIM_TP] / g[DIM_CP] / g[DIM_PP];
+        if (g[DIM_DP] < 1)
+            break;
+        if (space_of(&sp->dims[DIM_MBS], b / g[DIM_PP] / g[DIM_DP], &v->mbs) != 0)
+            return -1;
+        for (int i = 0; i < v->mbs.n; i++) {
+            g[DIM_MBS] = v->mbs.v[i];
+            g[DIM_MB] = b / g[DIM_DP] / g[DIM_MBS];
+            if (inner_loops(s, c, &v->ep, &v->vpp, &v->op) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int outer_loops(searcher *s, search_progress progress, void *data)
+{
+    loop_values v;
+    memset(&v, 0, sizeof v);
+    candidate c;
+    memset(&c, 0, sizeof c);
+    int64_t *g = c.degree, n = s->sp->devices;
+    int rc = space_of(&s->sp->dims[DIM_TP], n, &v.tp);
+    for (int i = 0; rc == 0 && i < v.tp.n; i++) {
+        g[DIM_TP] = v.tp.v[i];
+        rc = space_of(&s->sp->dims[DIM_PP], n / g[DIM_TP], &v.pp);
+        for (int j = 0; rc == 0 && j < v.pp.n; j++) {
+            g[DIM_PP] = v.pp.v[j];
+            rc = cp_loops(s, &c, &v);
+            if (rc == 0 && progress != NULL && progress(data, ((double)i + (double)(j + 1) / v.pp.n) / v.tp.n) != 0)
+                rc = 1;
+        }
+    }
+    free_loop_values(&v);
+    return rc < 0 ? -1 : 0;
+}
+
+void search_result_init(search_result *res)
+{
+    memset(res, 0, sizeof *res);
+}
+
+void search_result_free(search_result *res)
+{
+    free(res->fit);
+    free(res->drops);
+    search_result_init(res);
+}
+
+int search_run(const model_t *m, const run_t *base, const search_space *sp, search_result *res,
+               search_progress progress, void *progress_data)
+{
+    double start = now_seconds();
+    searcher s = {m, base, sp, res, {0}, false, model_body_layers(m) + model_mtp_layers(m), NULL, 0};
+    estimate_init(&s.est);
+    s.est.peak_only = true;
+    s.layouts = calloc(LAYOUT_SLOTS, sizeof *s.layouts);
+    if (s.layouts == NULL) {
+        snprintf(res->error, sizeof res->error, "out of memory while searching");
+        return -1;
+    }
+    derived_t d;
+    derive(m, base, &d);
+    s.accumulates = d.accumulates_grads;
+    int rc = outer_loops(&s, progress, progress_data);
+    estimate_free(&s.est);
+    for (int i = 0; i < LAYOUT_SLOTS; i++)
+        if (s.layouts[i].used)
+            layout_free(&s.layouts[i].layout);
+    free(s.layouts);
+    res->elapsed_s = now_seconds() - start;
+    if (rc != 0)
+        snprintf(res->error, sizeof res->error, "out of memory while searching");
+    return rc;
+}
+
+/* Sorting: the value a key names, negated for a descending key ("-mfu"). */
+typedef struct {
+    int field; /* index into KEY_NAMES */
+    double sign;
+} sort_key;
+
+static const char *const KEY_NAMES[] = {"step_time_s", "peak_bytes", "nd_score", "score", "mfu",
+                                        "tokens_per_s_per_device", NULL};
+
+static double key_value(const candidate *c, int field)
+{
+    switch (field) {
+    case 0: return c->time.step;
+    case 1: return c->peak;
+    case 2: return c->nd_score;
+    case 3: return c->score;
+    case 4: return c->time.mfu;
+    default: return c->time.tokens_per_s_per_device;
+    }
+}
+
+static int compare(const candidate *a, const candidate *b, const sort_key *keys, int n)
+{
+    if (a->kept != b->kept)
+        return a->kept ? -1 : 1;
+    for (int i = 0; i < n; i++) {
+        double x = keys[i].sign * key_value(a, keys[i].field), y = keys[i].sign * key_value(b, keys[i].field);
+        if (x < y)
+            return -1;
+        if (x > y)
+            return 1;
+    }
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* A bottom-up merge sort: stable, and it needs no global comparator state. */
+static int merge_sort(candidate *v, size_t n, const sort_key *keys, int nk)
+{
+    candidate *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (tmp == NULL)
+        return -1;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = compare(&v[j], &v[i], keys, nk) < 0 ? v[j++] : v[i++];
+            while (i < mid)
+                tmp[k++] = v[i++];
+            while (j < hi)
+                tmp[k++] = v[j++];
+        }
+        memcpy(v, tmp, n * sizeof *v);
+    }
+    free(tmp);
+    return 0;
+}
+
+int search_sort(search_result *res, const char *const *names, int n)
+{
+    sort_key *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
+    if (keys == NULL)
+        return -2;
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i];
+        keys[i].sign = name[0] == '-' ? -1.0 : 1.0;
+        if (name[0] == '-')
+            name++;
+        keys[i].field = -1;
+        for (int f = 0; KEY_NAMES[f] != NULL; f++)
+            if (strcmp(name, KEY_NAMES[f]) == 0)
+                keys[i].field = f;
+        if (keys[i].field < 0) {
+            free(keys);
+            return -1;
+        }
+    }
+    int rc = merge_sort(res->fit, res->n_fit, keys, n);
+    free(keys);
+    return rc < 0 ? -2 : 0;
+}

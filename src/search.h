@@ -1,0 +1,86 @@
+/* search.h: enumerating and pricing parallel strategies (the reference planner's search space). */
+#ifndef NDLUA_SEARCH_H
+#define NDLUA_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "estimate.h"
+#include "model.h"
+#include "run.h"
+#include "timing.h"
+
+/* The dimensions, in the reference's ALL_DIMS order. */
+typedef enum { DIM_DP, DIM_EP, DIM_TP, DIM_CP, DIM_PP, DIM_VPP, DIM_MB, DIM_MBS, DIM_SP, DIM_OP, DIM_COUNT } search_dim;
+extern const char *const DIM_NAMES[DIM_COUNT];
+
+typedef struct {
+    bool searched;      /* else pinned to `pinned` */
+    int64_t pinned;
+    int64_t bound;      /* the largest value searched (0: no bound) */
+    int64_t *allowed;   /* candidate values a search config lists (NULL: any) */
+    int n_allowed;
+} dim_space;
+
+/* Why a candidate was refused, most common reasons of the reference first. */
+typedef enum {
+    REFUSE_BOUNDS, REFUSE_EP_BOUND, REFUSE_EP_DIVISIBILITY, REFUSE_FILTERED, REFUSE_CP, REFUSE_BATCH,
+    REFUSE_LAYOUT, REFUSE_COUNT
+} refusal;
+extern const char *const REFUSAL_NAMES[REFUSE_COUNT];
+
+typedef struct {
+    int64_t devices, global_batch;
+    double budget_bytes;           /* a candidate fits when its peak is at most this */
+    dim_space dims[DIM_COUNT];
+    recompute_mode modes[3];
+    int n_modes;                   /* 0: the base run's own recompute */
+    hardware_t hw;
+    int64_t keep_dropped;          /* dropped candidates kept as examples */
+} search_space;
+
+typedef struct {
+    int64_t degree[DIM_COUNT];     /* sp as 0/1 */
+    recompute_mode mode;
+    double peak;
+    int64_t peak_stage;
+    step_time time;
+    double nd_score, score;        /* score: set by a ranking policy */
+    bool kept;                     /* false: a policy's keep() refused it */
+    int64_t order;                 /* its place in the loop nest (ties keep it) */
+} candidate;
+
+typedef struct {
+    int64_t tested, refused[REFUSE_COUNT], priced, fitting, dropped;
+    candidate *fit;
+    size_t n_fit, cap_fit;
+    candidate *drops;              /* up to keep_dropped examples, in order */
+    size_t n_drops, cap_drops;
+    candidate lightest;            /* the dropped candidate with the lowest peak */
+    bool has_lightest;
+    double elapsed_s;
+    char error[256];
+} search_result;
+
+/* Called every few thousand candidates with the share of the outer loop done;
+ * returns nonzero to stop. */
+typedef int (*search_progress)(void *data, double done);
+
+void search_result_init(search_result *res);
+void search_result_free(search_result *res);
+
+/* Runs the search. Returns 0, or -1 with res->error (out of memory). */
+int search_run(const model_t *m, const run_t *base, const search_space *sp, search_result *res,
+               search_progress progress, void *progress_data);
+
+/* The run a candidate stands for, laid over the base run (pointers of the
+ * base that the candidate replaces are not copied: offsets, ranges). */
+void search_candidate_run(const run_t *base, const candidate *c, run_t *out);
+
+/* Sorts the candidates by the named fields ("step_time_s", "peak_bytes",
+ * "nd_score", "score", "-mfu" for descending...), kept ones first, stable.
+ * Returns -1 for an unknown field, -2 when out of memory. */
+int search_sort(search_result *res, const char *const *keys, int n_keys);
+
+#endif

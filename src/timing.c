@@ -1,0 +1,259 @@
+/* timing.c: compute and communication time of a training step, stage by stage.
+ *
+ * Ranks are placed TP innermost, then CP, EP (carved from DP), DP, PP: a
+ * group of size g with stride k spans g·k consecutive devices, and moves
+ * data at the bandwidth of the smallest level of the machine (node,
+ * pod, cluster) that spans them. A collective of S bytes over n ranks moves
+ * (n − 1)/n · S a rank for an all-gather or a reduce-scatter, twice that for
+ * an all-reduce. Compute runs at the device's sustained TFLOP/s; every
+ * matmul costs 2 FLOPs a weight a token forward and twice that backward. */
+#include "timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The share of a layer's forward a selective recompute reruns when no census
+ * measured it: norms, activation functions and softmax are cheap in FLOPs
+ * but memory bound; 5 % of the forward is ndlua's stated assumption. */
+#define SELECTIVE_RERUN_SHARE 0.05
+
+double level_gbps(const hardware_t *hw, int64_t span)
+{
+    for (int i = 0; i < hw->n_levels; i++)
+        if (span <= hw->level_devices[i])
+            return hw->level_gbps[i];
+    return hw->n_levels > 0 ? hw->level_gbps[hw->n_levels - 1] : 1.0;
+}
+
+static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gbps * 1e9) : 0.0; }
+
+/* Per micro-batch, forward and backward, one rank:
+ *   TP   the gather-count/4 · 8·(t − 1)/t · tokens·h·bc (four all-reduces, or
+ *        with SP four all-gathers and four reduce-scatters)
+ *   CP   ring: 3·(cp − 1) · tokens·kv·(d_qk + d_v)·bc / t (K/V forward, K/V and
+ *        their gradients backward); Ulysses: 8·(cp − 1)/cp · tokens·(q, k, v, o
+ *        widths)·bc / t (four all-to-alls each way)
+ *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way) */
+layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                                  double tokens)
+{
+    layer_traffic t = {0, 0, 0};
+    double h = (double)m->hidden, bc = d->bytes_compute, tp = (double)r->tp, cp = (double)r->cp;
+    if (r->tp > 1)
+        t.tp = k->ops[OP_GATHER] / 4.0 * 8.0 * (tp - 1) / tp * tokens * h * bc;
+    if (r->cp > 1 && k->attention == ATTENTION_LINEAR)
+        t.cp = 3.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / tp;
+    else if (r->cp > 1 && r->cp_algo == CP_RING)
+        t.cp = 3.0 * (cp - 1) * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / tp;
+    else if (r->cp > 1)
+        t.cp = 8.0 * (cp - 1) / cp * tokens *
+               (k->heads * (k->qk_head_dim + k->v_head_dim) + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc /
+               tp;
+    if (r->ep > 1 && k->moe) {
+        double copies = (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
+        t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * copies * tokens * h * bc;
+    }
+    return t;
+}
+
+/* Per step, one rank, for W weights on it:
+ *   FSDP over S ranks: each micro-batch gathers the weights (again for the
+ *   backward when it reshards) and reduce-scatters the gradients, (S − 1)/S
+ *   of each; replicas R = d / S all-reduce the shards once a step
+ *   otherwise (DDP, ZeRO-1/2): one all-reduce of the gradients a step */
+double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights)
+{
+    double reduce = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    if (d->fsdp) {
+        double s = (double)d->optimizer_ranks, replicas = (double)r->dp / s;
+        double gathers = r->reshard_params ? 2.0 : 1.0;
+        double per_mb = (s - 1) / s * weights * (gathers * d->bytes_compute + reduce);
+        double across = replicas > 1 ? 2.0 * (replicas - 1) / replicas * weights / s * reduce : 0.0;
+        return (double)r->micro_batch_num * per_mb + across;
+    }
+    if (r->dp <= 1)
+        return 0.0;
+    return 2.0 * (double)(r->dp - 1) / (double)r->dp * weights * reduce;
+}
+
+/* The step from the stage times X_i (memory-model / search §d.4):
+ *   one stage:    m · X
+ *   1F1B, GPipe:  Σ X_i + (m − 1) · max X   (the first micro-batch fills the pipe)
+ *   interleaved:  Σ X/v + p(v − 1)·max/v + (m·v − p(v − 1) − 1)·max/v
+ *   DualPipeV:    m · max + (p − 1)·max / 2  (half of 1F1B's bubble)
+ *   seqpipe:      m · max + (p − 1)·max / n  (n sequence chunks fill the pipe) */
+double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble)
+{
+    double sum = 0, most = 0, m = (double)r->micro_batch_num, p = (double)pp, v = (double)r->vpp;
+    for (int64_t i = 0; i < pp; i++) {
+        sum += x[i];
+        if (x[i] > most)
+            most = x[i];
+    }
+    double step;
+    if (pp == 1)
+        step = m * sum;
+    else if (r->schedule == SCHED_ZERO_BUBBLE_V)
+        step = m * most + (p - 1) * most / 2.0;
+    else if (r->schedule == SCHED_SEQPIPE)
+        step = m * most + (p - 1) * most / (double)r->seq_split;
+    else if (r->vpp > 1)
+        step = sum / v + p * (v - 1) * most / v + (m * v - p * (v - 1) - 1) * most / v;
+    else
+        step = sum + (m - 1) * most;
+    *bubble = step - m * most;
+    if (*bubble < 0)
+        *bubble = 0;
+    return step;
+}
+
+typedef struct {
+    double forward_flops, recompute_flops;  /* one micro-batch */
+    double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
+    double weights;                         /* weights on one rank (for DP traffic) */
+} stage_work;
+
+static double layer_forward_flops(const layer_flops *f, const run_t *r, const derived_t *d)
+{
+    double t = (double)r->tp;
+    return (f->proj + f->scores + f->recurrence + f->mlp + f->shared) / t + f->routed / (double)d->t_exp + f->router;
+}
+
+/* The forward share a recompute reruns: all of it, or under selective
+ * recompute the census's measured matmul shares (else a stated 5 %). */
+static double rerun_share(const layer_kind *k, const layer_flops *f, recompute_mode mode)
+{
+    if (mode == REC_FULL)
+        return 1.0;
+    if (mode != REC_SELECTIVE)
+        return 0.0;
+    const census_record *c = k->census;
+    if (c != NULL && c->has_shares) {
+        double total = f->proj + f->scores + f->recurrence + f->mlp + f->shared + f->routed + f->router;
+        double ffn = f->mlp + f->shared + f->routed + f->router;
+        return total > 0 ? (c->selective_attention_mm * f->proj + c->selective_ffn_mm * ffn) / total : 0.0;
+    }
+    return SELECTIVE_RERUN_SHARE;
+}
+
+static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run,
+                    double tokens)
+{
+    const layer_kind *k = &m->kinds[run->kind];
+    layer_flops f = kind_flops(m, k, (double)r->seq_length, 0.5);
+    double n = (double)run->count, fwd = layer_forward_flops(&f, r, d) * tokens;
+    double share = rerun_share(k, &f, run->mode);
+    w->forward_flops += n * fwd;
+    w->recompute_flops += n * share * fwd;
+    layer_traffic t = layer_traffic_bytes(m, k, r, d, tokens);
+    /* a fully recomputed layer sends its forward traffic again: half of TP and
+     * EP's (one way of two), a third of ring CP's */
+    double again = run->mode == REC_FULL ? 1.0 : 0.0;
+    w->tp += n * t.tp * (1.0 + again / 2.0);
+    w->cp += n * t.cp * (1.0 + again / 3.0);
+    w->ep += n * t.ep * (1.0 + again / 2.0);
+    const layer_params *p = &k->params;
+    w->weights += n * ((p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
+                       (p->routed / (double)r->ep + p->shared) / (double)d->t_exp);
+}
+
+/* The vision tower on the first stage: its forward FLOPs for the visual
+ * tokens of one micro-batch, over TP. */
+static void add_vision(stage_work *w, const model_t *m, const run_t *r)
+{
+    const model_t *v = m->vision;
+    double visual = (double)(r->visual_seq_length > 0 ? r->visual_seq_length : v->max_positions);
+    model_flops f = model_count_flops(v, (int64_t)(visual > 0 ? visual : 1024));
+    w->forward_flops += f.total * visual * (double)r->micro_batch_size / (double)r->cp / (double)r->tp;
+    w->weights += model_count_params(v).total / (double)r->tp;
+}
+
+static void stage_work_of(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, int64_t s,
+                          stage_work *w)
+{
+    memset(w, 0, sizeof *w);
+    double tokens = d->tokens, h = (double)m->hidden;
+    for (int64_t c = 0; c < l->vpp; c++) {
+        const chunk_layout *ch = layout_chunk(l, s, c);
+        for (int i = 0; i < ch->n_runs; i++)
+            add_run(w, m, r, d, &l->runs[ch->first_run + i], tokens);
+        if (ch->embedding)
+            w->weights += model_embedding_params(m) / (double)r->tp;
+        if (ch->output) {
+            /* the head's logits (vocabulary-parallel over TP), and each MTP module's projection and logits */
+            double head = 2.0 * (double)m->vocab * h;
+            w->forward_flops += (head + (double)model_mtp_layers(m) * (head + 4.0 * h * h)) * tokens / (double)r->tp;
+            w->weights += (double)m->vocab * h / (double)r->tp;
+        }
+    }
+    if (s == 0 && m->vision != NULL)
+        add_vision(w, m, r);
+}
+
+/* One micro-batch on a stage: forward, backward (twice the forward), the
+ * recomputed share, and the communication compute does not hide. */
+static double stage_micro_batch_time(const stage_work *w, const run_t *r, const derived_t *d,
+                                     const hardware_t *hw, double pp_bytes, double parts[7])
+{
+    double flops_per_s = hw->sustained_tflops * 1e12;
+    int64_t t = r->tp, cp = r->cp;
+    parts[0] = w->forward_flops / flops_per_s;
+    parts[1] = 2.0 * parts[0];
+    parts[2] = w->recompute_flops / flops_per_s;
+    parts[3] = seconds(w->tp, level_gbps(hw, t)) * (1.0 - hw->overlap_tp);
+    parts[4] = seconds(w->cp, level_gbps(hw, t * cp)) * (1.0 - hw->overlap_cp);
+    parts[5] = seconds(w->ep, level_gbps(hw, t * cp * r->ep)) * (1.0 - hw->overlap_ep);
+    parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
+    (void)d;
+    double sum = 0;
+    for (int i = 0; i < 7; i++)
+        sum += parts[i];
+    return sum;
+}
+
+void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
+                step_time *out)
+{
+    memset(out, 0, sizeof *out);
+    double parts[7], worst[7] = {0}, dp_seconds = 0;
+    int64_t pp = r->pp;
+    double *x = malloc((size_t)pp * sizeof *x);
+    if (x == NULL) {
+        out->step = -1.0; /* out of memory: the caller reports it */
+        return;
+    }
+    /* a stage sends its activations and receives their gradients at each chunk boundary */
+    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * d->tokens * (double)m->hidden * d->bytes_compute : 0.0;
+    for (int64_t s = 0; s < pp; s++) {
+        stage_work w;
+        stage_work_of(m, r, d, l, s, &w);
+        x[s] = stage_micro_batch_time(&w, r, d, hw, pp_bytes, parts);
+        if (x[s] >= x[out->straggler]) {
+            out->straggler = s;
+            memcpy(worst, parts, sizeof worst);
+        }
+        double dp = seconds(dp_traffic_bytes(r, d, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
+                    (1.0 - hw->overlap_dp);
+        if (dp > dp_seconds)
+            dp_seconds = dp;
+    }
+    double m_b = (double)r->micro_batch_num, bubble;
+    double step = pipeline_step(r, x, pp, &bubble);
+    out->forward = m_b * worst[0];
+    out->backward = m_b * worst[1];
+    out->recompute = m_b * worst[2];
+    out->tp = m_b * worst[3];
+    out->cp = m_b * worst[4];
+    out->ep = m_b * worst[5];
+    out->pp = m_b * worst[6];
+    out->dp = dp_seconds;
+    out->bubble = bubble;
+    out->stage_time = x[out->straggler];
+    free(x);
+    out->step = step + dp_seconds;
+    double tokens = (double)r->global_batch_size * (double)r->seq_length;
+    double devices = (double)(r->dp * r->tp * r->pp * r->cp);
+    out->model_flops = 3.0 * model_count_flops(m, r->seq_length).total * tokens;
+    out->tokens_per_s_per_device = out->step > 0 ? tokens / out->step / devices : 0.0;
+    out->mfu = out->step > 0 ? out->model_flops / (out->step * devices * hw->peak_tflops * 1e12) : 0.0;
+}

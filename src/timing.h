@@ -1,0 +1,55 @@
+/* timing.h: the time model: a training step in seconds from FLOPs and bytes moved. */
+#ifndef NDLUA_TIMING_H
+#define NDLUA_TIMING_H
+
+#include <stdint.h>
+
+#include "derive.h"
+#include "layout.h"
+#include "model.h"
+#include "run.h"
+
+#define HW_MAX_LEVELS 8
+
+/* A device and its interconnect, from a hardware profile (lua/nd/hardware/). */
+typedef struct {
+    double peak_tflops;      /* dense bf16 peak, for MFU */
+    double sustained_tflops; /* what the layers' kernels reach */
+    int n_levels;
+    int64_t level_devices[HW_MAX_LEVELS]; /* devices a level joins (node, pod, ...) */
+    double level_gbps[HW_MAX_LEVELS];     /* GB/s a device moves within that level */
+    double overlap_dp, overlap_tp, overlap_cp, overlap_ep, overlap_pp; /* shares hidden behind compute */
+    double nd_comm_divisor; /* the reference score's communication divisor (A3: 2) */
+} hardware_t;
+
+/* The parts of one training step, in seconds. */
+typedef struct {
+    double forward, backward, recompute;       /* compute of the slowest stage, all micro-batches */
+    double tp, cp, ep, pp, dp;                 /* exposed communication */
+    double bubble;                             /* pipeline fill and drain */
+    double step;                               /* the step */
+    double stage_time;                         /* one micro-batch on the slowest stage */
+    int64_t straggler;                         /* that stage */
+    double model_flops;                        /* 3 x forward FLOPs of the step's tokens */
+    double tokens_per_s_per_device, mfu;
+} step_time;
+
+/* Bytes one rank moves per micro-batch for one layer of kind k, by collective. */
+typedef struct {
+    double tp, cp, ep;
+} layer_traffic;
+
+layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                                  double tokens);
+/* Bytes one rank moves per step for data parallelism (gathers and reductions) of W weights. */
+double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights);
+/* The per-device bandwidth (GB/s) of the smallest level spanning `span` consecutive devices. */
+double level_gbps(const hardware_t *hw, int64_t span);
+/* The pipeline's step time from the stage times (seconds a micro-batch) under the run's schedule. */
+double pipeline_step(const run_t *r, const double *stage_times, int64_t pp, double *bubble);
+
+/* Prices a step of the run over its layout. */
+void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
+                step_time *out);
+
+#endif
