@@ -13,6 +13,7 @@
 #include "lnd_run.h"
 #include "lnd_types.h"
 #include "lua_fields.h"
+#include "derive.h"
 #include "luautil.h"
 #include "nd_score.h"
 #include "search.h"
@@ -410,6 +411,54 @@ static int lnd_step_time(lua_State *L)
     return 1;
 }
 
+/* nd.core.layer_traffic(model, run, kind [, weights]) -> bytes one rank moves:
+ * {tp, cp, ep} for one micro-batch of one layer of the kind, forward and
+ * backward, and dp for a step over `weights` parameters (default: that layer's) */
+static int lnd_layer_traffic(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    const char *name = luaL_checkstring(L, 3);
+    const layer_kind *k = NULL;
+    for (int i = 0; i < m->n_kinds; i++)
+        if (strcmp(m->kinds[i].name, name) == 0)
+            k = &m->kinds[i];
+    if (k == NULL)
+        return luaL_argerror(L, 3, "no layer kind of that name in the model");
+    derived_t d;
+    derive(m, r, &d);
+    layer_traffic t = layer_traffic_bytes(m, k, r, &d, d.tokens);
+    const layer_params *p = &k->params;
+    double weights = (p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
+                     (p->routed / (double)r->ep + p->shared) / (double)d.t_exp;
+    weights = luaL_optnumber(L, 4, weights);
+    lua_createtable(L, 0, 4);
+    lnd_set_number(L, "tp", t.tp);
+    lnd_set_number(L, "cp", t.cp);
+    lnd_set_number(L, "ep", t.ep);
+    lnd_set_number(L, "dp", dp_traffic_bytes(r, &d, weights));
+    return 1;
+}
+
+/* nd.core.pipeline_step(run, {stage seconds...}) -> step seconds, bubble seconds */
+static int lnd_pipeline_step(lua_State *L)
+{
+    run_t *r = lnd_check_run(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int64_t n = (int64_t)lua_rawlen(L, 2);
+    luaL_argcheck(L, n == r->pp, 2, "one time per pipeline stage");
+    double *x = lua_newuserdatauv(L, (size_t)n * sizeof *x, 0);
+    for (int64_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        x[i] = luaL_checknumber(L, -1);
+        lua_pop(L, 1);
+    }
+    double bubble;
+    lua_pushnumber(L, pipeline_step(r, x, n, &bubble));
+    lua_pushnumber(L, bubble);
+    return 2;
+}
+
 static const luaL_Reg result_methods[] = {
     {"candidate", result_candidate}, {"size", result_size},       {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
@@ -431,5 +480,7 @@ void lnd_open_search(lua_State *L)
 const luaL_Reg lnd_search_functions[] = {
     {"search", lnd_search},
     {"step_time", lnd_step_time},
+    {"layer_traffic", lnd_layer_traffic},
+    {"pipeline_step", lnd_pipeline_step},
     {NULL, NULL},
 };
