@@ -1,6 +1,7 @@
 /* json_bridge.c: JSON text to Lua values and back with cJSON, integers kept as integers. */
 #include "json_bridge.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,24 +171,50 @@ static int is_json_number(const char *p, size_t n)
     return i == n;
 }
 
-/* Lists the values of the text with their positions; refuses deep nesting
- * and numbers outside JSON's grammar. */
+/* Refuses the string literal text[i..end) when it holds bytes that are not
+ * UTF-8 (JSON text is Unicode; Python's json refuses them too), a raw
+ * control character, or a \u0000, which cJSON would silently cut the string
+ * short at. */
+static void check_string(lua_State *L, scan_t *s, const char *text, size_t i, size_t end)
+{
+    size_t valid = nd_utf8_valid_prefix(text + i, end - i);
+    if (valid != end - i)
+        fail_at(L, s->name, text, i + valid, "a string holds bytes that are not UTF-8; JSON text is Unicode");
+    for (size_t j = i + 1; j < end; j++) {
+        if ((unsigned char)text[j] < 0x20) /* Python's json refuses them too */
+            fail_at(L, s->name, text, j, lua_pushfstring(L, "a control character (byte %d) in a string; JSON writes "
+                                                            "it as an escape (\\n, \\t, \\u0001)", (int)text[j]));
+        if (text[j] != '\\')
+            continue;
+        if (end - j >= 6 && memcmp(text + j + 1, "u0000", 5) == 0)
+            fail_at(L, s->name, text, j, "a \\u0000 (NUL) in a string; ndlua reads strings without NUL characters");
+        j++; /* the escaped character */
+    }
+}
+
+/* Lists the values of the text with their positions; refuses deep nesting,
+ * strings that are not UTF-8 or hold NUL, and numbers outside JSON's grammar. */
 static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
 {
     int depth = 0;
     long line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < n;) {
+    /* a UTF-8 byte order mark, which cJSON skips too */
+    size_t line_start = n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    for (size_t i = line_start; i < n;) {
         char c = text[i];
         long col = (long)(i - line_start) + 1;
         if (c == '\n') {
             line++;
             line_start = ++i;
+        } else if ((unsigned char)c < 0x20 && !is_blank(c)) {
+            /* cJSON would skip it as a blank, where JSON allows none */
+            fail_at(L, s->name, text, i, lua_pushfstring(L, "JSON syntax error at byte %d", (int)c));
         } else if (is_blank(c) || c == ':' || c == ',' || c == ']' || c == '}') {
             depth -= c == ']' || c == '}';
             i++;
         } else if (c == '"') {
             size_t end = skip_string(text, n, i);
+            check_string(L, s, text, i, end);
             if (!is_key(text, n, end))
                 scan_add(L, s, i, 0, line, col);
             i = end;
@@ -212,12 +239,17 @@ static const literal_t *next_value(scan_t *s)
 }
 
 /* A number as its literal reads in Lua: digits alone an integer (a float
- * when they overflow 64 bits), with a dot or an exponent a float. */
-static void push_number(lua_State *L, const char *text, const literal_t *lit, const cJSON *item)
+ * when they overflow 64 bits), with a dot or an exponent a float. A literal
+ * past a double's range (1e400) is refused: JSON has no infinity, and
+ * Python's json would read it as inf, a value no setting means. */
+static void push_number(lua_State *L, scan_t *s, const char *text, const literal_t *lit, const cJSON *item)
 {
     if (lit->length > 0) {
         lua_pushlstring(L, text + lit->start, lit->length);
         int ok = lua_stringtonumber(L, lua_tostring(L, -1)) != 0;
+        if (ok && !isfinite(lua_tonumber(L, -1)))
+            nd_bad_input(L, "%s:%d:%d: the number %s is past the range of a double (about 1.8e308)", s->name,
+                         (int)lit->line, (int)lit->col, lua_tostring(L, -2));
         lua_remove(L, ok ? -2 : -1);
         if (ok)
             return;
@@ -273,7 +305,7 @@ static void push_item(lua_State *L, scan_t *s, const char *text, const cJSON *it
     else if (cJSON_IsBool(item))
         lua_pushboolean(L, cJSON_IsTrue(item));
     else if (cJSON_IsNumber(item))
-        push_number(L, text, lit, item);
+        push_number(L, s, text, lit, item);
     else if (cJSON_IsString(item))
         lua_pushstring(L, item->valuestring);
     else if (cJSON_IsArray(item))

@@ -18,8 +18,18 @@ static const char ESTIMATE_TYPE[] = "ndlua.estimate";
 static const char *const MODE_NAMES[] = {"off", "selective", "full"};
 
 /* Bytes are computed as doubles and rounded once, to the nearest byte, when
- * they are reported; a stage's total is the sum of its rounded parts. */
-static int64_t bytes(double d) { return (int64_t)llround(d); }
+ * they are reported; a stage's total is the sum of its rounded parts. A
+ * part past 2^59 bytes (512 PiB) is refused rather than rounded: llround
+ * past 2^63 has no value, and eight parts of at most 2^59 sum in an int64. */
+#define MAX_PART_BYTES 0x1p59
+
+static int64_t bytes(lua_State *L, double d)
+{
+    if (!(fabs(d) <= MAX_PART_BYTES))
+        nd_bad_input(L, "the estimate comes to %f bytes in one part, past the 2^59 bytes (512 PiB) ndlua "
+                        "counts; the model or the run is too large to price", d);
+    return (int64_t)llround(d);
+}
 
 static int estimate_gc(lua_State *L)
 {
@@ -65,9 +75,9 @@ static void push_row(lua_State *L, const estimate_row *row)
     set_bool(L, "census", row->census);
     lua_pushstring(L, row->type == ROW_LAYERS ? MODE_NAMES[row->mode] : "off");
     lua_setfield(L, -2, "recompute");
-    set_int(L, "static_bytes_per_layer", bytes(static_total(&row->static_per_layer)));
-    set_int(L, "activation_bytes_per_layer", bytes(row->activation_per_layer));
-    set_int(L, "comm_bytes_per_layer", bytes(row->comm_per_layer));
+    set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
+    set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
+    set_int(L, "comm_bytes_per_layer", bytes(L, row->comm_per_layer));
     set_int(L, "in_flight", row->in_flight);
 }
 
@@ -75,9 +85,9 @@ static void push_row(lua_State *L, const estimate_row *row)
 static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
 {
     const stage_estimate *st = &e->stages[s];
-    int64_t parts[8] = {bytes(st->stat.params), bytes(st->stat.grads), bytes(st->stat.optimizer),
-                        bytes(st->stat.main_params), bytes(st->activations), bytes(st->comm),
-                        bytes(st->backward_overhead), bytes(st->reserve)};
+    int64_t parts[8] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
+                        bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
+                        bytes(L, st->backward_overhead), bytes(L, st->reserve)};
     static const char *const names[8] = {"params", "grads", "optimizer", "main_params", "activations",
                                          "comm", "backward_overhead", "reserve"};
     lua_createtable(L, 0, 11);

@@ -10,6 +10,7 @@
 #include "luautil.h"
 
 #define MAX_DEGREE ((int64_t)1 << 20)
+#define MAX_CHUNKS ((int64_t)1 << 17)
 #define MAX_BATCH ((int64_t)1 << 24)
 #define MAX_TOKENS ((int64_t)1 << 31)
 #define MAX_BYTES ((int64_t)1 << 50)
@@ -61,10 +62,16 @@ static void read_degrees(lua_State *L, int t, run_t *r)
     r->cp = field_int(L, t, "", "cp", 1, MAX_DEGREE, 1, false);
     r->ep = field_int(L, t, "", "ep", 1, MAX_DEGREE, 1, false);
     r->etp = field_int(L, t, "", "etp", 0, MAX_DEGREE, 0, false);
-    /* the devices a run spans; products are checked before they are formed */
+    /* the devices a run spans, formed in doubles (exact: each factor <= 2^20)
+     * and checked before any int64 product of degrees is formed */
     double devices = (double)r->dp * (double)r->tp * (double)r->pp * (double)r->cp;
     if (devices > (double)MAX_DEGREE)
         nd_bad_input(L, "dp x tp x pp x cp = %f devices; ndlua plans at most %d", devices, (int)MAX_DEGREE);
+    /* pipeline chunks, in doubles (exact: <= 2^26): the layout holds one record per chunk */
+    double chunks = (double)r->pp * (double)r->vpp;
+    if (chunks > (double)MAX_CHUNKS)
+        nd_bad_input(L, "pp x vpp = %I pipeline chunks; ndlua plans at most %d (a model holds at most 100000 "
+                        "layers)", (lua_Integer)chunks, (int)MAX_CHUNKS);
     r->sequence_parallel = field_bool(L, t, "", "sequence_parallel", false);
 }
 
@@ -170,13 +177,20 @@ static void read_batch(lua_State *L, int t, run_t *r)
 {
     r->micro_batch_size = field_int(L, t, "", "micro_batch_size", 1, MAX_BATCH, 1, false);
     r->global_batch_size = field_int(L, t, "", "global_batch_size", 1, MAX_BATCH, 0, false);
+    /* int64: <= 2^24 x 2^20 */
     int64_t per_step = r->micro_batch_size * r->dp;
     int64_t dflt = r->global_batch_size > 0 && r->global_batch_size % per_step == 0
                        ? r->global_batch_size / per_step
                        : r->pp;
     r->micro_batch_num = field_int(L, t, "", "micro_batch_num", 1, MAX_BATCH, dflt, false);
+    /* up to 2^68: formed in doubles and bounded before the int64 product */
+    double per_step_all = (double)per_step * (double)r->micro_batch_num;
+    if (r->global_batch_size == 0 && per_step_all > (double)MAX_BATCH)
+        nd_bad_input(L, "micro_batch_size x dp x micro_batch_num = %I x %I x %I = %f sequences a step; ndlua "
+                        "plans at most %I", (lua_Integer)r->micro_batch_size, (lua_Integer)r->dp,
+                     (lua_Integer)r->micro_batch_num, per_step_all, (lua_Integer)MAX_BATCH);
     if (r->global_batch_size > 0 && field_present(L, t, "micro_batch_num") &&
-        r->global_batch_size != per_step * r->micro_batch_num)
+        (double)r->global_batch_size != per_step_all)
         nd_bad_input(L, "global_batch_size %I is not micro_batch_size x dp x micro_batch_num = %I x %I x %I",
                      (lua_Integer)r->global_batch_size, (lua_Integer)r->micro_batch_size, (lua_Integer)r->dp,
                      (lua_Integer)r->micro_batch_num);

@@ -9,12 +9,36 @@
 
 #include "luautil.h"
 
-/* The value at idx as a message shows it: strings quoted, others as tostring does. */
+/* The longest name a spec field holds (a model, an arch, a kind, a choice). */
+#define MAX_NAME_BYTES 4096
+/* How much of a long string a message quotes. */
+#define SHOWN_BYTES 60
+
+/* Pushes the string at idx as a message quotes it: whole, or its first
+ * SHOWN_BYTES bytes and "..." when longer. */
+static const char *push_cut(lua_State *L, int idx)
+{
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    if (n <= SHOWN_BYTES)
+        return lua_pushstring(L, s);
+    lua_pushlstring(L, s, SHOWN_BYTES);
+    const char *cut = lua_pushfstring(L, "%s...", lua_tostring(L, -1));
+    lua_remove(L, -2);
+    return cut;
+}
+
+/* The value at idx as a message shows it: strings quoted (a long one cut
+ * short, with its length), others as tostring does. */
 static const char *shown(lua_State *L, int idx)
 {
-    if (lua_type(L, idx) == LUA_TSTRING)
-        return lua_pushfstring(L, "\"%s\" (a string)", lua_tostring(L, idx));
-    return luaL_tolstring(L, idx, NULL);
+    if (lua_type(L, idx) != LUA_TSTRING)
+        return luaL_tolstring(L, idx, NULL);
+    idx = lua_absindex(L, idx);
+    const char *cut = push_cut(L, idx);
+    if (lua_rawlen(L, idx) <= SHOWN_BYTES)
+        return lua_pushfstring(L, "\"%s\" (a string)", cut);
+    return lua_pushfstring(L, "\"%s\" (a string of %I bytes)", cut, (lua_Integer)lua_rawlen(L, idx));
 }
 
 /* Pushes t[key] and returns whether it is present (nd.null counts as absent). */
@@ -50,8 +74,12 @@ int64_t field_int(lua_State *L, int t, const char *prefix, const char *key, int6
         v = (int64_t)lua_tointeger(L, -1);
     } else if (lua_type(L, -1) == LUA_TNUMBER) {
         double d = lua_tonumber(L, -1);
-        if (!(d == floor(d)) || fabs(d) > 9.0e15)
+        if (!(d == floor(d)))
             nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, shown(L, -1));
+        /* compared as doubles before the cast, which is exact below 2^53 */
+        if (fabs(d) > 9.0e15)
+            nd_bad_input(L, "%s%s must be from %I to %I, got %s", prefix, key, (lua_Integer)lo, (lua_Integer)hi,
+                         shown(L, -1));
         v = (int64_t)d;
     } else {
         nd_bad_input(L, "%s%s must be a whole number, got %s", prefix, key, shown(L, -1));
@@ -100,6 +128,9 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     if (present) {
         if (lua_type(L, -1) != LUA_TSTRING)
             nd_bad_input(L, "%s%s must be a name, got %s", prefix, key, shown(L, -1));
+        if (lua_rawlen(L, -1) > MAX_NAME_BYTES)
+            nd_bad_input(L, "%s%s must be a name of at most %d bytes, got %s", prefix, key, MAX_NAME_BYTES,
+                         shown(L, -1));
         s = lua_tostring(L, -1);
     }
     char *copy = NULL;
@@ -133,6 +164,6 @@ void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *w
             nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, shown(L, -1));
         const char *key = lua_tostring(L, -1);
         if (!is_known(key, known))
-            nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, key);
+            nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, push_cut(L, -1));
     }
 }

@@ -57,6 +57,53 @@ int nd_is_null(lua_State *L, int idx)
     return same;
 }
 
+/* The length of the UTF-8 sequence at s[0..n), or 0 when it is malformed:
+ * the lead byte gives the length and the range of the second byte
+ * (Unicode 15, table 3-7), the other bytes are continuations 80..BF. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0; /* overlong */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF0)
+        lo = 0x90; /* overlong */
+    else if (c == 0xF4)
+        hi = 0x8F; /* past U+10FFFF */
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+size_t nd_utf8_valid_prefix(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t len = utf8_sequence(u + i, n - i);
+        if (len == 0)
+            return i;
+        i += len;
+    }
+    return n;
+}
+
 void nd_push_file(lua_State *L, const char *path, size_t max_bytes)
 {
     struct stat st;

@@ -17,6 +17,11 @@ int nd_bad_input(lua_State *L, const char *fmt, ...);
 void nd_push_null(lua_State *L);
 int nd_is_null(lua_State *L, int idx);
 
+/* The length of the longest prefix of s[0..n) that is well-formed UTF-8
+ * (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF);
+ * n when all of it is. */
+size_t nd_utf8_valid_prefix(const char *s, size_t n);
+
 /* Pushes the whole content of the file as a string, or raises a bad-input
  * error naming the file (missing, unreadable, a directory, too large). */
 void nd_push_file(lua_State *L, const char *path, size_t max_bytes);

@@ -95,10 +95,18 @@ static void emit_scalar(lua_State *L, writer_t *w, const char *text, size_t n, i
     emit(L, w, &e);
 }
 
-static void emit_string(lua_State *L, writer_t *w, int idx)
+static int fail_path(lua_State *L, const char *path, const char *what)
+{
+    return luaL_error(L, "cannot write %s at %s as YAML", what, *path ? path : "the top level");
+}
+
+static void emit_string(lua_State *L, writer_t *w, int idx, const char *path)
 {
     size_t n;
     const char *s = lua_tolstring(L, idx, &n);
+    /* YAML text is Unicode: libyaml refuses other bytes (as if out of memory) */
+    if (nd_utf8_valid_prefix(s, n) != n)
+        fail_path(L, path, "a string that is not UTF-8 text");
     int plain_ok = yaml_plain_is_string(s, n);
     yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
     if (memchr(s, '\n', n) != NULL)
@@ -116,11 +124,6 @@ static void emit_number(lua_State *L, writer_t *w, int idx)
     else
         numfmt_float(lua_tonumber(L, idx), buf, sizeof buf);
     emit_scalar(L, w, buf, strlen(buf), 1, YAML_PLAIN_SCALAR_STYLE);
-}
-
-static int fail_path(lua_State *L, const char *path, const char *what)
-{
-    return luaL_error(L, "cannot write %s at %s as YAML", what, *path ? path : "the top level");
 }
 
 static void emit_value(lua_State *L, writer_t *w, int idx, int depth, const char *path);
@@ -144,7 +147,7 @@ static void emit_sequence(lua_State *L, writer_t *w, int t, int depth, const cha
 static void emit_key(lua_State *L, writer_t *w, int k, const char *path)
 {
     switch (lua_type(L, k)) {
-    case LUA_TSTRING: emit_string(L, w, k); break;
+    case LUA_TSTRING: emit_string(L, w, k, path); break;
     case LUA_TNUMBER: emit_number(L, w, k); break;
     case LUA_TBOOLEAN:
         emit_scalar(L, w, lua_toboolean(L, k) ? "true" : "false", lua_toboolean(L, k) ? 4 : 5, 1,
@@ -213,7 +216,7 @@ static void emit_value(lua_State *L, writer_t *w, int idx, int depth, const char
                     YAML_PLAIN_SCALAR_STYLE);
         break;
     case LUA_TNUMBER: emit_number(L, w, idx); break;
-    case LUA_TSTRING: emit_string(L, w, idx); break;
+    case LUA_TSTRING: emit_string(L, w, idx, path); break;
     case LUA_TTABLE: emit_table(L, w, idx, depth, path); break;
     default:
         if (nd_is_null(L, idx))
