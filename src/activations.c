@@ -20,6 +20,7 @@
 #include "activations.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* Two fp32 statistics per head and token, as a flash-attention kernel keeps them. */
 #define FLASH_STATS_BYTES 8.0
@@ -29,6 +30,54 @@
 #define TOKEN_ID_BYTES 8.0
 
 static double keeps(const signed char *keep, int sw) { return keep == NULL || keep[sw] ? 1.0 : 0.0; }
+
+/* Qwen3-Next and Qwen3.5 norm with (1 + w), in fp32 throughout. */
+static bool zero_centered_norms(const model_t *m)
+{
+    return strcmp(m->arch, "qwen3_5") == 0;
+}
+
+/* One norm of width w. RMSNorm as Transformers runs it keeps its input upcast
+ * to fp32 (bn), its fp32 reciprocal RMS (4 bytes) and the normalised input
+ * the weight multiplies (bc; Qwen3.5's zero-centred norm keeps it in fp32,
+ * bn, and once a layer its fp32 (1 + w), see norm_layer_bytes); recomputed,
+ * it keeps its input (bc). LayerNorm (a norm with a bias) keeps its input
+ * (bn); ndlua leaves out its fp32 mean and inverse deviation (8 bytes a
+ * token), as Korthikanti et al. do. */
+static double norm_bytes(const model_t *m, const derived_t *d, const signed char *keep, double w)
+{
+    if (!keeps(keep, SW_NORMOP))
+        return w * d->bytes_compute;
+    if (m->norm_bias)
+        return w * d->bytes_norm;
+    double normalised = zero_centered_norms(m) ? d->bytes_norm : d->bytes_compute;
+    return w * (d->bytes_norm + normalised) + 4.0;
+}
+
+/* What a kept norm of width w holds once a layer: Qwen3.5's fp32 (1 + w). */
+static double norm_layer_bytes(const model_t *m, const signed char *keep, double w)
+{
+    return zero_centered_norms(m) && keeps(keep, SW_NORMOP) ? 4.0 * w : 0.0;
+}
+
+/* Bytes an attention score keeps without flash attention: the softmax's
+ * output (bs), the attention dropout's mask (bd) and the probabilities the AV
+ * product reads (bc). Recomputing the softmax (its switch off) drops the
+ * first two; what else goes depends on how far the recomputed region reaches:
+ *   Megatron's rule recomputes the whole core attention, QK^T to AV
+ *     (Korthikanti et al.): the probabilities go too (headCast switch)
+ *   otherwise (HyperParallel's rule, a range's own ops) PyTorch recomputes
+ *     the softmax and its cast as one region, which keeps its input, the
+ *     scores (bc), while AV keeps the probabilities (bc) */
+static double score_bytes(const derived_t *d, const signed char *keep)
+{
+    double bc = d->bytes_compute;
+    if (keeps(keep, SW_SOFTMAX))
+        return d->bytes_softmax + d->bytes_dropout * keeps(keep, SW_DROPOUT) + bc;
+    if (d->core_attention_recompute)
+        return bc * keeps(keep, SW_HEADCAST);
+    return 2.0 * bc;
+}
 
 /* Full attention (MHA/GQA/MQA), one block of four projections:
  *   attMM   the projections' input (h, replicated)
@@ -42,7 +91,7 @@ static void full_attention(act_split *o, const model_t *m, const layer_kind *k, 
                            const signed char *keep, double seq, double kv_factor)
 {
     double h = (double)m->hidden, a = k->heads, kv = k->kv_heads, dqk = k->qk_head_dim, dv = k->v_head_dim;
-    double bc = d->bytes_compute, bn = d->bytes_norm, blocks = k->ops[OP_ATTMM] / 4.0;
+    double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
     double softmaxes = k->ops[OP_SOFTMAX];
     o->shared += blocks * h * bc;
     double kernel = a * dqk + kv * (dqk + dv) * kv_factor + a * dv;
@@ -50,65 +99,95 @@ static void full_attention(act_split *o, const model_t *m, const layer_kind *k, 
         kernel += 2.0 * a * dv;
     o->tp += blocks * kernel * bc * keeps(keep, SW_ATTBMM);
     if (d->flash) {
-        o->tp += softmaxes * a * FLASH_STATS_BYTES * keeps(keep, SW_SOFTMAX);
+        /* the flash kernel keeps its statistics with q, k, v and its output */
+        o->tp += softmaxes * a * FLASH_STATS_BYTES * keeps(keep, SW_ATTBMM);
     } else {
-        double per_score = d->bytes_softmax * keeps(keep, SW_SOFTMAX) + d->bytes_dropout * keeps(keep, SW_DROPOUT) +
-                           bc * keeps(keep, SW_HEADCAST);
-        o->tp += softmaxes * a * seq * per_score;
+        o->tp += softmaxes * a * seq * score_bytes(d, keep);
+        /* eager GQA repeats k and v to the query heads for the two products,
+         * which keep the copies beside the originals */
+        if (kv < a)
+            o->tp += blocks * a * (dqk + dv) * kv_factor * bc * keeps(keep, SW_ATTBMM);
     }
-    if (m->qk_norm)
-        o->tp += (a + kv) * dqk * bn * keeps(keep, SW_NORMOP);
+    if (m->qk_norm) { /* Qwen3's per-head q and k RMSNorms */
+        o->tp += (a + kv) * norm_bytes(m, d, keep, dqk);
+        o->layer += 2.0 * norm_layer_bytes(m, keep, dqk); /* one weight of d a layer, replicated */
+        /* recomputed, the q norm keeps its input, a view of q_proj's output,
+         * which with Qwen3.5's output gate holds the gate too */
+        if (m->attn_output_gate && !keeps(keep, SW_NORMOP))
+            o->tp += a * dqk * bc;
+    }
 }
 
-/* MLA (DeepSeek-V2/V3), one block: the input h and the q and kv latents the
- * up-projections read (replicated), the latent norms' inputs, then per
- * head q, k (d_nope + d_rope), v and the kernel output. attUp switches the
- * up-projected k and v, which the latent can rebuild. */
+/* MLA (DeepSeek-V2/V3), one block, as Transformers' DeepseekV3Attention keeps it:
+ * replicated over TP, the input h, the q latent's RMSNorm and its output
+ * (q_b_proj's input), the kv latent's RMSNorm (recomputed: its input, a view
+ * of kv_a_proj's whole output, latent and rope) and its output (kv_b_proj's
+ * input); per head, the query and key (d_nope + d_rope each), kv_b_proj's
+ * output (d_nope + d_v, which the value views), the kernel's output and
+ * statistics. attUp switches the key and kv_b_proj's output, which the
+ * latent rebuilds. */
 static void mla_attention(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
                           const signed char *keep, double seq, double kv_factor)
 {
-    double h = (double)m->hidden, a = k->heads, dqk = k->qk_head_dim, dv = k->v_head_dim;
-    double cq = (double)m->q_lora_rank, ckv = (double)m->kv_lora_rank;
+    double h = (double)m->hidden, a = k->heads, dqk = k->qk_head_dim, dv = k->v_head_dim, dr = (double)m->rope_head_dim;
+    double dn = dqk - dr, cq = (double)m->q_lora_rank, ckv = (double)m->kv_lora_rank;
     double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
-    o->shared += blocks * (h + cq + ckv) * bc;
-    o->shared += blocks * (cq + ckv) * d->bytes_norm * keeps(keep, SW_NORMOP);
-    double up = a * (dqk + dv) * kv_factor * keeps(keep, SW_ATTUP);
+    double norms = cq > 0 ? norm_bytes(m, d, keep, cq) : 0.0;
+    norms += keeps(keep, SW_NORMOP) ? norm_bytes(m, d, keep, ckv) : (ckv + dr) * bc;
+    o->shared += blocks * ((h + cq + ckv) * bc + norms);
+    double up = (a * dqk + a * (dn + dv)) * kv_factor * keeps(keep, SW_ATTUP);
     o->tp += blocks * (a * dqk + a * dv + up) * bc * keeps(keep, SW_ATTBMM);
-    if (d->flash) {
-        o->tp += k->ops[OP_SOFTMAX] * a * FLASH_STATS_BYTES * keeps(keep, SW_SOFTMAX);
-    } else {
-        double per_score = d->bytes_softmax * keeps(keep, SW_SOFTMAX) + d->bytes_dropout * keeps(keep, SW_DROPOUT) +
-                           bc * keeps(keep, SW_HEADCAST);
-        o->tp += k->ops[OP_SOFTMAX] * a * seq * per_score;
-    }
+    if (d->flash)
+        o->tp += k->ops[OP_SOFTMAX] * a * FLASH_STATS_BYTES * keeps(keep, SW_ATTBMM);
+    else
+        o->tp += k->ops[OP_SOFTMAX] * a * seq * score_bytes(d, keep);
 }
 
-/* Gated DeltaNet (Qwen3-Next / Qwen3.5 linear attention), per Transformers'
- * chunked rule: the input h; the projections' outputs (mixed q/k/v 2·kd + vd,
- * z vd, b and a 2·nv); the convolution's output before and after SiLU; the
- * rule's fp32 gates and betas (nv each); one fp32 state (dk·dv per value
- * head) per chunk of 64 tokens; the rule's output (norm input, bn) and the
- * gated norm's output (out_proj input). */
+/* Gated DeltaNet (Qwen3-Next / Qwen3.5 linear attention) with the chunked
+ * delta rule as a fused kernel keeps it (flash-linear-attention's
+ * chunk_gated_delta_rule; HyperParallel's kernel contract), per token:
+ *   replicated   the input h (the four input projections read it)
+ *   convolution  its input and output, 2·kd + vd each (and K − 1 positions of
+ *                output more once a layer), and SiLU's output, whose v part
+ *                the kernel keeps
+ *   the rule     q and k L2-normalised to the value heads (2·nv·dk) and their
+ *                fp32 inverse norms (2·nv·4), the fp32 gate (nv·4), beta
+ *                (nv·bc), one row of the chunk's solved matrix (nv·C·bc, C = 64),
+ *                softplus's fp32 input and output (2·nv·4); once a layer the
+ *                fp32 tensors derived from A_log and dt_bias (6·nv·4)
+ *   gated norm   its fp32 input (4·vd), rstd (nv·4), the normalised and the
+ *                weighted rows (2·vd·bc), fp32 z and silu(z) (8·vd); recomputed,
+ *                its inputs, the rule's output and z (2·vd·bc)
+ *   out_proj     its input (vd·bc) */
 static void linear_attention(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
                              const signed char *keep)
 {
     double h = (double)m->hidden, nv = k->heads, dk = k->qk_head_dim, dv = k->v_head_dim;
-    double kd = k->kv_heads * dk, vd = nv * dv, bc = d->bytes_compute;
+    double kd = k->kv_heads * dk, vd = nv * dv, bc = d->bytes_compute, mixed = 2 * kd + vd;
     o->shared += h * bc;
-    o->tp += (2 * kd + 2 * vd + 2 * nv) * bc;
-    o->tp += 2 * (2 * kd + vd) * bc;
-    o->tp += k->ops[OP_LINREC] * (nv * 8.0 + nv * dk * dv * 4.0 / DELTA_RULE_CHUNK);
-    o->tp += vd * d->bytes_norm * keeps(keep, SW_NORMOP) + vd * bc;
+    o->tp += 3.0 * mixed * bc;
+    o->layer_tp += ((double)m->lin_conv - 1) * mixed * bc + 6.0 * nv * 4.0;
+    o->tp += k->ops[OP_LINREC] *
+             (2 * nv * dk * bc + 2 * nv * 4.0 + nv * 4.0 + nv * bc + nv * DELTA_RULE_CHUNK * bc + 2 * nv * 4.0);
+    if (keeps(keep, SW_NORMOP))
+        o->tp += 4.0 * vd + nv * 4.0 + 2.0 * vd * bc + 8.0 * vd;
+    else
+        o->tp += 2.0 * vd * bc;
+    o->tp += vd * bc;
 }
 
-/* One feed-forward of width w: the activation's input and, gated, the up
- * projection and the product (the down projection's input); ffAct
- * switches the activation's output. Plain: GeLU input, GeLU output. */
+/* One feed-forward of width w. Gated (SwiGLU): the gate (the activation's
+ * input), the up projection, their product (the down projection's input),
+ * and the activation's output, which recomputing the activation (ffAct)
+ * drops. Plain (GeLU): the activation's input and output; the output is the
+ * second projection's input, which autograd keeps however the activation
+ * is recomputed. */
 static double ffn_inner(const layer_kind *k, const derived_t *d, const signed char *keep, double w)
 {
-    bool gated = k->ops[OP_FFMM] >= 3;
     double bc = d->bytes_compute;
-    return w * bc * (gated ? 3.0 : 1.0) + w * bc * keeps(keep, SW_FFACT);
+    if (k->ops[OP_FFMM] >= 3)
+        return 3.0 * w * bc + w * bc * keeps(keep, SW_FFACT);
+    return 2.0 * w * bc;
 }
 
 /* Routed tokens a token sends: top-k copies, at the capacity factor when
@@ -118,31 +197,54 @@ static double routed_copies(const model_t *m, const run_t *r)
     return (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
 }
 
+/* Whether the model routes with DeepSeek's sigmoid router (an fp32 router). */
+static bool sigmoid_router(const model_t *m)
+{
+    return strncmp(m->arch, "deepseek", 8) == 0 || strcmp(m->arch, "cm") == 0;
+}
+
 /* Dense FFN: its input (replicated) and its inner activations (tp).
- * MoE: the router's input, logits, probabilities and top-k weights; each
- * routed copy's input and output (replicated over expert TP) and inner
- * activations (expert TP); the shared experts' inner activations. */
+ * MoE, as Transformers runs it with grouped-GEMM experts:
+ *   router   softmax (Qwen, Mixtral): fp32 probabilities (4E) and their sum (4);
+ *            sigmoid (DeepSeek): the fp32 input (4h), scores (4E), their sum (4),
+ *            and once a layer an fp32 copy of the router weight (4·E·h)
+ *   a copy   (top-k of them, at the capacity factor without grouped GEMM):
+ *            the top-k index and weight (8 + 4), the three int64 indices of
+ *            the sort by expert (24), the gathered input and the expert's
+ *            output (2·h·bc), the sorted weight (bc); its inner activations
+ *            over expert TP; once a layer the group sizes (8·E)
+ *   shared   the shared experts' inner activations (tp); with Qwen's gate,
+ *            the gate's sigmoid (bc) and the shared output it scales (h·bc) */
 static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
                 const signed char *keep)
 {
-    double h = (double)m->hidden, bc = d->bytes_compute;
+    double h = (double)m->hidden, bc = d->bytes_compute, experts = (double)m->experts;
     o->shared += h * bc;
     if (!k->moe) {
         o->tp += ffn_inner(k, d, keep, k->ffn_width);
         return;
     }
     double copies = routed_copies(m, r);
-    o->shared += (2.0 * (double)m->experts + (double)m->top_k) * bc;
-    o->shared += copies * 2.0 * h * bc;
+    if (sigmoid_router(m)) {
+        o->shared += 4.0 * h + 4.0 * experts + 4.0;
+        o->layer += 4.0 * experts * h;
+    } else {
+        o->shared += 4.0 * experts + 4.0;
+    }
+    o->shared += copies * (12.0 + 24.0 + 2.0 * h * bc + bc);
+    o->layer += 8.0 * experts;
     o->expert += copies * ffn_inner(k, d, keep, (double)m->expert_width);
-    if (m->shared_width > 0)
-        o->tp += ffn_inner(k, d, keep, (double)m->shared_width) + (m->shared_gate ? bc : 0.0);
+    if (m->shared_width > 0) {
+        o->tp += ffn_inner(k, d, keep, (double)m->shared_width);
+        if (m->shared_gate)
+            o->shared += h * bc + bc;
+    }
 }
 
 act_split kind_activations(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
                            const signed char *keep, double seq)
 {
-    act_split o = {0, 0, 0};
+    act_split o = {0, 0, 0, 0, 0};
     /* ring CP keeps the whole sequence's K and V on every rank; Ulysses and
      * linear attention keep their own share (the reference's cp / kv_shards) */
     double kv_factor = r->cp_algo == CP_RING ? (double)r->cp : 1.0;
@@ -154,9 +256,16 @@ act_split kind_activations(const model_t *m, const layer_kind *k, const run_t *r
         full_attention(&o, m, k, d, keep, seq, kv_factor);
     ffn(&o, m, k, r, d, keep);
     double h = (double)m->hidden;
-    o.shared += k->ops[OP_NORMOP] * h * d->bytes_norm * keeps(keep, SW_NORMOP);
-    o.shared += k->ops[OP_DROPOUT] * h * d->bytes_dropout;
+    o.shared += k->ops[OP_NORMOP] * norm_bytes(m, d, keep, h);
+    o.layer += k->ops[OP_NORMOP] * norm_layer_bytes(m, keep, h);
+    /* the hidden states' dropout masks (GPT-style), regenerated from the seed when recomputed */
+    o.shared += k->ops[OP_DROPOUT] * h * d->bytes_dropout * keeps(keep, SW_DROPOUT);
     return o;
+}
+
+double act_per_layer(const act_split *a, const run_t *r)
+{
+    return a->layer + a->layer_tp / (double)r->tp;
 }
 
 double act_per_token(const act_split *a, const run_t *r, const derived_t *d)
@@ -174,14 +283,17 @@ double output_tp_divisor(const run_t *r, const derived_t *d)
     return d->shards_logits ? (double)r->tp : 1.0;
 }
 
-/* The output layer keeps the final norm's input (bn), the head's input (bc)
- * and the loss's fp32 log-probabilities (4 bytes a vocabulary entry, split
- * over TP ranks only by a vocabulary-parallel loss). */
+/* The output layer keeps the final norm's tensors, the head's input (bc),
+ * the loss's int64 labels (8 bytes) and its fp32 log-probabilities (4 bytes
+ * a vocabulary entry, split over TP ranks only by a vocabulary-parallel loss). */
+#define LABEL_BYTES 8.0
+
 act_split output_activations(const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)r;
     double h = (double)m->hidden, v = (double)m->vocab;
-    act_split o = {h * d->bytes_norm + h * d->bytes_compute, 4.0 * v, 0};
+    act_split o = {norm_bytes(m, d, NULL, h) + h * d->bytes_compute + LABEL_BYTES, 4.0 * v, 0,
+                   norm_layer_bytes(m, NULL, h), 0};
     return o;
 }
 

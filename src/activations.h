@@ -11,9 +11,13 @@
 /* Bytes per token (of one CP rank, micro-batch size 1) a layer keeps, split
  * as parallelism divides them: `shared` is divided by sequence parallelism
  * (sp), `tp` by the TP degree, `expert` by the expert TP degree. K/V kept
- * whole under ring CP are already multiplied by cp. */
+ * whole under ring CP are already multiplied by cp. `layer` holds what a
+ * layer keeps once, not per token (an fp32 router weight, group sizes). */
 typedef struct {
     double shared, tp, expert;
+    /* bytes a layer keeps once a micro-batch, whatever its tokens: replicated
+     * over TP ranks, and split over them */
+    double layer, layer_tp;
 } act_split;
 
 /* The activations of one layer of kind k kept for backward when not fully
@@ -24,6 +28,8 @@ act_split kind_activations(const model_t *m, const layer_kind *k, const run_t *r
                            const signed char *keep, double seq);
 
 /* Bytes per token after division: shared/sp + tp/t + expert/t_exp. */
+/* Bytes a layer keeps once, after division: layer + layer_tp/t. */
+double act_per_layer(const act_split *a, const run_t *r);
 double act_per_token(const act_split *a, const run_t *r, const derived_t *d);
 
 /* A fully recomputed layer keeps its input: h·bytes_compute / shard_recompute_input. */

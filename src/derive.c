@@ -165,8 +165,9 @@ static void derive_switches(const run_t *r, derived_t *d)
         s[SW_NORMOP] = !sp;
         s[SW_GATHER] = !(r->selective_comm_recompute && sp);
         s[SW_FFACT] = !sp;
-    } else { /* megatron: Korthikanti et al.'s selective recompute of the attention core */
-        s[SW_SOFTMAX] = s[SW_DROPOUT] = s[SW_HEADCAST] = 0;
+    } else { /* megatron: Korthikanti et al.'s selective recompute of the attention core
+              * (softmax, its dropout, the probabilities), hidden-state masks kept */
+        s[SW_SOFTMAX] = s[SW_HEADCAST] = 0;
     }
 }
 
@@ -211,6 +212,7 @@ void derive(const model_t *m, const run_t *r, derived_t *d)
     d->keeps_param_casts = r->param_casts == UNSTATED ? !r->optimizer_parallel : r->param_casts == YES;
     d->flash = pick_flag(r->flash_attention, m->family.flash_attention);
     derive_switches(r, d);
+    d->core_attention_recompute = r->rule == RULE_MEGATRON;
     d->s_fa = d->flash && m->heads > 0 ? (double)r->seq_length / (double)m->heads : (double)r->seq_length;
     d->n_qknorm = m->qk_norm ? 1 : 0;
     derive_bytes(m, r, d);

@@ -31,6 +31,7 @@ typedef struct {
     bool keeps_param_casts;
     /* recompute switches of the run's selective rule */
     signed char switches[SW_COUNT];
+    bool core_attention_recompute; /* the rule reruns QK^T to AV as one region (Megatron) */
     /* attention */
     bool flash;
     double s_fa;

@@ -112,7 +112,7 @@ static double compute_activation(const pricing *p, const layer_run *run, bool *b
         per_token = census_kept_per_token(k, p->m, p->r, p->d, selective);
     } else {
         act_split a = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
-        per_token = act_per_token(&a, p->r, p->d);
+        return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
     }
     return per_token * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
 }
@@ -129,7 +129,7 @@ static double compute_working(const pricing *p, const layer_run *run)
         return census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
     const signed char *keep = run->mode == REC_SELECTIVE ? switches_of(p, run) : NULL;
     act_split a = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
-    return act_per_token(&a, p->r, p->d) * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
+    return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
 }
 
 static double compute_comm(const pricing *p, const layer_run *run)

@@ -5,6 +5,7 @@
 
 #include "docmeta.h"
 #include "json_bridge.h"
+#include "lnd_activations.h"
 #include "lnd_estimate.h"
 #include "lnd_run.h"
 #include "lnd_search.h"
@@ -67,6 +68,7 @@ static const luaL_Reg core_functions[] = {
     {"layout", lnd_layout},
     {"time_estimate", lnd_time_estimate},
     {"time_params", lnd_time_params},
+    {"activation_split", lnd_activation_split},
     {NULL, NULL},
 };
 
