@@ -3,6 +3,8 @@
 #   make test       C unit tests, busted specs, CLI transcripts; ends "N passed, N failed"
 #   make run        the main job on a bundled example
 #   make asan       the whole suite under AddressSanitizer + UBSan
+#   make valgrind   the CLI transcripts and the bad-input corpus under valgrind
+#   make fuzz       each fuzz target for FUZZ_SECONDS (libFuzzer, ASan + UBSan)
 #   make bench      benchmarks (medians of several runs)
 #   make install PREFIX=/usr/local
 
@@ -12,6 +14,8 @@ CC       ?= cc
 OPT      ?= -O2
 DEPS     := liblua5.4-dev lua5.4 lua-lpeg libyaml-dev libcjson-dev lua-busted
 TEST_DEPS := python3-torch
+FUZZ_DEPS := clang libclang-rt-14-dev
+VALGRIND_DEPS := valgrind
 
 BUILD    ?= obj
 BIN      ?= ndlua
@@ -25,7 +29,7 @@ OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)
 LIBOBJ   := $(filter-out $(BUILD)/main.o,$(OBJ))
 CTESTS   := $(patsubst spec/c/%.c,$(BUILD)/spec/%,$(wildcard spec/c/test_*.c))
 
-.PHONY: all deps test-deps test test-only run asan bench install uninstall clean
+.PHONY: census-report all deps test-deps test test-only run asan valgrind fuzz fuzz-build bench install uninstall clean
 
 all: $(BIN)
 
@@ -53,7 +57,7 @@ test: test-deps $(BIN) $(CTESTS)
 # Until the estimate command exists, the demo reads the bundled example;
 # later: ./$(BIN) estimate.lua examples/qwen3-30b-a3b-fsdp8/train.yaml
 run: $(BIN)
-	./$(BIN) examples/demo.lua
+	./$(BIN) estimate.lua examples/qwen3-30b-a3b-fsdp8/train.yaml
 
 # The sanitizers' settings for the whole suite. LeakSanitizer needs no
 # suppressions: ndlua closes its Lua state at exit, busted exits through
@@ -64,6 +68,36 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initializat
 asan:
 	$(ASAN_ENV) $(MAKE) BUILD=obj-asan BIN=ndlua-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" test
+
+# The CLI transcripts and the bad-input corpus under valgrind: any error, or a
+# leak definitely lost, exits 99, which no transcript expects.
+VALGRIND_WRAPPER := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite -q
+
+valgrind: $(BIN)
+	@scripts/deps.sh $(VALGRIND_DEPS)
+	@NDLUA=./$(BIN) NDLUA_WRAPPER="$(VALGRIND_WRAPPER)" SUITES="cli bad" scripts/run-tests
+
+# Fuzzing with libFuzzer (clang, ASan + UBSan): each target of spec/fuzz/
+# runs FUZZ_SECONDS on a working copy of its seed corpus (spec/fuzz/corpus/);
+# what it finds lands in obj-fuzz/artifacts-TARGET/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := yaml json estimate
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+fuzz:
+	@scripts/deps.sh $(DEPS) $(FUZZ_DEPS)
+	$(MAKE) BUILD=obj-fuzz CC=clang OPT=-O1 SAN="$(FUZZ_SAN)" fuzz-build
+	@scripts/run-fuzz obj-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/fuzz_%: spec/fuzz/harness.c $(LIBOBJ) | $(BUILD)
+	@mkdir -p $(BUILD)/fuzz
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' -DFUZZ_ROOT='"$(CURDIR)"' \
+	  -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+
+census-report: $(BIN) test-deps
+	./$(BIN) scripts/census_report.lua
 
 bench: $(BIN)
 	@scripts/bench.sh ./$(BIN)
@@ -79,4 +113,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/ndlua
 
 clean:
-	rm -rf obj obj-asan ndlua ndlua-asan
+	rm -rf obj obj-asan obj-fuzz ndlua ndlua-asan
