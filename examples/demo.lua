@@ -1,7 +1,7 @@
 -- demo.lua: reads a bundled train.yaml with nd.yaml and shows what it holds,
 -- each value with its key path and the line and column it was read from.
 -- Usage: ndlua examples/demo.lua [train.yaml]
--- (`make run` runs it until the estimate command exists.)
+-- (`make run` runs estimate.lua on the same file.)
 local nd = require "nd"
 
 local here = arg and arg[0] and arg[0]:match("^(.*)/") or "."

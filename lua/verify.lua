@@ -1,10 +1,14 @@
 -- verify.lua: prints the model a train.yaml, a hub id or a checkpoint
 -- directory resolves to: where its config came from, the settled spec (every
 -- field, the layer stack), parameter counts by part and forward FLOPs per
--- token, and the warnings raised on the way.
+-- token, and the warnings raised on the way. A train.yaml is read whole
+-- (nd.train_yaml): the model is the one its trainer builds, and the run it
+-- states is printed too, as the run table nd.run takes and the values the
+-- C core derives from it (run:derived), so every parsing rule can be seen.
 --
 --   ndlua verify.lua Qwen/Qwen3-30B-A3B
 --   ndlua verify.lua --json examples/qwen3-30b-a3b-fsdp8/train.yaml
+--   ndlua verify.lua train.yaml -d 64 --accelerator.tp_size=2
 --   ndlua verify.lua --list-models
 
 local nd = require "nd"
@@ -12,18 +16,25 @@ local core = require "nd.core"
 local cli = require "nd.cli"
 local catalog = require "nd.catalog"
 local errors = require "nd.errors"
+local overrides = require "nd.overrides"
+local train_yaml = require "nd.train_yaml"
 local layer_stack = require "nd.layer_stack"
 local model_spec = require "nd.model_spec"
 local profiles = require "nd.profiles"
 local warnings = require "nd.warnings"
 
 local COMMAND = {
-  usage = "ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR",
-  about = "Resolves a model (the model section of a train.yaml, a Hugging Face hub id, or a\n"
+  usage = "ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR [--section.key=value ...]",
+  about = "Resolves a model (the model a train.yaml trains, a Hugging Face hub id, or a\n"
     .. "checkpoint directory holding config.json) and prints its settled spec, where the\n"
-    .. "config came from, its parameters by part and its forward FLOPs per token.",
+    .. "config came from, its parameters by part and its forward FLOPs per token. For a\n"
+    .. "train.yaml it also prints the run it states and the values derived from it;\n"
+    .. "--section.key=value sets a key of the yaml before it is read.",
   options = {
-    { name = "json", help = "print one JSON document: source, model, params, flops_per_token, warnings" },
+    { name = "json", help = "print one JSON document: source, model, params, flops_per_token, warnings "
+      .. "(and for a train.yaml: run, derived, config)" },
+    { name = "devices", short = "d", arg = "N", help = "devices, for a train.yaml without context.device_num" },
+    { name = "device-memory", short = "M", arg = "SIZE", help = "device memory, for a train.yaml (e.g. 58GB)" },
     { name = "list-models", help = "list the built-in model catalog and exit" },
     { name = "seq-len", short = "s", arg = "N", default = 4096, help = "tokens per sequence for the FLOP count" },
     { name = "visual-seq-len", arg = "N", default = 0,
@@ -62,16 +73,6 @@ local function list_models(as_json)
     local config = core.json.load(catalog.path(id))
     print(string.format("%-36s %s", id, type(config.model_type) == "string" and config.model_type or ""))
   end
-end
-
--- The model section of a train.yaml (only that section is read for now).
-local function yaml_model_section(path)
-  local doc = core.yaml.load(path)
-  if type(doc) ~= "table" or type(doc.model) ~= "table" then
-    errors.at(doc, nil, "model", "the train.yaml has no model section",
-              "a model mapping with pretrained_model_name_or_path or config_overrides")
-  end
-  return doc.model
 end
 
 local function is_yaml(path)
@@ -161,8 +162,56 @@ local function print_report(spec, source, params, flops)
   print(string.format("  %-18s %22s  (%s)", "total", grouped(flops.total), short_count(flops.total)))
 end
 
+-- Prints the run a train.yaml states and what the C core derives from it.
+local function print_run(parsed, derived)
+  print("")
+  print("run (" .. parsed.schema .. " schema; the table nd.run takes)")
+  local keys = {}
+  for k in pairs(parsed.run) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = parsed.run[k]
+    print(string.format("  %-34s %s", k, type(v) == "table" and core.json.encode(v) or tostring(v)))
+  end
+  print("")
+  print("derived (run:derived)")
+  keys = {}
+  for k in pairs(derived) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = derived[k]
+    print(string.format("  %-34s %s", k, type(v) == "table" and core.json.encode(v) or tostring(v)))
+  end
+end
+
+local function positive(opts, key, option)
+  if opts[key] == nil then return nil end
+  local n = math.tointeger(tonumber(opts[key]))
+  if not n or n < 1 then
+    errors.raise { path = option, message = "takes a positive whole number, got '" .. tostring(opts[key]) .. "'" }
+  end
+  return n
+end
+
+-- Reads a train.yaml whole: the settled spec, its source, the parse.
+local function read_yaml(path, opts, list, collector)
+  if opts.visual_seq_len > 0 then
+    list[#list + 1] = { path = "context.visual_seq_len", text = tostring(opts.visual_seq_len),
+                        shown = "--visual-seq-len" }
+  end
+  local memory
+  if opts.device_memory then
+    local err
+    memory, err = require("nd.units").parse_bytes(opts.device_memory)
+    if not memory or memory <= 0 then errors.raise { path = "-M", message = err or "must be a size above 0" } end
+  end
+  return train_yaml.load(path, { devices = positive(opts, "devices", "-d"), device_memory = memory,
+                                 warnings = collector, overrides = list })
+end
+
 local function main(...)
-  local opts, args = cli.parse(COMMAND, { ... })
+  local list, rest = overrides.split({ ... })
+  local opts, args = cli.parse(COMMAND, rest)
   if opts.help then
     io.write(cli.help(COMMAND))
     return
@@ -173,20 +222,46 @@ local function main(...)
                    accepted = "ndlua verify.lua --help" }
   end
   if opts.seq_len < 1 then errors.raise { path = "--seq-len", message = "must be a positive number of tokens" } end
-  local collector = warnings.new()
+  -- Warnings are kept while the input is read and printed once it has been:
+  -- a refusal prints alone.
+  local collector = warnings.quiet()
   local target = args[1]
-  local section = is_yaml(target) and yaml_model_section(target) or target
-  local spec, source = nd.resolve_model(section, { warnings = collector, visual_seq_len = opts.visual_seq_len })
+  local spec, source, parsed, derived
+  if is_yaml(target) then
+    parsed = read_yaml(target, opts, list, collector)
+    spec, source = parsed.model, parsed.source
+  else
+    if #list > 0 then
+      errors.raise { path = list[1].shown, message = "sets a key of a train.yaml, and " .. target .. " is none",
+                     accepted = "a TRAIN_YAML (*.yaml, *.yml) to override keys of" }
+    end
+    spec, source = nd.resolve_model(target, { warnings = collector, visual_seq_len = opts.visual_seq_len })
+  end
+  for _, w in ipairs(collector:all()) do io.stderr:write("warning: ", w, "\n") end
   local params, flops
   if core.model then
     local model = core.model(spec)
     params, flops = model:params(), model:flops(opts.seq_len)
+    if parsed then
+      local _, run = train_yaml.build(parsed)
+      derived = run:derived(model)
+    end
   end
   if opts.json then
-    print(core.json.encode({ source = source, model = spec, params = params, flops_per_token = flops,
-                             warnings = core.json.array(collector:all()) }, { indent = 2 }))
+    local doc = { source = source, model = spec, params = params, flops_per_token = flops,
+                  warnings = core.json.array(collector:all()) }
+    if parsed then
+      doc.run, doc.derived = parsed.run, derived
+      doc.config = { schema = parsed.schema, seq_len_stated = parsed.seq_len_stated,
+                     stated_ac_mode = parsed.stated_ac_mode, dp_source = parsed.dp_source,
+                     mtp_unpriced = parsed.mtp_unpriced, vision = parsed.vision,
+                     replacements = core.json.array(parsed.replacements), census = parsed.census,
+                     moe_dispatch = parsed.moe_dispatch, device_memory_source = parsed.device_memory_source }
+    end
+    print(core.json.encode(doc, { indent = 2 }))
   else
     print_report(spec, source, params, flops)
+    if parsed and derived then print_run(parsed, derived) end
   end
 end
 

@@ -1,22 +1,27 @@
 verify.lua: the model a train.yaml, a hub id or a checkpoint directory
-resolves to (issue 3). Each run has a fresh $HOME and no HF_HOME or
+resolves to (issue 3), and for a train.yaml the run it states (issue 5;
+spec/cli/verify_train_yaml.t shows that part). Each run has a fresh $HOME and no HF_HOME or
 HF_HUB_CACHE, so the Hugging Face cache is $HOME/.cache/huggingface/hub.
 
 Options come from one table, which also writes --help:
 
   $ ndlua verify.lua --help
-  usage: ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR
+  usage: ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR [--section.key=value ...]
   
-  Resolves a model (the model section of a train.yaml, a Hugging Face hub id, or a
+  Resolves a model (the model a train.yaml trains, a Hugging Face hub id, or a
   checkpoint directory holding config.json) and prints its settled spec, where the
-  config came from, its parameters by part and its forward FLOPs per token.
+  config came from, its parameters by part and its forward FLOPs per token. For a
+  train.yaml it also prints the run it states and the values derived from it;
+  --section.key=value sets a key of the yaml before it is read.
   
   options:
-        --json              print one JSON document: source, model, params, flops_per_token, warnings
-        --list-models       list the built-in model catalog and exit
-    -s, --seq-len N         tokens per sequence for the FLOP count (default 4096)
-        --visual-seq-len N  visual tokens an image gives the tower, as context.visual_seq_len; 0 derives them (default 0)
-    -h, --help              print this help and exit
+        --json                print one JSON document: source, model, params, flops_per_token, warnings (and for a train.yaml: run, derived, config)
+    -d, --devices N           devices, for a train.yaml without context.device_num
+    -M, --device-memory SIZE  device memory, for a train.yaml (e.g. 58GB)
+        --list-models         list the built-in model catalog and exit
+    -s, --seq-len N           tokens per sequence for the FLOP count (default 4096)
+        --visual-seq-len N    visual tokens an image gives the tower, as context.visual_seq_len; 0 derives them (default 0)
+    -h, --help                print this help and exit
 
   $ ndlua verify.lua --frobnicate Qwen/Qwen3-8B
   --frobnicate: unknown option; see --help
@@ -197,11 +202,16 @@ An id found nowhere: every place tried, how to fix it, the nearest ids.
   closest catalog ids: Qwen/Qwen3-32B, Qwen/Qwen3-8B, Qwen/Qwen3-0.6B; to fix it, put the checkpoint directory (holding config.json) at that path or in the Hugging Face cache, name a catalog id (ndlua verify.lua --list-models), or state the model's fields under model.config_overrides
   [2]
 
-A train.yaml: only its model section is read. config_overrides lie over
-the checkpoint (here: one MTP layer fewer); canonical fields written in
-the section too, with config_overrides winning where both state one:
+A train.yaml is read whole (nd.train_yaml), but here only its model
+matters: config_overrides lie over the checkpoint (here: one MTP layer
+fewer); canonical fields written in the section too, with
+config_overrides winning where both state one. The run's warnings (no
+device count, no optimizer, no sequence length) go to stderr, which these
+lines drop; spec/cli/verify_train_yaml.t shows them.
 
   $ cat > train.yaml <<'YAML'
+  > accelerator:
+  >   pp_size: 2
   > model:
   >   pretrained_model_name_or_path: deepseek-ai/DeepSeek-V3
   >   num_hidden_layers: 5
@@ -210,7 +220,7 @@ the section too, with config_overrides winning where both state one:
   >     num_hidden_layers: 7
   >     offset: [1, 0]
   > YAML
-  $ ndlua verify.lua train.yaml | grep -E '^(source:|  (num_hidden_layers|mtp_depth|layers) )'
+  $ ndlua verify.lua train.yaml 2>/dev/null | grep -E '^(source:|  (num_hidden_layers|mtp_depth|layers) )'
   source: built-in catalog deepseek-ai/DeepSeek-V3
     num_hidden_layers                  7
     mtp_depth                          0
@@ -230,7 +240,7 @@ A model from config_overrides alone:
   >     intermediate_size: 512
   >     arch: llama2
   > YAML
-  $ ndlua verify.lua custom.yaml | grep -E '^(source:|model |  (head_dim|layers) )'
+  $ ndlua verify.lua custom.yaml 2>/dev/null | grep -E '^(source:|model |  (head_dim|layers) )'
   source: model.config_overrides
   model tiny_llama (arch llama2)
     head_dim                           32
@@ -242,7 +252,7 @@ nd/profiles/ directory on NDLUA_PATH:
   $ mkdir -p mine/nd/profiles
   $ sed 's/shard_activations = true/shard_activations = true, grad_bytes = 2/' $ROOT/lua/nd/profiles/qwen.lua > mine/nd/profiles/myqwen.lua
   $ sed 's/arch: llama2/arch: myqwen/' custom.yaml > mine.yaml
-  $ NDLUA_PATH=$PWD/mine ndlua verify.lua mine.yaml | grep -E '^(model |  family )'
+  $ NDLUA_PATH=$PWD/mine ndlua verify.lua mine.yaml 2>/dev/null | grep -E '^(model |  family )'
   model tiny_llama (arch myqwen)
     family                             grad_bytes 2, optimizer_state_bytes 4, optimizer_states 2, main_param_bytes 0, norm_bytes 4, dropout_bytes 0, grad_accumulation false, shard_activations true, loss_parallel true, reshard_params false, deferred_grad_accumulation false, overlapped_grad_reduce false, flash_attention true
 

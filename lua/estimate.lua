@@ -1,0 +1,281 @@
+-- estimate.lua: the memory every device needs to run the one strategy a
+-- train.yaml states, stage by stage of the pipeline.
+--
+--   ndlua estimate.lua examples/qwen3-30b-a3b-fsdp8/train.yaml
+--   ndlua estimate.lua train.yaml -d 64 -M 58GB --json
+--   ndlua estimate.lua train.yaml --svg memory.svg --accelerator.tp_size=2
+--
+-- The train.yaml is read by nd.train_yaml (the seed parser's rules); the
+-- memory model is the C core's (nd.estimate). Sizes print in binary units.
+
+local nd = require "nd"
+local cli = require "nd.cli"
+local errors = require "nd.errors"
+local overrides = require "nd.overrides"
+local train_yaml = require "nd.train_yaml"
+local layer_stack = require "nd.layer_stack"
+local units = require "nd.units"
+local svg = require "nd.svg"
+local warnings = require "nd.warnings"
+
+local COMMAND = {
+  usage = "ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [--json] [--svg FILE] [--section.key=value ...]",
+  about = "Estimates the memory per device of the strategy a HyperParallel train.yaml states: parameters,\n"
+    .. "gradients, optimizer states, activations, communication buffers, backward overhead and reserve,\n"
+    .. "for every pipeline stage, against the device's capacity. --section.key=value sets a key of the\n"
+    .. "yaml before it is read, as the trainer's own command line does (e.g.\n"
+    .. "--model.pretrained_model_name_or_path=Qwen/Qwen3-8B, --accelerator.tp_size=2).",
+  options = {
+    { name = "devices", short = "d", arg = "N",
+      help = "devices in the run, when the yaml states no context.device_num (AutoModels schema)" },
+    { name = "device-memory", short = "M", arg = "SIZE",
+      help = "device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)" },
+    { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" },
+    { name = "svg", arg = "FILE", help = "also write a stacked bar chart of memory per stage to FILE" },
+  },
+}
+
+-- The byte components of a stage, in the order of the table, the JSON and
+-- the chart: the field, the column, the chart's colour (the same in every
+-- chart, whichever components a run has).
+local COMPONENTS = {
+  { "params", "params", svg.PALETTE[1] }, { "grads", "grads", svg.PALETTE[2] },
+  { "optimizer", "optimizer", svg.PALETTE[3] }, { "main_params", "main", svg.PALETTE[9] },
+  { "activations", "activations", svg.PALETTE[4] }, { "comm", "comm", svg.PALETTE[5] },
+  { "backward_overhead", "overhead", svg.PALETTE[6] }, { "reserve", "reserve", svg.PALETTE[8] },
+}
+
+local function positive_integer(text, option)
+  local n = math.tointeger(tonumber(text))
+  if not n or n < 1 then
+    errors.raise { path = option, message = "takes a positive whole number, got '" .. tostring(text) .. "'" }
+  end
+  return n
+end
+
+local function read_options(argv)
+  local list, rest = overrides.split(argv)
+  local opts, args = cli.parse(COMMAND, rest)
+  if opts.help then return opts end
+  if #args ~= 1 then
+    errors.raise { message = "estimate.lua takes one TRAIN_YAML, got " .. #args .. " arguments",
+                   accepted = "ndlua estimate.lua --help" }
+  end
+  opts.path, opts.overrides = args[1], list
+  if opts.devices then opts.devices = positive_integer(opts.devices, "-d") end
+  if opts.device_memory then
+    local bytes, err = units.parse_bytes(opts.device_memory)
+    if not bytes or bytes <= 0 then errors.raise { path = "-M", message = err or "must be a size above 0" } end
+    opts.device_memory = bytes
+  end
+  return opts
+end
+
+-- "1, 2, 3" of a list, or the value.
+local function show(v)
+  if type(v) == "table" then return "[" .. nd.json.encode(v):sub(2, -2):gsub(",", ", ") .. "]" end
+  return tostring(v)
+end
+
+local function count_text(n)
+  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } }) do
+    if n >= u[1] then return string.format("%.2f %s", n / u[1], u[2]) end
+  end
+  return tostring(n)
+end
+
+-- The layers each stage holds, from nd.layout.
+local function stage_layers(layout)
+  local out = {}
+  for i, st in ipairs(layout) do
+    local n = 0
+    for _, c in ipairs(st.chunks) do n = n + c.count end
+    out[i] = n
+  end
+  return out
+end
+
+-- The layer stack, or for a long one (Qwen3.5 interleaves its kinds) the
+-- count of each kind.
+local function stack_text(layers)
+  if #layers <= 4 then return layer_stack.format(layers) end
+  local order, counts = {}, {}
+  for _, g in ipairs(layers) do
+    local name = g.kind .. (g.mtp and "(mtp)" or "")
+    if not counts[name] then order[#order + 1] = name end
+    counts[name] = (counts[name] or 0) + g.count
+  end
+  local parts = {}
+  for _, name in ipairs(order) do parts[#parts + 1] = counts[name] .. "×" .. name end
+  return table.concat(parts, ", ") .. " in " .. #layers .. " runs"
+end
+
+local function recompute_text(parsed)
+  local run = parsed.run
+  if parsed.stated_ac_mode then return parsed.stated_ac_mode .. " (" .. parsed.stated_ac_path .. ")" end
+  local parts = {}
+  if run.full_recompute ~= false then parts[#parts + 1] = "full " .. show(run.full_recompute) end
+  if run.selective_recompute ~= false then parts[#parts + 1] = "selective " .. show(run.selective_recompute) end
+  if #parts == 0 then parts[1] = "off" end
+  return table.concat(parts, ", ") .. " (model.config_overrides)"
+end
+
+local function print_model(parsed, params)
+  local spec = parsed.model
+  print(string.format("model     %s (arch %s), %s", spec.name, spec.arch, parsed.source.description))
+  print(string.format("          %s parameters (%s active); %d layers: %s", count_text(params.total),
+                      count_text(params.active), spec.num_hidden_layers + (spec.mtp_depth or 0),
+                      stack_text(spec.layers)))
+  if parsed.mtp_unpriced > 0 then
+    print(string.format("          %d MTP layer(s) of the checkpoint not built by the AutoModels trainer",
+                        parsed.mtp_unpriced))
+  end
+  if parsed.vision.checkpoint then
+    if parsed.vision.built then
+      print(string.format("          vision tower: %d layers, %d visual tokens%s", spec.vision.num_hidden_layers,
+                          parsed.run.visual_seq_length or spec.vision.max_position_embeddings,
+                          parsed.run.freeze_vision and ", frozen" or ""))
+    else
+      print("          vision tower: not built (" .. parsed.vision.why .. ")")
+    end
+  end
+end
+
+local function print_run(parsed)
+  local r = parsed.run
+  local devices = r.dp * r.tp * r.pp * r.cp
+  print(string.format("run       %d device%s = dp %d x tp %d x pp %d x cp %d (dp from %s); ep %d, etp %d, vpp %d",
+                      devices, devices == 1 and "" or "s", r.dp, r.tp, r.pp, r.cp, parsed.dp_source, r.ep, r.etp, r.vpp))
+  print(string.format("          batch %d = micro-batch %d x dp %d x %d micro-batches; sequence %d tokens%s",
+                      r.global_batch_size, r.micro_batch_size, r.dp, r.micro_batch_num, r.seq_length,
+                      parsed.seq_len_stated and "" or " (the model's limit)"))
+  print(string.format("          recompute %s; schedule %s; sequence parallel %s; %s schema",
+                      recompute_text(parsed), r.pp_schedule, r.sequence_parallel and "on" or "off", parsed.schema))
+  print(string.format("          optimizer %s (%d state%s of %d B, sharded over %d%s); params %d B, grads %d B, "
+                      .. "compute %d B", r.optimizer, r.optimizer_states, r.optimizer_states == 1 and "" or "s",
+                      r.optimizer_state_bytes, r.optimizer_parallel and r.optimizer_shard or 1,
+                      r.main_param_bytes > 0 and ", fp32 main params" or "", r.param_bytes, r.grad_bytes,
+                      r.compute_bytes))
+end
+
+local function print_table(est, layers)
+  local shown = {}
+  for _, c in ipairs(COMPONENTS) do
+    local any = c[1] ~= "main_params"
+    for _, s in ipairs(est.stages) do any = any or s[c[1]] > 0 end
+    if any then shown[#shown + 1] = c end
+  end
+  local gib = est.peak_bytes >= 2 ^ 30
+  local unit, name = gib and 2 ^ 30 or 2 ^ 20, gib and "GiB" or "MiB"
+  print("")
+  print("memory per device by pipeline stage (" .. name .. "; * marks the peak)")
+  local head = { string.format("%7s %6s", "stage", "layers") }
+  for _, c in ipairs(shown) do head[#head + 1] = string.format("%12s", c[2]) end
+  head[#head + 1] = string.format("%12s", "total")
+  print(table.concat(head, ""))
+  for i, s in ipairs(est.stages) do
+    local row = { string.format("%s%6d %6d", s.stage == est.peak_stage and "*" or " ", s.stage, layers[i]) }
+    for _, c in ipairs(shown) do row[#row + 1] = string.format("%12.2f", s[c[1]] / unit) end
+    row[#row + 1] = string.format("%12.2f", s.total / unit)
+    print(table.concat(row, ""))
+  end
+end
+
+local function print_verdict(est, memory_source)
+  local cap, peak = est.capacity_bytes, est.peak_bytes
+  print("")
+  local verdict
+  if est.fits then
+    verdict = string.format("fits: peak %s on stage %d, %s to spare", units.gib(peak), est.peak_stage,
+                            units.gib(cap - peak))
+  else
+    verdict = string.format("does NOT fit: peak %s on stage %d exceeds it by %s", units.gib(peak), est.peak_stage,
+                            units.gib(peak - cap))
+  end
+  print(string.format("device capacity %s (%s): %s", units.gib(cap), memory_source, verdict))
+end
+
+local function json_document(parsed, params, est, layout, collector)
+  local stages = {}
+  for i, s in ipairs(est.stages) do
+    local bytes = { total = s.total }
+    for _, c in ipairs(COMPONENTS) do bytes[c[1]] = s[c[1]] end
+    stages[i] = { stage = s.stage, layout = nd.json.array(layout[i].chunks), bytes = bytes,
+                  rows = nd.json.array(s.rows) }
+  end
+  local spec = parsed.model
+  return {
+    model = { name = spec.name, arch = spec.arch, source = parsed.source, params = params.total,
+              active_params = params.active, num_hidden_layers = spec.num_hidden_layers,
+              mtp_depth = spec.mtp_depth or 0, mtp_unpriced = parsed.mtp_unpriced,
+              layers = layer_stack.format(spec.layers), vision = parsed.vision },
+    run = parsed.run,
+    config = { schema = parsed.schema, seq_len_stated = parsed.seq_len_stated,
+               stated_ac_mode = parsed.stated_ac_mode, dp_source = parsed.dp_source,
+               replacements = nd.json.array(parsed.replacements), census = parsed.census,
+               moe_dispatch = parsed.moe_dispatch },
+    capacity_bytes = est.capacity_bytes,
+    stages = nd.json.array(stages),
+    peak_bytes = est.peak_bytes,
+    peak_stage = est.peak_stage,
+    fits = est.fits,
+    warnings = nd.json.array(collector:all()),
+  }
+end
+
+local function write_chart(path, parsed, est, layers)
+  local categories, sublabels, series = {}, {}, {}
+  for i, s in ipairs(est.stages) do
+    categories[i] = tostring(s.stage)
+    sublabels[i] = layers[i] .. (layers[i] == 1 and " layer" or " layers")
+  end
+  for _, c in ipairs(COMPONENTS) do
+    local vals, any = {}, false
+    for i, s in ipairs(est.stages) do
+      vals[i] = s[c[1]]
+      any = any or vals[i] > 0
+    end
+    if any then series[#series + 1] = { name = c[2], values = vals, color = c[3] } end
+  end
+  local r = parsed.run
+  svg.write(path, svg.stacked_bars {
+    title = string.format("Memory per device: %s", parsed.model.name),
+    subtitle = string.format("dp %d, tp %d, pp %d, cp %d, ep %d; micro-batch %d x %d, %d tokens; peak %s on "
+      .. "stage %d", r.dp, r.tp, r.pp, r.cp, r.ep, r.micro_batch_size, r.micro_batch_num, r.seq_length,
+      units.gib(est.peak_bytes), est.peak_stage),
+    categories = categories, sublabels = #categories <= 10 and sublabels or nil, series = series,
+    unit = 2 ^ 30, unit_name = "GiB", xlabel = "pipeline stage (the peak stage in bold)",
+    marked = est.peak_stage + 1,
+    lines = { { value = est.capacity_bytes, label = "capacity " .. units.gib(est.capacity_bytes) } },
+  })
+end
+
+local function main(...)
+  local opts = read_options({ ... })
+  if opts.help then
+    io.write(cli.help(COMMAND))
+    return
+  end
+  -- Warnings are kept while the yaml is read and printed once it has been:
+  -- a refusal prints alone.
+  local collector = warnings.quiet()
+  local parsed = train_yaml.load(opts.path, { devices = opts.devices, device_memory = opts.device_memory,
+                                              warnings = collector, overrides = opts.overrides })
+  local model, run = train_yaml.build(parsed)
+  for _, w in ipairs(collector:all()) do io.stderr:write("warning: ", w, "\n") end
+  local est, layout = nd.estimate(model, run), nd.layout(model, run)
+  local params = model:params()
+  local layers = stage_layers(layout)
+  if opts.svg then write_chart(opts.svg, parsed, est, layers) end
+  if opts.json then
+    print(nd.json.encode(json_document(parsed, params, est, layout, collector), { indent = 2 }))
+    return
+  end
+  print_model(parsed, params)
+  print_run(parsed)
+  print_table(est, layers)
+  print_verdict(est, parsed.device_memory_source)
+  if opts.svg then print("chart: " .. opts.svg) end
+end
+
+main(...)
