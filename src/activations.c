@@ -31,12 +31,6 @@
 
 static double keeps(const signed char *keep, int sw) { return keep == NULL || keep[sw] ? 1.0 : 0.0; }
 
-/* Qwen3-Next and Qwen3.5 norm with (1 + w), in fp32 throughout. */
-static bool zero_centered_norms(const model_t *m)
-{
-    return strcmp(m->arch, "qwen3_5") == 0;
-}
-
 /* One norm of width w. RMSNorm as Transformers runs it keeps its input upcast
  * to fp32 (bn), its fp32 reciprocal RMS (4 bytes) and the normalised input
  * the weight multiplies (bc; Qwen3.5's zero-centred norm keeps it in fp32,
@@ -50,14 +44,14 @@ static double norm_bytes(const model_t *m, const derived_t *d, const signed char
         return w * d->bytes_compute;
     if (m->norm_bias)
         return w * d->bytes_norm;
-    double normalised = zero_centered_norms(m) ? d->bytes_norm : d->bytes_compute;
+    double normalised = m->zero_centered_norms ? d->bytes_norm : d->bytes_compute;
     return w * (d->bytes_norm + normalised) + 4.0;
 }
 
 /* What a kept norm of width w holds once a layer: Qwen3.5's fp32 (1 + w). */
 static double norm_layer_bytes(const model_t *m, const signed char *keep, double w)
 {
-    return zero_centered_norms(m) && keeps(keep, SW_NORMOP) ? 4.0 * w : 0.0;
+    return m->zero_centered_norms && keeps(keep, SW_NORMOP) ? 4.0 * w : 0.0;
 }
 
 /* Bytes an attention score keeps without flash attention: the softmax's
@@ -197,12 +191,6 @@ static double routed_copies(const model_t *m, const run_t *r)
     return (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
 }
 
-/* Whether the model routes with DeepSeek's sigmoid router (an fp32 router). */
-static bool sigmoid_router(const model_t *m)
-{
-    return strncmp(m->arch, "deepseek", 8) == 0 || strcmp(m->arch, "cm") == 0;
-}
-
 /* Dense FFN: its input (replicated) and its inner activations (tp).
  * MoE, as Transformers runs it with grouped-GEMM experts:
  *   router   softmax (Qwen, Mixtral): fp32 probabilities (4E) and their sum (4);
@@ -225,7 +213,7 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
         return;
     }
     double copies = routed_copies(m, r);
-    if (sigmoid_router(m)) {
+    if (m->sigmoid_router) {
         o->shared += 4.0 * h + 4.0 * experts + 4.0;
         o->layer += 4.0 * experts * h;
     } else {

@@ -19,6 +19,7 @@ void estimate_free(estimate_t *e)
     free(e->stages);
     free(e->rows);
     free(e->memo);
+    free(e->act_cache);
     layout_free(&e->layout);
     estimate_init(e);
 }
@@ -62,16 +63,63 @@ typedef struct {
     bool vision, frozen;
     double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
     kind_price *memo;   /* n_kinds x 3, reset for each estimate */
+    act_cache_entry *act_cache; /* n_kinds x 2, kept across estimates; NULL: none */
 } pricing;
 
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
                             kind_price *memo)
 {
     double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
-    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo};
+    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL};
     for (int i = 0; i < 3 * m->n_kinds; i++)
         memo[i].ready = false;
     return p;
+}
+
+/* The formula split of kind k with the switches keep, from the cache when
+ * the inputs that shape it are the ones it was computed with. */
+static act_split activations_of(const pricing *p, const layer_kind *k, const signed char *keep)
+{
+    if (p->act_cache == NULL)
+        return kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+    act_key key;
+    memset(&key, 0, sizeof key);
+    key.model = p->m;
+    key.seq = p->seq;
+    key.capacity_factor = p->r->capacity_factor;
+    key.cp = p->r->cp;
+    key.top_k = p->m->top_k;
+    key.algo = (int)p->r->cp_algo;
+    key.flash = p->d->flash;
+    key.core = p->d->core_attention_recompute;
+    key.grouped_gemm = p->r->grouped_gemm;
+    key.bc = p->d->bytes_compute;
+    key.bn = p->d->bytes_norm;
+    key.bs = p->d->bytes_softmax;
+    key.bd = p->d->bytes_dropout;
+    key.keep_set = keep != NULL;
+    if (keep != NULL)
+        memcpy(key.keep, keep, sizeof key.keep);
+    act_cache_entry *entry = &p->act_cache[2 * (k - p->m->kinds) + (keep != NULL)];
+    if (entry->valid && memcmp(&entry->key, &key, sizeof key) == 0)
+        return entry->value;
+    entry->value = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+    entry->key = key;
+    entry->valid = true;
+    return entry->value;
+}
+
+/* The formula cache of n_kinds x 2 entries in e (NULL when out of memory:
+ * then formulas run every time). A cache made for another model is cleared. */
+static act_cache_entry *act_cache_for(estimate_t *e, const model_t *m)
+{
+    int need = 2 * m->n_kinds;
+    if (e->act_cache_cap < need) {
+        free(e->act_cache);
+        e->act_cache = calloc((size_t)need, sizeof *e->act_cache);
+        e->act_cache_cap = e->act_cache != NULL ? need : 0;
+    }
+    return e->act_cache;
 }
 
 /* A memo of n_kinds x 3 entries in e, grown as needed. */
@@ -111,7 +159,7 @@ static double compute_activation(const pricing *p, const layer_run *run, bool *b
         *by_census = true;
         per_token = census_kept_per_token(k, p->m, p->r, p->d, selective);
     } else {
-        act_split a = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+        act_split a = activations_of(p, k, keep);
         return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
     }
     return per_token * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
@@ -128,7 +176,7 @@ static double compute_working(const pricing *p, const layer_run *run)
     if (k->census != NULL)
         return census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
     const signed char *keep = run->mode == REC_SELECTIVE ? switches_of(p, run) : NULL;
-    act_split a = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+    act_split a = activations_of(p, k, keep);
     return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
 }
 
@@ -273,12 +321,32 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     return add_row(e, st, &module);
 }
 
+/* Adds n layers priced kp, holding in_flight micro-batches, to the stage. */
+static void accumulate(stage_estimate *st, const kind_price *kp, double n, double in_flight)
+{
+    st->stat.params += n * kp->stat.params;
+    st->stat.grads += n * kp->stat.grads;
+    st->stat.optimizer += n * kp->stat.optimizer;
+    st->stat.main_params += n * kp->stat.main_params;
+    st->activations += n * kp->activation * in_flight;
+    if (kp->comm > st->comm)
+        st->comm = kp->comm;
+}
+
 static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
                     const chunk_layout *ch, int64_t chunk, int64_t mf)
 {
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         const layer_kind *k = &p->m->kinds[run->kind];
+        if (e->peak_only) { /* the search's pricing: the sums without the row */
+            kind_price scratch;
+            const kind_price *kp = price_of(p, run, &scratch);
+            accumulate(st, kp, (double)run->count, (double)mf);
+            if (p->d->fsdp && !p->r->reshard_params)
+                st->held_params += (double)run->count * layer_gathered_params(p->m, k, p->r, p->d);
+            continue;
+        }
         estimate_row row = {0};
         row.chunk = chunk;
         row.type = ROW_LAYERS;
@@ -473,6 +541,7 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     derive(m, r, &e->derived);
     e->experts_clamped = e->derived.experts_clamped;
     pricing p = make_pricing(m, r, &e->derived, false, r->frozen, memo);
+    p.act_cache = act_cache_for(e, m);
     e->peak = -1;
     for (int64_t s = 0; s < r->pp; s++) {
         if (price_stage(e, m, r, &p, s) != 0)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "activations.h"
 #include "derive.h"
 #include "layout.h"
 #include "memory.h"
@@ -46,6 +47,22 @@ typedef struct {
     double activation, comm, working;
 } kind_price;
 
+/* A layer kind's formula split, kept across estimates while the inputs that
+ * shape it stay the same (the search prices many runs of one model). */
+typedef struct {
+    const model_t *model;
+    double seq, capacity_factor;
+    int64_t cp, top_k;
+    int algo, flash, core, grouped_gemm, bc, bn, bs, bd, keep_set;
+    signed char keep[SW_COUNT];
+} act_key;
+
+typedef struct {
+    bool valid;
+    act_key key;
+    act_split value;
+} act_cache_entry;
+
 typedef struct {
     int64_t pp;
     stage_estimate *stages;
@@ -61,6 +78,8 @@ typedef struct {
     bool peak_only;           /* keep stage sums, not rows (the search's pricing) */
     kind_price *memo;         /* n_kinds x 3 recompute options */
     int memo_cap;
+    act_cache_entry *act_cache; /* n_kinds x 2 (plain, switched) */
+    int act_cache_cap;
     char error[256];
 } estimate_t;
 

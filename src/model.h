@@ -72,6 +72,9 @@ struct model {
     int64_t lin_key_heads, lin_key_dim, lin_value_heads, lin_value_dim, lin_conv;
     int64_t layer_norms, learned_positions;
     bool attn_output_gate, tied, qk_norm, qkv_bias, o_bias, mlp_bias, norm_bias, shared_gate;
+    /* implementation facts of the family, settled from arch: Qwen3.5's zero-centred
+     * fp32 norms, DeepSeek's fp32 sigmoid router */
+    bool zero_centered_norms, sigmoid_router;
     family_run family;
     layer_kind *kinds;
     int n_kinds;
