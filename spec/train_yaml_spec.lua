@@ -433,6 +433,8 @@ describe("the data-parallel degree", function()
     p, ws = read(legacy, { devices = 64 })
     assert.are.equal(8, p.run.dp)
     assert.are.equal(1, count(ws, "train.accelerator: -d 64 is not read for a legacy train.* config"))
+    _, ws = read(legacy, { devices = 8 }) -- the count the file states: nothing to say
+    assert.are.equal(0, count(ws, "-d"))
   end)
 
   it("refuses a device count tp x pp x cp does not divide, naming its source", function()

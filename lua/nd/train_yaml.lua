@@ -173,7 +173,7 @@ function train_yaml.read_devices(r, auto, accel, fsdp, ctx, devices)
   if not count and devices then
     if auto then
       count, source = devices, "-d"
-    else
+    elseif devices ~= accel.dp_replicate * fsdp.dp_shard * denom then
       r:warn("train.accelerator", string.format("-d %d is not read for a legacy train.* config, whose "
         .. "dp_replicate x dp_shard = %d states the data-parallel degree", devices, accel.dp_replicate * fsdp.dp_shard))
     end
@@ -508,7 +508,9 @@ end
 
 local read_parts
 
---- Reads a loaded train.yaml.
+--- Reads a loaded train.yaml. The document is the reader's to change: the
+-- overrides are laid over it, and a legacy VLM's config_overrides.text_config
+-- is folded into config_overrides.
 -- @tparam table doc the document (nd.yaml.load; overrides already applied
 --   with nd.overrides, or given in opts.overrides)
 -- @tparam[opt] table opts `file` (for messages), `devices` (-d),
