@@ -204,6 +204,15 @@ local function json_document(parsed, params, est, layout, collector)
                   rows = nd.json.array(s.rows) }
   end
   local spec = parsed.model
+  local census_kinds, seen = {}, {}
+  for _, s in ipairs(est.stages) do
+    for _, row in ipairs(s.rows) do
+      if row.census and not seen[row.kind] then
+        seen[row.kind] = true
+        census_kinds[#census_kinds + 1] = row.kind
+      end
+    end
+  end
   return {
     model = { name = spec.name, arch = spec.arch, source = parsed.source, params = params.total,
               active_params = params.active, num_hidden_layers = spec.num_hidden_layers,
@@ -219,6 +228,8 @@ local function json_document(parsed, params, est, layout, collector)
     peak_bytes = est.peak_bytes,
     peak_stage = est.peak_stage,
     fits = est.fits,
+    census_used = est.census_used,
+    census_kinds = nd.json.array(census_kinds), -- the kinds (and "output") priced from census records
     warnings = nd.json.array(collector:all()),
   }
 end

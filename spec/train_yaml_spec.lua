@@ -245,14 +245,44 @@ describe("the context section", function()
       refused(MOE .. "context:\n  moe_dispatch: -1\n"))
   end)
 
-  it("notes context.census and context.census_spec, and warns that no census runs here", function()
+  it("notes context.census and context.census_spec; without a record beside the checkpoint it warns once", function()
+    -- Qwen/Qwen3-8B resolves to lua/nd/catalog/Qwen--Qwen3-8B/, which ships no census-2048.json
     local p, ws = read(QWEN .. "context:\n  census: true\n  census_spec: true\n"
       .. "dataset:\n  data_transform:\n    max_seq_len: 2048\n")
     assert.are.same({ requested = true, spec = true, seq_length = 2048 }, p.census)
-    assert.are.equal(1, count(ws, "context.census: ndlua runs no census while it reads a train.yaml"))
+    assert.are.equal(1, count(ws, "context.census: no census-2048.json beside"))
+    assert.is_nil(p.model.activations)
     p, ws = read(QWEN)
     assert.is_false(p.census.requested)
     assert.are.equal(0, count(ws, "census"))
+  end)
+
+  it("reads a census file context.census names, relative to the train.yaml, and prices from it", function()
+    -- spec/fixtures/census/llama-64.json measured spec/census/specs/llama.json; a
+    -- config.json of the same dims in a temporary checkpoint directory
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir .. "/ckpt && cp spec/fixtures/census/llama-64.json " .. dir .. "/records.json")
+    local f = assert(io.open(dir .. "/ckpt/config.json", "w"))
+    f:write('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, '
+      .. '"num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 96, "vocab_size": 256}')
+    f:close()
+    local text = "model:\n  pretrained_model_name_or_path: " .. dir .. "/ckpt\ncontext:\n  census: records.json\n"
+      .. "dataset:\n  data_transform:\n    max_seq_len: 64\n"
+    local yaml = dir .. "/train.yaml"
+    f = assert(io.open(yaml, "w"))
+    f:write(text)
+    f:close()
+    local parsed = train_yaml.load(yaml, { warnings = warnings.quiet() })
+    assert.are.equal(1032, parsed.model.activations.decoder.saved)
+    -- and census-<seq>.json beside the checkpoint when context.census is true
+    os.execute("mv " .. dir .. "/records.json " .. dir .. "/ckpt/census-64.json")
+    f = assert(io.open(yaml, "w"))
+    f:write((text:gsub("census: records.json", "census: true")))
+    f:close()
+    parsed = train_yaml.load(yaml, { warnings = warnings.quiet() })
+    assert.are.equal(1184, parsed.model.activations.decoder.saved_tp)
+    os.execute("rm -rf " .. dir)
   end)
 end)
 

@@ -26,6 +26,8 @@ local overrides = require "nd.overrides"
 local values = require "nd.train_yaml.values"
 local dtypes = require "nd.train_yaml.dtypes"
 local model_part = require "nd.train_yaml.model"
+local census = require "nd.census"
+local census_record = require "nd.census_record"
 
 local train_yaml = {}
 
@@ -78,7 +80,14 @@ function train_yaml.read_context(r)
   end
   v = r:value(ctx, "visual_seq_len")
   out.visual_seq_len = values.truthy(v) and r:integer(ctx, "visual_seq_len", v) or 0
-  out.census = r:flag(ctx, "census", r:value(ctx, "census"))
+  -- context.census: true (a census-<seq>.json beside the checkpoint's config)
+  -- or the path of a census file (relative to the train.yaml)
+  v = r:value(ctx, "census")
+  if type(v) == "string" then
+    out.census, out.census_file = true, v
+  else
+    out.census = r:flag(ctx, "census", v)
+  end
   out.census_spec = r:flag(ctx, "census_spec", r:value(ctx, "census_spec"))
   v = r:value(ctx, "expert_shard")
   if v ~= nil and v ~= "group" then
@@ -474,6 +483,8 @@ function train_yaml.read_plan_overrides(r)
   return out
 end
 
+local with_census
+
 local function copy_into(dst, src, keys)
   for _, k in ipairs(keys) do
     if src[k] ~= nil then dst[k] = src[k] end
@@ -544,6 +555,39 @@ function train_yaml.parse(doc, opts)
   }
 end
 
+-- The directory of a file path ("." for a bare name).
+local function dirname(path)
+  return path and path:match("^(.*)/[^/]*$") or "."
+end
+
+-- context.census: the census records laid over the model spec. A stated
+-- file is read (relative to the train.yaml); `true` looks for
+-- census-<seq>.json beside the checkpoint's config, at the dataset's
+-- sequence length else 4096 (the seed's census length). Records the model
+-- states itself (config_overrides.activations) win. Without a record the
+-- layers are priced by formulas, with a warning saying how to measure them.
+function with_census(r, p, resolved, opts)
+  local seq = p.sequence.seq_len_stated and p.sequence.seq_length or 4096
+  local path = p.ctx.census_file
+  if path and path:sub(1, 1) ~= "/" then path = dirname(opts.file) .. "/" .. path end
+  if not path then
+    local source = resolved.source or {}
+    path = source.path and census.beside(dirname(source.path), seq)
+    if not path then
+      local where = source.path and dirname(source.path) or "the checkpoint's directory"
+      r:warn("context.census", string.format("no census-%d.json beside %s: the layers are priced by formulas; "
+        .. "measure them with scripts/census.py MODEL --seq-len %d --out %s/census-%d.json", seq, where, seq,
+        where, seq))
+      return p.spec
+    end
+  end
+  local records = census.load(path)
+  local kinds = {}
+  for _, group in ipairs(p.spec.layers or {}) do kinds[group.kind] = true end
+  census_record.check_all(records.activations, kinds)
+  return census.attach(p.spec, records)
+end
+
 -- Reads every section, in the seed's order: the context and the model
 -- first (the run's defaults depend on the model), then the run.
 function read_parts(r, auto, opts)
@@ -573,9 +617,8 @@ function read_parts(r, auto, opts)
     or p.ctx.device_memory or units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY)
   p.freeze_vision = resolved.freeze_vision
   p.replacements = train_yaml.read_plan_overrides(r)
-  if p.ctx.census and not spec.activations then
-    r:warn("context.census", "ndlua runs no census while it reads a train.yaml: the layers are priced by "
-           .. "formulas; measure them with scripts/census.py and state the records as model.config_overrides.activations")
+  if p.ctx.census then
+    p.spec = with_census(r, p, resolved, opts)
   end
   return p, resolved
 end

@@ -78,7 +78,7 @@ components of a stage add up to its total; the capacity is the default
   > print(t.model.name, t.model.params, t.run.dp, t.run.optimizer, t.run.seq_length, t.config.schema)
   > print(s.layout[1].count, s.rows[2].kind, s.rows[2].count, s.rows[2].recompute)
   > print(#t.warnings, t.warnings[1]:sub(1, 19))'
-  capacity_bytes config fits model peak_bytes peak_stage run stages warnings
+  capacity_bytes census_kinds census_used config fits model peak_bytes peak_stage run stages warnings
   bytes layout rows stage
   activations backward_overhead comm grads main_params optimizer params reserve total
   7633030656	7633030656	68719476736	0	true
