@@ -102,7 +102,7 @@ describe("nd.json.decode refuses", function()
     -- json.loads: "Expecting ':' delimiter: line 1 column 6"
     refused('{"a" 1}', "bad.json:1:6: JSON syntax error at '1'")
     -- json.loads: "Expecting value: line 1 column 4"
-    refused('[1,]', "bad.json:1:4: JSON syntax error at ']'")
+    refused('[1,]', "bad.json:1:4: JSON syntax error: a comma before ']'")
     -- json.loads: "Expecting value: line 1 column 1"
     refused('', "bad.json:1:1: JSON syntax error: no value (the text is empty)")
     refused('{} x', "bad.json:1:4: JSON syntax error at 'x'")

@@ -55,6 +55,13 @@ describe("the JSON loader (fuzz findings)", function()
                      .. "(\\n, \\t, \\u0001)", refusal(core.json.decode, '["a\nb"]', "x.json"))
   end)
 
+  it("names a trailing comma where it stands (cJSON placed the error past the end)", function()
+    assert.are.equal("x.json:2:9: JSON syntax error: a comma before '}'",
+                     refusal(core.json.decode, '{"a": 1,\n "b": 2,}', "x.json"))
+    assert.are.equal("x.json:1:7: JSON syntax error: a comma before ']'", refusal(core.json.decode, '[1, 2,]', "x.json"))
+    assert.are.same({ ",", "}" }, core.json.decode('[",", "}"]')) -- inside strings they are text
+  end)
+
   it("reads a UTF-8 byte order mark as cJSON does, with columns after it", function()
     local t = core.json.decode('\239\187\191{"a": [1, 2]}', "bom.json")
     assert.are.equal(2, t.a[2])
@@ -159,5 +166,24 @@ describe("numeric ranges at the C boundary", function()
     local msg = refusal(nd.estimate, m, nd.run { seq_length = 1 << 31, micro_batch_size = 1 << 24 })
     assert.matches("^the estimate comes to [%d.e+]+ bytes in one part, past the 2%^59 bytes %(512 PiB%) ndlua "
                    .. "counts; the model or the run is too large to price$", msg)
+  end)
+end)
+
+describe("a config.json that is no JSON object (found by reading the fuzzers' JSON as a checkpoint)", function()
+  local model_source = require "nd.model_source"
+  for _, case in ipairs({ { "42", "42" }, { "null", "null" }, { "true", "true" }, { '"qwen"', 'the string "qwen"' },
+                          { "[1, 2]", "a JSON array" }, { "[]", "an empty JSON array" } }) do
+    it("refuses " .. case[1] .. " by name, where it indexed a number before", function()
+      local path = tmpfile(case[1])
+      local msg = refusal(model_source.load_config, path)
+      os.remove(path)
+      assert.are.equal(path .. ": a config.json holds one JSON object of the model's fields, got " .. case[2], msg)
+    end)
+  end
+  it("reads an object", function()
+    local path = tmpfile('{"hidden_size": 64}')
+    local config = model_source.load_config(path)
+    os.remove(path)
+    assert.are.equal(64, config.hidden_size)
   end)
 end)

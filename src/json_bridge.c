@@ -193,10 +193,12 @@ static void check_string(lua_State *L, scan_t *s, const char *text, size_t i, si
 }
 
 /* Lists the values of the text with their positions; refuses deep nesting,
- * strings that are not UTF-8 or hold NUL, and numbers outside JSON's grammar. */
+ * strings that are not UTF-8 or hold NUL, trailing commas, and numbers
+ * outside JSON's grammar. */
 static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
 {
     int depth = 0;
+    char prev = 0; /* the last character outside strings and blanks */
     long line = 1;
     /* a UTF-8 byte order mark, which cJSON skips too */
     size_t line_start = n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
@@ -210,13 +212,17 @@ static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
             /* cJSON would skip it as a blank, where JSON allows none */
             fail_at(L, s->name, text, i, lua_pushfstring(L, "JSON syntax error at byte %d", (int)c));
         } else if (is_blank(c) || c == ':' || c == ',' || c == ']' || c == '}') {
+            if ((c == ']' || c == '}') && prev == ',') /* cJSON places this error past the end */
+                fail_at(L, s->name, text, i, lua_pushfstring(L, "JSON syntax error: a comma before '%c'", (int)c));
             depth -= c == ']' || c == '}';
+            prev = is_blank(c) ? prev : c;
             i++;
         } else if (c == '"') {
             size_t end = skip_string(text, n, i);
             check_string(L, s, text, i, end);
             if (!is_key(text, n, end))
                 scan_add(L, s, i, 0, line, col);
+            prev = c;
             i = end;
         } else {
             if ((c == '[' || c == '{') && ++depth > MAX_DEPTH)
@@ -226,6 +232,7 @@ static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
             if (number && !is_json_number(text + i, len) && s->bad_number == NO_OFFSET)
                 s->bad_number = i;
             scan_add(L, s, i, number ? len : 0, line, col);
+            prev = c;
             i += len;
         }
     }

@@ -34,6 +34,13 @@ local function present(v)
   return v ~= nil and not core.isnull(v)
 end
 
+-- A JSON value other than an object, as a message names it.
+local function json_describe(v)
+  if core.isnull(v) then return "null" end
+  if type(v) == "string" then return string.format("the string %q", #v > 40 and v:sub(1, 40) .. "..." or v) end
+  return tostring(v)
+end
+
 -- "file", "directory" or nil for a path.
 local function probe(path)
   local f = io.open(path, "r")
@@ -240,7 +247,7 @@ function model_source.resolve(section, opts)
   local found, tried = nil, {}
   if name then found, tried = find_config(section, name, getenv) end
   if found then
-    result.config = core.json.load(found.path)
+    result.config = model_source.load_config(found.path)
     result.source = found
     return result
   end
@@ -251,6 +258,24 @@ function model_source.resolve(section, opts)
   end
   result.source = { kind = "overrides", description = "model.config_overrides" }
   return result
+end
+
+--- Loads a config.json: one JSON object of the model's fields. Anything
+-- else (an array, a number, null) is refused by name, before any field is
+-- read from it.
+function model_source.load_config(path)
+  local config = core.json.load(path)
+  local what = type(config) ~= "table" and json_describe(config) or nil
+  if not what then
+    for k in pairs(config) do
+      if type(k) ~= "string" then what = "a JSON array"; break end
+    end
+    if next(config) == nil and core.json.encode(config) == "[]" then what = "an empty JSON array" end
+  end
+  if what then
+    errors.raise { file = path, message = "a config.json holds one JSON object of the model's fields, got " .. what }
+  end
+  return config
 end
 
 --- Resolves a model section (or a hub id / directory string) to its

@@ -1,0 +1,1 @@
+return function(c) return c.step_time_s end

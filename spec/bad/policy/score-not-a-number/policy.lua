@@ -1,0 +1,3 @@
+return { score = function(c)
+  return "fast"
+end }

@@ -1,0 +1,3 @@
+return { score = function(c)
+  return c.step_time_s +
+end }

@@ -1,0 +1,1 @@
+return { order = { "speed" } }

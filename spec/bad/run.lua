@@ -1,0 +1,178 @@
+-- run.lua: runs the bad-input corpus (spec/bad/) and reports it as TAP.
+-- The format of a case is in spec/bad/README.md; in short, a case is a file
+-- (or a directory holding a file named CASE) whose first lines are
+--
+--   # run: ndlua estimate.lua $CASE -d 8
+--   # expect: exit 2, "accelerator.tp_size", "a positive whole number"
+--   # needs: estimate.lua            (optional: skipped until it exists)
+--   # todo: why it fails today       (optional: a known fault, not counted failed)
+--
+-- Each case runs in a fresh temporary directory holding a copy of it, which
+-- is also $HOME; $CASE is the case file's name there, $ROOT the repository,
+-- `ndlua` on $PATH the binary under test (wrapped by $NDLUA_WRAPPER, e.g.
+-- valgrind). A case passes when the command exits with the expected status
+-- and its output (stdout and stderr) holds every fragment, and holds no
+-- traceback and no sanitizer report.
+--
+-- Usage: ndlua spec/bad/run.lua [DIR]   (default spec/bad)
+-- BAD_VERBOSE=1 shows the output of the cases that pass too.
+
+local function shell_quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+local function capture(cmd)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  return (out:gsub("\n$", ""))
+end
+
+local ROOT = capture("pwd")
+local NDLUA = os.getenv("NDLUA") or "./ndlua"
+if NDLUA:sub(1, 1) ~= "/" then NDLUA = ROOT .. "/" .. NDLUA:gsub("^%./", "") end
+local WRAPPER = os.getenv("NDLUA_WRAPPER") or ""
+local IS_ROOT = capture("id -u") == "0"
+
+local function make_bindir()
+  local dir = capture("mktemp -d")
+  local f = assert(io.open(dir .. "/ndlua", "w"))
+  f:write("#!/bin/sh\nexec ", WRAPPER, " ", shell_quote(NDLUA), ' "$@"\n')
+  f:close()
+  os.execute("chmod +x " .. shell_quote(dir .. "/ndlua"))
+  return dir
+end
+
+-- The cases under dir: files with a "# run:" header, and directories with a CASE file.
+local function list_cases(dir)
+  local cases = {}
+  local p = assert(io.popen("find " .. shell_quote(dir) .. " -mindepth 2 \\( -name CASE -o -type f \\) | sort"))
+  for path in p:lines() do
+    local parent = path:match("^(.*)/[^/]*$")
+    if path:match("/CASE$") then
+      cases[#cases + 1] = { name = parent, dir = parent, file = "CASE", header = path }
+    elseif not io.open(parent .. "/CASE") then
+      local f = io.open(path)
+      local first = f and f:read("l")
+      if f then f:close() end
+      if first and first:match("^[#-]+ run: ") then
+        cases[#cases + 1] = { name = path, file = path:match("[^/]*$"), header = path, single = true }
+      end
+    end
+  end
+  p:close()
+  return cases
+end
+
+-- Reads the header: run, expect (status and fragments), needs, todo.
+local function read_header(case)
+  local spec = { needs = {}, fragments = {} }
+  for line in io.lines(case.header) do
+    local key, value = line:match("^[#-]+ (%a+): (.*)$")
+    if not key then break end
+    if key == "run" then
+      spec.run = value
+    elseif key == "expect" then
+      spec.status = tonumber(value:match("^exit (%d+)"))
+      for fragment in value:gmatch('"(.-)"') do spec.fragments[#spec.fragments + 1] = fragment end
+    elseif key == "needs" then
+      for need in value:gmatch("[^,%s]+") do spec.needs[#spec.needs + 1] = need end
+    elseif key == "todo" then
+      spec.todo = value
+    end
+  end
+  assert(spec.run and spec.status, case.header .. ": a case needs '# run:' and '# expect: exit N'")
+  return spec
+end
+
+-- Why the case cannot run here, or nil.
+local function missing_need(spec)
+  for _, need in ipairs(spec.needs) do
+    if need == "non-root" then
+      if IS_ROOT then return "needs a user other than root (root reads any file)" end
+    elseif not io.open(ROOT .. "/lua/" .. need) then
+      return "needs " .. need
+    end
+  end
+  return nil
+end
+
+local function environment(bindir, tmp, case)
+  local lines = { "unset HF_HOME HF_HUB_CACHE NDLUA_PATH NDLUA_TRACEBACK LUA_PATH LUA_PATH_5_4 XDG_CACHE_HOME" }
+  local set = { PATH = bindir .. ":" .. (os.getenv("PATH") or "/usr/bin:/bin"), ROOT = ROOT, HOME = tmp,
+                CASE = case.file, LC_ALL = "C", COLUMNS = "100", TERM = "dumb" }
+  for _, k in ipairs({ "PATH", "ROOT", "HOME", "CASE", "LC_ALL", "COLUMNS", "TERM" }) do
+    lines[#lines + 1] = "export " .. k .. "=" .. shell_quote(set[k])
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- Runs the case in a copy; returns its output and exit status.
+local function run_case(case, spec, bindir)
+  local tmp = capture("mktemp -d")
+  local source = case.single and case.name or (case.dir .. "/.")
+  os.execute("cp -R " .. shell_quote(source) .. " " .. shell_quote(tmp .. "/"))
+  local script = tmp .. "/.bad-input-command"
+  local f = assert(io.open(script, "w"))
+  f:write(environment(bindir, tmp, case), "cd ", shell_quote(tmp), " || exit 99\n", spec.run, "\n")
+  f:close()
+  local p = assert(io.popen("sh " .. shell_quote(script) .. " 2>&1"))
+  local out = p:read("a")
+  local _, _, status = p:close()
+  os.execute("chmod -R u+rwX " .. shell_quote(tmp) .. " 2>/dev/null; rm -rf " .. shell_quote(tmp))
+  return out, status
+end
+
+-- What is wrong with the outcome, or nil.
+local function judge(spec, out, status)
+  local problems = {}
+  if status ~= spec.status then
+    problems[#problems + 1] = "expected exit " .. spec.status .. ", got " .. tostring(status)
+  end
+  for _, fragment in ipairs(spec.fragments) do
+    if not out:find(fragment, 1, true) then problems[#problems + 1] = "no \"" .. fragment .. "\" in the output" end
+  end
+  for _, bad in ipairs({ "stack traceback", "AddressSanitizer", "runtime error:", "LeakSanitizer", "==%d+==" }) do
+    if out:find(bad) then problems[#problems + 1] = "the output holds " .. bad end
+  end
+  return #problems > 0 and problems or nil
+end
+
+local function report(n, case, spec, out, problems)
+  local title = string.format("%d - %s", n, case.name)
+  if spec.todo then title = title .. " # TODO " .. spec.todo end
+  if not problems then
+    print("ok " .. title)
+    if os.getenv("BAD_VERBOSE") then
+      for line in out:gmatch("[^\n]+") do print("#   " .. line) end
+    end
+    return true
+  end
+  print("not ok " .. title)
+  print("# run: " .. spec.run)
+  for _, p in ipairs(problems) do print("# " .. p) end
+  for line in out:gmatch("[^\n]+") do print("#   " .. line) end
+  return spec.todo ~= nil
+end
+
+local function main(dir)
+  dir = dir or "spec/bad"
+  local bindir = make_bindir()
+  local cases = list_cases(dir)
+  local failed = 0
+  for n, case in ipairs(cases) do
+    local spec = read_header(case)
+    local why = missing_need(spec)
+    if why then
+      print(string.format("ok %d - %s # SKIP %s", n, case.name, why))
+    else
+      local out, status = run_case(case, spec, bindir)
+      if not report(n, case, spec, out, judge(spec, out, status)) then failed = failed + 1 end
+    end
+  end
+  os.execute("rm -rf " .. shell_quote(bindir))
+  print("1.." .. #cases)
+  os.exit(failed == 0 and 0 or 1)
+end
+
+main(arg[1])
