@@ -184,6 +184,57 @@ local function print_run(parsed, derived)
   end
 end
 
+-- The formula's bytes per token of each layer kind and of the output, as a
+-- census record would state them at TP 1 (saved: what TP does not split;
+-- saved_tp: what it does; once-a-layer bytes spread over the run's tokens),
+-- beside the census record the model carries, if any, and their ratio.
+local function formula_activations(model, spec, run)
+  local seq = run.seq_length
+  local function record(split)
+    return { saved = split.shared + split.layer / seq, saved_tp = split.tp + split.expert + split.layer_tp / seq }
+  end
+  local out = { seq_length = seq, kinds = {} }
+  local kinds = layer_stack.distinct_kinds(spec.layers)
+  for _, kind in ipairs(kinds) do
+    local split = core.activation_split(model, run, kind)
+    local entry = { formula = record(split.saved), selective = record(split.selective) }
+    local c = spec.activations and spec.activations[kind]
+    if c then
+      entry.census = { saved = c.saved, saved_tp = c.saved_tp, seq_length = c.seq_length }
+      local f = entry.formula.saved + entry.formula.saved_tp
+      entry.ratio = f > 0 and (c.saved + c.saved_tp) / f or nil
+    end
+    out.kinds[kind] = entry
+  end
+  local o = core.activation_split(model, run, kinds[1]).output
+  out.output = { formula = { saved = o.shared + o.layer / seq, saved_tp = o.tp } }
+  if spec.output_activations then
+    local c = spec.output_activations
+    out.output.census = { saved = c.saved, saved_tp = c.saved_tp, seq_length = c.seq_length }
+    out.output.ratio = (c.saved + c.saved_tp) / (out.output.formula.saved + out.output.formula.saved_tp)
+  end
+  return out
+end
+
+local function print_activations(fa)
+  print("")
+  print(string.format("activations per token at %d tokens, one layer, TP 1 (formula; census where the model has one)",
+                      fa.seq_length))
+  print(string.format("  %-18s %12s %12s %12s %12s %8s", "kind", "formula", "formula TP", "census", "census TP",
+                      "ratio"))
+  local names = {}
+  for kind in pairs(fa.kinds) do names[#names + 1] = kind end
+  table.sort(names)
+  names[#names + 1] = "output"
+  for _, kind in ipairs(names) do
+    local e = kind == "output" and fa.output or fa.kinds[kind]
+    local c = e.census
+    print(string.format("  %-18s %10.1f B %10.1f B %12s %12s %8s", kind, e.formula.saved, e.formula.saved_tp,
+      c and string.format("%.1f B", c.saved) or "-", c and string.format("%.1f B", c.saved_tp) or "-",
+      e.ratio and string.format("%.3f", e.ratio) or "-"))
+  end
+end
+
 local function positive(opts, key, option)
   if opts[key] == nil then return nil end
   local n = math.tointeger(tonumber(opts[key]))
@@ -238,18 +289,22 @@ local function main(...)
     spec, source = nd.resolve_model(target, { warnings = collector, visual_seq_len = opts.visual_seq_len })
   end
   for _, w in ipairs(collector:all()) do io.stderr:write("warning: ", w, "\n") end
-  local params, flops
+  local params, flops, activations
   if core.model then
     local model = core.model(spec)
     params, flops = model:params(), model:flops(opts.seq_len)
+    local run
     if parsed then
-      local _, run = train_yaml.build(parsed)
+      _, run = train_yaml.build(parsed)
       derived = run:derived(model)
+    else
+      run = nd.run { seq_length = opts.seq_len }
     end
+    activations = formula_activations(model, spec, run)
   end
   if opts.json then
     local doc = { source = source, model = spec, params = params, flops_per_token = flops,
-                  warnings = core.json.array(collector:all()) }
+                  activations_per_token = activations, warnings = core.json.array(collector:all()) }
     if parsed then
       doc.run, doc.derived = parsed.run, derived
       doc.config = { schema = parsed.schema, seq_len_stated = parsed.seq_len_stated,
@@ -261,6 +316,7 @@ local function main(...)
     print(core.json.encode(doc, { indent = 2 }))
   else
     print_report(spec, source, params, flops)
+    if activations then print_activations(activations) end
     if parsed and derived then print_run(parsed, derived) end
   end
 end

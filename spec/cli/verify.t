@@ -137,6 +137,18 @@ Its 124,439,808 parameters are the GPT-2 card's 124M (PARAMS.md):
     mtp                * (glob)
     vision             * (glob)
     total              * (glob)
+  
+  activations per token at 4096 tokens, one layer, TP 1 (formula; census where the model has one)
+    kind                    formula   formula TP       census    census TP    ratio
+    decoder                7680.0 B   362496.0 B            -            -        -
+    output                 3080.0 B   201028.0 B            -            -        -
+
+The activation lines are Korthikanti et al.'s layer (GPT-2 has no flash
+attention): 10h = 7,680 bytes a token TP does not split, and 24h + a·s·(softmax
+4 + dropout mask 1 + probabilities 2) = 18,432 + 12·4096·7 = 362,496 that it
+does (the run's default fp32 softmax: 4 bytes where the paper's fp16 has 2).
+The output: the final LayerNorm's input (2h), the head's input (2h), the int64
+labels (8), and the fp32 log-probabilities over the vocabulary (4·50257).
 
 Layer stacks. DeepSeek-V3: first_k_dense_replace 3 of 61 layers, one MTP
 layer (num_nextn_predict_layers 1), priced as the last body kind:
@@ -296,7 +308,7 @@ Refusals name the field, the file and the line:
   > print(t.source.kind, t.source.id, t.model.name, t.model.arch, t.model.layers[1].count)
   > print(string.format("%d %d", t.params.total, t.params.active))
   > print(t.warnings[1])'
-  flops_per_token model params source warnings
+  activations_per_token flops_per_token model params source warnings
   catalog	meta-llama/Llama-2-7b-hf	llama	default	32
   6738415616 6738415616
   no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one

@@ -72,7 +72,7 @@ dp x tp x cp / ep = 16 x 2 x 1 / 16 = 2; the tokens of a sequence 4096.
   > print(t.derived.sp, t.derived.optimizer_ranks, t.derived.edp_group, t.derived.tokens, t.derived.bytes_p)
   > print(t.config.schema, t.config.mtp_unpriced, t.config.stated_ac_mode, t.config.dp_source, t.config.seq_len_stated)
   > print(t.run.mtp_in_offset, t.model.mtp_depth, #t.warnings)'
-  config derived flops_per_token model params run source warnings
+  activations_per_token config derived flops_per_token model params run source warnings
   2	16	2	4096	2
   automodels	1	full	context.device_num	true
   false	0	1
