@@ -106,11 +106,14 @@ function train_yaml.read_context(r)
   return out
 end
 
+-- The most devices a degree spans (as the C core's run: 2^20).
+local MAX_DEGREE = 2 ^ 20
+
 -- A degree along a chain of keys: the first truthy one, else 1.
 local function degree(r, ...)
   local v, sec, key = r:first(...)
   if v == nil then return 1 end
-  return r:integer(sec, key, v)
+  return r:integer(sec, key, v, 1, "a positive whole number of devices, at most 1048576", MAX_DEGREE)
 end
 
 -- reads: accelerator (root) -> train.accelerator: tp_size -> tp_degree,
@@ -272,7 +275,8 @@ function train_yaml.read_batch(r, dp, pp)
     r:fail(t, "global_batch_size", string.format("%d is not a multiple of micro_batch_size x dp = %d x %d = %d",
       gbs, micro, dp, per_step), "a global batch that micro_batch_size x dp divides, or a micro_batch_num")
   end
-  if gbs > 0 and num > 0 and gbs ~= per_step * num then
+  -- products in floats: micro_batch_size x dp x micro_batch_num can pass 2^63
+  if gbs > 0 and num > 0 and gbs ~= 1.0 * per_step * num then
     r:fail(t, "global_batch_size", string.format("%d is not micro_batch_size x dp x micro_batch_num = "
       .. "%d x %d x %d = %d", gbs, micro, dp, num, per_step * num), "a consistent batch, or one of them unstated")
   end
@@ -533,8 +537,9 @@ local read_parts
 --   vision, census, moe_dispatch, dp_source, warnings (the collector)}`
 function train_yaml.parse(doc, opts)
   opts = opts or {}
-  if type(doc) ~= "table" then
-    errors.raise { file = opts.file, message = "a train.yaml is a mapping of sections, got " .. values.describe(doc) }
+  if type(doc) ~= "table" or doc[1] ~= nil then
+    errors.raise { file = opts.file, message = "a train.yaml is a mapping of sections, got "
+                   .. (type(doc) == "table" and "a list" or values.describe(doc)) }
   end
   if opts.overrides then overrides.apply(doc, overrides.list_of(opts.overrides)) end
   local w = opts.warnings or warnings_mod.new()

@@ -140,8 +140,14 @@ local describe = values.describe
 -- also reads) are taken; a boolean is refused (int(True) is 1 in Python,
 -- but `tp_size: yes` is a typo, not a degree), as are fractions and other
 -- text. `min` (default 1) bounds it below.
-function Reader:integer(sec, key, v, min, what)
+-- The largest whole number a train.yaml field takes: every degree, batch
+-- and length ndlua reads is far below it, and the products the reader forms
+-- of two such numbers stay inside a Lua integer.
+values.MAX_INTEGER = 2 ^ 31
+
+function Reader:integer(sec, key, v, min, what, max)
   min = min or 1
+  max = max or values.MAX_INTEGER
   local n
   if math.type(v) == "integer" then
     n = v
@@ -153,6 +159,9 @@ function Reader:integer(sec, key, v, min, what)
   local accepted = what or (min >= 1 and "a positive whole number" or "a whole number from " .. min)
   if n == nil then self:fail(sec, key, "must be a whole number, got " .. describe(v), accepted) end
   if n < min then self:fail(sec, key, "must be at least " .. min .. ", got " .. n, accepted) end
+  if n > max then
+    self:fail(sec, key, string.format("must be at most %d, got %d", math.tointeger(max), n), accepted)
+  end
   return n
 end
 
