@@ -19,7 +19,13 @@
 -- `arg`; a default that is a number makes the value a number (an integer
 -- when the default is one). Values read as `--name VALUE`, `--name=VALUE`,
 -- `-s VALUE` or `-sVALUE`; `--` ends the options. `--help`/`-h` is always
--- there. The result maps each option's name, with `-` read as `_`, to its
+-- there. A `short` of several letters is a single-dash long option (the
+-- reference planner's `-mem`): `-mem VALUE` or `-mem=VALUE`. An option with
+-- `list = true` takes one or more values, separated by commas or given as
+-- the following arguments up to the next option (`-l DP TP PP` or
+-- `-l DP,TP,PP`); with `item = PATTERN` only arguments matching it are taken,
+-- so a positional after the list (`-l DP TP train.yaml`) stays one. Its
+-- value is an array of strings. The result maps each option's name, with `-` read as `_`, to its
 -- value (or its default; flags to true or false). Unknown options and
 -- missing or malformed values are bad-input errors (exit status 2).
 -- @module nd.cli
@@ -69,11 +75,44 @@ local function lookup(list, a)
     end
     bad("--" .. long, "unknown option")
   end
+  for _, o in ipairs(list) do
+    if o.short and #o.short > 1 then
+      if a == "-" .. o.short then return o, nil, a end
+      local v = a:match("^%-" .. o.short:gsub("%p", "%%%0") .. "=(.*)$")
+      if v then return o, v, "-" .. o.short end
+    end
+  end
   local short, rest = a:match("^%-(.)(.*)$")
   for _, o in ipairs(list) do
     if o.short == short then return o, rest ~= "" and rest or nil, "-" .. short end
   end
   bad("-" .. short, "unknown option")
+end
+
+-- The values of a list option: its inline value or the next argument,
+-- then each following argument up to an option (or one `item` refuses);
+-- every one split at commas. Returns the array and the last index read.
+local function read_list(option, argv, i, inline, shown)
+  local values = {}
+  local function add(text)
+    for part in text:gmatch("[^,]+") do values[#values + 1] = part end
+  end
+  if inline ~= nil then
+    add(inline)
+  else
+    i = i + 1
+    if argv[i] == nil or (argv[i]:sub(1, 1) == "-" and argv[i] ~= "-") then
+      bad(shown, "needs a value (" .. option.arg .. ")")
+    end
+    add(argv[i])
+  end
+  while argv[i + 1] ~= nil and argv[i + 1]:sub(1, 1) ~= "-"
+    and (option.item == nil or argv[i + 1]:match(option.item)) do
+    i = i + 1
+    add(argv[i])
+  end
+  if #values == 0 then bad(shown, "needs a value (" .. option.arg .. ")") end
+  return values, i
 end
 
 --- Parses command-line arguments.
@@ -96,7 +135,9 @@ function cli.parse(command, argv)
       only_args = true
     else
       local o, inline, shown = lookup(list, a)
-      if o.arg then
+      if o.arg and o.list then
+        opts[key_of(o)], i = read_list(o, argv, i, inline, shown)
+      elseif o.arg then
         local value = inline
         if value == nil then
           i = i + 1
@@ -123,9 +164,13 @@ function cli.help(command)
   end
   lines[#lines + 1] = ""
   lines[#lines + 1] = "options:"
-  local rows, width = {}, 0
+  local rows, width, short_w = {}, 0, 4
   for _, o in ipairs(options_of(command)) do
-    local left = (o.short and ("-" .. o.short .. ", ") or "    ") .. "--" .. o.name
+    if o.short then short_w = math.max(short_w, #o.short + 3) end
+  end
+  for _, o in ipairs(options_of(command)) do
+    local short = o.short and ("-" .. o.short .. ", ") or ""
+    local left = short .. string.rep(" ", short_w - #short) .. "--" .. o.name
     if o.arg then left = left .. " " .. o.arg end
     local help = o.help or ""
     if o.default ~= nil and o.arg then help = help .. " (default " .. tostring(o.default) .. ")" end

@@ -1,0 +1,228 @@
+--- Hardware profiles: a device and its interconnect, as Lua data files
+-- `nd/hardware/<name>.lua` (A2, A3, A100-80GB, H100, H200, B200 ship in
+-- lua/nd/hardware/). A profile is found on the Lua path, so a directory on
+-- NDLUA_PATH holding `nd/hardware/<name>.lua` adds a device or replaces a
+-- shipped one. Files are read as data: they run with an empty environment.
+--
+--   local hardware = require "nd.hardware"
+--   local h100 = hardware.load("H100")            -- by name or alias, any case
+--   nd.core.step_time(model, run, hardware.core(h100))
+--
+-- A profile file returns:
+--   name              its name (as -A takes it)
+--   about             one line for --help
+--   aliases           other names -A takes (optional)
+--   memory            device memory, a size ("80GiB"; binary units)
+--   peak_tflops       dense BF16 peak a device, for MFU
+--   sustained_tflops  what the layers' kernels reach, for the time model
+--   levels            from the node outward: {devices = n, gbps = GB/s each
+--                     way a device}, the last without devices (unbounded)
+--   overlap           shares of each communication compute hides (optional;
+--                     the defaults below)
+--   nd_comm_divisor   the reference score's communication divisor (default 1)
+-- @module nd.hardware
+
+local errors = require "nd.errors"
+local units = require "nd.units"
+
+local hardware = {}
+
+--- The shares of each collective's time that compute hides, unless a
+-- profile states its own:
+--   dp 0.9  the reference's comm_dp_overlap: gradient reduce-scatters and
+--           parameter gathers run behind the next layers' compute
+--   tp 0.5  the reference's comm_tp_overlap
+--   cp 0.5  ndlua's choice: ring attention sends the next K/V block while
+--           it computes on the current one; half is a cautious share
+--   ep 0.0  ndlua's choice: the dispatch and combine all-to-alls sit
+--           between the router and the experts, on the critical path,
+--           unless a schedule like DualPipe overlaps two micro-batches
+--   pp 0.5  ndlua's choice: 1F1B's sends and receives are asynchronous
+--           but the receiving stage waits for the first of them
+hardware.DEFAULT_OVERLAP = { dp = 0.9, tp = 0.5, cp = 0.5, ep = 0.0, pp = 0.5 }
+
+--- The profile -A means when none is named (the reference planner's default).
+hardware.DEFAULT = "A2"
+
+local loaded = {}
+
+-- The directories `nd/hardware/` on the Lua path, in its order.
+local function dirs()
+  local out, seen = {}, {}
+  for template in package.path:gmatch("[^;]+") do
+    local root = template:match("^(.*)%?%.lua$")
+    if root then
+      local dir = root .. "nd/hardware"
+      if not seen[dir] then
+        seen[dir] = true
+        out[#out + 1] = dir
+      end
+    end
+  end
+  return out
+end
+
+-- The profile files of a directory (names without .lua).
+local function files_of(dir)
+  local p = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+  local out = {}
+  if not p then return out end
+  for line in p:lines() do
+    local name = line:match("^([%w_%-%.]+)%.lua$")
+    if name then out[#out + 1] = name end
+  end
+  p:close()
+  table.sort(out)
+  return out
+end
+
+local function bad(path, message)
+  errors.raise { file = path, message = message }
+end
+
+local function check_number(path, p, key, min, max)
+  local v = p[key]
+  if type(v) ~= "number" or v ~= v or v < min or v > max then
+    bad(path, string.format("%s must be a number from %g to %g, got %s", key, min, max, tostring(v)))
+  end
+end
+
+-- Checks a profile table and fills its defaults; returns it.
+local function check(path, p)
+  if type(p) ~= "table" then bad(path, "a hardware profile returns a table, got " .. type(p)) end
+  if type(p.name) ~= "string" or p.name == "" then bad(path, "name must be the profile's name") end
+  local bytes, err = units.parse_bytes(p.memory)
+  if not bytes or bytes <= 0 then bad(path, "memory: " .. (err or "must be a size above 0")) end
+  p.memory_bytes = bytes
+  check_number(path, p, "peak_tflops", 1e-3, 1e9)
+  check_number(path, p, "sustained_tflops", 1e-3, 1e9)
+  if p.sustained_tflops > p.peak_tflops then
+    bad(path, "sustained_tflops exceeds peak_tflops")
+  end
+  if type(p.levels) ~= "table" or #p.levels == 0 then
+    bad(path, "levels must list {devices = n, gbps = GB/s} from the node outward")
+  end
+  local below = 1
+  for i, l in ipairs(p.levels) do
+    if type(l) ~= "table" or type(l.gbps) ~= "number" or l.gbps <= 0 then
+      bad(path, "levels[" .. i .. "].gbps must be a bandwidth above 0 (GB/s each way a device)")
+    end
+    if i < #p.levels then
+      if math.type(l.devices) ~= "integer" or l.devices <= below then
+        bad(path, "levels[" .. i .. "].devices must be a whole number above the level below's " .. below)
+      end
+      below = l.devices
+    elseif l.devices ~= nil then
+      bad(path, "the last level is unbounded: levels[" .. i .. "] states no devices")
+    end
+  end
+  local overlap = {}
+  for k, v in pairs(hardware.DEFAULT_OVERLAP) do overlap[k] = v end
+  for k, v in pairs(p.overlap or {}) do
+    if hardware.DEFAULT_OVERLAP[k] == nil then bad(path, "overlap." .. tostring(k) .. " is no collective (dp, tp, cp, ep, pp)") end
+    if type(v) ~= "number" or v < 0 or v > 1 then bad(path, "overlap." .. k .. " must be a share from 0 to 1") end
+    overlap[k] = v
+  end
+  p.overlap = overlap
+  p.nd_comm_divisor = p.nd_comm_divisor or 1
+  check_number(path, p, "nd_comm_divisor", 1e-6, 1e6)
+  p.aliases = p.aliases or {}
+  p.path = path
+  return p
+end
+
+--- Loads a profile file (checked, defaults filled in).
+function hardware.load_file(path)
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then bad(nil, "hardware profile " .. tostring(err)) end
+  local ok, p = pcall(chunk)
+  if not ok then bad(nil, "hardware profile " .. tostring(p)) end
+  return check(path, p)
+end
+
+--- Every profile on the Lua path: `{name = path}` and the names in order
+-- (a profile earlier on the path wins, as `require` finds it).
+function hardware.available()
+  local paths, names = {}, {}
+  for _, dir in ipairs(dirs()) do
+    for _, name in ipairs(files_of(dir)) do
+      if not paths[name] then
+        paths[name] = dir .. "/" .. name .. ".lua"
+        names[#names + 1] = name
+      end
+    end
+  end
+  table.sort(names, function(a, b) return a:lower() < b:lower() end)
+  return paths, names
+end
+
+--- The names of the profiles, sorted, as text for --help and messages.
+function hardware.names()
+  local _, names = hardware.available()
+  return names
+end
+
+--- Loads a profile by name or alias, ignoring case; a bad-input error
+-- listing the profiles when none matches.
+function hardware.load(name)
+  name = name or hardware.DEFAULT
+  local key = name:lower()
+  if loaded[key] then return loaded[key] end
+  local paths, names = hardware.available()
+  local path = paths[name]
+  if not path then
+    for _, n in ipairs(names) do
+      if n:lower() == key then path = paths[n] end
+    end
+  end
+  if not path then
+    for _, n in ipairs(names) do
+      local p = hardware.load_file(paths[n])
+      for _, alias in ipairs(p.aliases) do
+        if alias:lower() == key then path = paths[n] end
+      end
+    end
+  end
+  if not path then
+    errors.raise { path = "-A", message = "'" .. name .. "' is no hardware profile ndlua knows",
+                   accepted = "one of " .. table.concat(names, ", ")
+                     .. " (or add nd/hardware/" .. name .. ".lua to a directory on NDLUA_PATH)" }
+  end
+  local p = hardware.load_file(path)
+  loaded[key] = p
+  return p
+end
+
+--- The table nd.core.search and nd.core.step_time take.
+function hardware.core(p)
+  local levels = {}
+  for i, l in ipairs(p.levels) do levels[i] = { devices = l.devices, gbps = l.gbps } end
+  return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, levels = levels,
+           overlap = p.overlap, nd_comm_divisor = p.nd_comm_divisor }
+end
+
+--- Devices a node holds (the first level).
+function hardware.node_devices(p)
+  return p.levels[1].devices or math.maxinteger
+end
+
+--- The deepest pipeline the machine suits (reference §b.2 pipeline_bound):
+-- for D = n, n/2, n/4, ... while D > 1, D // (the devices below the level
+-- D needs); the largest of those, at least 1. A2 (8 a node): n <= 8 -> n,
+-- 16..64 -> 8, then n/8; A3 (16 a node, 24 nodes a supernode): n <= 16 -> n,
+-- 32..2048 -> 16.
+function hardware.pipeline_bound(p, n)
+  local best, d = 1, n
+  while d > 1 do
+    local below = 1
+    for _, l in ipairs(p.levels) do
+      if l.devices == nil or d <= l.devices then break end
+      below = l.devices
+    end
+    best = math.max(best, d // below)
+    d = d // 2
+  end
+  return best
+end
+
+return hardware

@@ -1,0 +1,24 @@
+-- NVIDIA H100 SXM5 80GB in HGX/DGX H100 nodes: 8 GPUs on NVLink 4 through
+-- NVSwitch, one 400 Gb/s NDR InfiniBand port a GPU between nodes.
+return {
+  name = "H100",
+  about = "NVIDIA H100 SXM5 80GB (HGX/DGX H100), 8 GPUs a node, NDR InfiniBand",
+  aliases = { "h100-sxm", "h100-80gb", "h100-sxm5" },
+  -- Datasheet: 80GB HBM3 (nvidia-smi: 81559 MiB, 79.6 GiB).
+  memory = "81559MiB",
+  -- Datasheet: BF16 Tensor Core 1,979 TFLOP/s with sparsity = 989 dense.
+  peak_tflops = 989,
+  -- Assumption: 60 % of peak. H100's BF16 GEMMs reach about 70-75 % of
+  -- peak in cuBLAS; attention and the memory-bound ops (norms, activations,
+  -- which the time model counts no FLOPs for) weigh more than on A100
+  -- because the tensor cores got faster than the memory. Llama 3 405B
+  -- trained at 38-43 % MFU end to end (Dubey et al. 2024, Table 4).
+  sustained_tflops = 593,
+  levels = {
+    -- NVLink 4: 900 GB/s a GPU both ways = 450 GB/s each way (datasheet);
+    -- x 0.8, the bus bandwidth NCCL's all-reduce reaches (assumption).
+    { devices = 8, gbps = 450 * 0.8 },
+    -- DGX H100: 8 ConnectX-7 NDR ports of 400 Gb/s = 50 GB/s a GPU; x 0.9.
+    { gbps = 50 * 0.9 },
+  },
+}

@@ -1,0 +1,20 @@
+-- NVIDIA H200 SXM 141GB in HGX H200 nodes: the H100's compute and NVLink 4
+-- with more and faster memory (HBM3e, 4.8 TB/s), 400 Gb/s a GPU between nodes.
+return {
+  name = "H200",
+  about = "NVIDIA H200 SXM 141GB (HGX H200), 8 GPUs a node, NDR InfiniBand",
+  aliases = { "h200-sxm", "h200-141gb" },
+  -- Datasheet: 141GB HBM3e (nvidia-smi: 143771 MiB, 140.4 GiB).
+  memory = "143771MiB",
+  -- Datasheet: BF16 Tensor Core 1,979 TFLOP/s with sparsity = 989 dense.
+  peak_tflops = 989,
+  -- Assumption: 62 % of peak, the H100's 60 % and a little more for the
+  -- memory-bound ops, which run on 4.8 TB/s instead of 3.35 TB/s.
+  sustained_tflops = 613,
+  levels = {
+    -- NVLink 4: 900 GB/s a GPU both ways = 450 GB/s each way (datasheet); x 0.8.
+    { devices = 8, gbps = 450 * 0.8 },
+    -- 400 Gb/s NDR (ConnectX-7) a GPU = 50 GB/s; x 0.9.
+    { gbps = 50 * 0.9 },
+  },
+}

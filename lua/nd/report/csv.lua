@@ -1,0 +1,58 @@
+--- Every fitting candidate of a search as CSV, best first (--csv FILE).
+-- Columns: rank, the degrees (dp tp pp vpp cp ep etp op sp mb mbs),
+-- recompute, peak_bytes, peak_stage, step_time_s, mfu,
+-- tokens_per_s_per_device, nd_score, score, kept, then the time parts in
+-- seconds (forward_s ... bubble_s). Numbers at full precision.
+-- @module nd.report.csv
+
+local table_report = require "nd.report.table"
+
+local csv = {}
+
+csv.COLUMNS = { "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", "mb", "mbs", "recompute",
+                "peak_bytes", "peak_stage", "step_time_s", "mfu", "tokens_per_s_per_device", "nd_score", "score",
+                "kept" }
+
+local function cell(v)
+  if type(v) == "boolean" then return v and "true" or "false" end
+  if math.type(v) == "float" then
+    -- the shortest text that reads back as the same number
+    for digits = 15, 17 do
+      local text = string.format("%." .. digits .. "g", v)
+      if tonumber(text) == v then return text end
+    end
+  end
+  return tostring(v)
+end
+
+--- The header line.
+function csv.header()
+  local cols = {}
+  for i, c in ipairs(csv.COLUMNS) do cols[i] = c end
+  for _, p in ipairs(table_report.PARTS) do cols[#cols + 1] = p[1] end
+  return table.concat(cols, ",")
+end
+
+--- One candidate's line.
+function csv.row(c)
+  local cells = {}
+  for i, col in ipairs(csv.COLUMNS) do cells[i] = cell(c[col]) end
+  for _, p in ipairs(table_report.PARTS) do cells[#cells + 1] = cell(c.parts[p[1]]) end
+  return table.concat(cells, ",")
+end
+
+--- Writes every fitting candidate of a (sorted) result to `path`.
+-- @tparam string path the file
+-- @tparam integer n the candidates
+-- @tparam function get `get(i)` -> the i-th candidate
+function csv.write(path, n, get)
+  local f, err = io.open(path, "w")
+  if not f then
+    require("nd.errors").raise { path = path, message = "cannot write the CSV: " .. tostring(err) }
+  end
+  f:write(csv.header(), "\n")
+  for i = 1, n do f:write(csv.row(get(i)), "\n") end
+  f:close()
+end
+
+return csv

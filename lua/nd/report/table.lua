@@ -1,0 +1,104 @@
+--- The text report of a search: the summary lines, the table of the top
+-- candidates, the dropped candidates with their overshoot.
+-- @module nd.report.table
+
+local units = require "nd.units"
+
+local report = {}
+
+--- The time parts, in the order of the table, the CSV and the chart:
+-- {key of candidate.parts, short name}.
+report.PARTS = {
+  { "forward_s", "fwd" }, { "backward_s", "bwd" }, { "recompute_s", "rec" }, { "tp_s", "tp" },
+  { "cp_s", "cp" }, { "ep_s", "ep" }, { "pp_s", "pp" }, { "dp_s", "dp" }, { "bubble_s", "bubble" },
+}
+
+local function count(n, one, many)
+  return string.format("%d %s", n, n == 1 and one or (many or one .. "s"))
+end
+
+--- The refusal reasons, most common first (ties by name).
+function report.refusals(refused)
+  local list = {}
+  for reason, n in pairs(refused) do list[#list + 1] = { reason, n } end
+  table.sort(list, function(a, b)
+    if a[2] ~= b[2] then return a[2] > b[2] end
+    return a[1] < b[1]
+  end)
+  return list
+end
+
+--- The summary lines (§a.4 items 5-6, 11): tested, refused by reason,
+-- priced; fitting, dropped; elapsed seconds.
+function report.summary(counts, budget_bytes)
+  local reasons = {}
+  for _, r in ipairs(report.refusals(counts.refused)) do reasons[#reasons + 1] = r[1] .. " " .. r[2] end
+  local refused = counts.refused_total > 0 and string.format("%d refused (%s)", counts.refused_total,
+    table.concat(reasons, ", ")) or "none refused"
+  return {
+    string.format("%s tested: %s, %d priced for memory", count(counts.tested, "candidate"), refused, counts.priced),
+    string.format("%d fitting the budget of %s, %d dropped over it; searched in %.2f s", counts.fitting,
+                  units.gib(budget_bytes), counts.dropped, counts.elapsed_s),
+  }
+end
+
+--- A candidate's degrees in one line: "dp 8 tp 1 pp 2 vpp 1 cp 1 ep 4 op 8 sp off mb 4 mbs 1 full".
+function report.degrees(c)
+  return string.format("dp %d tp %d pp %d vpp %d cp %d ep %d op %d sp %s mb %d mbs %d %s", c.dp, c.tp, c.pp, c.vpp,
+                       c.cp, c.ep, c.op, c.sp and "on" or "off", c.mb, c.mbs, c.recompute)
+end
+
+--- Seconds for the table: 3 decimals, or 3 significant digits below 0.01 s.
+function report.seconds(x)
+  if x >= 1000 then return string.format("%.1f", x) end
+  if x >= 0.01 then return string.format("%.3f", x) end
+  return string.format("%.3g", x)
+end
+
+-- The unit the table shows peaks in: GiB from 1 GiB up, else MiB.
+local function peak_unit(list)
+  local most = 0
+  for _, c in ipairs(list) do most = math.max(most, c.peak_bytes) end
+  if most >= 2 ^ 30 then return 2 ^ 30, "GiB" end
+  return 2 ^ 20, "MiB"
+end
+
+--- The table of candidates (rank, degrees, recompute, peak with its unit,
+-- step time, MFU, the time parts as shares of the step).
+-- @tparam table list candidates (result:candidate(i)), best first
+-- @treturn table the lines
+function report.table(list)
+  local unit, unit_name = peak_unit(list)
+  local head = string.format("%5s %4s %3s %3s %3s %3s %4s %4s %3s %5s %3s %-9s %9s %10s %6s", "rank", "dp", "tp",
+                             "pp", "vpp", "cp", "ep", "op", "sp", "mb", "mbs", "recompute", "peak " .. unit_name,
+                             "step s", "MFU")
+  for _, p in ipairs(report.PARTS) do head = head .. string.format(" %6s", p[2]) end
+  local lines = { head }
+  for _, c in ipairs(list) do
+    local row = string.format("%5d %4d %3d %3d %3d %3d %4d %4d %3s %5d %3d %-9s %9.2f %10s %5.1f%%", c.rank, c.dp,
+                              c.tp, c.pp, c.vpp, c.cp, c.ep, c.op, c.sp and "on" or "off", c.mb, c.mbs, c.recompute,
+                              c.peak_bytes / unit, report.seconds(c.step_time_s), 100 * c.mfu)
+    for _, p in ipairs(report.PARTS) do
+      local share = c.step_time_s > 0 and 100 * c.parts[p[1]] / c.step_time_s or 0
+      row = row .. string.format(" %5.1f%%", share)
+    end
+    lines[#lines + 1] = row
+  end
+  return lines
+end
+
+--- One line per dropped candidate kept as an example (§a.4 item 4).
+function report.dropped(list, total, budget_bytes)
+  local lines = {}
+  for _, c in ipairs(list) do
+    lines[#lines + 1] = string.format("dropped: %s: its peak of %s (stage %d) is over the %s budget by %s",
+                                      report.degrees(c), units.gib(c.peak_bytes), c.peak_stage,
+                                      units.gib(budget_bytes), units.gib(c.overshoot_bytes))
+  end
+  if total > #list then
+    lines[#lines + 1] = string.format("dropped: %d more not listed", total - #list)
+  end
+  return lines
+end
+
+return report

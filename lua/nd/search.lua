@@ -1,0 +1,268 @@
+--- The search policy: which candidates exist and within what bounds. The
+-- C core (nd.core.search) runs the loop nest, the validity rules and the
+-- pricing; this module declares the space it runs over, as the reference
+-- planner declares it (reference/search-ranking-cli.md §b):
+--
+--   * the dimensions (§b.1): DP, EP, TP (the reference's MP), CP, PP, VPP,
+--     MB, MBS, SP, OP; a dimension not searched keeps the train.yaml's
+--     value; MB is always searched;
+--   * the bounds (§b.2): PP up to min(the machine's pipeline bound,
+--     L // vpp0, B), EP up to the experts, TP up to the KV heads;
+--   * the candidate lists a search config gives (values outside them are
+--     refused as "filtered out");
+--   * the recompute modes, each candidate priced under each.
+--
+-- A team that wants another bound or a narrower space edits this file.
+--
+--   local search = require "nd.search"
+--   local space, bounds = search.space { model = spec, hardware = profile, devices = 64,
+--     global_batch = 128, budget_bytes = 58 * 2^30, searched = {DP = true, TP = true},
+--     pinned = {...}, recompute = {"full"} }
+--   local result = nd.core.search(model, run, space)
+-- @module nd.search
+
+local errors = require "nd.errors"
+local hardware = require "nd.hardware"
+
+local search = {}
+
+--- The dimensions in the reference's ALL_DIMS order, by the C core's names
+-- (MP is tensor parallelism).
+search.DIMS = { "DP", "EP", "MP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP" }
+
+--- The names -l takes for each (any case).
+search.DIM_NAMES = { DP = "DP", EP = "EP", TP = "MP", MP = "MP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB",
+                     MBS = "MBS", SP = "SP", OP = "OP" }
+
+--- How a dimension is shown to users (TP for the reference's MP).
+search.SHOWN = { DP = "DP", EP = "EP", MP = "TP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB", MBS = "MBS",
+                 SP = "SP", OP = "OP" }
+
+--- The optimizer (FSDP) shard that stands for "the whole data-parallel
+-- domain, whatever the candidate's DP": a power of two no device count
+-- reaches, which the C core's derive replaces by the domain (an optimizer
+-- shard that does not divide the domain shards over all of it,
+-- src/derive.c). A yaml sharding over all its data-parallel ranks keeps
+-- doing so in every candidate when OP is not searched.
+search.FULL_SHARD = 1 << 20
+
+--- The shard a candidate's OP comes to: OP when it divides the domain (DP,
+-- or DP x CP when the shard spans CP), else the domain (src/derive.c).
+function search.effective_op(c, spans_cp)
+  local domain = c.dp * (spans_cp and c.cp or 1)
+  if c.op > 1 and domain % c.op ~= 0 then return domain end
+  return c.op
+end
+
+--- A fitting candidate of a result, as reports and policies see it: its OP
+-- the shard it comes to (search.effective_op; `op_priced` keeps the value
+-- the C core priced).
+-- @tparam userdata result nd.core.search's result
+-- @tparam integer i its place (1 = first)
+-- @tparam[opt] userdata model for its per-stage bytes (stage_bytes)
+-- @tparam boolean spans_cp the run's shard spans CP (AutoModels)
+function search.candidate(result, i, model, spans_cp)
+  local c = result:candidate(i, model)
+  c.op_priced = c.op
+  c.op = search.effective_op(c, spans_cp)
+  return c
+end
+
+--- The recompute modes, in the order a search prices them.
+search.MODES = { "off", "selective", "full" }
+
+--- The dimensions `-l` names, as a set of C names; MB is always in it.
+-- @tparam table list names as typed (nil: all ten)
+function search.parse_dims(list)
+  local set = {}
+  if list == nil then
+    for _, d in ipairs(search.DIMS) do set[d] = true end
+    return set
+  end
+  for _, name in ipairs(list) do
+    local d = search.DIM_NAMES[name:upper()]
+    if not d then
+      errors.raise { path = "-l", message = "'" .. name .. "' is no dimension",
+                     accepted = "DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS" }
+    end
+    set[d] = true
+  end
+  set.MB = true
+  return set
+end
+
+--- Recompute modes from --recompute or context.recompute: a name or a
+-- list of names; `auto` is all three, `none` and YAML's false (an unquoted
+-- `off`) are off; case is ignored, repeats dropped. Returns the modes in
+-- the order given, or raises with `where` (a function(message, accepted)).
+function search.parse_recompute(value, where)
+  local accepted = "off, selective, full (one or several), or auto for all three"
+  local list = type(value) == "table" and value or { value }
+  if #list == 0 then where("names no recompute mode", accepted) end
+  local out, seen = {}, {}
+  for _, v in ipairs(list) do
+    local name = v == false and "off" or (type(v) == "string" and v:lower() or nil)
+    if name == "none" then name = "off" end
+    local names
+    if name == "auto" then
+      names = search.MODES
+    elseif name == "off" or name == "selective" or name == "full" then
+      names = { name }
+    else
+      where("'" .. tostring(v) .. "' is no recompute mode", accepted)
+    end
+    for _, n in ipairs(names) do
+      if not seen[n] then
+        seen[n] = true
+        out[#out + 1] = n
+      end
+    end
+  end
+  return out
+end
+
+-- The largest power of two dividing n.
+local function pow2_divisor(n)
+  local p = 1
+  while n % (p * 2) == 0 do p = p * 2 end
+  return p
+end
+
+--- The layers the pipeline splits (body and MTP layers the run builds).
+function search.layers(spec)
+  return spec.num_hidden_layers + (spec.mtp_depth or 0)
+end
+
+--- The bounds of the searched dimensions (§b.2), each with the reason for it.
+-- @treturn table `{PP = {value, why}, EP = {...}, MP = {...}}`, searched dims only
+function search.bounds(o)
+  local spec, out = o.model, {}
+  if o.searched.PP then
+    local machine = hardware.pipeline_bound(o.hardware, o.devices)
+    local vpp0 = o.searched.VPP and 1 or (o.pinned.VPP or 1)
+    local layers = search.layers(spec)
+    out.PP = { value = math.max(1, math.min(machine, layers // vpp0, o.global_batch)),
+               why = string.format("the machine's %d, %d layers over VPP %d, a batch of %d", machine, layers, vpp0,
+                                   o.global_batch) }
+  end
+  if o.searched.EP then
+    local experts = spec.num_experts or 1
+    out.EP = { value = math.max(1, experts),
+               why = experts > 1 and "the model's experts" or "a dense model" }
+  end
+  if o.searched.MP then
+    if spec.num_key_value_heads then
+      out.MP = { value = spec.num_key_value_heads, why = "the model's KV heads" }
+    else
+      out.MP = { value = pow2_divisor(spec.num_attention_heads), why = "the attention heads' largest power of two" }
+    end
+  end
+  return out
+end
+
+--- The bounds line (§a.4 item 1) in ndlua's words; nil when no bound applies.
+function search.bounds_text(bounds)
+  local parts = {}
+  for _, d in ipairs({ "PP", "EP", "MP" }) do
+    local b = bounds[d]
+    if b then parts[#parts + 1] = string.format("%s up to %d (%s)", search.SHOWN[d], b.value, b.why) end
+  end
+  if #parts == 0 then return nil end
+  return "bounds: " .. table.concat(parts, "; ")
+end
+
+--- The space nd.core.search runs over.
+-- @tparam table o `model` (settled spec), `hardware` (a profile),
+--   `devices`, `global_batch`, `budget_bytes`, `searched` (set of C dim
+--   names), `pinned` (values of the others), `allowed` (candidate lists
+--   by dim, optional), `recompute` (modes), `keep_dropped`
+-- @treturn table the space
+-- @treturn table the bounds (search.bounds)
+function search.space(o)
+  local bounds = search.bounds(o)
+  local dims = {}
+  for _, d in ipairs(search.DIMS) do
+    local entry = { searched = o.searched[d] == true }
+    if not entry.searched then
+      local v = o.pinned[d]
+      if d == "SP" then v = (v == true or v == 1) and 1 or 0 end
+      if d == "OP" and v == "full" then v = search.FULL_SHARD end
+      entry.pinned = v or 1
+    end
+    if bounds[d] then entry.bound = bounds[d].value end
+    if o.allowed and o.allowed[d] then entry.allowed = o.allowed[d] end
+    dims[d] = entry
+  end
+  local space = {
+    devices = o.devices, global_batch = o.global_batch, budget_bytes = o.budget_bytes, dims = dims,
+    recompute = o.recompute, hardware = hardware.core(o.hardware), keep_dropped = o.keep_dropped or 100,
+  }
+  return space, bounds
+end
+
+-- space(dim, n) of the loop nest (§b.3): the divisors of n within the
+-- bound when searched, else the pinned value.
+local function values_of(entry, n)
+  if not entry.searched then return { entry.pinned } end
+  local out = {}
+  for x = 1, n do
+    if entry.bound and x > entry.bound then break end
+    if n % x == 0 then out[#out + 1] = x end
+  end
+  return out
+end
+
+--- The DP x MBS products the nest builds (§b.3 down to MBS), sorted, and
+-- whether one of them makes the global batch a whole number of
+-- micro-batches. `accumulates`: the run accumulates gradients (else one
+-- micro-batch makes the batch without PP).
+function search.batch_products(space, accumulates)
+  local dims, n, b = space.dims, space.devices, space.global_batch
+  local products, seen, makes = {}, {}, false
+  for _, tp in ipairs(values_of(dims.MP, n)) do
+    for _, pp in ipairs(values_of(dims.PP, n // tp)) do
+      for _, cp in ipairs(values_of(dims.CP, n // tp // pp)) do
+        local dp = n // tp // cp // pp
+        if dp < 1 then break end
+        if dims.DP.searched or dp == dims.DP.pinned then
+          for _, mbs in ipairs(values_of(dims.MBS, b // pp // dp)) do
+            local x = dp * mbs
+            if not seen[x] then
+              seen[x] = true
+              products[#products + 1] = x
+            end
+            if (pp > 1 or accumulates) and b % x == 0 or x == b then makes = true end
+          end
+        end
+      end
+    end
+  end
+  table.sort(products)
+  return products, makes
+end
+
+--- The message when no candidate can make the global batch (§a.4 item 2),
+-- or nil when one can.
+function search.batch_problem(space, accumulates, stated_batch)
+  local products, makes = search.batch_products(space, accumulates)
+  if makes then return nil end
+  local b = space.global_batch
+  local stated = stated_batch and stated_batch ~= b and string.format(" (the yaml states %d)", stated_batch) or ""
+  if #products == 0 then
+    return string.format("no candidate makes a global batch of %d%s: every candidate the search builds has more "
+      .. "data-parallel ranks x pipeline stages than the batch has sequences; state a larger -b", b, stated)
+  end
+  local shown = {}
+  for i, x in ipairs(products) do
+    if i > 12 then
+      shown[#shown + 1] = "..."
+      break
+    end
+    shown[i] = tostring(x)
+  end
+  return string.format("no candidate makes a global batch of %d%s: the candidates the search builds have "
+    .. "DP x MBS of %s, and %d is no whole number of micro-batches of any; state -b as a multiple of one of "
+    .. "them, or let DP shrink by naming PP, CP or TP in -l", b, stated, table.concat(shown, ", "), b)
+end
+
+return search

@@ -1,0 +1,137 @@
+--- The train.yaml a search starts from: its model, the run every candidate
+-- is laid over, and the values of the dimensions the search does not vary.
+--
+-- The search replaces the yaml's degrees, batch and recompute with each
+-- candidate's, so the yaml is read with its device count set to the
+-- search's (-d) and its batch unstated: a yaml whose own batch does not
+-- suit the search's devices still gives the search its model, dtypes,
+-- optimizer, schedule and sequence. The values the yaml states for the
+-- dimensions (the pinned ones when -l leaves them out) are read before.
+-- @module nd.search.base
+
+local core = require "nd.core"
+local errors = require "nd.errors"
+local overrides = require "nd.overrides"
+local train_yaml = require "nd.train_yaml"
+local values = require "nd.train_yaml.values"
+local warnings_mod = require "nd.warnings"
+local search = require "nd.search"
+
+local base = {}
+
+-- The batch keys of the yaml (training -> train): micro_batch_size,
+-- micro_batch_num, global_batch_size (0 or absent: unstated).
+local function read_batch(r)
+  local t = r:section_chain({ nil, "training" }, { nil, "train" })
+  local function count(key)
+    local v = r:value(t, key)
+    if not values.truthy(v) then return nil end
+    return r:integer(t, key, v)
+  end
+  return { section = t, micro_batch_size = count("micro_batch_size") or 1, micro_batch_num = count("micro_batch_num"),
+           global_batch_size = count("global_batch_size") }
+end
+
+-- context.recompute: the recompute modes the search prices (R3 §e), or nil.
+local function read_recompute(doc)
+  local ctx = type(doc.context) == "table" and doc.context or nil
+  if not ctx or not values.present(ctx.recompute) then return nil end
+  return search.parse_recompute(ctx.recompute, function(message, accepted)
+    errors.at(ctx, "recompute", "context.recompute", message, accepted)
+  end)
+end
+
+-- The values the yaml states for each dimension, on `devices` devices.
+local function stated_dims(r, auto, devices)
+  local accel = train_yaml.read_accelerator(r)
+  local fsdp = train_yaml.read_fsdp(r, accel)
+  local denom = accel.tp * accel.pp * accel.cp
+  local dp = devices % denom == 0 and devices // denom or nil
+  -- OP: 1 without an optimizer shard; "full" when the yaml shards over all
+  -- its data-parallel ranks (a multiple of them: a yaml written for more
+  -- devices), and then every candidate does (search.FULL_SHARD); else the
+  -- shard it states (HSDP).
+  local sharding = train_yaml.read_sharding(r, auto, accel, fsdp, dp or 1)
+  local op = sharding.optimizer_parallel and sharding.optimizer_shard or 1
+  if op > 1 and dp and op % dp == 0 then op = "full" end
+  return { DP = dp, EP = accel.ep, MP = accel.tp, CP = accel.cp, PP = accel.pp, VPP = accel.vpp,
+           SP = accel.sequence_parallel and 1 or 0, OP = op }, denom, accel
+end
+
+-- Warnings of the yaml's own strategy that the search replaces.
+local function about_replaced(text)
+  return text:find("do not divide the data-parallel degree", 1, true) ~= nil
+end
+
+--- Reads a loaded train.yaml for a search.
+-- @tparam table doc the document (overrides already applied)
+-- @tparam table o `file` (for messages), `devices` (-d, or nil),
+--   `warnings` (the command's collector), `device_memory` (bytes, or nil)
+-- @treturn table `{parsed, model, run, spec, schema, devices, stated
+--   (dimension values by C name), stated_batch, stated_devices
+--   (context.device_num), recompute (context.recompute modes or nil),
+--   accumulates}`
+function base.read(doc, o)
+  if type(doc) ~= "table" then
+    errors.raise { file = o.file, message = "a train.yaml is a mapping of sections" }
+  end
+  local quiet = warnings_mod.quiet()
+  local r = values.reader(doc, { file = o.file, warnings = quiet })
+  local schema = train_yaml.schema(doc)
+  local auto = schema == "automodels"
+  local ctx = train_yaml.read_context(r)
+  local batch = read_batch(r)
+  local recompute = read_recompute(doc)
+  local devices = o.devices or ctx.device_num
+  local _, denom0, accel = stated_dims(r, auto, 1)
+  if not devices and not auto then
+    local fsdp = train_yaml.read_fsdp(r, accel)
+    devices = math.max(1, accel.dp_replicate * fsdp.dp_shard) * denom0
+  end
+  if not devices then
+    errors.raise { file = o.file, path = "context.device_num",
+                   message = "the yaml states no device count, and the search needs one",
+                   accepted = "state it with -d N (or context.device_num)" }
+  end
+  local stated, denom = stated_dims(r, auto, devices)
+  -- The yaml as the search reads it: the search's devices, the batch unstated.
+  if not values.present(doc.context) then doc.context = {} end
+  if type(doc.context) == "table" and doc.context[1] == nil then
+    doc.context.device_num = devices % denom == 0 and devices or denom
+  end
+  local t = batch.section
+  if t.stated then
+    t.t.global_batch_size, t.t.micro_batch_num = nil, nil
+  end
+  local parsed = train_yaml.parse(doc, { file = o.file, warnings = quiet, device_memory = o.device_memory })
+  for _, w in ipairs(quiet:all()) do
+    if not about_replaced(w) then o.warnings:warn(w) end
+  end
+  parsed.warnings = o.warnings
+  local nd = require "nd"
+  local model = nd.model(parsed.model, { warnings = o.warnings })
+  local run = nd.run(parsed.run)
+  stated.MBS = batch.micro_batch_size
+  local stated_batch = batch.global_batch_size
+  if not stated_batch and batch.micro_batch_num and stated.DP then
+    stated_batch = batch.micro_batch_size * stated.DP * batch.micro_batch_num
+  end
+  return {
+    parsed = parsed, model = model, run = run, spec = parsed.model, schema = schema, devices = devices,
+    stated = stated, stated_batch = stated_batch, recompute = recompute, stated_devices = ctx.device_num,
+    accumulates = run:derived(model).accumulates_grads, file = o.file,
+  }
+end
+
+--- Loads a train.yaml for a search (see base.read); `o.overrides` are the
+-- command line's --section.key=value.
+function base.load(path, o)
+  local doc = core.yaml.load(path)
+  overrides.apply(doc, o.overrides or {})
+  local out = {}
+  for k, v in pairs(o) do out[k] = v end
+  out.file = out.file or path
+  return base.read(doc, out)
+end
+
+return base

@@ -1,0 +1,384 @@
+--- The command line of search.lua and what it resolves to: the options
+-- (one table gives the parser and --help), the train.yaml or search config
+-- read for the search, the devices, global batch, memory budget, recompute
+-- modes and dimensions, each from the first place that states it.
+-- @module nd.search.command
+
+local nd = require "nd"
+local cli = require "nd.cli"
+local errors = require "nd.errors"
+local overrides = require "nd.overrides"
+local units = require "nd.units"
+local search = require "nd.search"
+local search_base = require "nd.search.base"
+local search_config = require "nd.search_config"
+local hardware = require "nd.hardware"
+local policies = require "nd.policies"
+
+local command = {}
+
+local COMMAND = {
+  usage = "ndlua search.lua TRAIN_YAML [options] [--section.key=value ...]",
+  about = "Searches the parallel strategies (DP, TP, PP, VPP, CP, EP, OP (FSDP), SP, micro-batches, recompute)\n"
+    .. "of the model a HyperParallel train.yaml trains, prices each one's memory per device, drops those over\n"
+    .. "the budget, estimates the step time of the rest and ranks them by a policy. Writes the best into\n"
+    .. "resolved.yaml. --section.key=value sets a key of the yaml before it is read.",
+  options = {
+    { name = "devices", short = "d", arg = "N", help = "devices (default: the yaml's context.device_num)" },
+    { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (default: the yaml's)" },
+    { name = "max-memory", short = "M", arg = "SIZE",
+      help = "device memory cap, such as 58GB or 60GiB (default: context.max_device_memory, else the device's)" },
+    { name = "reserve", short = "mem", arg = "SIZE", help = "memory kept free, taken off the cap (default 0)" },
+    { name = "device-type", short = "A", arg = "NAME", help = "hardware profile (default A2; see below)" },
+    { name = "dims", short = "l", arg = "DIM...", list = true, item = "^%w+$",
+      help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all; MB always); the others "
+        .. "keep the yaml's" },
+    { name = "top", short = "t", arg = "N", default = 10, help = "candidates shown" },
+    { name = "search-config", short = "s", arg = "FILE", help = "a search config (search.yaml)" },
+    { name = "recompute", arg = "MODES", list = true, item = "^%a+$",
+      help = "recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)" },
+    { name = "policy", arg = "NAME|FILE", help = "ranking policy (default throughput; see below)" },
+    { name = "output-dir", short = "o", arg = "DIR", default = ".", help = "where resolved.yaml goes" },
+    { name = "json", help = "print one JSON document instead of the tables" },
+    { name = "csv", arg = "FILE", help = "write every fitting candidate to FILE" },
+    { name = "svg", arg = "FILE", help = "write a chart of the top candidates to FILE" },
+    { name = "verbosity", short = "v", arg = "LEVEL", default = 1,
+      help = "0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space" },
+  },
+}
+
+function command.help_text()
+  local lines = { cli.help(COMMAND), "hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):" }
+  for _, name in ipairs(hardware.names()) do
+    local p = hardware.load(name)
+    lines[#lines + 1] = string.format("  %-10s %s", name, p.about or "")
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "ranking policies (--policy; or a file, see examples/policies/):"
+  for _, name in ipairs(policies.names()) do
+    local p = policies.load(name)
+    lines[#lines + 1] = string.format("  %-10s %s", name, p.about or "")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+local function positive(text, option)
+  local n = math.tointeger(tonumber(text))
+  if not n or n < 1 then
+    errors.raise { path = option, message = "takes a whole number above 0, got '" .. tostring(text) .. "'" }
+  end
+  return n
+end
+
+local function size(text, option, allow_zero)
+  local bytes, err = units.parse_bytes(text)
+  if not bytes or (bytes <= 0 and not allow_zero) then
+    errors.raise { path = option, message = err or "must be a size above 0" }
+  end
+  return bytes
+end
+
+function command.read_options(argv)
+  local list, rest = overrides.split(argv)
+  local opts, args = cli.parse(COMMAND, rest)
+  if opts.help then return opts end
+  if #args > 1 then
+    errors.raise { message = "search.lua takes one TRAIN_YAML, got " .. #args .. " arguments: "
+      .. table.concat(args, " "), accepted = "ndlua search.lua --help" }
+  end
+  opts.path, opts.overrides = args[1], list
+  if opts.devices then opts.devices = positive(opts.devices, "-d") end
+  if opts.global_batch then opts.global_batch = positive(opts.global_batch, "-b") end
+  if opts.max_memory then opts.max_memory = size(opts.max_memory, "-M") end
+  opts.reserve = opts.reserve and size(opts.reserve, "-mem", true) or 0
+  if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
+  if opts.verbosity < 0 then errors.raise { path = "-v", message = "takes a level from 0" } end
+  if opts.dims then opts.dim_set = search.parse_dims(opts.dims) end
+  if opts.recompute then
+    opts.recompute = search.parse_recompute(opts.recompute, function(message, accepted)
+      errors.raise { path = "--recompute", message = message, accepted = accepted }
+    end)
+  end
+  if opts.search_config and opts.dims then
+    errors.raise { path = "-l", message = "-l and -s both say which dimensions vary; a search config states them in "
+      .. "parallelism", accepted = "drop -l, or -s" }
+  end
+  return opts
+end
+
+-- An absolute, normalized path (no symlinks resolved).
+function command.absolute(path)
+  if path:sub(1, 1) ~= "/" then path = (os.getenv("PWD") or ".") .. "/" .. path end
+  local parts = {}
+  for part in path:gmatch("[^/]+") do
+    if part == ".." then parts[#parts] = nil elseif part ~= "." then parts[#parts + 1] = part end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+
+local function exists(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- The train.yaml: the positional one, or the search config's (relative to
+-- the working directory, else to the config's directory); both must agree.
+local function train_yaml_path(opts, cfg)
+  local named = cfg and cfg.train_yaml
+  if named and not exists(named) and cfg.file:find("/") then
+    local beside = cfg.file:match("^(.*)/") .. "/" .. named
+    if exists(beside) then named = beside end
+  end
+  if opts.path and named and command.absolute(opts.path) ~= command.absolute(named) then
+    errors.raise { file = cfg.file, path = "train_yaml", message = "names " .. cfg.train_yaml .. ", not the "
+      .. "TRAIN_YAML " .. opts.path .. " the command line gives", accepted = "pass the same file" }
+  end
+  return opts.path or named
+end
+
+-- The train.yaml a search config without one stands for: its model fields
+-- as config_overrides (AutoModels schema).
+local function synthetic_doc(cfg)
+  local model = {}
+  for k, v in pairs(cfg.model or {}) do
+    if k ~= "local_batch_size" then model[k] = v end
+  end
+  if next(model) == nil then
+    errors.raise { file = cfg.file, message = "a search config without train_yaml states the model (model: "
+      .. "hidden_size, num_hidden_layers, ...)" }
+  end
+  return { model = { config_overrides = model },
+           training = { micro_batch_size = (cfg.model or {}).local_batch_size or 1 }, accelerator = {} }
+end
+
+-- With a train.yaml, a search config's model fields must be the yaml's.
+local function check_model_fields(cfg, spec)
+  for key, v in pairs(cfg.model or {}) do
+    local mine = spec[key]
+    if key ~= "local_batch_size" and mine ~= nil and type(v) ~= "table" and mine ~= v then
+      cfg.problems:error(cfg.model, key, "model." .. key, string.format("is %s here but %s in the train.yaml's "
+        .. "model; the search config contradicts the yaml (drop the field, or change the yaml)", tostring(v),
+        tostring(mine)))
+    end
+  end
+end
+
+-- Without -d, the search config's cluster must count the devices the yaml's
+-- context.device_num states.
+local function check_devices(opts, cfg, b)
+  local c = cfg.cluster
+  if opts.devices or not c.num_nodes or not b.stated_devices or b.stated_devices == b.devices then return end
+  errors.raise { file = cfg.file, path = "cluster", message = string.format("%d node(s) x %d cards = %d devices, "
+    .. "but the train.yaml's context.device_num states %d; the search config contradicts the yaml", c.num_nodes,
+    b.devices // c.num_nodes, b.devices, b.stated_devices),
+    accepted = "state the same count, or -d N to search on N devices" }
+end
+
+-- Changes the search config makes to the yaml before it is read.
+local function prepare_doc(doc, cfg)
+  if not cfg then return end
+  local accel = doc.train and type(doc.train) == "table" and doc.accelerator == nil and doc.train.accelerator
+  if not accel then
+    if type(doc.accelerator) ~= "table" then doc.accelerator = {} end
+    accel = doc.accelerator
+  end
+  if cfg.etp then accel.expert_tensor_parallel_degree = cfg.etp end
+  if cfg.pp_config.pipeline_schedule then accel.pipeline_scheduler = cfg.pp_config.pipeline_schedule end
+end
+
+-- Reads the train.yaml (or the search config's model) for the search.
+function command.load_base(opts, cfg, devices, w)
+  local path = train_yaml_path(opts, cfg)
+  local o = { devices = devices, warnings = w, device_memory = opts.max_memory }
+  if path then
+    local doc = nd.yaml.load(path)
+    overrides.apply(doc, opts.overrides)
+    prepare_doc(doc, cfg)
+    o.file = path
+    local b = search_base.read(doc, o)
+    if cfg then
+      check_model_fields(cfg, b.spec)
+      check_devices(opts, cfg, b)
+    end
+    b.path = path
+    return b
+  end
+  if not cfg then
+    errors.raise { message = "search.lua needs a TRAIN_YAML (or a search config naming one)",
+                   accepted = "ndlua search.lua --help" }
+  end
+  local doc = synthetic_doc(cfg)
+  overrides.apply(doc, opts.overrides)
+  prepare_doc(doc, cfg)
+  o.file = cfg.file
+  local b = search_base.read(doc, o)
+  b.synthetic = doc
+  return b
+end
+
+-- The device count: -d, else the search config's cluster, else the yaml's.
+function command.devices_of(opts, cfg, profile, w)
+  local c = cfg and cfg.cluster or {}
+  if opts.devices then
+    if c.cards_per_node and opts.devices % c.cards_per_node ~= 0 then
+      w:warn("cluster.cards_per_node", string.format("-d %d is not a multiple of cards_per_node %d: %d device(s) "
+        .. "would not be placed", opts.devices, c.cards_per_node, opts.devices % c.cards_per_node))
+    end
+    return opts.devices
+  end
+  if c.num_nodes then return c.num_nodes * (c.cards_per_node or hardware.node_devices(profile)) end
+  return nil
+end
+
+-- The memory budget (§c): the cap (-M, else cluster.device_memory_gb, else
+-- context.max_device_memory, else the device's), the tighter of it and
+-- constraint.memory_limit_gb, then -mem taken off. Returns bytes and where
+-- the cap came from.
+function command.budget_of(opts, cfg, b, profile)
+  local cap, source
+  local c = cfg and cfg.cluster or {}
+  if opts.max_memory then
+    cap, source = opts.max_memory, "-M"
+  elseif c.device_memory_gb then
+    cap, source = math.floor(c.device_memory_gb * 2 ^ 30 + 0.5), "cluster.device_memory_gb"
+  elseif b.parsed.device_memory_source == "context.max_device_memory" then
+    cap, source = b.parsed.run.device_memory, "context.max_device_memory"
+  else
+    cap, source = profile.memory_bytes, profile.name .. "'s memory"
+  end
+  local limit = cfg and cfg.constraint.memory_limit_gb
+  if limit and limit > 0 and limit * 2 ^ 30 < cap then
+    cap, source = math.floor(limit * 2 ^ 30 + 0.5), "constraint.memory_limit_gb"
+  end
+  if opts.reserve > 0 then source = source .. string.format(", less %s kept free", units.gib(opts.reserve)) end
+  local budget = cap - opts.reserve
+  if budget <= 0 then
+    errors.raise { path = "-mem", message = string.format("keeps %s free of a %s cap: nothing is left",
+      units.gib(opts.reserve), units.gib(cap)) }
+  end
+  return budget, source
+end
+
+-- The global batch: -b, else constraint.global_batch_size, else the yaml's.
+function command.batch_of(opts, cfg, b)
+  local gbs = opts.global_batch
+  if not gbs and cfg and (cfg.constraint.global_batch_size or 0) > 0 then gbs = cfg.constraint.global_batch_size end
+  gbs = gbs or b.stated_batch
+  if not gbs then
+    errors.raise { file = b.file, path = "training.global_batch_size", message = "the yaml states no global batch",
+                   accepted = "state it with -b B" }
+  end
+  return gbs
+end
+
+-- The recompute modes priced: --recompute, else the search config's, else
+-- context.recompute, else the one mode the yaml trains with.
+function command.modes_of(opts, cfg, b, w)
+  local fixed = cfg and cfg.recompute.fixed
+  if opts.recompute and fixed then
+    errors.raise { file = cfg.file, path = "recompute", message = "fixes recompute to "
+      .. table.concat(cfg.recompute.modes, ", ") .. ", and --recompute searches "
+      .. table.concat(opts.recompute, ", "), accepted = "drop --recompute, or the search config's recompute" }
+  end
+  if opts.recompute then return opts.recompute, "--recompute" end
+  if cfg and cfg.recompute.modes then return cfg.recompute.modes, "the search config" end
+  if b.recompute then return b.recompute, "context.recompute" end
+  local mode = b.parsed.stated_ac_mode
+  if mode then return { mode }, b.parsed.stated_ac_path end
+  local r = b.parsed.run
+  mode = (r.full_recompute ~= false and "full") or (r.selective_recompute ~= false and "selective") or "off"
+  w:warn("model.config_overrides", "states recompute per stage, which a search cannot carry over to other "
+    .. "pipelines: every candidate is priced with " .. mode .. " recompute in every layer (name modes with --recompute)")
+  return { mode }, "model.config_overrides"
+end
+
+-- Which dimensions vary, their pinned values and candidate lists.
+function command.dims_of(opts, cfg, b)
+  local searched, allowed, pinned = {}, {}, {}
+  for k, v in pairs(b.stated) do pinned[k] = v end
+  if cfg then
+    for key, dim in pairs(search_config.DIMS) do
+      local d = cfg.dims[key]
+      if d == nil then
+        searched[dim] = not b.path
+      elseif d.kind == "fixed" then
+        pinned[dim] = d.value
+      elseif d.kind == "list" then
+        searched[dim], allowed[dim] = true, d.values
+      else
+        searched[dim] = true
+      end
+    end
+    local pc = cfg.pp_config
+    if pc.pp_degree then searched.PP, pinned.PP = false, pc.pp_degree end
+    if pc.pp_interleave_num then pinned.VPP = pc.pp_interleave_num end
+    if pc.micro_batch_num then allowed.MB = { pc.micro_batch_num } end
+    if cfg.dims.micro_batch_num and cfg.dims.micro_batch_num.kind == "fixed" then
+      allowed.MB = { cfg.dims.micro_batch_num.value }
+    end
+    searched.MB = true
+  else
+    searched = opts.dim_set or search.parse_dims(nil)
+  end
+  if not searched.DP and not pinned.DP then
+    errors.raise { path = "-l", message = string.format("DP keeps the yaml's, but the yaml's tp x pp x cp = %d x %d "
+      .. "x %d does not divide the %d devices", b.stated.MP, b.stated.PP, b.stated.CP, b.devices),
+      accepted = "name DP in -l (and the dimensions that make room for it)" }
+  end
+  return searched, pinned, allowed
+end
+
+function command.space_lines(space, bounds)
+  local lines = {}
+  for _, d in ipairs(search.DIMS) do
+    local e = space.dims[d]
+    local text = e.searched and "searched" or ("fixed " .. tostring(e.pinned))
+    if not e.searched and d == "OP" and e.pinned == search.FULL_SHARD then
+      text = "fixed: every data-parallel rank (the yaml shards over all of them)"
+    end
+    if e.bound then text = text .. " up to " .. e.bound .. " (" .. bounds[d].why .. ")" end
+    if e.allowed then
+      local v = {}
+      for i, x in ipairs(e.allowed) do v[i] = tostring(x) end
+      text = text .. " among " .. table.concat(v, ", ")
+    end
+    lines[#lines + 1] = string.format("  %-4s %s", search.SHOWN[d], text)
+  end
+  return lines
+end
+
+
+
+-- Everything the search needs, from the command line, the search config
+-- and the train.yaml.
+function command.prepare(opts, w)
+  local policy = policies.load(opts.policy)
+  local cfg = opts.search_config and search_config.load(opts.search_config) or nil
+  local profile = hardware.load(opts.device_type or (cfg and cfg.cluster.device_type) or hardware.DEFAULT)
+  local b = command.load_base(opts, cfg, command.devices_of(opts, cfg, profile, w), w)
+  local gbs = command.batch_of(opts, cfg, b)
+  local budget, budget_source = command.budget_of(opts, cfg, b, profile)
+  local modes, modes_source = command.modes_of(opts, cfg, b, w)
+  if cfg then
+    search_config.validate(cfg, { spec = b.spec, devices = b.devices, global_batch = gbs,
+                                  seq_length = b.parsed.run.seq_length,
+                                  device_memory_gb = cfg.cluster.device_memory_gb or profile.memory_bytes / 2 ^ 30 })
+    search_config.finish(cfg, w)
+  end
+  local searched, pinned, allowed = command.dims_of(opts, cfg, b)
+  local space, bounds = search.space {
+    model = b.spec, hardware = profile, devices = b.devices, global_batch = gbs, budget_bytes = budget,
+    searched = searched, pinned = pinned, allowed = allowed, recompute = modes,
+    keep_dropped = opts.verbosity >= 2 and 1000 or 0,
+  }
+  local problem = search.batch_problem(space, b.accumulates, b.stated_batch)
+  if problem then errors.raise { message = problem } end
+  return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
+           modes = modes, modes_source = modes_source, space = space, bounds = bounds,
+           policy = policy }
+end
+
+command.COMMAND = COMMAND
+
+return command

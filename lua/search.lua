@@ -1,0 +1,218 @@
+-- search.lua: the parallel strategies of a train.yaml's model that fit the
+-- device memory, ranked by a policy (default: the fastest estimated step).
+--
+--   ndlua search.lua examples/qwen3-30b-a3b-fsdp8/train.yaml -d 64 -b 128 -M 58GB -A A3
+--   ndlua search.lua train.yaml -d 8 -l DP TP --recompute auto --json
+--   ndlua search.lua train.yaml -s search.yaml --policy examples/policies/team.lua
+--
+-- What varies and within which bounds is Lua (nd.search, nd.search_config,
+-- read from the command line by nd.search.command); the loop nest, the
+-- rules and the pricing run in C (nd.core.search); the ranking is a policy
+-- (nd.policies); the outputs are nd.report.* and nd.resolved_yaml.
+
+local nd = require "nd"
+local errors = require "nd.errors"
+local units = require "nd.units"
+local warnings = require "nd.warnings"
+local search = require "nd.search"
+local command = require "nd.search.command"
+local search_config = require "nd.search_config"
+local hardware = require "nd.hardware"
+local policies = require "nd.policies"
+local resolved_yaml = require "nd.resolved_yaml"
+local table_report = require "nd.report.table"
+local csv_report = require "nd.report.csv"
+local json_report = require "nd.report.json"
+local chart = require "nd.report.chart"
+local progress = require "nd.report.progress"
+
+local full_shard_exclusion, excluded_text
+
+-- Writes a line of the text report (nothing under --json).
+local function say(opts, line)
+  if not opts.json then io.write(line, "\n") end
+end
+
+-- Prints the warnings so far to stderr, after what stdout holds.
+local function flush_warnings(w, printed)
+  io.stdout:flush()
+  local all = w:all()
+  for i = printed + 1, #all do io.stderr:write("warning: ", all[i], "\n") end
+  return #all
+end
+
+local function header(opts, s)
+  local spec = s.base.spec
+  say(opts, string.format("search: %s on %d devices (%s), a global batch of %d, %s a device (%s); recompute %s (%s); "
+    .. "ranked by %s", spec.name, s.base.devices, s.profile.name, s.gbs, units.gib(s.budget), s.budget_source,
+    table.concat(s.modes, ", "), s.modes_source, s.policy.name))
+  if s.cfg then say(opts, "search config: " .. search_config.summary(s.cfg, s.base.path and {
+    dp = s.space.dims.DP.pinned, fsdp = s.space.dims.OP.pinned == search.FULL_SHARD and "all of dp"
+      or s.space.dims.OP.pinned, tp = s.space.dims.MP.pinned,
+    pp = s.space.dims.PP.pinned, cp = s.space.dims.CP.pinned, ep = s.space.dims.EP.pinned })) end
+  local bounds = search.bounds_text(s.bounds)
+  if bounds then say(opts, bounds) end
+  if opts.verbosity >= 3 then
+    say(opts, "space:")
+    for _, line in ipairs(command.space_lines(s.space, s.bounds)) do say(opts, line) end
+  end
+end
+
+local function run_search(s)
+  local update, finish = progress.new("searching")
+  local result = require("nd.core").search(s.base.model, s.base.run, s.space, update)
+  if finish then finish() end
+  return result
+end
+
+-- Exits with status 2 when no candidate can be recommended.
+local function check_found(result, counts, s)
+  if counts.priced == 0 then
+    local lines = table_report.summary(counts, s.budget)
+    errors.raise { message = "no candidate passes the search's rules: " .. lines[1]
+      .. "; widen the dimensions (-l), the bounds or the batch (-b)" }
+  end
+  if counts.fitting == 0 then
+    local c = result:lightest()
+    c.op = search.effective_op(c, s.base.parsed.run.shard_spans_cp == true)
+    errors.raise { message = string.format("nothing fits the budget of %s: all %d priced candidates are over it; the "
+      .. "lightest, %s, needs %s (stage %d), %s over. Raise -M, search more dimensions (-l) or recompute "
+      .. "(--recompute auto)", units.gib(s.budget), counts.priced, table_report.degrees(c), units.gib(c.peak_bytes),
+      c.peak_stage, units.gib(c.overshoot_bytes)) }
+  end
+end
+
+local function policy_context(s)
+  return { devices = s.base.devices, node_devices = hardware.node_devices(s.profile), budget_bytes = s.budget,
+           global_batch = s.gbs, hardware = s.profile }
+end
+
+-- The candidates as reports and policies see them (search.candidate).
+local function getter(result, s)
+  local spans_cp = s.base.parsed.run.shard_spans_cp == true
+  return function(i, with_stages)
+    return search.candidate(result, i, with_stages and s.base.model or nil, spans_cp)
+  end, function(c)
+    c.op = search.effective_op(c, spans_cp)
+    return c
+  end
+end
+
+local function top_list(get, n, with_stages)
+  local list = {}
+  for i = 1, n do list[i] = get(i, with_stages) end
+  return list
+end
+
+-- resolved.yaml in -o: the yaml (as read, with the command line's overrides)
+-- with the best strategy written in.
+local function write_resolved(opts, s, best)
+  local doc
+  if s.base.synthetic then
+    doc = s.base.synthetic
+  else
+    doc = nd.yaml.load(s.base.path)
+    require("nd.overrides").apply(doc, opts.overrides)
+  end
+  local notes = resolved_yaml.apply(doc, s.base.schema, best)
+  local dir = opts.output_dir
+  if not os.rename(dir, dir) then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") end
+  local path = dir .. "/resolved.yaml"
+  resolved_yaml.write(path, doc)
+  return path, notes
+end
+
+local function search_info(s)
+  local dims = {}
+  for _, d in ipairs(search.DIMS) do
+    local e = s.space.dims[d]
+    local pinned = e.pinned == search.FULL_SHARD and d == "OP" and "full" or e.pinned
+    dims[search.SHOWN[d]] = { searched = e.searched, pinned = pinned, bound = e.bound,
+                              allowed = e.allowed and nd.json.array(e.allowed) or nil }
+  end
+  return { devices = s.base.devices, global_batch = s.gbs, budget_bytes = s.budget, hardware = s.profile.name,
+           policy = s.policy.name, recompute = nd.json.array(s.modes), dims = dims }
+end
+
+local function report(opts, s, result, counts, kept, w, excluded)
+  local get, fix = getter(result, s)
+  local shown = math.min(opts.top, kept)
+  local list = top_list(get, shown, opts.svg)
+  if opts.csv then csv_report.write(opts.csv, result:size(), get) end
+  if opts.svg then
+    chart.write(opts.svg, list, { budget_bytes = s.budget,
+      title = string.format("Top %d of %d strategies: %s on %d %s devices", shown, kept, s.base.spec.name,
+                             s.base.devices, s.profile.name),
+      subtitle = string.format("global batch %d, budget %s a device, ranked by %s", s.gbs, units.gib(s.budget),
+                               s.policy.name) })
+  end
+  local path, notes = write_resolved(opts, s, list[1])
+  if opts.json then
+    io.write(nd.json.encode(json_report.document(counts, list, { warnings = w:all(), search = search_info(s),
+                                                                   resolved_yaml = path }), { indent = 2 }), "\n")
+    return
+  end
+  if opts.verbosity >= 1 then
+    for _, line in ipairs(table_report.summary(counts, s.budget)) do say(opts, line) end
+    if excluded > 0 then say(opts, excluded_text(excluded)) end
+    if kept + excluded < counts.fitting then
+      say(opts, string.format("%d of them kept by the policy's rules", kept))
+    end
+  end
+  if opts.verbosity >= 2 then
+    local dropped = result:dropped()
+    for _, c in ipairs(dropped) do fix(c) end
+    for _, line in ipairs(table_report.dropped(dropped, counts.dropped, s.budget)) do say(opts, line) end
+  end
+  if opts.verbosity >= 1 then say(opts, "") end
+  say(opts, string.format("top %d by %s%s:", shown, s.policy.name, s.policy.about and (" (" .. s.policy.about .. ")") or ""))
+  for _, line in ipairs(table_report.table(list)) do say(opts, line) end
+  if opts.verbosity >= 1 then
+    say(opts, "")
+    local removed = #notes > 0 and (", " .. table.concat(notes, ", ")) or ""
+    say(opts, string.format("resolved strategy written to %s (context%s left out; train it on %d devices)", path,
+                            removed, s.base.devices))
+    if opts.csv then say(opts, "every fitting candidate written to " .. opts.csv) end
+    if opts.svg then say(opts, "chart: " .. opts.svg) end
+  end
+end
+
+-- With OP kept at the yaml's shard (above 1) and DP searched, a candidate
+-- whose DP (x CP) is 1 is priced with the optimizer shard on over one rank,
+-- a strategy the yaml's dp_shard_size cannot state (1 turns FSDP off): set
+-- aside, so that every candidate shown is one resolved.yaml reproduces.
+function full_shard_exclusion(s)
+  local op = s.space.dims.OP
+  if op.searched or op.pinned <= 1 or not s.space.dims.DP.searched then return nil end
+  return function(c) return c.op_priced > 1 and c.op == 1 end
+end
+
+function excluded_text(n)
+  return string.format("%d set aside: DP x CP of 1 leaves the yaml's FSDP one rank to shard over, which its "
+    .. "dp_shard_size cannot state; name OP in -l to price them", n)
+end
+
+local function main(opts, w)
+  local s = command.prepare(opts, w)
+  if opts.verbosity >= 1 then header(opts, s) end
+  local result = run_search(s)
+  local counts = result:counts()
+  check_found(result, counts, s)
+  local kept, excluded = policies.apply(result, s.policy, policy_context(s), (getter(result, s)), nil,
+                                        full_shard_exclusion(s))
+  if kept == 0 then
+    errors.raise { message = string.format("the policy %s keeps none of the %d fitting candidates%s", s.policy.name,
+                                           counts.fitting, excluded > 0 and (" (" .. excluded_text(excluded) .. ")") or "") }
+  end
+  report(opts, s, result, counts, kept, w, excluded)
+end
+
+local opts = command.read_options({ ... })
+if opts.help then
+  io.write(command.help_text())
+  return
+end
+local w = warnings.new { echo = false }
+local ok, err = pcall(main, opts, w)
+if opts.verbosity >= 1 or not ok then flush_warnings(w, 0) end
+if not ok then error(err, 0) end

@@ -1,0 +1,164 @@
+-- The time model (src/timing.c) seen through nd.core.layer_traffic,
+-- nd.core.pipeline_step and nd.core.step_time: the bytes each collective
+-- moves for a hand-computed case, each schedule's step and bubble, and a
+-- whole step of a tiny model priced by hand.
+--
+-- The tiny dense model (spec/support/tiny.lua): h = 64, 4 heads of 16
+-- (= h / a), 4 KV heads, FFN 256 (gated: 3 matrices), vocabulary 1000, 2
+-- layers, the default op profile (4 gathers). Its layer's weights:
+-- attention h·a·d + 2·h·kv·d + a·d·h = 4·64·64 = 16384, norms 2·64 = 128,
+-- MLP 3·64·256 = 49152. Byte widths of an nd.run: params 2, compute 2,
+-- gradients 0 without accumulation and with one stage (reductions then
+-- move the parameter width, 2).
+local nd = require "nd"
+local core = require "nd.core"
+local tiny = dofile("spec/support/tiny.lua")
+
+local dense = tiny.dense()
+local moe = tiny.dense { num_experts = 8, num_experts_per_tok = 2, moe_intermediate_size = 128 }
+
+local function traffic(model, fields)
+  return core.layer_traffic(model, nd.run(fields), "decoder")
+end
+
+describe("bytes a rank moves for one layer and micro-batch (nd.core.layer_traffic)", function()
+  it("TP: gathers/4 · 8·(t − 1)/t · tokens·h·bc", function()
+    -- 4/4 · 8 · (2 − 1)/2 · 128 tokens · 64 · 2 B = 65536
+    assert.are.equal(65536, traffic(dense, { tp = 2, seq_length = 128 }).tp)
+    -- t = 4: 8 · 3/4 · 128 · 64 · 2 = 98304
+    assert.are.equal(98304, traffic(dense, { tp = 4, seq_length = 128 }).tp)
+    assert.are.equal(0, traffic(dense, { tp = 1, seq_length = 128 }).tp)
+  end)
+
+  it("CP ring: 3·(cp − 1) · tokens·kv·(d_qk + d_v)·bc / t, tokens = s·b/cp", function()
+    -- cp 2: 64 tokens a rank; 3 · 1 · 64 · 4 · 32 · 2 = 49152
+    assert.are.equal(49152, traffic(dense, { cp = 2, seq_length = 128 }).cp)
+    -- cp 4, tp 2: 32 tokens; 3 · 3 · 32 · 4 · 32 · 2 / 2 = 36864
+    assert.are.equal(36864, traffic(dense, { cp = 4, tp = 2, seq_length = 128 }).cp)
+  end)
+
+  it("CP Ulysses: 8·(cp − 1)/cp · tokens·(a + kv)·(d_qk + d_v)·bc / t", function()
+    -- 8 · 1/2 · 64 · (4 + 4) · 32 · 2 = 131072
+    assert.are.equal(131072, traffic(dense, { cp = 2, seq_length = 128, cp_algo = "ulysses_cp" }).cp)
+  end)
+
+  it("EP: 4·(ep − 1)/ep · top-k·tokens·h·bc (dispatch and combine, each way)", function()
+    -- 4 · 3/4 · 2 · 128 · 64 · 2 = 98304 (grouped GEMM: no capacity factor)
+    assert.are.equal(98304, traffic(moe, { dp = 4, ep = 4, seq_length = 128 }).ep)
+    -- without grouped GEMM the capacity factor multiplies the copies: x 1.5
+    assert.are.equal(147456, traffic(moe, { dp = 4, ep = 4, seq_length = 128, grouped_gemm = false,
+                                            capacity_factor = 1.5 }).ep)
+    assert.are.equal(0, traffic(dense, { dp = 4, seq_length = 128 }).ep)
+  end)
+
+  it("DP all-reduce: 2·(d − 1)/d · W · reduce width, once a step", function()
+    -- the dense layer's W = 16384 + 128 + 49152 = 65664; d = 4: 2 · 3/4 · 65664 · 2 = 196992
+    assert.are.equal(196992, traffic(dense, { dp = 4, seq_length = 128 }).dp)
+    -- the MoE layer's W = 16384 + 128 + router 64·8 = 512, and its 8 experts of 3·64·128 = 24576
+    -- over EP 4: 16384 + 128 + 512 + 8·24576/4 = 66176; 2 · 3/4 · 66176 · 2 = 198528
+    assert.are.equal(198528, traffic(moe, { dp = 4, ep = 4, seq_length = 128 }).dp)
+  end)
+
+  it("DP under FSDP: each micro-batch gathers (twice when resharding) and reduce-scatters, (S − 1)/S of W", function()
+    -- S = 4, m = 2, W = 65664, gradients in 4 B (accumulated): 2 · 3/4 · 65664 · (2·2 + 4) = 787968
+    local fsdp = { dp = 4, optimizer_parallel = true, optimizer_shard = 4, grad_shard_as_params = true,
+                   reshard_params = true, grad_accumulation = true, grad_bytes = 4, micro_batch_num = 2,
+                   seq_length = 128 }
+    assert.are.equal(787968, traffic(dense, fsdp).dp)
+    -- HSDP: shards of 2, 2 replicas: 2 · 1/2 · 65664 · 8 + 2 · (2 − 1)/2 · 65664/2 · 4 = 525312 + 131328
+    fsdp.optimizer_shard = 2
+    assert.are.equal(656640, traffic(dense, fsdp).dp)
+  end)
+end)
+
+describe("the step from the stage times (nd.core.pipeline_step)", function()
+  local x = { 1, 2, 3, 4 } -- Σ = 10, max = 4
+  local function step(fields)
+    local s, bubble = core.pipeline_step(nd.run(fields), x)
+    return s, bubble
+  end
+
+  it("1F1B: Σ + (m − 1)·max; the bubble is what exceeds m·max", function()
+    local s, b = step { pp = 4, micro_batch_num = 8 }
+    assert.are.equal(10 + 7 * 4, s)
+    assert.are.equal(38 - 32, b)
+  end)
+
+  it("GPipe: the same formula as 1F1B", function()
+    assert.are.equal(38, (step { pp = 4, micro_batch_num = 8, pp_schedule = "gpipe" }))
+  end)
+
+  it("interleaved, v = 2: Σ/v + p(v − 1)·max/v + (m·v − p(v − 1) − 1)·max/v", function()
+    -- 10/2 + 4·1·4/2 + (16 − 4 − 1)·4/2 = 5 + 8 + 22 = 35; bubble 35 − 32 = 3
+    local s, b = step { pp = 4, vpp = 2, micro_batch_num = 8 }
+    assert.are.equal(35, s)
+    assert.are.equal(3, b)
+  end)
+
+  it("DualPipeV (zero_bubble_v): m·max + (p − 1)·max/2, half of 1F1B's fill", function()
+    local s, b = step { pp = 4, vpp = 2, micro_batch_num = 8, pp_schedule = "zero_bubble_v" }
+    assert.are.equal(32 + 3 * 4 / 2, s)
+    assert.are.equal(6, b)
+  end)
+
+  it("seqpipe: m·max + (p − 1)·max/n with n sequence chunks", function()
+    local s, b = step { pp = 4, micro_batch_num = 8, pp_schedule = "seqpipe", seq_split = 4 }
+    assert.are.equal(32 + 3 * 4 / 4, s)
+    assert.are.equal(3, b)
+  end)
+
+  it("one stage: m · its time, no bubble", function()
+    local s, b = core.pipeline_step(nd.run { micro_batch_num = 8 }, { 2.5 })
+    assert.are.equal(20, s)
+    assert.are.equal(0, b)
+  end)
+end)
+
+describe("a whole step priced by hand (nd.core.step_time)", function()
+  -- One level of 8 devices at 1 GB/s, no overlap, 1 TFLOP/s sustained, 2 peak.
+  local hw = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } },
+               overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+  -- Forward FLOPs a token of a layer: 2·16384 (projections) + 2·4·128·32·0.5 (causal scores) + 2·49152
+  -- (MLP) = 147456; two layers 294912; the head 2·1000·64 = 128000: 422912 a token, 54132736 for 128.
+  local F = 422912 * 128
+
+  it("one device, one micro-batch: forward, twice that backward, MFU = sustained/peak", function()
+    local t = core.step_time(dense, nd.run { seq_length = 128 }, hw)
+    assert.is_true(math.abs(t.parts.forward_s - F / 1e12) < 1e-18)
+    assert.is_true(math.abs(t.parts.backward_s - 2 * F / 1e12) < 1e-18)
+    assert.is_true(math.abs(t.step_time_s - 3 * F / 1e12) < 1e-18)
+    assert.is_true(math.abs(t.mfu - 0.5) < 1e-12)
+    -- tokens a second a device: 128 / step
+    assert.is_true(math.abs(t.tokens_per_s_per_device - 128 / (3 * F / 1e12)) < 1e-6)
+  end)
+
+  it("full recompute reruns the forward; TP divides the compute and adds its gathers", function()
+    local t = core.step_time(dense, nd.run { seq_length = 128, recompute = "full" }, hw)
+    -- the forward of the two layers again (the head is not recomputed): 294912 · 128
+    assert.is_true(math.abs(t.parts.recompute_s - 294912 * 128 / 1e12) < 1e-18)
+    t = core.step_time(dense, nd.run { seq_length = 128, tp = 2 }, hw)
+    assert.is_true(math.abs(t.parts.forward_s - F / 2 / 1e12) < 1e-18)
+    -- two layers of 65536 B at 1 GB/s
+    assert.is_true(math.abs(t.parts.tp_s - 2 * 65536 / 1e9) < 1e-15)
+  end)
+
+  it("DP: the all-reduce of a rank's weights once a step, behind the pipeline", function()
+    -- W = 2 layers · 65664 + embedding 64000 + head 64000 (untied, both on the one stage) = 259328;
+    -- 2 · 1/2 · 259328 · 2 B = 518656 B at 1 GB/s
+    local t = core.step_time(dense, nd.run { seq_length = 128, dp = 2 }, hw)
+    assert.is_true(math.abs(t.parts.dp_s - 518656 / 1e9) < 1e-15)
+    assert.is_true(math.abs(t.step_time_s - (3 * F / 1e12 + 518656 / 1e9)) < 1e-15)
+  end)
+
+  it("PP: the slowest stage sets the pace, the first micro-batch fills the pipe", function()
+    -- pp 2, m 4: stage 0 holds layer 1 and the embedding, stage 1 layer 2 and the head (the straggler);
+    -- each sends 2 · 128 · 64 · 2 B = 32768 B a micro-batch; stage times X0 = 3·147456·128/1e12 + s,
+    -- X1 = 3·(147456 + 128000)·128/1e12 + s; step = X0 + X1 + 3·X1
+    local send = 32768 / 1e9
+    local x0, x1 = 3 * 147456 * 128 / 1e12 + send, 3 * (147456 + 128000) * 128 / 1e12 + send
+    local t = core.step_time(dense, nd.run { seq_length = 128, pp = 2, micro_batch_num = 4 }, hw)
+    assert.are.equal(1, t.straggler_stage)
+    assert.is_true(math.abs(t.step_time_s - (x0 + 4 * x1)) < 1e-15)
+    assert.is_true(math.abs(t.parts.bubble_s - x0) < 1e-15)
+  end)
+end)
