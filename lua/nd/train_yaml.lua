@@ -113,7 +113,7 @@ local MAX_DEGREE = 2 ^ 20
 local function degree(r, ...)
   local v, sec, key = r:first(...)
   if v == nil then return 1 end
-  return r:integer(sec, key, v, 1, "a positive whole number of devices, at most 1048576", MAX_DEGREE)
+  return r:integer(sec, key, v, 1, nil, MAX_DEGREE)
 end
 
 -- reads: accelerator (root) -> train.accelerator: tp_size -> tp_degree,
