@@ -151,6 +151,23 @@ describe("numeric ranges at the C boundary", function()
     assert.is_userdata(nd.run { pp = 2048, vpp = 64 })
   end)
 
+  it("bounds the recompute ranges (one a layer) before allocating them", function()
+    local ranges = {}
+    for i = 1, 100001 do ranges[i] = { first = i - 1, count = 1, option = "full" } end
+    assert.are.equal("recompute lists 100001 ranges; at most 100000 (one a layer)",
+                     refusal(nd.run, { recompute = ranges }))
+  end)
+
+  it("bounds the layer kinds of a stack, which are looked up by a scan", function()
+    local kinds, layers = {}, {}
+    for i = 1, 1025 do
+      kinds["k" .. i] = { ops = tiny.DEFAULT_OPS }
+      layers[i] = { kind = "k" .. i, count = 1 }
+    end
+    assert.are.equal("layers name more than 1024 layer kinds",
+                     refusal(tiny.dense, { num_hidden_layers = 1025, kinds = kinds, layers = layers }))
+  end)
+
   it("refuses names past 4096 bytes and quotes long values cut short", function()
     assert.are.equal("optimizer must be a name of at most 4096 bytes, got \"" .. string.rep("x", 60)
                      .. "...\" (a string of 5000 bytes)", refusal(nd.run, { optimizer = string.rep("x", 5000) }))

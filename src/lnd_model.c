@@ -18,6 +18,7 @@
 #define MAX_HEADS 65536
 #define MAX_EXPERTS 65536
 #define MAX_TOKENS ((int64_t)1 << 31)
+#define MAX_KINDS 1024
 
 static const char *const SPEC_KEYS[] = {
     "name", "arch", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
@@ -172,6 +173,9 @@ static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
     for (int i = 0; i < m->n_kinds; i++)
         if (strcmp(m->kinds[i].name, name) == 0)
             return i;
+    /* a kind is looked up by a scan: bounded, a stack of many groups stays linear */
+    if (m->n_kinds >= MAX_KINDS)
+        nd_bad_input(L, "%slayers name more than %d layer kinds", prefix, MAX_KINDS);
     layer_kind *grown = realloc(m->kinds, (size_t)(m->n_kinds + 1) * sizeof *grown);
     if (grown == NULL)
         luaL_error(L, "out of memory");

@@ -160,7 +160,11 @@ static void read_range(lua_State *L, int range, int i, recompute_range *g, int64
 
 static void read_ranges(lua_State *L, int v, run_t *r)
 {
-    int n = (int)lua_rawlen(L, v);
+    /* ranges go in model order without overlap: at most one a layer */
+    size_t len = lua_rawlen(L, v);
+    if (len > MAX_LAYERS)
+        nd_bad_input(L, "recompute lists %I ranges; at most %d (one a layer)", (lua_Integer)len, MAX_LAYERS);
+    int n = (int)len;
     if (n == 0)
         return;
     r->ranges = calloc((size_t)n, sizeof *r->ranges);
