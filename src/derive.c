@@ -27,6 +27,7 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
  * non-strict derive does: the search refuses such candidates earlier. */
 static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
 {
+    /* int64 products of degrees: each <= 2^20 and dp·tp·pp·cp <= 2^20 (lnd_run.c), so none passes 2^60 */
     int64_t dp = r->dp, t = r->tp, cp = r->cp, ep = r->ep;
     int64_t t_exp, d_exp;
     if (r->etp > 1) {

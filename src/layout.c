@@ -81,7 +81,7 @@ static int place_counts(layout_t *l, const run_t *r, int64_t total)
 
 static int reserve(layout_t *l, const run_t *r)
 {
-    int64_t n = r->pp * r->vpp;
+    int64_t n = r->pp * r->vpp; /* int64: <= 2^17 chunks (lnd_run.c) */
     if (l->pp * l->vpp < n || l->chunks == NULL) {
         free(l->chunks);
         free(l->counts);
