@@ -54,10 +54,10 @@ $(BUILD):
 test: test-deps $(BIN) $(CTESTS)
 	@NDLUA=./$(BIN) CTEST_DIR=$(BUILD)/spec scripts/run-tests
 
-# Until the estimate command exists, the demo reads the bundled example;
-# later: ./$(BIN) estimate.lua examples/qwen3-30b-a3b-fsdp8/train.yaml
+# The strategies of the bundled Qwen3-30B-A3B recipe on 64 A3 devices;
+# resolved.yaml goes to $(BUILD)/.
 run: $(BIN)
-	./$(BIN) estimate.lua examples/qwen3-30b-a3b-fsdp8/train.yaml
+	./$(BIN) search.lua examples/qwen3-30b-a3b-fsdp8/train.yaml -d 64 -b 128 -M 58GB -A A3 -o $(BUILD)
 
 # The sanitizers' settings for the whole suite. LeakSanitizer needs no
 # suppressions: ndlua closes its Lua state at exit, busted exits through

@@ -59,6 +59,53 @@ function sections.estimate()
   end
 end
 
+-- The search (nd.core.search) of DeepSeek-V3 from the catalog over every
+-- dimension and the three recompute modes, as search.lua declares it for
+-- examples/deepseek-v3-256/train.yaml on A3 with a 58 GB budget and a global
+-- batch of 2 a device. Targets: 1,000,000 priced a second, and the
+-- 1024-device search (with the default policy's sort) under a second.
+function sections.search()
+  local lua_policy
+  local command = require "nd.search.command"
+  local policies = require "nd.policies"
+  print("search, DeepSeek-V3 over every dimension x off/selective/full, A3, 58 GB (median of 5 runs):")
+  print(string.format("  %-12s %10s %10s %10s %14s %10s %12s", "devices", "tested", "priced", "fitting",
+                      "priced/s", "search s", "+ ranking s"))
+  for _, n in ipairs { 1024, 4096 } do
+    local opts = command.read_options { "examples/deepseek-v3-256/train.yaml", "-d", tostring(n), "-b",
+                                        tostring(2 * n), "-A", "A3", "-M", "58GB", "--recompute", "auto" }
+    local s = command.prepare(opts, warnings)
+    local counts
+    local search_s = median(function()
+      local r = core.search(s.base.model, s.base.run, s.space)
+      counts = r:counts()
+      return counts.elapsed_s
+    end)
+    local total_s = median(function()
+      local t0 = os.clock()
+      local r = core.search(s.base.model, s.base.run, s.space)
+      policies.apply(r, s.policy, {})
+      for i = 1, math.min(10, r:size()) do r:candidate(i) end
+      return os.clock() - t0
+    end)
+    print(string.format("  %-12d %10d %10d %10d %14.0f %10.3f %12.3f", n, counts.tested, counts.priced,
+                        counts.fitting, counts.priced / search_s, search_s, total_s))
+    if n == 1024 then lua_policy = { s = s, fitting = counts.fitting } end
+  end
+  -- A policy scoring in Lua (examples/policies/team.lua: keep and score on
+  -- every fitting candidate) costs a table a candidate; per candidate:
+  local team = policies.load("examples/policies/team.lua")
+  local s = lua_policy.s
+  local r = core.search(s.base.model, s.base.run, s.space)
+  local ctx = { node_devices = 16, budget_bytes = s.budget }
+  local per = median(function()
+    local t0 = os.clock()
+    policies.apply(r, team, ctx)
+    return (os.clock() - t0) / lua_policy.fitting
+  end)
+  report(string.format("a Lua policy (keep + score) per fitting candidate, 1024 devices (%d)", lua_policy.fitting), per)
+end
+
 local wanted = #arg > 0 and arg or { "params", "estimate", "search" }
 for _, name in ipairs(wanted) do
   if sections[name] then sections[name]() end

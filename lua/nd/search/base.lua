@@ -36,7 +36,12 @@ end
 local function read_recompute(doc)
   local ctx = type(doc.context) == "table" and doc.context or nil
   if not ctx or not values.present(ctx.recompute) then return nil end
+  local shown = (overrides.applied(doc) or {})["context.recompute"]
   return search.parse_recompute(ctx.recompute, function(message, accepted)
+    if shown then
+      errors.raise { file = "command line " .. shown, path = "context.recompute", message = message,
+                     accepted = accepted }
+    end
     errors.at(ctx, "recompute", "context.recompute", message, accepted)
   end)
 end
