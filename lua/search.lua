@@ -165,7 +165,8 @@ local function report(opts, s, result, counts, kept, w, excluded)
     for _, line in ipairs(table_report.dropped(dropped, counts.dropped, s.budget)) do say(opts, line) end
   end
   if opts.verbosity >= 1 then say(opts, "") end
-  say(opts, string.format("top %d by %s%s:", shown, s.policy.name, s.policy.about and (" (" .. s.policy.about .. ")") or ""))
+  local about = s.policy.about and (" (" .. s.policy.about .. ")") or ""
+  say(opts, string.format("top %d by %s%s:", shown, s.policy.name, about))
   for _, line in ipairs(table_report.table(list)) do say(opts, line) end
   if opts.verbosity >= 1 then
     say(opts, "")
@@ -201,8 +202,9 @@ local function main(opts, w)
   local kept, excluded = policies.apply(result, s.policy, policy_context(s), (getter(result, s)), nil,
                                         full_shard_exclusion(s))
   if kept == 0 then
+    local why = excluded > 0 and (" (" .. excluded_text(excluded) .. ")") or ""
     errors.raise { message = string.format("the policy %s keeps none of the %d fitting candidates%s", s.policy.name,
-                                           counts.fitting, excluded > 0 and (" (" .. excluded_text(excluded) .. ")") or "") }
+                                           counts.fitting, why) }
   end
   report(opts, s, result, counts, kept, w, excluded)
 end

@@ -119,7 +119,9 @@ local function check(path, p)
   local overlap = {}
   for k, v in pairs(hardware.DEFAULT_OVERLAP) do overlap[k] = v end
   for k, v in pairs(p.overlap or {}) do
-    if hardware.DEFAULT_OVERLAP[k] == nil then bad(path, "overlap." .. tostring(k) .. " is no collective (dp, tp, cp, ep, pp)") end
+    if hardware.DEFAULT_OVERLAP[k] == nil then
+      bad(path, "overlap." .. tostring(k) .. " is no collective (dp, tp, cp, ep, pp)")
+    end
     if type(v) ~= "number" or v < 0 or v > 1 then bad(path, "overlap." .. k .. " must be a share from 0 to 1") end
     overlap[k] = v
   end

@@ -145,7 +145,8 @@ local function read_fields(p, t, path, schema)
       p:error(t, key, kpath, "must be a whole number above 0, got " .. describe(v))
     elseif kind == "count0" and not (math.type(v) == "integer" and v >= 0) then
       p:error(t, key, kpath, "must be a whole number (0: not stated), got " .. describe(v))
-    elseif (kind == "size" or kind == "size0") and not (type(v) == "number" and (v > 0 or (kind == "size0" and v == 0))) then
+    elseif (kind == "size" or kind == "size0")
+      and not (type(v) == "number" and (v > 0 or (kind == "size0" and v == 0))) then
       p:error(t, key, kpath, "must be a number of GB above 0, got " .. describe(v))
     elseif kind == "string" and type(v) ~= "string" then
       p:error(t, key, kpath, "must be a name, got " .. describe(v))
@@ -322,85 +323,98 @@ local function degrees(d)
   return {}
 end
 
---- Checks the config's values against the model and the devices (§b.6).
--- @tparam table cfg from search_config.read
--- @tparam table o `spec` (the settled model), `devices`, `global_batch`,
---   `seq_length`, `device_memory_gb` (the device's, for the limit warning)
-function search_config.validate(cfg, o)
-  local p, spec, dims, par = cfg.problems, o.spec, cfg.dims, cfg.parallelism_doc
-  local function each(key, f)
-    for _, v in ipairs(degrees(dims[key])) do
-      local message = f(v)
-      if message then
-        p:error(par, key, "parallelism." .. key, message)
-        return
-      end
+-- Checks each degree an entry allows with f (a message or nil); the first
+-- message is the entry's error.
+local function each(cfg, key, f)
+  for _, v in ipairs(degrees(cfg.dims[key])) do
+    local message = f(v)
+    if message then
+      cfg.problems:error(cfg.parallelism_doc, key, "parallelism." .. key, message)
+      return
     end
   end
-  -- the product of the fixed degrees
+end
+
+-- The fixed degrees' product against the devices.
+local function check_product(cfg, devices)
   local product, parts = 1, {}
   for _, key in ipairs({ "dp", "tp", "pp", "cp" }) do
-    local d = dims[key]
+    local d = cfg.dims[key]
     if d and d.kind == "fixed" then
       product = product * d.value
       parts[#parts + 1] = key .. " " .. d.value
     end
   end
-  if product > o.devices then
-    p:error(par, nil, "parallelism", string.format("the product of the fixed degrees (%s) = %d exceeds the %d "
-      .. "devices", table.concat(parts, " x "), product, o.devices))
+  if product > devices then
+    cfg.problems:error(cfg.parallelism_doc, nil, "parallelism", string.format("the product of the fixed degrees "
+      .. "(%s) = %d exceeds the %d devices", table.concat(parts, " x "), product, devices))
   end
-  each("tp", function(t)
+end
+
+-- TP over the hidden size, CP over the sequence, EP over the experts.
+local function check_model(cfg, spec, seq_length)
+  each(cfg, "tp", function(t)
     if spec.hidden_size % t ~= 0 then
       return string.format("tp %d does not divide hidden_size %d", t, spec.hidden_size)
     end
   end)
-  each("cp", function(c)
-    if o.seq_length % c ~= 0 then
-      return string.format("cp %d does not divide the sequence of %d tokens", c, o.seq_length)
+  each(cfg, "cp", function(c)
+    if seq_length % c ~= 0 then
+      return string.format("cp %d does not divide the sequence of %d tokens", c, seq_length)
     end
   end)
   local experts = spec.num_experts or 1
   if experts > 1 then
-    each("ep", function(e)
+    each(cfg, "ep", function(e)
       if experts % e ~= 0 then return string.format("ep %d does not divide the model's %d experts", e, experts) end
     end)
+    return
   end
-  if experts <= 1 then
-    for _, v in ipairs(degrees(dims.ep)) do
-      if v > 1 then
-        p:warn("parallelism.ep", "the model is dense: expert parallelism above 1 refuses every candidate")
-        break
-      end
+  for _, v in ipairs(degrees(cfg.dims.ep)) do
+    if v > 1 then
+      cfg.problems:warn("parallelism.ep", "the model is dense: expert parallelism above 1 refuses every candidate")
+      return
     end
   end
-  local dp, fsdp = dims.dp, dims.fsdp
+end
+
+-- The FSDP shard within a fixed dp; the batch over the micro-batches and dp.
+local function check_batch(cfg, gbs)
+  local dp = cfg.dims.dp
   if dp and dp.kind == "fixed" then
-    each("fsdp", function(f)
+    each(cfg, "fsdp", function(f)
       if dp.value % f ~= 0 then
         return string.format("FSDP shards over %d ranks, which do not divide dp %d (the HSDP replicas would not "
           .. "be whole)", f, dp.value)
       end
     end)
   end
-  local gbs = o.global_batch
-  if gbs then
-    each("micro_batch_num", function(m)
-      if gbs % m ~= 0 then return string.format("global batch %d is no multiple of micro_batch_num %d", gbs, m) end
-    end)
-    if dp and dp.kind == "fixed" and gbs % dp.value ~= 0 then
-      p:error(par, "dp", "parallelism.dp", string.format("global batch %d is no multiple of the effective DP %d",
-        gbs, dp.value))
-    end
+  if not gbs then return end
+  each(cfg, "micro_batch_num", function(m)
+    if gbs % m ~= 0 then return string.format("global batch %d is no multiple of micro_batch_num %d", gbs, m) end
+  end)
+  if dp and dp.kind == "fixed" and gbs % dp.value ~= 0 then
+    cfg.problems:error(cfg.parallelism_doc, "dp", "parallelism.dp", string.format("global batch %d is no multiple "
+      .. "of the effective DP %d", gbs, dp.value))
   end
-  local layers = spec.num_hidden_layers + (spec.mtp_depth or 0)
-  each("pp", function(pp)
+end
+
+--- Checks the config's values against the model and the devices (§b.6).
+-- @tparam table cfg from search_config.read
+-- @tparam table o `spec` (the settled model), `devices`, `global_batch`,
+--   `seq_length`, `device_memory_gb` (the device's, for the limit warning)
+function search_config.validate(cfg, o)
+  check_product(cfg, o.devices)
+  check_model(cfg, o.spec, o.seq_length)
+  check_batch(cfg, o.global_batch)
+  local layers = o.spec.num_hidden_layers + (o.spec.mtp_depth or 0)
+  each(cfg, "pp", function(pp)
     if pp > layers then return string.format("pp %d exceeds the model's %d layers", pp, layers) end
   end)
   search_config.validate_pp_config(cfg, layers)
   if o.device_memory_gb and (cfg.constraint.memory_limit_gb or 0) > o.device_memory_gb then
-    p:warn("constraint.memory_limit_gb", string.format("%g GB is above the device's %g GB: the device's memory is "
-      .. "the budget", cfg.constraint.memory_limit_gb, o.device_memory_gb))
+    cfg.problems:warn("constraint.memory_limit_gb", string.format("%g GB is above the device's %g GB: the device's "
+      .. "memory is the budget", cfg.constraint.memory_limit_gb, o.device_memory_gb))
   end
 end
 

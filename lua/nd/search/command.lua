@@ -289,7 +289,8 @@ function command.modes_of(opts, cfg, b, w)
   local r = b.parsed.run
   mode = (r.full_recompute ~= false and "full") or (r.selective_recompute ~= false and "selective") or "off"
   w:warn("model.config_overrides", "states recompute per stage, which a search cannot carry over to other "
-    .. "pipelines: every candidate is priced with " .. mode .. " recompute in every layer (name modes with --recompute)")
+    .. "pipelines: every candidate is priced with " .. mode .. " recompute in every layer (name modes with "
+    .. "--recompute)")
   return { mode }, "model.config_overrides"
 end
 
