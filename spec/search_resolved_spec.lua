@@ -17,13 +17,16 @@ local warnings = require "nd.warnings"
 local function searched(path, argv)
   local all = { path, "-M", "1000GB", "--recompute", "auto" }
   for _, a in ipairs(argv) do all[#all + 1] = a end
-  local s = command.prepare(command.read_options(all), warnings.quiet())
+  local opts = command.read_options(all)
+  local s = command.prepare(opts, warnings.quiet())
+  s.overrides = opts.overrides
   return s, core.search(s.base.model, s.base.run, s.space)
 end
 
 -- The peak estimate.lua gives the resolved yaml of candidate c.
 local function resolved_peak(path, s, c)
   local doc = nd.yaml.load(path)
+  require("nd.overrides").apply(doc, s.overrides)
   resolved.apply(doc, s.base.schema, c)
   local parsed = train_yaml.parse(doc, { devices = s.base.devices, warnings = warnings.quiet() })
   return nd.estimate(nd.model(parsed.model), nd.run(parsed.run)).peak_bytes
@@ -58,6 +61,11 @@ describe("resolved.yaml round trip: estimate.lua costs the candidate the search 
   it("DeepSeek-V3 on 64 devices with OP kept at the yaml's FSDP over all ranks", function()
     assert.is_true(round_trip("examples/deepseek-v3-256/train.yaml", { "-d", "64", "-l", "DP", "TP", "PP", "CP",
                                                                        "EP" }, 40) >= 30)
+  end)
+
+  it("DeepSeek-V3 under DualPipeV (zero_bubble_v: VPP up to 2), set by a command-line override", function()
+    assert.is_true(round_trip("examples/deepseek-v3-256/train.yaml",
+                              { "--accelerator.pipeline_scheduler=zero_bubble_v" }, 40) >= 30)
   end)
 
   it("Llama-3.1-70B (fp32 main params, selective) on 64 devices", function()

@@ -260,6 +260,14 @@ describe("the bounds (§b.2)", function()
     assert.is_nil(b.EP)
   end)
 
+  it("bounds VPP to 2 under DualPipeV, which runs two chunks a stage", function()
+    local b = search.bounds { model = ds, hardware = hardware.load("A2"), devices = 64, global_batch = 64,
+                              searched = { VPP = true }, pinned = {}, schedule = "zero_bubble_v" }
+    assert.are.equal(2, b.VPP.value)
+    assert.is_nil(search.bounds { model = ds, hardware = hardware.load("A2"), devices = 64, global_batch = 64,
+                                  searched = { VPP = true }, pinned = {}, schedule = "1f1b" }.VPP)
+  end)
+
   it("bounds a dense model's EP to 1", function()
     local b = search.bounds { model = tiny.dense():spec(), hardware = FLAT, devices = 8, global_batch = 8,
                               searched = { EP = true }, pinned = {} }

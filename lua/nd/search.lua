@@ -133,7 +133,11 @@ function search.layers(spec)
   return spec.num_hidden_layers + (spec.mtp_depth or 0)
 end
 
---- The bounds of the searched dimensions (§b.2), each with the reason for it.
+--- Schedules that run at most two chunks a stage (the C core's run refuses more).
+search.TWO_CHUNK_SCHEDULES = { zero_bubble_v = true, zbv = true, dualpipev = true }
+
+--- The bounds of the searched dimensions (§b.2), each with the reason for it;
+-- and VPP's under a schedule of two chunks, which the reference has not.
 -- @treturn table `{PP = {value, why}, EP = {...}, MP = {...}}`, searched dims only
 function search.bounds(o)
   local spec, out = o.model, {}
@@ -144,6 +148,9 @@ function search.bounds(o)
     out.PP = { value = math.max(1, math.min(machine, layers // vpp0, o.global_batch)),
                why = string.format("the machine's %d, %d layers over VPP %d, a batch of %d", machine, layers, vpp0,
                                    o.global_batch) }
+  end
+  if o.searched.VPP and search.TWO_CHUNK_SCHEDULES[o.schedule or ""] then
+    out.VPP = { value = 2, why = "DualPipeV runs two chunks a stage" }
   end
   if o.searched.EP then
     local experts = spec.num_experts or 1
@@ -163,7 +170,7 @@ end
 --- The bounds line (§a.4 item 1) in ndlua's words; nil when no bound applies.
 function search.bounds_text(bounds)
   local parts = {}
-  for _, d in ipairs({ "PP", "EP", "MP" }) do
+  for _, d in ipairs({ "PP", "VPP", "EP", "MP" }) do
     local b = bounds[d]
     if b then parts[#parts + 1] = string.format("%s up to %d (%s)", search.SHOWN[d], b.value, b.why) end
   end
@@ -175,7 +182,8 @@ end
 -- @tparam table o `model` (settled spec), `hardware` (a profile),
 --   `devices`, `global_batch`, `budget_bytes`, `searched` (set of C dim
 --   names), `pinned` (values of the others), `allowed` (candidate lists
---   by dim, optional), `recompute` (modes), `keep_dropped`
+--   by dim, optional), `recompute` (modes), `keep_dropped`, `schedule`
+--   (the run's pp_schedule)
 -- @treturn table the space
 -- @treturn table the bounds (search.bounds)
 function search.space(o)

@@ -371,7 +371,7 @@ function command.prepare(opts, w)
   local space, bounds = search.space {
     model = b.spec, hardware = profile, devices = b.devices, global_batch = gbs, budget_bytes = budget,
     searched = searched, pinned = pinned, allowed = allowed, recompute = modes,
-    keep_dropped = opts.verbosity >= 2 and 1000 or 0,
+    keep_dropped = opts.verbosity >= 2 and 1000 or 0, schedule = b.parsed.run.pp_schedule,
   }
   local problem = search.batch_problem(space, b.accumulates, b.stated_batch)
   if problem then errors.raise { message = problem } end
