@@ -118,7 +118,7 @@ W/t (W = 4 layers + embedding + head = 132653056), 2·(d − 1)/d · W/t · 2 B:
   search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: TP up to 8 (the model's KV heads)
   4 candidates tested: none refused, 4 priced for memory
-  4 fitting the budget of 64.00 GiB, 0 dropped over it; searched in 0.* s (glob)
+  4 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
   
   top 4 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
@@ -144,7 +144,7 @@ So a cap of 2.6 GB (binary) drops TP 1 and TP 2; -v 2 says by how much:
   search: custom on 8 devices (flat8), a global batch of 16, 2.60 GiB a device (-M); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: TP up to 8 (the model's KV heads)
   4 candidates tested: none refused, 4 priced for memory
-  2 fitting the budget of 2.60 GiB, 2 dropped over it; searched in 0.* s (glob)
+  2 fitting the budget of 2.60 GiB, 2 dropped over it; searched in * s (glob)
   dropped: dp 8 tp 1 pp 1 vpp 1 cp 1 ep 1 op 1 sp off mb 2 mbs 1 full: its peak of 3.13 GiB (stage 0) is over the 2.60 GiB budget by 0.53 GiB
   dropped: dp 4 tp 2 pp 1 vpp 1 cp 1 ep 1 op 1 sp off mb 4 mbs 1 full: its peak of 2.73 GiB (stage 0) is over the 2.60 GiB budget by 0.13 GiB
   
@@ -198,7 +198,7 @@ sends, 2 · 2048 · 1024 · 2 B at 100 GB/s; the step is ΣX + (m − 1)·max X
     SP   fixed 0
     OP   fixed 1
   9 candidates tested: 3 refused (a degree out of bounds 3), 6 priced for memory
-  6 fitting the budget of 64.00 GiB, 0 dropped over it; searched in 0.* s (glob)
+  6 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
   
   top 6 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
@@ -227,7 +227,7 @@ sets aside TP 8. Of the 6: PP 4 TP 2 (-42), PP 2 TP 4 (-24), PP 2 TP 2
   search: custom on 8 devices (flat8), a global batch of 4, 64.00 GiB a device (flat8's memory); recompute full (activation_checkpoint.mode); ranked by deep.lua
   bounds: PP up to 4 (the machine's 8, 4 layers over VPP 1, a batch of 4); TP up to 8 (the model's KV heads)
   9 candidates tested: 3 refused (a degree out of bounds 3), 6 priced for memory
-  6 fitting the budget of 64.00 GiB, 0 dropped over it; searched in 0.* s (glob)
+  6 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
   5 of them kept by the policy's rules
   
   top 5 by deep.lua (deepest pipeline first):
