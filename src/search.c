@@ -146,6 +146,11 @@ static bool degrees_valid(const searcher *s, const candidate *c)
         return false;
     if (!power_of_two(g[DIM_TP]) || !power_of_two(g[DIM_OP]))
         return false;
+    /* a pipeline of more stages than layers, more chunks than a stage has
+     * layers, or DualPipeV past two chunks, lays out no model */
+    if (g[DIM_PP] > s->layers || g[DIM_VPP] > (g[DIM_PP] > 1 ? s->layers / g[DIM_PP] : 1) ||
+        (s->base->schedule == SCHED_ZERO_BUBBLE_V && g[DIM_VPP] > 2))
+        return false;
     for (int i = 0; i < DIM_COUNT; i++) {
         const dim_space *d = &sp->dims[i];
         if (g[i] < (i == DIM_SP ? 0 : 1) || (d->searched && d->bound > 0 && g[i] > d->bound))
@@ -303,11 +308,24 @@ static int price(searcher *s, candidate *c)
     return push_candidate(&res->fit, &res->n_fit, &res->cap_fit, c);
 }
 
+/* The base run's own recompute as one mode for every layer: a run-wide full
+ * or selective recompute carries over; per-stage counts and ranges count
+ * the base's stages and layers, which a candidate's pipeline does not keep,
+ * so they price as no recompute. */
+static recompute_mode own_mode(const run_t *base)
+{
+    if (base->n_ranges == 0 && base->full_recompute.form == FORM_ALL)
+        return REC_FULL;
+    if (base->n_ranges == 0 && base->full_recompute.form == FORM_NONE && base->selective_recompute.form == FORM_ALL)
+        return REC_SELECTIVE;
+    return REC_OFF;
+}
+
 static int consider(searcher *s, candidate *c)
 {
     int n_modes = s->sp->n_modes > 0 ? s->sp->n_modes : 1;
     for (int i = 0; i < n_modes; i++) {
-        c->mode = s->sp->n_modes > 0 ? s->sp->modes[i] : REC_OFF;
+        c->mode = s->sp->n_modes > 0 ? s->sp->modes[i] : own_mode(s->base);
         s->res->tested++;
         refusal why = validate(s, c);
         if (why != REFUSE_COUNT) {

@@ -35,7 +35,7 @@ typedef struct {
     double budget_bytes;           /* a candidate fits when its peak is at most this */
     dim_space dims[DIM_COUNT];
     recompute_mode modes[3];
-    int n_modes;                   /* 0: the base run's own recompute */
+    int n_modes;                   /* 0: the base run's own run-wide recompute (search.c own_mode) */
     hardware_t hw;
     int64_t keep_dropped;          /* dropped candidates kept as examples */
 } search_space;
