@@ -23,7 +23,7 @@ function census.load(path)
     error("census.load: path must be a file name, got " .. type(path), 2)
   end
   local doc = core.json.load(path)
-  if type(doc) ~= "table" then
+  if type(doc) ~= "table" or doc[1] ~= nil or next(doc) == nil and core.keys(doc) == nil then
     errors.raise { file = path, message = "a census file is a JSON object with activations and output_activations" }
   end
   for key in pairs(doc) do

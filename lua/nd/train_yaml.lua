@@ -299,7 +299,13 @@ function train_yaml.read_optimizer(r, stored_bytes)
     name = "adamw"
   else
     -- The class's own name: hyper_parallel.components.optim.Muon -> muon.
-    name = r:name(sec, key, v):match("([^.]+)$"):lower()
+    local stated = r:name(sec, key, v)
+    name = stated:match("([^.]+)$")
+    if not name then
+      r:fail(sec, key, "names no optimizer class: " .. values.describe(v),
+             "a class path such as torch.optim.AdamW or hyper_parallel.components.optim.Muon")
+    end
+    name = name:lower()
   end
   local fp32_main = r:flag(o, "fp32_main_params", r:value(o, "fp32_main_params"))
   return {
