@@ -51,34 +51,22 @@ static estimate_t *push_scratch(lua_State *L)
     return e;
 }
 
-static void set_int(lua_State *L, const char *key, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, key);
-}
-
-static void set_bool(lua_State *L, const char *key, bool v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, key);
-}
-
 static void push_row(lua_State *L, const estimate_row *row)
 {
     lua_createtable(L, 0, 12);
-    set_int(L, "chunk", row->chunk);
+    lnd_set_int(L, "chunk", row->chunk);
     lua_pushstring(L, row->kind);
     lua_setfield(L, -2, "kind");
-    set_int(L, "count", row->count);
-    set_bool(L, "mtp", row->mtp);
-    set_bool(L, "vision", row->vision);
-    set_bool(L, "census", row->census);
+    lnd_set_int(L, "count", row->count);
+    lnd_set_bool(L, "mtp", row->mtp);
+    lnd_set_bool(L, "vision", row->vision);
+    lnd_set_bool(L, "census", row->census);
     lua_pushstring(L, row->type == ROW_LAYERS ? MODE_NAMES[row->mode] : "off");
     lua_setfield(L, -2, "recompute");
-    set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
-    set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
-    set_int(L, "comm_bytes_per_layer", bytes(L, row->comm_per_layer));
-    set_int(L, "in_flight", row->in_flight);
+    lnd_set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
+    lnd_set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
+    lnd_set_int(L, "comm_bytes_per_layer", bytes(L, row->comm_per_layer));
+    lnd_set_int(L, "in_flight", row->in_flight);
 }
 
 /* Pushes one stage's table; returns its rounded total. */
@@ -91,13 +79,13 @@ static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
     static const char *const names[8] = {"params", "grads", "optimizer", "main_params", "activations",
                                          "comm", "backward_overhead", "reserve"};
     lua_createtable(L, 0, 11);
-    set_int(L, "stage", s);
+    lnd_set_int(L, "stage", s);
     int64_t total = 0;
     for (int i = 0; i < 8; i++) {
-        set_int(L, names[i], parts[i]);
+        lnd_set_int(L, names[i], parts[i]);
         total += parts[i];
     }
-    set_int(L, "total", total);
+    lnd_set_int(L, "total", total);
     lua_createtable(L, st->n_rows, 0);
     for (int i = 0; i < st->n_rows; i++) {
         push_row(L, &e->rows[st->first_row + i]);
@@ -121,12 +109,12 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
         }
     }
     lua_setfield(L, -2, "stages");
-    set_int(L, "peak_bytes", peak);
-    set_int(L, "peak_stage", peak_stage);
-    set_int(L, "capacity_bytes", r->device_memory_bytes);
-    set_bool(L, "fits", peak <= r->device_memory_bytes);
-    set_bool(L, "census_used", e->census_used);
-    set_bool(L, "experts_clamped", e->experts_clamped);
+    lnd_set_int(L, "peak_bytes", peak);
+    lnd_set_int(L, "peak_stage", peak_stage);
+    lnd_set_int(L, "capacity_bytes", r->device_memory_bytes);
+    lnd_set_bool(L, "fits", peak <= r->device_memory_bytes);
+    lnd_set_bool(L, "census_used", e->census_used);
+    lnd_set_bool(L, "experts_clamped", e->experts_clamped);
 }
 
 static double now_seconds(void)
@@ -184,19 +172,19 @@ int lnd_estimate(lua_State *L)
 static void push_chunk(lua_State *L, const layout_t *l, const chunk_layout *ch, const model_t *m)
 {
     lua_createtable(L, 0, 5);
-    set_int(L, "first", ch->first);
-    set_int(L, "count", ch->count);
-    set_bool(L, "embedding", ch->embedding);
-    set_bool(L, "output", ch->output);
+    lnd_set_int(L, "first", ch->first);
+    lnd_set_int(L, "count", ch->count);
+    lnd_set_bool(L, "embedding", ch->embedding);
+    lnd_set_bool(L, "output", ch->output);
     lua_createtable(L, ch->n_runs, 0);
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         lua_createtable(L, 0, 5);
         lua_pushstring(L, m->kinds[run->kind].name);
         lua_setfield(L, -2, "kind");
-        set_int(L, "first", run->first);
-        set_int(L, "count", run->count);
-        set_bool(L, "mtp", run->mtp);
+        lnd_set_int(L, "first", run->first);
+        lnd_set_int(L, "count", run->count);
+        lnd_set_bool(L, "mtp", run->mtp);
         lua_pushstring(L, MODE_NAMES[run->mode]);
         lua_setfield(L, -2, "recompute");
         lua_rawseti(L, -2, i + 1);
@@ -215,7 +203,7 @@ int lnd_layout(lua_State *L)
     lua_createtable(L, (int)r->pp, 0);
     for (int64_t s = 0; s < r->pp; s++) {
         lua_createtable(L, 0, 2);
-        set_int(L, "stage", s);
+        lnd_set_int(L, "stage", s);
         lua_createtable(L, (int)r->vpp, 0);
         for (int64_t c = 0; c < r->vpp; c++) {
             push_chunk(L, &e->layout, layout_chunk(&e->layout, s, c), m);

@@ -178,20 +178,6 @@ static int model_tostring(lua_State *L)
     return 1;
 }
 
-/* model.field: a method, else the settled spec's field */
-static int model_index(lua_State *L)
-{
-    lnd_check_model(L, 1);
-    luaL_getmetafield(L, 1, "methods");
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, -2) != LUA_TNIL)
-        return 1;
-    lua_getiuservalue(L, 1, 1);
-    lua_pushvalue(L, 2);
-    lua_gettable(L, -2);
-    return 1;
-}
-
 static const luaL_Reg model_methods[] = {
     {"params", model_params_method},
     {"flops", model_flops_method},
@@ -210,7 +196,7 @@ void lnd_open_model(lua_State *L)
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, model_tostring);
     lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, model_index);
+    lua_pushcfunction(L, lnd_index_methods_then_spec); /* a method, else the spec's field */
     lua_setfield(L, -2, "__index");
     luaL_newlib(L, model_methods);
     lua_setfield(L, -2, "methods");

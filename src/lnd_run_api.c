@@ -9,18 +9,6 @@
 #include "lnd_types.h"
 #include "schedule.h"
 
-static void set_int(lua_State *L, const char *key, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, key);
-}
-
-static void set_bool(lua_State *L, const char *key, bool v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, key);
-}
-
 static void push_switches(lua_State *L, const signed char *sw)
 {
     lua_createtable(L, 0, SW_COUNT);
@@ -41,21 +29,21 @@ static void push_shards(lua_State *L, const derived_t *d)
     lnd_set_number(L, "shard_grad_exp_partial", d->shard_grad_exp_partial);
     lnd_set_number(L, "shard_embed", d->shard_embed);
     lnd_set_number(L, "gather_embed", d->gather_embed);
-    set_int(L, "shard_recompute_input", d->shard_recompute_input);
-    set_int(L, "shard_output_activ", d->shard_output_activ);
+    lnd_set_int(L, "shard_recompute_input", d->shard_recompute_input);
+    lnd_set_int(L, "shard_output_activ", d->shard_output_activ);
 }
 
 static void push_bytes(lua_State *L, const derived_t *d)
 {
-    set_int(L, "bytes_p", d->bytes_p);
-    set_int(L, "bytes_compute", d->bytes_compute);
-    set_int(L, "bytes_softmax", d->bytes_softmax);
-    set_int(L, "bytes_grad", d->bytes_grad);
-    set_int(L, "bytes_os", d->bytes_os);
-    set_int(L, "bytes_optim", d->bytes_optim);
-    set_int(L, "bytes_optim_table", d->bytes_optim_table);
-    set_int(L, "bytes_norm", d->bytes_norm);
-    set_int(L, "bytes_dropout", d->bytes_dropout);
+    lnd_set_int(L, "bytes_p", d->bytes_p);
+    lnd_set_int(L, "bytes_compute", d->bytes_compute);
+    lnd_set_int(L, "bytes_softmax", d->bytes_softmax);
+    lnd_set_int(L, "bytes_grad", d->bytes_grad);
+    lnd_set_int(L, "bytes_os", d->bytes_os);
+    lnd_set_int(L, "bytes_optim", d->bytes_optim);
+    lnd_set_int(L, "bytes_optim_table", d->bytes_optim_table);
+    lnd_set_int(L, "bytes_norm", d->bytes_norm);
+    lnd_set_int(L, "bytes_dropout", d->bytes_dropout);
 }
 
 /* run:derived(model) -> every quantity derive computes, by the reference's names */
@@ -66,31 +54,31 @@ static int run_derived(lua_State *L)
     derived_t d;
     derive(m, r, &d);
     lua_createtable(L, 0, 48);
-    set_int(L, "sp", d.sp);
-    set_int(L, "t_exp", d.t_exp);
-    set_int(L, "d_exp", d.d_exp);
-    set_int(L, "edp_group", d.edp_group);
-    set_int(L, "expert_dp_ranks", d.expert_dp_ranks);
-    set_bool(L, "experts_clamped", d.experts_clamped);
-    set_int(L, "param_cp", d.param_cp);
-    set_int(L, "optimizer_ranks", d.optimizer_ranks);
+    lnd_set_int(L, "sp", d.sp);
+    lnd_set_int(L, "t_exp", d.t_exp);
+    lnd_set_int(L, "d_exp", d.d_exp);
+    lnd_set_int(L, "edp_group", d.edp_group);
+    lnd_set_int(L, "expert_dp_ranks", d.expert_dp_ranks);
+    lnd_set_bool(L, "experts_clamped", d.experts_clamped);
+    lnd_set_int(L, "param_cp", d.param_cp);
+    lnd_set_int(L, "optimizer_ranks", d.optimizer_ranks);
     push_shards(L, &d);
-    set_bool(L, "fsdp", d.fsdp);
-    set_int(L, "comm_d_non_exp", d.comm_d_non_exp);
-    set_int(L, "comm_d_exp", d.comm_d_exp);
-    set_bool(L, "comm_t", d.comm_t);
-    set_bool(L, "comm_ep", d.comm_ep);
-    set_bool(L, "comm_cp", d.comm_cp);
-    set_bool(L, "keeps_param_casts", d.keeps_param_casts);
+    lnd_set_bool(L, "fsdp", d.fsdp);
+    lnd_set_int(L, "comm_d_non_exp", d.comm_d_non_exp);
+    lnd_set_int(L, "comm_d_exp", d.comm_d_exp);
+    lnd_set_bool(L, "comm_t", d.comm_t);
+    lnd_set_bool(L, "comm_ep", d.comm_ep);
+    lnd_set_bool(L, "comm_cp", d.comm_cp);
+    lnd_set_bool(L, "keeps_param_casts", d.keeps_param_casts);
     push_switches(L, d.switches);
     lua_setfield(L, -2, "switches");
-    set_bool(L, "flash_attention", d.flash);
+    lnd_set_bool(L, "flash_attention", d.flash);
     lnd_set_number(L, "s_fa", d.s_fa);
-    set_int(L, "n_qknorm", d.n_qknorm);
+    lnd_set_int(L, "n_qknorm", d.n_qknorm);
     push_bytes(L, &d);
-    set_bool(L, "accumulates_grads", d.accumulates_grads);
-    set_bool(L, "shard_activations", d.shard_activations);
-    set_bool(L, "shards_logits", d.shards_logits);
+    lnd_set_bool(L, "accumulates_grads", d.accumulates_grads);
+    lnd_set_bool(L, "shard_activations", d.shard_activations);
+    lnd_set_bool(L, "shards_logits", d.shards_logits);
     lnd_set_number(L, "tokens", d.tokens);
     return 1;
 }
@@ -111,20 +99,6 @@ static int run_spec(lua_State *L)
 {
     lnd_check_run(L, 1);
     lua_getiuservalue(L, 1, 1);
-    return 1;
-}
-
-/* run.field: a method, else the run table's field */
-static int run_index(lua_State *L)
-{
-    lnd_check_run(L, 1);
-    luaL_getmetafield(L, 1, "methods");
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, -2) != LUA_TNIL)
-        return 1;
-    lua_getiuservalue(L, 1, 1);
-    lua_pushvalue(L, 2);
-    lua_gettable(L, -2);
     return 1;
 }
 
@@ -149,7 +123,7 @@ void lnd_open_run_api(lua_State *L)
 {
     lnd_open_run(L, run_methods);
     luaL_getmetatable(L, RUN_TYPE);
-    lua_pushcfunction(L, run_index);
+    lua_pushcfunction(L, lnd_index_methods_then_spec); /* a method, else the run table's field */
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, run_tostring);
     lua_setfield(L, -2, "__tostring");

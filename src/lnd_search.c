@@ -207,12 +207,6 @@ static result_box *check_result(lua_State *L)
     return luaL_checkudata(L, 1, RESULT_TYPE);
 }
 
-static void set_int(lua_State *L, const char *k, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 static void push_parts(lua_State *L, const step_time *t)
 {
     lua_createtable(L, 0, 9);
@@ -233,7 +227,7 @@ static void push_step_time(lua_State *L, const step_time *t)
     lnd_set_number(L, "mfu", t->mfu);
     lnd_set_number(L, "tokens_per_s_per_device", t->tokens_per_s_per_device);
     lnd_set_number(L, "model_flops", t->model_flops);
-    set_int(L, "straggler_stage", t->straggler);
+    lnd_set_int(L, "straggler_stage", t->straggler);
     push_parts(L, t);
     lua_setfield(L, -2, "parts");
 }
@@ -263,15 +257,15 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
             lua_pushboolean(L, c->degree[i] != 0);
             lua_setfield(L, -2, "sp");
         } else {
-            set_int(L, keys[i], c->degree[i]);
+            lnd_set_int(L, keys[i], c->degree[i]);
         }
     }
-    set_int(L, "etp", box->base.etp);
+    lnd_set_int(L, "etp", box->base.etp);
     lua_pushstring(L, MODE_NAMES[c->mode]);
     lua_setfield(L, -2, "recompute");
-    set_int(L, "peak_bytes", (int64_t)llround(c->peak));
-    set_int(L, "peak_stage", c->peak_stage);
-    set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
+    lnd_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
+    lnd_set_int(L, "peak_stage", c->peak_stage);
+    lnd_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
     lnd_set_number(L, "nd_score", c->nd_score);
     lnd_set_number(L, "score", c->score);
     lua_pushboolean(L, c->kept);
@@ -313,20 +307,20 @@ static int result_counts(lua_State *L)
     result_box *box = check_result(L);
     const search_result *r = &box->res;
     lua_createtable(L, 0, 7);
-    set_int(L, "tested", r->tested);
-    set_int(L, "priced", r->priced);
-    set_int(L, "fitting", r->fitting);
-    set_int(L, "dropped", r->dropped);
+    lnd_set_int(L, "tested", r->tested);
+    lnd_set_int(L, "priced", r->priced);
+    lnd_set_int(L, "fitting", r->fitting);
+    lnd_set_int(L, "dropped", r->dropped);
     lnd_set_number(L, "elapsed_s", r->elapsed_s);
     lua_createtable(L, 0, REFUSE_COUNT);
     int64_t refused = 0;
     for (int i = 0; i < REFUSE_COUNT; i++) {
         if (r->refused[i] > 0)
-            set_int(L, REFUSAL_NAMES[i], r->refused[i]);
+            lnd_set_int(L, REFUSAL_NAMES[i], r->refused[i]);
         refused += r->refused[i];
     }
     lua_setfield(L, -2, "refused");
-    set_int(L, "refused_total", refused);
+    lnd_set_int(L, "refused_total", refused);
     return 1;
 }
 
