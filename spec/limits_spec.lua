@@ -143,6 +143,13 @@ describe("numeric ranges at the C boundary", function()
                                 global_batch_size = 1 << 24 })
   end)
 
+  it("counts the devices in doubles before any product of degrees is formed", function()
+    assert.are.equal("dp x tp x pp x cp = 4194304 devices; ndlua plans at most 1048576",
+                     refusal(nd.run, { dp = 1024, tp = 1024, pp = 4 }))
+    assert.are.equal("dp x tp x pp x cp = 1.2089258196146e+24 devices; ndlua plans at most 1048576",
+                     refusal(nd.run, { dp = 1 << 20, tp = 1 << 20, pp = 1 << 20, cp = 1 << 20 }))
+  end)
+
   it("bounds the pipeline's chunks (pp x vpp), which the layout holds one record each", function()
     assert.are.equal("pp x vpp = 262144 pipeline chunks; ndlua plans at most 131072 (a model holds at most "
                      .. "100000 layers)", refusal(nd.run, { pp = 4096, vpp = 64 }))

@@ -65,8 +65,11 @@ static void read_degrees(lua_State *L, int t, run_t *r)
     /* the devices a run spans, formed in doubles (exact: each factor <= 2^20)
      * and checked before any int64 product of degrees is formed */
     double devices = (double)r->dp * (double)r->tp * (double)r->pp * (double)r->cp;
-    if (devices > (double)MAX_DEGREE)
+    if (devices > 0x1p53) /* past 2^53 the count shows as a float */
         nd_bad_input(L, "dp x tp x pp x cp = %f devices; ndlua plans at most %d", devices, (int)MAX_DEGREE);
+    if (devices > (double)MAX_DEGREE)
+        nd_bad_input(L, "dp x tp x pp x cp = %I devices; ndlua plans at most %d", (lua_Integer)devices,
+                     (int)MAX_DEGREE);
     /* pipeline chunks, in doubles (exact: <= 2^26): the layout holds one record per chunk */
     double chunks = (double)r->pp * (double)r->vpp;
     if (chunks > (double)MAX_CHUNKS)
