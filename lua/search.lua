@@ -26,7 +26,7 @@ local json_report = require "nd.report.json"
 local chart = require "nd.report.chart"
 local progress = require "nd.report.progress"
 
-local full_shard_exclusion, excluded_text
+local full_shard_exclusion, excluded_text = command.full_shard_exclusion, command.excluded_text
 
 -- Writes a line of the text report (nothing under --json).
 local function say(opts, line)
@@ -67,24 +67,12 @@ end
 
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
-  if counts.priced == 0 then
-    local lines = table_report.summary(counts, s.budget)
-    errors.raise { message = "no candidate passes the search's rules: " .. lines[1]
-      .. "; widen the dimensions (-l), the bounds or the batch (-b)" }
-  end
-  if counts.fitting == 0 then
-    local c = result:lightest()
-    c.op = search.effective_op(c, s.base.parsed.run.shard_spans_cp == true)
-    errors.raise { message = string.format("nothing fits the budget of %s: all %d priced candidates are over it; the "
-      .. "lightest, %s, needs %s (stage %d), %s over. Raise -M, search more dimensions (-l) or recompute "
-      .. "(--recompute auto)", units.gib(s.budget), counts.priced, table_report.degrees(c), units.gib(c.peak_bytes),
-      c.peak_stage, units.gib(c.overshoot_bytes)) }
-  end
+  local problem = command.not_found(result, counts, s.budget, s.base.parsed.run.shard_spans_cp == true)
+  if problem then errors.raise { message = problem } end
 end
 
 local function policy_context(s)
-  return { devices = s.base.devices, node_devices = hardware.node_devices(s.profile), budget_bytes = s.budget,
-           global_batch = s.gbs, hardware = s.profile }
+  return command.policy_context(s.base.devices, s.profile, s.budget, s.gbs)
 end
 
 -- The candidates as reports and policies see them (search.candidate).
@@ -178,21 +166,6 @@ local function report(opts, s, result, counts, kept, w, excluded)
   end
 end
 
--- With OP kept at the yaml's shard (above 1) and DP searched, a candidate
--- whose DP (x CP) is 1 is priced with the optimizer shard on over one rank,
--- a strategy the yaml's dp_shard_size cannot state (1 turns FSDP off): set
--- aside, so that every candidate shown is one resolved.yaml reproduces.
-function full_shard_exclusion(s)
-  local op = s.space.dims.OP
-  if op.searched or op.pinned <= 1 or not s.space.dims.DP.searched then return nil end
-  return function(c) return c.op_priced > 1 and c.op == 1 end
-end
-
-function excluded_text(n)
-  return string.format("%d set aside: DP x CP of 1 leaves the yaml's FSDP one rank to shard over, which its "
-    .. "dp_shard_size cannot state; name OP in -l to price them", n)
-end
-
 local function main(opts, w)
   local s = command.prepare(opts, w)
   if opts.verbosity >= 1 then header(opts, s) end
@@ -200,7 +173,7 @@ local function main(opts, w)
   local counts = result:counts()
   check_found(result, counts, s)
   local kept, excluded = policies.apply(result, s.policy, policy_context(s), (getter(result, s)), nil,
-                                        full_shard_exclusion(s))
+                                        full_shard_exclusion(s.space))
   if kept == 0 then
     local why = excluded > 0 and (" (" .. excluded_text(excluded) .. ")") or ""
     errors.raise { message = string.format("the policy %s keeps none of the %d fitting candidates%s", s.policy.name,

@@ -14,6 +14,7 @@ local search_base = require "nd.search.base"
 local search_config = require "nd.search_config"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
+local table_report = require "nd.report.table"
 
 local command = {}
 
@@ -378,6 +379,57 @@ function command.prepare(opts, w)
   return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
            modes = modes, modes_source = modes_source, space = space, bounds = bounds,
            policy = policy }
+end
+
+--- The table a ranking policy's functions see besides the candidate
+-- (nd.policies): devices, node_devices, budget_bytes, global_batch and
+-- hardware (the profile).
+function command.policy_context(devices, profile, budget_bytes, global_batch)
+  return { devices = devices, node_devices = hardware.node_devices(profile), budget_bytes = budget_bytes,
+           global_batch = global_batch, hardware = profile }
+end
+
+--- With OP kept at the yaml's shard (above 1) and DP searched, a candidate
+-- whose DP (x CP) is 1 is priced with the optimizer shard on over one rank,
+-- a strategy the yaml's dp_shard_size cannot state (1 turns FSDP off): set
+-- aside, so that every candidate shown is one resolved.yaml reproduces.
+-- @treturn function|nil `exclude(c)` for nd.policies.apply, or nil
+function command.full_shard_exclusion(space)
+  local op = space.dims.OP
+  if op.searched or op.pinned <= 1 or not space.dims.DP.searched then return nil end
+  return function(c) return c.op_priced > 1 and c.op == 1 end
+end
+
+--- What the report says of the candidates full_shard_exclusion set aside.
+function command.excluded_text(n)
+  return string.format("%d set aside: DP x CP of 1 leaves the yaml's FSDP one rank to shard over, which its "
+    .. "dp_shard_size cannot state; name OP in -l to price them", n)
+end
+
+-- The options a message about an empty search points to: the command
+-- line's, or (nd.search) the Lua options'.
+local CLI_HINTS = { dims = "-l", batch = "-b", memory = "-M", recompute = "--recompute auto" }
+
+--- Why a search result has no candidate to recommend (none priced, or
+-- none within the budget, with the lightest and its overshoot), or nil.
+-- @tparam[opt] table hints the names of the options to change: `dims`,
+--   `batch`, `memory`, `recompute` (default the command line's)
+function command.not_found(result, counts, budget_bytes, spans_cp, hints)
+  local h = hints or CLI_HINTS
+  if counts.priced == 0 then
+    local lines = table_report.summary(counts, budget_bytes)
+    return "no candidate passes the search's rules: " .. lines[1]
+      .. string.format("; widen the dimensions (%s), the bounds or the batch (%s)", h.dims, h.batch)
+  end
+  if counts.fitting == 0 then
+    local c = result:lightest()
+    c.op = search.effective_op(c, spans_cp)
+    return string.format("nothing fits the budget of %s: all %d priced candidates are over it; the "
+      .. "lightest, %s, needs %s (stage %d), %s over. Raise %s, search more dimensions (%s) or recompute "
+      .. "(%s)", units.gib(budget_bytes), counts.priced, table_report.degrees(c), units.gib(c.peak_bytes),
+      c.peak_stage, units.gib(c.overshoot_bytes), h.memory, h.dims, h.recompute)
+  end
+  return nil
 end
 
 command.COMMAND = COMMAND
