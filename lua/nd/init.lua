@@ -22,10 +22,40 @@ local function with_warnings(opts)
   for k, v in pairs(opts or {}) do out[k] = v end
   return out
 end
+
+local function check_model_arg(fname, spec, opts)
+  if type(spec) ~= "string" and type(spec) ~= "table" then
+    error(string.format("%s: argument 1 (spec) must be a hub id, a model section or a model spec, got %s", fname,
+                        type(spec)), 3)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error(string.format("%s: argument 2 (opts) must be a table of options, got %s", fname, type(opts)), 3)
+  end
+end
+
+--- Resolves a model: finds its config (a checkpoint directory, the
+-- Hugging Face cache, the built-in catalog, or config_overrides), maps it
+-- and settles it (lua/nd/README.md).
+-- @param section a hub id ("Qwen/Qwen3-8B") or a train.yaml's model section
+-- @tparam[opt] table opts `warnings` (a collector), `visual_seq_len`, `getenv`
+-- @treturn table the settled spec
+-- @treturn table the source `{kind, path, id, revision, snapshot, description}`
+-- @treturn table the run keys of config_overrides
 function nd.resolve_model(section, opts)
+  check_model_arg("nd.resolve_model", section, opts)
   return model_source.resolve_model(section, with_warnings(opts))
 end
+
+--- A model: the C core's nd.model of a settled spec.
+-- @param spec a hub id ("Qwen/Qwen3-8B", from the catalog or the HF
+--   cache), a model section ({pretrained_model_name_or_path = ...,
+--   config_overrides = {...}}), or a model spec (settled or not)
+-- @tparam[opt] table opts as nd.resolve_model's
+-- @treturn userdata nd.model: `model:params()`, `model:flops(seq)`,
+--   `model:spec()`, `model:stack()`, tostring
+-- @usage local m = nd.model("Qwen/Qwen3-8B"); print(m:params().total)
 function nd.model(spec, opts)
+  check_model_arg("nd.model", spec, opts)
   opts = with_warnings(opts)
   if type(spec) == "string" or (type(spec) == "table" and (spec.pretrained_model_name_or_path
       or spec.config_path or spec.config_overrides)) then
@@ -76,25 +106,320 @@ local function run_table(spec)
   return t
 end
 
+--- A run: the degrees, batch, sequence, dtypes, optimizer, schedule and
+-- recompute of one strategy (the fields of src/lnd_run.c RUN_KEYS), with
+-- sizes as text (`device_memory = "58GB"`) and `zero = 1 | 2 | 3`.
+-- @tparam table spec run fields; unstated degrees are 1
+-- @treturn userdata nd.run: `run:with(changes)`, `run:derived(model)`,
+--   `run:micro_factor(stage, chunk)`, `run:spec()`, `run.tp` (a field as
+--   stated, nil when unstated), tostring
+-- @usage local r = nd.run{dp = 8, tp = 2, seq_length = 8192, zero = 1}
 function nd.run(spec)
   if type(spec) ~= "table" then
-    error("nd.run: spec must be a table of run fields, got " .. type(spec), 2)
+    error("nd.run: argument 1 (spec) must be a table of run fields, got " .. type(spec), 2)
   end
   local r = core.run(run_table(spec))
   return r
 end
 
 local run_methods = getmetatable(core.run {}).methods
---- A new run with `changes` laid over this run's fields.
+
+-- Fields that state the same fact in other forms: a change stating one
+-- drops the others the run held (a mode replaces per-stage recompute).
+local REPLACES = {
+  recompute = { "full_recompute", "selective_recompute" },
+  full_recompute = { "recompute" }, selective_recompute = { "recompute" },
+}
+
+-- After a change of dp, micro_batch_size or global_batch_size that leaves
+-- micro_batch_num unstated, the count is derived again from the global
+-- batch (which must be a whole number of micro_batch_size x dp).
+local function rebatch(t, changes)
+  if changes.micro_batch_num ~= nil or t.micro_batch_num == nil or not t.global_batch_size then return end
+  if changes.dp == nil and changes.micro_batch_size == nil and changes.global_batch_size == nil then return end
+  local per_step = (t.micro_batch_size or 1) * (t.dp or 1)
+  if t.global_batch_size % per_step ~= 0 then
+    errors.raise { path = "run:with", message = string.format("global_batch_size %d is not a multiple of "
+      .. "micro_batch_size x dp = %d x %d", t.global_batch_size, t.micro_batch_size or 1, t.dp or 1),
+      accepted = "change global_batch_size too, or state micro_batch_num" }
+  end
+  t.micro_batch_num = nil
+end
+
+-- After a change of pp, an offset list of the old pipeline that moves no
+-- layer (all zeros: the balanced split) is dropped.
+local function repipe(t, changes)
+  if changes.pp == nil or changes.offset ~= nil or type(t.offset) ~= "table" then return end
+  for _, v in ipairs(t.offset) do
+    if v ~= 0 then return end
+  end
+  t.offset = nil
+end
+
+--- A new run with `changes` laid over this run's fields; the original is
+-- unchanged. `nd.null` as a value removes a field. A recompute stated in
+-- one form (`recompute = "selective"`) replaces the others
+-- (full_recompute, selective_recompute); a change of dp,
+-- micro_batch_size or global_batch_size without micro_batch_num derives
+-- the micro-batch count again from the global batch; a change of pp drops
+-- a balanced (all-zero) offset list of the old pipeline.
+-- @tparam table changes run fields (nd.run's)
+-- @treturn userdata nd.run
+-- @usage local r2 = run:with{tp = 4, recompute = "selective"}
 function run_methods.with(self, changes)
   if type(changes) ~= "table" then
-    error("run:with: changes must be a table of run fields, got " .. type(changes), 2)
+    error("run:with: argument 1 (changes) must be a table of run fields, got " .. type(changes), 2)
   end
   local t = {}
   for k, v in pairs(self:spec()) do t[k] = v end
-  for k, v in pairs(changes) do t[k] = v end
+  for k in pairs(changes) do
+    for _, other in ipairs(REPLACES[k] or {}) do
+      if changes[other] == nil then t[other] = nil end
+    end
+  end
+  for k, v in pairs(changes) do
+    if core.isnull(v) then t[k] = nil else t[k] = v end
+  end
+  rebatch(t, changes)
+  repipe(t, changes)
   return nd.run(t)
 end
 -- END runs and estimates
+
+
+-- BEGIN study API (issue 8; lua/nd/api.lua, lua/nd/api/, lua/nd/study.lua)
+-- The functions a what-if script uses, each checking its arguments and
+-- raising an error that names the argument (nd.api.check):
+--   script.lua:7: nd.estimate: argument 2 (run) must be an nd.run, got table
+-- The reference with examples: examples/README.md.
+local api = require "nd.api"
+local api_search = require "nd.api.search"
+
+--- The C core's functions, for the reference (registered by src/lnd.c).
+-- @section core
+
+--- Reads a YAML file (YAML 1.1 scalars, as PyYAML reads them); maps keep
+-- their key order and each value its line and column (nd.keys, nd.where).
+-- @function nd.yaml.load
+-- @tparam string path the file
+-- @return the document (a table; nd.null for a YAML null)
+
+--- Reads YAML text: `nd.yaml.decode(text [, name])`.
+-- @function nd.yaml.decode
+
+--- A value as YAML text (maps in document key order, else sorted).
+-- @function nd.yaml.encode
+
+--- Writes a value as YAML: `nd.yaml.dump(value, path)`.
+-- @function nd.yaml.dump
+
+--- Reads a JSON file; integers stay integers.
+-- @function nd.json.load
+
+--- Reads JSON text: `nd.json.decode(text [, name])`.
+-- @function nd.json.decode
+
+--- A value as JSON text: `nd.json.encode(v [, {indent = 2}])`.
+-- @function nd.json.encode
+
+--- Marks a table as a sequence (an empty one encodes as []) and returns it.
+-- @function nd.json.array
+
+--- The keys of a loaded map in document order, or nil.
+-- @function nd.keys
+
+--- File, line and column of a loaded table, or of its value at a key.
+-- @function nd.where
+
+--- Ends the script with a message and exit status 2.
+-- @function nd.fail
+
+--- Whether a value is nd.null (a YAML or JSON null).
+-- @function nd.isnull
+
+--- Marks a table as a sequence (as nd.json.array).
+-- @function nd.array
+
+--- The formula's activation bytes a token of one layer kind, split into
+-- the part TP divides and the part it does not (verify.lua and the census
+-- cross-check use it): `nd.activation_split(model, run, kind, recompute)`.
+-- @function nd.activation_split
+
+--- The bytes one rank moves for one micro-batch of one layer of a kind,
+-- forward and backward, {tp, cp, ep}, and dp for a step over `weights`
+-- parameters: `nd.layer_traffic(model, run, kind [, weights])`.
+-- @function nd.layer_traffic
+
+--- A pipeline's step and bubble seconds from each stage's seconds:
+-- `nd.pipeline_step(run, {stage seconds...})`.
+-- @function nd.pipeline_step
+
+--- Seconds `n` estimates take in C (for benchmarks): `nd.time_estimate(model, run, n)`.
+-- @function nd.time_estimate
+
+--- Seconds `n` parameter counts take in C (for benchmarks): `nd.time_params(model, n)`.
+-- @function nd.time_params
+
+--- A model from a settled spec, a model section or a hub id (see nd.model
+-- above); its methods: `model:params()` -> {total, active, by_part},
+-- `model:flops(seq)` -> forward FLOPs per token {total, by_part, ...},
+-- `model:spec()` -> the settled spec, `model:stack()` -> the layer groups
+-- with their kinds; tostring gives a one-line summary.
+-- @function nd.model
+
+--- The pipeline partition of a run: for each stage its chunks, their
+-- layers and whether they hold the embedding and the output.
+-- @function nd.layout
+-- @tparam userdata model nd.model
+-- @tparam userdata run nd.run
+-- @treturn table `{{stage, chunks = {{first, count, embedding, output, runs}}}}`
+function nd.layout(model, run) return api.layout(model, run) end
+
+--- The study API.
+-- @section study
+
+--- Loads a train.yaml as estimate.lua and search.lua read it.
+-- @tparam string path the train.yaml
+-- @tparam[opt] table opts `devices` (the run's device count, as -d),
+--   `device_memory` (a size, as -M: "80GB" or bytes), `overrides`
+--   (`{["accelerator.tp_size"] = 4}`, as --accelerator.tp_size=4),
+--   `quiet` (keep the warnings in the extras instead of printing them)
+-- @treturn userdata nd.model
+-- @treturn userdata nd.run
+-- @treturn table extras: `warnings` (texts), `source` (where the model's
+--   config came from), `schema`, `spec` (the settled model spec),
+--   `run_table` (the fields the run was built from),
+--   `device_memory_source`, `parsed` (all nd.train_yaml.parse returns)
+-- @usage local model, run = nd.load("train.yaml", {devices = 64})
+function nd.load(path, opts) return api.load(path, opts) end
+
+--- The memory every device of every pipeline stage needs.
+-- @tparam userdata model nd.model
+-- @tparam userdata run nd.run
+-- @treturn table `{stages = {{stage, params, grads, optimizer,
+--   main_params, activations, comm, backward_overhead, reserve, total,
+--   rows}}, peak_bytes, peak_stage, capacity_bytes, fits, census_used,
+--   experts_clamped}` (bytes; stages count from 0)
+-- @usage print(nd.estimate(model, run:with{tp = 4}).peak_bytes)
+function nd.estimate(model, run) return api.estimate(model, run) end
+
+--- The time model of one run on a device: the step time, its parts and
+-- the model FLOPs utilisation.
+-- @tparam userdata model nd.model
+-- @tparam userdata run nd.run
+-- @param[opt] hardware a profile's name ("H100"; default A2, as
+--   search.lua's), or a table (nd.hardware's, changed as a study likes)
+-- @treturn table `{step_time_s, mfu, tokens_per_s_per_device,
+--   model_flops, straggler_stage, nd_score, parts = {forward_s,
+--   backward_s, recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s},
+--   hardware}` (seconds)
+-- @usage nd.step_time(model, run, "H100").step_time_s
+function nd.step_time(model, run, hardware) return api.step_time(model, run, hardware) end
+
+--- A hardware profile (a copy: change it freely).
+-- @tparam string name a profile's name or alias, any case (A2, A3,
+--   A100-80GB, H100, H200, B200, or nd/hardware/NAME.lua on NDLUA_PATH)
+-- @treturn table `{name, about, memory, memory_bytes, peak_tflops,
+--   sustained_tflops, levels = {{devices, gbps}}, overlap, nd_comm_divisor}`
+-- @usage local h = nd.hardware("H100"); h.sustained_tflops = 500
+function nd.hardware(name) return api.hardware(name) end
+
+--- The names of the hardware profiles.
+-- @treturn table names, sorted
+function nd.hardware_names() return api.hardware_names() end
+
+--- Searches the parallel strategies of a model for the fastest that fit,
+-- as search.lua does for a train.yaml; the run gives everything the
+-- search does not vary (sequence, dtypes, optimizer, schedule) and the
+-- values of the dimensions left out of `opts.dims`.
+-- @tparam userdata model nd.model
+-- @tparam userdata run nd.run
+-- @tparam[opt] table opts `devices` (default the run's dp x tp x pp x cp),
+--   `global_batch` (default the run's), `memory` (the budget a device, a
+--   size; default the run's device_memory), `hardware` (name or table;
+--   default A2), `dims` (the dimensions searched, as -l: {"DP", "TP",
+--   "PP", ...}; default all), `allowed` (candidate lists:
+--   {TP = {2, 4}}), `recompute` ("off", "selective", "full", a list, or
+--   "auto"; default the run's own mode), `policy` (a name, a policy
+--   file, or a policy table; default throughput), `top` (candidates
+--   returned, default 10), `stages` (true: each candidate's
+--   stage_bytes), `progress` (function(done) called while it runs)
+-- @treturn table the best candidates, ranked: `{rank, dp, tp, pp, vpp,
+--   cp, ep, etp, op, op_priced, sp, mb, mbs, recompute, peak_bytes,
+--   peak_stage, step_time_s, mfu, tokens_per_s_per_device, nd_score,
+--   score, parts, stage_bytes?}`; empty when nothing can be recommended
+-- @treturn table `{devices, global_batch, budget_bytes, hardware, policy,
+--   recompute, bounds, counts (tested, priced, fitting, dropped, refused,
+--   elapsed_s), kept, excluded, problem}`: `problem` says why the list
+--   is empty
+-- @usage local best = nd.search(model, run, {devices = 128, hardware = "H100"})[1]
+function nd.search(model, run, opts) return api_search.search(model, run, opts) end
+
+--- The run of a search candidate: the run with the candidate's degrees,
+-- batch, optimizer shard and recompute laid over (nd.estimate of it
+-- gives the candidate's peak).
+-- @tparam userdata run the run searched
+-- @tparam table candidate one of nd.search's
+-- @treturn userdata nd.run
+function nd.candidate_run(run, candidate) return api.candidate_run(run, candidate) end
+
+--- Census records (nd.census): `nd.census.load(path)` reads a census
+-- file scripts/census.py wrote, `nd.census.beside(dir, seq)` finds
+-- census-<seq>.json beside a checkpoint, `nd.census.attach(spec,
+-- records)` lays records over a model spec.
+nd.census = require "nd.census"
+
+--- A model priced from census records instead of formulas.
+-- @tparam userdata model nd.model
+-- @param census a census file's path, or what nd.census.load returns
+-- @treturn userdata nd.model
+function nd.with_census(model, census) return api.with_census(model, census) end
+
+--- Prints rows as a table with units (bytes in MiB or GiB, seconds); see
+-- nd.study.print_table. nd.search's candidates without columns print as
+-- search.lua's table does (nd.report.table).
+-- @tparam table rows a list of tables
+-- @tparam[opt] table columns keys or `{key, title, unit, digits, format}`
+-- @tparam[opt] table opts `title`, `out` (a file)
+function nd.print_table(rows, columns, opts)
+  if columns == nil and type(rows) == "table" and api.are_candidates(rows) then
+    local out = type(opts) == "table" and opts.out or io.stdout
+    for _, line in ipairs(require("nd.report.table").table(rows)) do out:write(line, "\n") end
+    return
+  end
+  return nd.study.print_table(rows, columns, opts)
+end
+
+--- Writes rows as CSV (numbers at full precision, bytes as bytes).
+-- @tparam string path the file ("-": standard output)
+-- @tparam table rows a list of tables (nd.search's candidates, a sweep's rows)
+-- @tparam[opt] table columns keys (dotted keys reach in: "parts.dp_s");
+--   nil: every key, sorted, or for nd.search's candidates search.lua's
+--   --csv columns (nd.report.csv)
+function nd.write_csv(path, rows, columns) return api.write_csv(path, rows, columns) end
+
+--- Writes a value as JSON, indented.
+-- @tparam string path the file ("-": standard output)
+-- @param value a table (nd.json.array marks empty lists)
+function nd.write_json(path, value) return api.write_json(path, value) end
+
+--- Writes a value as YAML.
+-- @tparam string path the file ("-": standard output)
+-- @param value a table
+function nd.write_yaml(path, value) return api.write_yaml(path, value) end
+
+--- Writes SVG text (nd.study's charts, nd.svg's) to a file.
+-- @tparam string path the file ("-": standard output)
+-- @tparam string svg the SVG text
+function nd.write_svg(path, svg) return api.write_svg(path, svg) end
+
+--- The study library (nd.study): sweep, largest, compare, print_table,
+-- svg_lines, svg_bars, svg_stages.
+nd.study = require "nd.study"
+--- SVG documents and charts (nd.svg).
+nd.svg = require "nd.svg"
+--- Sizes and times as text (nd.units): parse_bytes, format_bytes, gib, mib, seconds.
+nd.units = require "nd.units"
+-- END study API
 
 return nd

@@ -1,0 +1,224 @@
+--- The study-facing functions of the nd module, behind the documented
+-- wrappers in lua/nd/init.lua (see there, and examples/README.md, for the
+-- reference): loading a train.yaml, the memory model and the time model
+-- with their arguments checked, hardware profiles, census records, a
+-- search candidate as a run, and the writers (CSV, JSON, YAML, SVG).
+-- Each function checks its arguments first (nd.api.check); the C core
+-- and the Lua library behind them do the work.
+-- @module nd.api
+
+local core = require "nd.core"
+local check = require "nd.api.check"
+local train_yaml = require "nd.train_yaml"
+local warnings = require "nd.warnings"
+local hardware = require "nd.hardware"
+local census = require "nd.census"
+local errors = require "nd.errors"
+local format = require "nd.study.format"
+local svg = require "nd.svg"
+local csv_report = require "nd.report.csv"
+
+local api = {}
+
+local LOAD_OPTIONS = { devices = "positive", device_memory = "size", overrides = "table", quiet = "boolean" }
+
+--- Loads a train.yaml: see nd.load.
+function api.load(path, opts)
+  check.arg("nd.load", 1, "path", path, "string")
+  opts = check.options("nd.load", 2, opts, LOAD_OPTIONS)
+  local collector = warnings.new { echo = not opts.quiet }
+  local parsed = train_yaml.load(path, { devices = opts.devices, device_memory = opts.device_memory,
+                                         overrides = opts.overrides, warnings = collector })
+  local model, run = train_yaml.build(parsed)
+  local extras = {
+    path = path, warnings = collector:all(), source = parsed.source, schema = parsed.schema, spec = parsed.model,
+    run_table = parsed.run, device_memory_source = parsed.device_memory_source, parsed = parsed,
+  }
+  return model, run, extras
+end
+
+--- nd.estimate with its arguments checked.
+function api.estimate(model, run)
+  check.arg("nd.estimate", 1, "model", model, "model")
+  check.arg("nd.estimate", 2, "run", run, "run")
+  return core.estimate(model, run)
+end
+
+--- nd.layout with its arguments checked.
+function api.layout(model, run)
+  check.arg("nd.layout", 1, "model", model, "model")
+  check.arg("nd.layout", 2, "run", run, "run")
+  return core.layout(model, run)
+end
+
+-- A deep copy of plain data.
+local function copy(t)
+  if type(t) ~= "table" then return t end
+  local out = {}
+  for k, v in pairs(t) do out[k] = copy(v) end
+  return out
+end
+
+-- A profile by name; an unknown name is bad input naming the function (and
+-- the option) instead of -A, the command line's option nd.hardware names.
+local function load_profile(fname, name)
+  local ok, p = pcall(hardware.load, name)
+  if ok then return p end
+  if errors.is_bad_input(p) and p.path == "-A" then
+    errors.raise { path = fname, message = p.reason, accepted = p.accepted }
+  end
+  error(p, 0)
+end
+
+--- A hardware profile by name: see nd.hardware.
+function api.hardware(name)
+  check.arg("nd.hardware", 1, "name", name, "string")
+  return copy(load_profile("nd.hardware", name))
+end
+
+--- The names of the hardware profiles on the Lua path.
+function api.hardware_names()
+  return hardware.names()
+end
+
+--- A profile from a name or a table, for the time model and the search:
+-- the profile (as hardware.load returns it) and the C core's table. A
+-- table with `levels` and no `name` is taken as the core's table itself.
+-- @tparam string fname the calling function, for messages
+-- @param n the argument's place, or the option's name
+-- @tparam[opt] integer level frames between the checked function and this call
+function api.profile_of(fname, n, hw, level)
+  if hw == nil then hw = hardware.DEFAULT end
+  if type(hw) == "string" then
+    local p = load_profile(type(n) == "number" and fname or (fname .. ": " .. n), hw)
+    return p, hardware.core(p)
+  end
+  if type(hw) ~= "table" or type(hw.levels) ~= "table" then
+    check.fail(fname, n, "hardware", "a hardware profile's name (\"H100\") or table (nd.hardware)", hw,
+               1 + (level or 0))
+  end
+  if hw.name then return hw, hardware.core(hw) end
+  return { name = "custom", levels = hw.levels }, hw
+end
+
+--- The time model of one run: see nd.step_time.
+function api.step_time(model, run, hw)
+  check.arg("nd.step_time", 1, "model", model, "model")
+  check.arg("nd.step_time", 2, "run", run, "run")
+  local profile, core_hw = api.profile_of("nd.step_time", 3, hw)
+  local t = core.step_time(model, run, core_hw)
+  t.hardware = profile.name
+  return t
+end
+
+--- A model priced from census records: see nd.with_census.
+function api.with_census(model, records)
+  check.arg("nd.with_census", 1, "model", model, "model")
+  if type(records) == "string" then
+    records = census.load(records)
+  elseif type(records) ~= "table" or type(records.activations) ~= "table" then
+    check.fail("nd.with_census", 2, "census", "a census file's path or what nd.census.load returns", records)
+  end
+  local nd = require "nd"
+  return nd.model(census.attach(model:spec(), records))
+end
+
+--- The run of a search candidate: see nd.candidate_run.
+function api.candidate_run(run, c)
+  check.arg("nd.candidate_run", 1, "run", run, "run")
+  if type(c) ~= "table" or math.type(c.dp) ~= "integer" or type(c.recompute) ~= "string" then
+    check.fail("nd.candidate_run", 2, "candidate", "a candidate of nd.search", c)
+  end
+  local shard = c.op_priced or c.op
+  return run:with {
+    dp = c.dp, tp = c.tp, pp = c.pp, vpp = c.vpp, cp = c.cp, ep = c.ep, sequence_parallel = c.sp == true,
+    micro_batch_size = c.mbs, micro_batch_num = c.mb, global_batch_size = c.dp * c.mb * c.mbs,
+    optimizer_parallel = shard > 1, optimizer_shard = math.max(1, c.op), recompute = c.recompute,
+    offset = core.null,
+  }
+end
+
+-- Opens a file to write ("-" is standard output); raises a bad-input
+-- error naming the file when it cannot.
+local function open_out(path)
+  if path == "-" then return io.stdout, false end
+  local f, err = io.open(path, "w")
+  if not f then errors.raise { file = path, message = "cannot write: " .. tostring(err) } end
+  return f, true
+end
+
+local function write_text(path, text)
+  local f, close = open_out(path)
+  f:write(text)
+  if close then f:close() end
+end
+
+-- A CSV cell: numbers at full precision (the shortest text that reads back
+-- as the same number), text quoted when it must be.
+local function csv_cell(v)
+  if v == nil or (type(v) == "userdata" and core.isnull(v)) then return "" end
+  if type(v) == "boolean" then return v and "true" or "false" end
+  if math.type(v) == "float" then
+    for digits = 15, 17 do
+      local text = string.format("%." .. digits .. "g", v)
+      if tonumber(text) == v then return text end
+    end
+  end
+  local text = tostring(v)
+  if text:find('[,"\n]') then text = '"' .. text:gsub('"', '""') .. '"' end
+  return text
+end
+
+--- Whether rows are nd.search's candidates (they print and write as
+-- search.lua's do: nd.report.table, nd.report.csv).
+function api.are_candidates(rows)
+  local c = rows[1]
+  return type(c) == "table" and type(c.parts) == "table" and c.rank ~= nil and c.dp ~= nil
+end
+
+--- Rows as CSV: see nd.write_csv.
+function api.write_csv(path, rows, columns)
+  check.arg("nd.write_csv", 1, "path", path, "string")
+  check.arg("nd.write_csv", 2, "rows", rows, "table")
+  check.arg("nd.write_csv", 3, "columns", columns, "table", true)
+  if columns == nil and api.are_candidates(rows) then
+    local lines = { csv_report.header() }
+    for _, c in ipairs(rows) do lines[#lines + 1] = csv_report.row(c) end
+    return write_text(path, table.concat(lines, "\n") .. "\n")
+  end
+  local cols = format.columns(columns, rows)
+  local lines, head = {}, {}
+  for j, col in ipairs(cols) do head[j] = csv_cell(col.key) end
+  lines[1] = table.concat(head, ",")
+  for i, row in ipairs(rows) do
+    local cells = {}
+    for j, col in ipairs(cols) do cells[j] = csv_cell(format.get(row, col.key)) end
+    lines[i + 1] = table.concat(cells, ",")
+  end
+  write_text(path, table.concat(lines, "\n") .. "\n")
+end
+
+--- A value as JSON: see nd.write_json.
+function api.write_json(path, value)
+  check.arg("nd.write_json", 1, "path", path, "string")
+  write_text(path, core.json.encode(value, { indent = 2 }) .. "\n")
+end
+
+--- A value as YAML: see nd.write_yaml.
+function api.write_yaml(path, value)
+  check.arg("nd.write_yaml", 1, "path", path, "string")
+  write_text(path, core.yaml.encode(value))
+end
+
+--- SVG text to a file: see nd.write_svg.
+function api.write_svg(path, text)
+  check.arg("nd.write_svg", 1, "path", path, "string")
+  check.arg("nd.write_svg", 2, "svg", text, "string")
+  if not text:find("<svg", 1, true) then
+    check.fail("nd.write_svg", 2, "svg", "SVG text (from nd.study or nd.svg)", text)
+  end
+  if path == "-" then return write_text(path, text) end
+  svg.write(path, text)
+end
+
+return api
