@@ -314,7 +314,16 @@ describe("the pipeline offset", function()
     assert.are.same({ 1, 0, 0, -1 }, read(QWEN .. "  config_overrides:\n    offset: [1, 0, 0, -1]\n" .. PP4).run.offset)
     assert.are.same({ 1, 0, 0, -1 }, read(QWEN .. "  offset: [1, 0, 0, -1]\n" .. PP4).run.offset)
     assert.are.equal(0, read(QWEN .. "  offset: 0\n" .. PP4).run.offset)
-    assert.are.same({ 2, 2, 2, 2 }, read(QWEN .. "  offset: 2\n" .. PP4).run.offset)
+    -- Qwen3-8B's 36 layers over 4 stages x 2 chunks: 36 // 4 // 2 = 4 a chunk, 32
+    -- placed, so an offset of 1 on every stage places the 4 left over
+    local vpp2 = "accelerator:\n  pp_size: 4\n  pp_interleave_num: 2\ncontext:\n  device_num: 4\n"
+    assert.are.same({ 1, 1, 1, 1 }, read(QWEN .. "  offset: 1\n" .. vpp2).run.offset)
+  end)
+
+  it("refuses an offset that does not place the model's layers, with the counts", function()
+    -- 36 layers over 4 stages: 9 each, nothing left over, so [2, 2, 2, 2] places 8 too many
+    assert.are.equal("t.yaml:3:11: model.offset: places 44 layers (4 stages x 1 chunks of 9, plus offsets adding "
+      .. "to 8), but the model has 36; offsets adding to 0", refused(QWEN .. "  offset: 2\n" .. PP4))
   end)
 
   it("refuses a list whose length is not the pipeline degree", function()
@@ -373,11 +382,11 @@ describe("command-line overrides", function()
 
   it("set keys before the yaml is read, with the YAML scalar rules, creating sections", function()
     local list = overrides.split({ "--accelerator.tp_size=2", "--activation_checkpoint.mode=off",
-                                   "--context.device_num=8", "--model.config_overrides.offset=[1, 0]",
+                                   "--context.device_num=8", "--model.config_overrides.offset=[1, -1]",
                                    "--accelerator.pp_size=2" })
     local p = read(QWEN .. "activation_checkpoint:\n  mode: full\n", { overrides = list })
     assert.are.same({ 2, 2, 2, "off" }, { p.run.tp, p.run.pp, p.run.dp, p.stated_ac_mode })
-    assert.are.same({ 1, 0 }, p.run.offset)
+    assert.are.same({ 1, -1 }, p.run.offset)
   end)
 
   it("take a table of paths and values too", function()

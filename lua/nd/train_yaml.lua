@@ -76,6 +76,10 @@ function train_yaml.read_context(r)
       r:fail(ctx, "max_device_memory", "is no memory size: " .. values.describe(v),
              "a size with its unit, such as 58GB or 64GiB (binary units)")
     end
+    if bytes > 2 ^ 50 then
+      r:fail(ctx, "max_device_memory", "is " .. v .. ", past the 1 PiB a device could hold",
+             "a device's memory, such as 58GB or 64GiB")
+    end
     out.device_memory, out.device_memory_text = bytes, v
   end
   v = r:value(ctx, "visual_seq_len")
@@ -324,11 +328,38 @@ function train_yaml.read_grad_clip(r, optimizer_section)
   return { grad_clip = v ~= nil and r:number(sec, key, v) > 0 }
 end
 
+-- A per-stage form (an offset, config_overrides.full_rec / sel_rec): a list of
+-- one whole number per stage, or vpp such lists (one per chunk), each at least
+-- `min`; returns the list and the sum of its entries.
+local function per_stage_list(r, sec, key, v, pp, vpp, min, accepted)
+  local nested = type(v[1]) == "table"
+  local rows = nested and v or { v }
+  if #v ~= (nested and vpp or pp) then
+    r:fail(sec, key, string.format("lists %d %s; the run has %d", #v, nested and "chunks" or "stages",
+                                   nested and vpp or pp), accepted)
+  end
+  local sum = 0
+  for _, row in ipairs(rows) do
+    if type(row) ~= "table" or #row ~= pp then
+      r:fail(sec, key, "must list one entry per stage (" .. pp .. ") in each chunk", accepted)
+    end
+    for _, x in ipairs(row) do sum = sum + r:integer(sec, key, x, min, accepted) end
+  end
+  return v, sum
+end
+
+-- The section of model.config_overrides (else model) stating a run key.
+local function run_key_section(r, key)
+  local m = r:section(nil, "model")
+  local over = r:section(m, "config_overrides")
+  return r:value(over, key) ~= nil and over or m
+end
+
 -- reads: activation_checkpoint.mode -> train.gradient_checkpointing.activation_checkpoint,
 -- activation_checkpoint.recompute_slice_activation -> fsdp_config.recompute_slice_activation
 -- -> train.gradient_checkpointing.recompute_slice_activation,
 -- model.config_overrides.full_rec / sel_rec (which win over the mode)
-function train_yaml.read_recompute(r, run_keys)
+function train_yaml.read_recompute(r, run_keys, pp, vpp)
   local train = r:section(nil, "train")
   local gc = r:section(train, "gradient_checkpointing")
   local ac = r:section(nil, "activation_checkpoint")
@@ -364,6 +395,16 @@ function train_yaml.read_recompute(r, run_keys)
     end
   end
   local full, sel = run_keys.full_rec, run_keys.sel_rec
+  for _, key in ipairs { "full_rec", "sel_rec" } do
+    local v = run_keys[key]
+    if v ~= nil and type(v) ~= "boolean" then
+      local sec = run_key_section(r, key)
+      local accepted = string.format("true, false, a count of layers, a list of one per stage (pp = %d), or "
+        .. "vpp = %d such lists", pp, vpp)
+      if type(v) == "table" then per_stage_list(r, sec, key, v, pp, vpp, 0, accepted)
+      else r:integer(sec, key, v, 0, accepted) end
+    end
+  end
   if full == nil then full = mode == "full" end
   if sel == nil then sel = mode == "selective" end
   return {
@@ -432,30 +473,26 @@ end
 function train_yaml.read_offset(r, run_keys, pp, vpp, layers)
   local v = run_keys.offset
   if v ~= nil then
-    local m = r:section(nil, "model")
-    local over = r:section(m, "config_overrides")
-    local sec = r:value(over, "offset") ~= nil and over or m
+    local sec = run_key_section(r, "offset")
     local accepted = string.format("a whole number, a list of one per stage (pp = %d), or vpp = %d such lists",
                                    pp, vpp)
+    local list, sum
     if type(v) == "table" then
-      local nested = type(v[1]) == "table"
-      local rows = nested and v or { v }
-      if #v ~= (nested and vpp or pp) then
-        r:fail(sec, "offset", string.format("lists %d %s; the run has %d", #v, nested and "chunks" or "stages",
-                                            nested and vpp or pp), accepted)
-      end
-      for _, row in ipairs(rows) do
-        if type(row) ~= "table" or #row ~= pp then
-          r:fail(sec, "offset", "must list one entry per stage (" .. pp .. ") in each chunk", accepted)
-        end
-        for _, x in ipairs(row) do r:integer(sec, "offset", x, -(1 << 30), accepted) end
-      end
-      return v
+      list, sum = per_stage_list(r, sec, "offset", v, pp, vpp, -(1 << 30), accepted)
+    else
+      local k = r:integer(sec, "offset", v, -(1 << 30), accepted)
+      if k == 0 then return 0 end
+      list, sum = {}, k * pp
+      for i = 1, pp do list[i] = k end
     end
-    local k = r:integer(sec, "offset", v, -(1 << 30), accepted)
-    if k == 0 then return 0 end
-    local list = {}
-    for i = 1, pp do list[i] = k end
+    -- the stages take layers // pp // vpp a chunk, plus the offsets, which
+    -- must therefore add up to what that even split leaves over
+    local per = layers // pp // vpp
+    if per * pp * vpp + sum ~= layers then
+      r:fail(sec, "offset", string.format("places %d layers (%d stages x %d chunks of %d, plus offsets adding "
+        .. "to %d), but the model has %d", per * pp * vpp + sum, pp, vpp, per, sum, layers),
+        string.format("offsets adding to %d", layers - per * pp * vpp))
+    end
     return list
   end
   if vpp > 1 then return nil end
@@ -619,7 +656,7 @@ function read_parts(r, auto, opts)
     r:warn(p.accel.section.path .. ".context_parallel_algo", "context_parallel_algo not set; defaulting to "
       .. "'colossalai_cp' (Ring CP). Set it to 'ulysses_cp' explicitly if Ulysses CP is intended.")
   end
-  p.recompute = train_yaml.read_recompute(r, resolved.run_keys)
+  p.recompute = train_yaml.read_recompute(r, resolved.run_keys, p.accel.pp, p.accel.vpp)
   p.moe = train_yaml.read_moe(r, spec, resolved.run_keys, p.accel.etp)
   p.offset = train_yaml.read_offset(r, resolved.run_keys, p.accel.pp, p.accel.vpp,
                                     spec.num_hidden_layers + (spec.mtp_depth or 0))
