@@ -16,6 +16,7 @@ local train_yaml = require "nd.train_yaml"
 local layer_stack = require "nd.layer_stack"
 local units = require "nd.units"
 local svg = require "nd.svg"
+local charts = require "nd.study.charts"
 local warnings = require "nd.warnings"
 
 local COMMAND = {
@@ -36,14 +37,9 @@ local COMMAND = {
 }
 
 -- The byte components of a stage, in the order of the table, the JSON and
--- the chart: the field, the column, the chart's colour (the same in every
--- chart, whichever components a run has).
-local COMPONENTS = {
-  { "params", "params", svg.PALETTE[1] }, { "grads", "grads", svg.PALETTE[2] },
-  { "optimizer", "optimizer", svg.PALETTE[3] }, { "main_params", "main", svg.PALETTE[9] },
-  { "activations", "activations", svg.PALETTE[4] }, { "comm", "comm", svg.PALETTE[5] },
-  { "backward_overhead", "overhead", svg.PALETTE[6] }, { "reserve", "reserve", svg.PALETTE[8] },
-}
+-- the chart: the field, the column, the chart's colour (nd.study.charts
+-- holds them, so every chart colours a component alike).
+local COMPONENTS = charts.COMPONENTS
 
 local function positive_integer(text, option)
   local n = math.tointeger(tonumber(text))
@@ -235,30 +231,14 @@ local function json_document(parsed, params, est, layout, collector)
 end
 
 local function write_chart(path, parsed, est, layers)
-  local categories, sublabels, series = {}, {}, {}
-  for i, s in ipairs(est.stages) do
-    categories[i] = tostring(s.stage)
-    sublabels[i] = layers[i] .. (layers[i] == 1 and " layer" or " layers")
-  end
-  for _, c in ipairs(COMPONENTS) do
-    local vals, any = {}, false
-    for i, s in ipairs(est.stages) do
-      vals[i] = s[c[1]]
-      any = any or vals[i] > 0
-    end
-    if any then series[#series + 1] = { name = c[2], values = vals, color = c[3] } end
-  end
   local r = parsed.run
-  svg.write(path, svg.stacked_bars {
+  svg.write(path, charts.stages(est, {
     title = string.format("Memory per device: %s", parsed.model.name),
     subtitle = string.format("dp %d, tp %d, pp %d, cp %d, ep %d; micro-batch %d x %d, %d tokens; peak %s on "
       .. "stage %d", r.dp, r.tp, r.pp, r.cp, r.ep, r.micro_batch_size, r.micro_batch_num, r.seq_length,
       units.gib(est.peak_bytes), est.peak_stage),
-    categories = categories, sublabels = #categories <= 10 and sublabels or nil, series = series,
-    unit = 2 ^ 30, unit_name = "GiB", xlabel = "pipeline stage (the peak stage in bold)",
-    marked = est.peak_stage + 1,
-    lines = { { value = est.capacity_bytes, label = "capacity " .. units.gib(est.capacity_bytes) } },
-  })
+    layers = layers,
+  }))
 end
 
 local function main(...)
