@@ -153,21 +153,7 @@ local function write_text(path, text)
   if close then f:close() end
 end
 
--- A CSV cell: numbers at full precision (the shortest text that reads back
--- as the same number), text quoted when it must be.
-local function csv_cell(v)
-  if v == nil or (type(v) == "userdata" and core.isnull(v)) then return "" end
-  if type(v) == "boolean" then return v and "true" or "false" end
-  if math.type(v) == "float" then
-    for digits = 15, 17 do
-      local text = string.format("%." .. digits .. "g", v)
-      if tonumber(text) == v then return text end
-    end
-  end
-  local text = tostring(v)
-  if text:find('[,"\n]') then text = '"' .. text:gsub('"', '""') .. '"' end
-  return text
-end
+local csv_cell = csv_report.cell
 
 --- Whether rows are nd.search's candidates (they print and write as
 -- search.lua's do: nd.report.table, nd.report.csv).

@@ -5,6 +5,7 @@
 -- seconds (forward_s ... bubble_s). Numbers at full precision.
 -- @module nd.report.csv
 
+local core = require "nd.core"
 local table_report = require "nd.report.table"
 
 local csv = {}
@@ -13,17 +14,23 @@ csv.COLUMNS = { "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", 
                 "peak_bytes", "peak_stage", "step_time_s", "mfu", "tokens_per_s_per_device", "nd_score", "score",
                 "kept" }
 
-local function cell(v)
+--- One CSV cell: nothing for nil or JSON null, numbers at full precision
+-- (the shortest text that reads back as the same number), text quoted when
+-- it holds a comma, a quote or a line break.
+function csv.cell(v)
+  if v == nil or (type(v) == "userdata" and core.isnull(v)) then return "" end
   if type(v) == "boolean" then return v and "true" or "false" end
   if math.type(v) == "float" then
-    -- the shortest text that reads back as the same number
     for digits = 15, 17 do
       local text = string.format("%." .. digits .. "g", v)
       if tonumber(text) == v then return text end
     end
   end
-  return tostring(v)
+  local text = tostring(v)
+  if text:find('[,"\n]') then text = '"' .. text:gsub('"', '""') .. '"' end
+  return text
 end
+local cell = csv.cell
 
 --- The header line.
 function csv.header()
