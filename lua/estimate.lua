@@ -41,14 +41,6 @@ local COMMAND = {
 -- holds them, so every chart colours a component alike).
 local COMPONENTS = charts.COMPONENTS
 
-local function positive_integer(text, option)
-  local n = math.tointeger(tonumber(text))
-  if not n or n < 1 then
-    errors.raise { path = option, message = "takes a positive whole number, got '" .. tostring(text) .. "'" }
-  end
-  return n
-end
-
 local function read_options(argv)
   local list, rest = overrides.split(argv)
   local opts, args = cli.parse(COMMAND, rest)
@@ -58,7 +50,7 @@ local function read_options(argv)
                    accepted = "ndlua estimate.lua --help" }
   end
   opts.path, opts.overrides = args[1], list
-  if opts.devices then opts.devices = positive_integer(opts.devices, "-d") end
+  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
   if opts.device_memory then
     local bytes, err = units.parse_bytes(opts.device_memory)
     if not bytes or bytes <= 0 then errors.raise { path = "-M", message = err or "must be a size above 0" } end

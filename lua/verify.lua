@@ -235,15 +235,6 @@ local function print_activations(fa)
   end
 end
 
-local function positive(opts, key, option)
-  if opts[key] == nil then return nil end
-  local n = math.tointeger(tonumber(opts[key]))
-  if not n or n < 1 then
-    errors.raise { path = option, message = "takes a positive whole number, got '" .. tostring(opts[key]) .. "'" }
-  end
-  return n
-end
-
 -- Reads a train.yaml whole: the settled spec, its source, the parse.
 local function read_yaml(path, opts, list, collector)
   if opts.visual_seq_len > 0 then
@@ -256,7 +247,7 @@ local function read_yaml(path, opts, list, collector)
     memory, err = require("nd.units").parse_bytes(opts.device_memory)
     if not memory or memory <= 0 then errors.raise { path = "-M", message = err or "must be a size above 0" } end
   end
-  return train_yaml.load(path, { devices = positive(opts, "devices", "-d"), device_memory = memory,
+  return train_yaml.load(path, { devices = opts.devices and cli.positive_integer(opts.devices, "-d"), device_memory = memory,
                                  warnings = collector, overrides = list })
 end
 

@@ -115,6 +115,18 @@ local function read_list(option, argv, i, inline, shown)
   return values, i
 end
 
+--- A count given on the command line (`-d 64`): a whole number above 0.
+-- @tparam string|number text the value as given
+-- @tparam string option the option, named in the error (e.g. "-d")
+-- @treturn integer the count; a bad-input error otherwise
+function cli.positive_integer(text, option)
+  local n = math.tointeger(tonumber(text))
+  if not n or n < 1 then
+    errors.raise { path = option, message = "takes a whole number above 0, got '" .. tostring(text) .. "'" }
+  end
+  return n
+end
+
 --- Parses command-line arguments.
 -- @tparam table command `{usage, about, options}` (see above)
 -- @tparam table argv the arguments (e.g. `{...}` of an entry script)

@@ -141,7 +141,7 @@ Bad input: exit status 2, a message naming the key (and where it is).
   [2]
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d zero
-  -d: takes a positive whole number, got 'zero'
+  -d: takes a whole number above 0, got 'zero'
   [2]
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -M lots

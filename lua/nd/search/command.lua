@@ -63,14 +63,6 @@ function command.help_text()
   return table.concat(lines, "\n") .. "\n"
 end
 
-local function positive(text, option)
-  local n = math.tointeger(tonumber(text))
-  if not n or n < 1 then
-    errors.raise { path = option, message = "takes a whole number above 0, got '" .. tostring(text) .. "'" }
-  end
-  return n
-end
-
 local function size(text, option, allow_zero)
   local bytes, err = units.parse_bytes(text)
   if not bytes or (bytes <= 0 and not allow_zero) then
@@ -88,8 +80,8 @@ function command.read_options(argv)
       .. table.concat(args, " "), accepted = "ndlua search.lua --help" }
   end
   opts.path, opts.overrides = args[1], list
-  if opts.devices then opts.devices = positive(opts.devices, "-d") end
-  if opts.global_batch then opts.global_batch = positive(opts.global_batch, "-b") end
+  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
+  if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
   if opts.max_memory then opts.max_memory = size(opts.max_memory, "-M") end
   opts.reserve = opts.reserve and size(opts.reserve, "-mem", true) or 0
   if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
