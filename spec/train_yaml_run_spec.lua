@@ -11,42 +11,9 @@ local train_yaml = require "nd.train_yaml"
 local overrides = require "nd.overrides"
 local warnings = require "nd.warnings"
 
-local function read(text, opts)
-  local w = warnings.quiet()
-  local o = { file = "t.yaml", warnings = w }
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local parsed = train_yaml.parse(nd.yaml.decode(text, "t.yaml"), o)
-  return parsed, w:all()
-end
-
-local function refused(text, opts)
-  local ok, err = pcall(read, text, opts)
-  assert.is_false(ok, "expected a refusal")
-  assert.is_true(type(err) == "table" and err.bad_input == true, "not a bad-input error: " .. tostring(err))
-  return err.message
-end
-
-local function count(list, needle)
-  local n = 0
-  for _, w in ipairs(list) do
-    if w:find(needle, 1, true) then n = n + 1 end
-  end
-  return n
-end
-
-local QWEN = "model:\n  pretrained_model_name_or_path: Qwen/Qwen3-8B\n"
-local MOE = "model:\n  pretrained_model_name_or_path: Qwen/Qwen3-30B-A3B\n"
-local TINY = [[
-model:
-  name: tiny
-  config_overrides:
-    hidden_size: 256
-    num_hidden_layers: 4
-    num_attention_heads: 8
-    vocab_size: 1000
-    intermediate_size: 512
-    arch: llama2
-]]
+local fixture = dofile("spec/support/train_yaml_text.lua")
+local read, refused, count = fixture.read, fixture.refused, fixture.count
+local QWEN, MOE, TINY = fixture.QWEN, fixture.MOE, fixture.TINY
 
 describe("the batch", function()
   local DP4 = QWEN .. "fsdp_config:\n  dp_shard_size: 4\n"

@@ -16,46 +16,9 @@ local nd = require "nd"
 local train_yaml = require "nd.train_yaml"
 local warnings = require "nd.warnings"
 
--- Parses yaml text (named t.yaml); returns the result and its warnings.
-local function read(text, opts)
-  local w = warnings.quiet()
-  local o = { file = "t.yaml", warnings = w }
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local parsed = train_yaml.parse(nd.yaml.decode(text, "t.yaml"), o)
-  return parsed, w:all()
-end
-
--- The message of the bad-input error parsing `text` raises.
-local function refused(text, opts)
-  local ok, err = pcall(read, text, opts)
-  assert.is_false(ok, "expected a refusal")
-  assert.is_true(type(err) == "table" and err.bad_input == true, "not a bad-input error: " .. tostring(err))
-  return err.message
-end
-
--- How many warnings contain `needle` (plain text).
-local function count(list, needle)
-  local n = 0
-  for _, w in ipairs(list) do
-    if w:find(needle, 1, true) then n = n + 1 end
-  end
-  return n
-end
-
-local QWEN = "model:\n  pretrained_model_name_or_path: Qwen/Qwen3-8B\n"
-local MOE = "model:\n  pretrained_model_name_or_path: Qwen/Qwen3-30B-A3B\n"
--- A model from config_overrides alone: no checkpoint, no dtype, no context limit.
-local TINY = [[
-model:
-  name: tiny
-  config_overrides:
-    hidden_size: 256
-    num_hidden_layers: 4
-    num_attention_heads: 8
-    vocab_size: 1000
-    intermediate_size: 512
-    arch: llama2
-]]
+local fixture = dofile("spec/support/train_yaml_text.lua")
+local read, refused, count = fixture.read, fixture.refused, fixture.count
+local QWEN, MOE, TINY = fixture.QWEN, fixture.MOE, fixture.TINY
 
 describe("train_yaml.schema", function()
   it("is automodels with a pretrained path or a root training, accelerator or fsdp_config section", function()

@@ -45,13 +45,7 @@ local function estimate(parsed)
   return est, layers, model
 end
 
-local function count(list, needle)
-  local n = 0
-  for _, w in ipairs(list) do
-    if w:find(needle, 1, true) then n = n + 1 end
-  end
-  return n
-end
+local count = dofile("spec/support/train_yaml_text.lua").count
 
 local function degrees(r)
   return { dp = r.dp, tp = r.tp, pp = r.pp, cp = r.cp, ep = r.ep, etp = r.etp, vpp = r.vpp }
