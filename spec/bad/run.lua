@@ -17,31 +17,10 @@
 -- Usage: ndlua spec/bad/run.lua [DIR]   (default spec/bad)
 -- BAD_VERBOSE=1 shows the output of the cases that pass too.
 
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
-local function capture(cmd)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  return (out:gsub("\n$", ""))
-end
-
-local ROOT = capture("pwd")
-local NDLUA = os.getenv("NDLUA") or "./ndlua"
-if NDLUA:sub(1, 1) ~= "/" then NDLUA = ROOT .. "/" .. NDLUA:gsub("^%./", "") end
-local WRAPPER = os.getenv("NDLUA_WRAPPER") or ""
+local shell = dofile("spec/support/shell.lua")
+local shell_quote, capture, make_bindir = shell.quote, shell.capture, shell.make_bindir
+local ROOT = shell.ROOT
 local IS_ROOT = capture("id -u") == "0"
-
-local function make_bindir()
-  local dir = capture("mktemp -d")
-  local f = assert(io.open(dir .. "/ndlua", "w"))
-  f:write("#!/bin/sh\nexec ", WRAPPER, " ", shell_quote(NDLUA), ' "$@"\n')
-  f:close()
-  os.execute("chmod +x " .. shell_quote(dir .. "/ndlua"))
-  return dir
-end
 
 -- The cases under dir: files with a "# run:" header, and directories with a CASE file.
 local function list_cases(dir)

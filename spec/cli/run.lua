@@ -20,34 +20,9 @@
 --
 -- Usage: ndlua spec/cli/run.lua FILE.t...
 
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
-local function capture(cmd)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  return (out:gsub("\n$", ""))
-end
-
-local ROOT = capture("pwd")
-local function absolute(path)
-  if path:sub(1, 1) == "/" then return path end
-  return ROOT .. "/" .. path:gsub("^%./", "")
-end
-
-local NDLUA = absolute(os.getenv("NDLUA") or "./ndlua")
-local WRAPPER = os.getenv("NDLUA_WRAPPER") or ""
-
-local function make_bindir()
-  local dir = capture("mktemp -d")
-  local f = assert(io.open(dir .. "/ndlua", "w"))
-  f:write("#!/bin/sh\nexec ", WRAPPER, " ", shell_quote(NDLUA), ' "$@"\n')
-  f:close()
-  os.execute("chmod +x " .. shell_quote(dir .. "/ndlua"))
-  return dir
-end
+local shell = dofile("spec/support/shell.lua")
+local shell_quote, capture, make_bindir, absolute = shell.quote, shell.capture, shell.make_bindir, shell.absolute
+local ROOT = shell.ROOT
 
 -- Splits a transcript into blocks {line = n, command = text, expected = {...}}.
 local function parse(path)
