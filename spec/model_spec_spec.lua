@@ -328,6 +328,9 @@ describe("model spec refusals name the field", function()
     refuses(base { layers = { { kind = "decoder", count = 1, mtp = true }, { kind = "decoder", count = 4 } } },
             "layers[1] is a body group after an MTP group")
     refuses(base { layers = { { kind = "decoder", count = 0 } } }, "layers[0].count")
+    -- an infinite count (YAML .inf) is no whole number: refused, not a crash
+    refuses(base { layers = { { kind = "decoder", count = math.huge } } }, "layers[0].count",
+            "must be a positive whole number, got inf")
     refuses(base { layers = { { kind = "decoder", count = 4, extra = 1 } } }, "layers[0].extra")
     refuses(base { layers = {} }, "layers must be a non-empty list")
     refuses(base { layers = { { kind = "dense", count = 4 } } }, "layers[0].kind",
@@ -376,6 +379,8 @@ describe("model spec refusals name the field", function()
     refuses(act(record { ops = { qkv = 1 }, ops_tp = {} }), "activations.decoder.ops", "must map ops of")
     refuses(act(record { ops = { attMM = -2 }, ops_tp = {} }), "activations.decoder.ops.attMM", "cannot be negative")
     refuses(act(record { seq_length = 0 }), "activations.decoder.seq_length")
+    refuses(act(record { seq_length = math.huge }), "activations.decoder.seq_length",
+            "must be a positive whole number of tokens, got inf")
     refuses(base { output_activations = record { working = "x" } }, "output_activations.working")
   end)
 

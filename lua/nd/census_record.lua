@@ -81,11 +81,10 @@ function census_record.check(rec, where)
   local out = {}
   for _, key in ipairs(BASE) do out[key] = check_size(rec, key, where) end
   local s = rec.seq_length
-  local whole = math.type(s) == "integer" or (math.type(s) == "float" and s == math.floor(s))
-  if not whole or s <= 0 then
+  out.seq_length = type(s) == "number" and math.tointeger(s) or nil
+  if not out.seq_length or out.seq_length <= 0 then
     fail(where .. ".seq_length", where .. ".seq_length must be a positive whole number of tokens, got " .. tostring(s))
   end
-  out.seq_length = math.tointeger(s)
   for _, pair in ipairs(PAIRS) do
     local a, b = rec[pair[1]], rec[pair[2]]
     if (a == nil) ~= (b == nil) then
@@ -108,8 +107,7 @@ end
 -- every kind must be one the stack has. Returns the checked copy.
 -- @tparam table activations kind -> record
 -- @tparam table stack_kinds set of kinds of the stack
-function census_record.check_all(activations, stack_kinds)
-  if type(activations) ~= "table" then fail("activations", "activations must map layer kinds to census records") end
+function census_record.check_kinds(activations, stack_kinds)
   local strangers = {}
   for kind in pairs(activations) do
     if not stack_kinds[kind] then strangers[#strangers + 1] = tostring(kind) end
@@ -120,6 +118,11 @@ function census_record.check_all(activations, stack_kinds)
     fail("activations", string.format("activations of kinds %s no layer of the stack is; the stack has %s",
                                       list(strangers), list(have)))
   end
+end
+
+function census_record.check_all(activations, stack_kinds)
+  if type(activations) ~= "table" then fail("activations", "activations must map layer kinds to census records") end
+  census_record.check_kinds(activations, stack_kinds)
   local out = {}
   for kind, rec in pairs(activations) do
     out[kind] = census_record.check(rec, "activations." .. kind)

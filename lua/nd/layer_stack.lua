@@ -18,10 +18,6 @@ local function quoted_list(names)
 end
 layer_stack.quoted_list = quoted_list
 
-local function is_whole(v)
-  return math.type(v) == "integer" or (math.type(v) == "float" and v == math.floor(v) and v == v)
-end
-
 --- Checks a stated `layers` list (R2 §b.2): a non-empty array of groups
 -- with exactly the keys kind, count, mtp; returns normalised groups.
 function layer_stack.check_groups(list, where)
@@ -41,13 +37,14 @@ function layer_stack.check_groups(list, where)
     if type(g.kind) ~= "string" or g.kind == "" then
       fail(at .. ".kind", at .. ".kind must name a layer kind, got " .. tostring(g.kind))
     end
-    if not is_whole(g.count) or g.count <= 0 then
+    local count = type(g.count) == "number" and math.tointeger(g.count)
+    if not count or count <= 0 then
       fail(at .. ".count", at .. ".count must be a positive whole number, got " .. tostring(g.count))
     end
     if g.mtp ~= nil and type(g.mtp) ~= "boolean" then
       fail(at .. ".mtp", at .. ".mtp must be true or false, got " .. tostring(g.mtp))
     end
-    groups[i] = { kind = g.kind, count = math.tointeger(g.count), mtp = g.mtp == true }
+    groups[i] = { kind = g.kind, count = count, mtp = g.mtp == true }
   end
   return groups
 end

@@ -30,6 +30,11 @@ model_source.RUN_KEYS = { "offset", "full_rec", "sel_rec", "capacity_factor", "c
 local IS_RUN_KEY = {}
 for _, k in ipairs(model_source.RUN_KEYS) do IS_RUN_KEY[k] = true end
 
+--- Whether a config_overrides key is a run key (RUN_KEYS).
+function model_source.is_run_key(key)
+  return IS_RUN_KEY[key] == true
+end
+
 local function present(v)
   return v ~= nil and not core.isnull(v)
 end

@@ -388,9 +388,7 @@ function model_spec.settle(spec, opts)
   local has_linear_dims = check_linear_dims(s)
   s.layers, s.kinds = settle_layers(s, profile, is_moe, has_linear_dims, w)
   s.ops, s.layer_types = nil, nil
-  local stack_kinds = {}
-  for kind in pairs(s.kinds) do stack_kinds[kind] = true end
-  if s.activations then s.activations = census_record.check_all(s.activations, stack_kinds) end
+  if s.activations then s.activations = census_record.check_all(s.activations, s.kinds) end
   if s.output_activations then
     s.output_activations = census_record.check(s.output_activations, "output_activations")
   end

@@ -76,8 +76,9 @@ local function sorted_keys(t)
   return out
 end
 
-local function is_whole(v)
-  return math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v) and v == v and v ~= math.huge and v ~= -math.huge)
+-- The integer a whole number is (3.0 is 3); nil for anything else.
+local function whole(v)
+  return type(v) == "number" and math.tointeger(v) or nil
 end
 
 local function fail(file, path, message, accepted)
@@ -102,10 +103,10 @@ local function check_kind(kind, body, file)
     if v == nil then
       fail(file, where .. ".ops." .. op, "the op vector lacks " .. op, "every op of " .. table.concat(profiles.OP_NAMES, ", "))
     end
-    if type(v) ~= "number" or not is_whole(v) or v < 0 then
+    ops[op] = whole(v)
+    if not ops[op] or ops[op] < 0 then
       fail(file, where .. ".ops." .. op, "an op count must be a whole number >= 0, got " .. tostring(v))
     end
-    ops[op] = math.tointeger(v)
   end
   for op in pairs(body.ops) do
     if not known[op] then
@@ -131,20 +132,20 @@ local function check_defaults(p, file)
       fail(file, "run." .. tostring(key), "unknown run default", table.concat(profiles.run_names(), ", "))
     elseif kind == "flag" and type(v) ~= "boolean" then
       fail(file, "run." .. key, "must be true or false, got " .. tostring(v))
-    elseif kind ~= "flag" and (type(v) ~= "number" or not is_whole(v) or v < 0) then
+    elseif kind ~= "flag" and (not whole(v) or v < 0) then
       fail(file, "run." .. key, "must be a whole number >= 0, got " .. tostring(v))
     end
-    if kind == "flag" then run[key] = v else run[key] = math.tointeger(v) end
+    if kind == "flag" then run[key] = v else run[key] = whole(v) end
   end
   local model = {}
   for key, v in pairs(p.model or {}) do
     if key ~= "v_head_dim" then
       fail(file, "model." .. tostring(key), "a profile's model defaults may only state v_head_dim")
     end
-    if type(v) ~= "number" or not is_whole(v) or v <= 0 then
+    model.v_head_dim = whole(v)
+    if not model.v_head_dim or model.v_head_dim <= 0 then
       fail(file, "model.v_head_dim", "must be a positive whole number, got " .. tostring(v))
     end
-    model.v_head_dim = math.tointeger(v)
   end
   return run, model
 end

@@ -632,7 +632,7 @@ function with_census(r, p, resolved, opts)
   local records = census.load(path)
   local kinds = {}
   for _, group in ipairs(p.spec.layers or {}) do kinds[group.kind] = true end
-  census_record.check_all(records.activations, kinds)
+  census_record.check_kinds(records.activations, kinds)
   return census.attach(p.spec, records)
 end
 

@@ -11,9 +11,6 @@ local values = require "nd.train_yaml.values"
 
 local model = {}
 
-local IS_RUN_KEY = {}
-for _, k in ipairs(model_source.RUN_KEYS) do IS_RUN_KEY[k] = true end
-
 --- The AutoModels classes that build a vision-language checkpoint's tower;
 -- every other named class (`HyperAutoModelForCausalLM`, a recipe's own
 -- builder) builds the language model alone and loads the tower's weights as
@@ -87,7 +84,7 @@ local function check_describes_model(r, sec)
   over = type(over) == "table" and over or {}
   for key in pairs(over) do
     -- an unknown key: nd.model_source refuses it, with a better message
-    if not model_spec.is_field(key) and not IS_RUN_KEY[key] then return end
+    if not model_spec.is_field(key) and not model_source.is_run_key(key) then return end
   end
   local missing = {}
   for _, key in ipairs(model_spec.REQUIRED) do
