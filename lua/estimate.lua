@@ -51,11 +51,7 @@ local function read_options(argv)
   end
   opts.path, opts.overrides = args[1], list
   if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
-  if opts.device_memory then
-    local bytes, err = units.parse_bytes(opts.device_memory)
-    if not bytes or bytes <= 0 then errors.raise { path = "-M", message = err or "must be a size above 0" } end
-    opts.device_memory = bytes
-  end
+  if opts.device_memory then opts.device_memory = cli.size(opts.device_memory, "-M") end
   return opts
 end
 
@@ -65,12 +61,7 @@ local function show(v)
   return tostring(v)
 end
 
-local function count_text(n)
-  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } }) do
-    if n >= u[1] then return string.format("%.2f %s", n / u[1], u[2]) end
-  end
-  return tostring(n)
-end
+local count_text = units.count
 
 -- The layers each stage holds, from nd.layout.
 local function stage_layers(layout)
@@ -245,7 +236,7 @@ local function main(...)
   local parsed = train_yaml.load(opts.path, { devices = opts.devices, device_memory = opts.device_memory,
                                               warnings = collector, overrides = opts.overrides })
   local model, run = train_yaml.build(parsed)
-  for _, w in ipairs(collector:all()) do io.stderr:write("warning: ", w, "\n") end
+  collector:flush()
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
   local params = model:params()
   local layers = stage_layers(layout)

@@ -33,14 +33,6 @@ local function say(opts, line)
   if not opts.json then io.write(line, "\n") end
 end
 
--- Prints the warnings so far to stderr, after what stdout holds.
-local function flush_warnings(w, printed)
-  io.stdout:flush()
-  local all = w:all()
-  for i = printed + 1, #all do io.stderr:write("warning: ", all[i], "\n") end
-  return #all
-end
-
 local function header(opts, s)
   local spec = s.base.spec
   say(opts, string.format("search: %s on %d devices (%s), a global batch of %d, %s a device (%s); recompute %s (%s); "
@@ -189,5 +181,8 @@ if opts.help then
 end
 local w = warnings.new { echo = false }
 local ok, err = pcall(main, opts, w)
-if opts.verbosity >= 1 or not ok then flush_warnings(w, 0) end
+if opts.verbosity >= 1 or not ok then
+  io.stdout:flush() -- the warnings follow what stdout holds
+  w:flush()
+end
 if not ok then error(err, 0) end

@@ -56,12 +56,7 @@ local function grouped(n)
   return sign .. digits:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
 end
 
-local function short_count(n)
-  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } }) do
-    if math.abs(n) >= u[1] then return string.format("%.2f %s", n / u[1], u[2]) end
-  end
-  return tostring(n)
-end
+local short_count = require("nd.units").count
 
 local function list_models(as_json)
   local ids = catalog.ids()
@@ -162,26 +157,25 @@ local function print_report(spec, source, params, flops)
   print(string.format("  %-18s %22s  (%s)", "total", grouped(flops.total), short_count(flops.total)))
 end
 
+-- Prints a table's fields, one a line, by name.
+local function print_sorted(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = t[k]
+    print(string.format("  %-34s %s", k, type(v) == "table" and core.json.encode(v) or tostring(v)))
+  end
+end
+
 -- Prints the run a train.yaml states and what the C core derives from it.
 local function print_run(parsed, derived)
   print("")
   print("run (" .. parsed.schema .. " schema; the table nd.run takes)")
-  local keys = {}
-  for k in pairs(parsed.run) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local v = parsed.run[k]
-    print(string.format("  %-34s %s", k, type(v) == "table" and core.json.encode(v) or tostring(v)))
-  end
+  print_sorted(parsed.run)
   print("")
   print("derived (run:derived)")
-  keys = {}
-  for k in pairs(derived) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local v = derived[k]
-    print(string.format("  %-34s %s", k, type(v) == "table" and core.json.encode(v) or tostring(v)))
-  end
+  print_sorted(derived)
 end
 
 -- The formula's bytes per token of each layer kind and of the output, as a
@@ -241,12 +235,7 @@ local function read_yaml(path, opts, list, collector)
     list[#list + 1] = { path = "context.visual_seq_len", text = tostring(opts.visual_seq_len),
                         shown = "--visual-seq-len" }
   end
-  local memory
-  if opts.device_memory then
-    local err
-    memory, err = require("nd.units").parse_bytes(opts.device_memory)
-    if not memory or memory <= 0 then errors.raise { path = "-M", message = err or "must be a size above 0" } end
-  end
+  local memory = opts.device_memory and cli.size(opts.device_memory, "-M")
   return train_yaml.load(path, { devices = opts.devices and cli.positive_integer(opts.devices, "-d"), device_memory = memory,
                                  warnings = collector, overrides = list })
 end
@@ -279,20 +268,16 @@ local function main(...)
     end
     spec, source = nd.resolve_model(target, { warnings = collector, visual_seq_len = opts.visual_seq_len })
   end
-  for _, w in ipairs(collector:all()) do io.stderr:write("warning: ", w, "\n") end
-  local params, flops, activations
-  if core.model then
-    local model = core.model(spec)
-    params, flops = model:params(), model:flops(opts.seq_len)
-    local run
-    if parsed then
-      _, run = train_yaml.build(parsed)
-      derived = run:derived(model)
-    else
-      run = nd.run { seq_length = opts.seq_len }
-    end
-    activations = formula_activations(model, spec, run)
+  local model, run
+  if parsed then
+    model, run = train_yaml.build(parsed)
+    derived = run:derived(model)
+  else
+    model, run = core.model(spec), nd.run { seq_length = opts.seq_len }
   end
+  local params, flops = model:params(), model:flops(opts.seq_len)
+  local activations = formula_activations(model, spec, run)
+  collector:flush()
   if opts.json then
     local doc = { source = source, model = spec, params = params, flops_per_token = flops,
                   activations_per_token = activations, warnings = core.json.array(collector:all()) }
@@ -307,8 +292,8 @@ local function main(...)
     print(core.json.encode(doc, { indent = 2 }))
   else
     print_report(spec, source, params, flops)
-    if activations then print_activations(activations) end
-    if parsed and derived then print_run(parsed, derived) end
+    print_activations(activations)
+    if parsed then print_run(parsed, derived) end
   end
 end
 

@@ -31,6 +31,7 @@
 -- @module nd.cli
 
 local errors = require "nd.errors"
+local units = require "nd.units"
 
 local cli = {}
 
@@ -125,6 +126,20 @@ function cli.positive_integer(text, option)
     errors.raise { path = option, message = "takes a whole number above 0, got '" .. tostring(text) .. "'" }
   end
   return n
+end
+
+--- A memory size given on the command line (`-M 58GB`): bytes above 0
+-- (or from 0 with `allow_zero`).
+-- @tparam string text the value as given
+-- @tparam string option the option, named in the error (e.g. "-M")
+-- @tparam[opt] boolean allow_zero whether 0 bytes is a size
+-- @treturn integer the bytes; a bad-input error otherwise
+function cli.size(text, option, allow_zero)
+  local bytes, err = units.parse_bytes(text)
+  if not bytes or (bytes <= 0 and not allow_zero) then
+    errors.raise { path = option, message = err or "must be a size above 0" }
+  end
+  return bytes
 end
 
 --- Parses command-line arguments.

@@ -7,7 +7,7 @@ local lpeg = require "lpeg"
 
 local units = {}
 
-local P, R, S, C, Ct = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Ct
+local P, R, S, C = lpeg.P, lpeg.R, lpeg.S, lpeg.C
 
 local space = S(" \t") ^ 0
 local digits = R("09") ^ 1
@@ -86,13 +86,12 @@ function units.seconds(t)
   return string.format("%.3f s", t)
 end
 
--- A list of names or numbers: "DP,TP PP" or "1,2,4".
-local item = C((1 - S(", \t")) ^ 1)
-local list = space * Ct(item * (S(", \t") ^ 1 * item) ^ 0) * space * -1
-
---- Splits "a,b c" into {"a", "b", "c"}; nil for an empty text.
-function units.split_list(text)
-  return list:match(text or "")
+--- Formats a count with a decimal suffix: "8.19 B", "30.53 B", "512".
+function units.count(n)
+  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } }) do
+    if math.abs(n) >= u[1] then return string.format("%.2f %s", n / u[1], u[2]) end
+  end
+  return tostring(n)
 end
 
 return units

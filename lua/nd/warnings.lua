@@ -28,7 +28,14 @@ function Collector:warn(path, message)
   if self.seen[text] then return end
   self.seen[text] = true
   self.list[#self.list + 1] = text
-  if self.echo then self.stream:write("warning: ", text, "\n") end
+  if self.echo then self:flush() end
+end
+
+--- Prints the warnings not printed yet: a quiet collector's, once what it
+-- held back may be shown (an echoing collector has printed each already).
+function Collector:flush()
+  for i = (self.flushed or 0) + 1, #self.list do self.stream:write("warning: ", self.list[i], "\n") end
+  self.flushed = #self.list
 end
 
 --- The warnings raised so far, in order (a new array of strings).

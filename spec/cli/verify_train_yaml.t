@@ -87,6 +87,13 @@ refused, having no yaml to set keys of.
   --accelerator.tp_size=2: sets a key of a train.yaml, and Qwen/Qwen3-8B is none; a TRAIN_YAML (*.yaml, *.yml) to override keys of
   [2]
 
+Warnings raised while the run is built print too: with ep_size 64 the
+expert data-parallel group is dp x tp / ep = 16 x 2 / 64 < 1 (etp 1, cp 1),
+a layout the trainer cannot make, so the expert degrees are clamped to 1:
+
+  $ ndlua verify.lua train.yaml --accelerator.ep_size=64 2>&1 >/dev/null | grep ep_size
+  warning: accelerator.ep_size: expert degrees invalid for dp=16 tp=2 ep=64 etp=1 experts=256; clamping to minimum values
+
 A refusal prints alone, without the warnings gathered before it; it
 points at the key it is about, here the file's device count, which the
 tp_size the command line set does not divide:

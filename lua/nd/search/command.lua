@@ -63,14 +63,6 @@ function command.help_text()
   return table.concat(lines, "\n") .. "\n"
 end
 
-local function size(text, option, allow_zero)
-  local bytes, err = units.parse_bytes(text)
-  if not bytes or (bytes <= 0 and not allow_zero) then
-    errors.raise { path = option, message = err or "must be a size above 0" }
-  end
-  return bytes
-end
-
 function command.read_options(argv)
   local list, rest = overrides.split(argv)
   local opts, args = cli.parse(COMMAND, rest)
@@ -82,8 +74,8 @@ function command.read_options(argv)
   opts.path, opts.overrides = args[1], list
   if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
   if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
-  if opts.max_memory then opts.max_memory = size(opts.max_memory, "-M") end
-  opts.reserve = opts.reserve and size(opts.reserve, "-mem", true) or 0
+  if opts.max_memory then opts.max_memory = cli.size(opts.max_memory, "-M") end
+  opts.reserve = opts.reserve and cli.size(opts.reserve, "-mem", true) or 0
   if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
   if opts.verbosity < 0 then errors.raise { path = "-v", message = "takes a level from 0" } end
   if opts.dims then opts.dim_set = search.parse_dims(opts.dims) end

@@ -80,12 +80,7 @@ function format.columns(columns, rows)
   return out
 end
 
-local function count_text(n)
-  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } }) do
-    if math.abs(n) >= u[1] then return string.format("%.2f %s", n / u[1], u[2]) end
-  end
-  return tostring(n)
-end
+local count_text = units.count
 
 -- The unit bytes print in: GiB from 1 GiB up, else MiB.
 local function byte_unit(largest)
