@@ -55,7 +55,6 @@ local function probe(path)
   if ok == nil and code == 21 then return "directory" end
   return "file"
 end
-model_source.probe = probe
 
 local function read_first_line(path)
   local f = io.open(path, "r")
@@ -142,10 +141,9 @@ end
 
 -- Step 3: the built-in catalog.
 local function find_catalog(name, tried)
-  local path = catalog.path(name)
-  if path then
-    local id = catalog.find(name)
-    return { kind = "catalog", path = path, id = id, description = "built-in catalog " .. id }
+  local id = catalog.find(name)
+  if id then
+    return { kind = "catalog", path = catalog.path(id), id = id, description = "built-in catalog " .. id }
   end
   tried[#tried + 1] = "the built-in catalog (no id '" .. name .. "')"
 end

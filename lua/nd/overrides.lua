@@ -78,7 +78,7 @@ end
 -- @tparam table doc the document (nd.yaml.load)
 -- @tparam table list overrides from `split`
 -- @treturn table the set of paths overridden (`{["a.b"] = "--a.b=v"}`),
---   also kept as `doc` metadata for `overrides.source(doc, path)`
+--   also kept as `doc` metadata for `overrides.applied(doc)`
 function overrides.apply(doc, list)
   local set = overrides.applied(doc) or {}
   for _, o in ipairs(list) do

@@ -387,10 +387,10 @@ function train_yaml.read_recompute(r, run_keys, pp, vpp)
     r:fail(sec, key, values.describe(v) .. " is not an activation checkpoint mode", "one of off, selective, full")
   end
   local fsdp = r:section(nil, "fsdp_config")
-  local slice_v, slice_sec, slice_key = nil, nil, nil
+  local slice_v, slice_sec = nil, nil
   for _, s in ipairs({ ac, fsdp, gc }) do
     if r:value(s, "recompute_slice_activation") ~= nil then
-      slice_v, slice_sec, slice_key = s.t.recompute_slice_activation, s, "recompute_slice_activation"
+      slice_v, slice_sec = s.t.recompute_slice_activation, s
       break
     end
   end
@@ -411,7 +411,7 @@ function train_yaml.read_recompute(r, run_keys, pp, vpp)
     full_recompute = full,
     selective_recompute = sel,
     selective_rule = "hyperparallel",
-    recompute_slice_activation = slice_v ~= nil and r:flag(slice_sec, slice_key, slice_v) or false,
+    recompute_slice_activation = slice_v ~= nil and r:flag(slice_sec, "recompute_slice_activation", slice_v) or false,
     -- The mode the run trains with; nil where config_overrides states
     -- per-stage recompute instead.
     stated_ac_mode = (run_keys.full_rec == nil and run_keys.sel_rec == nil) and mode or nil,
@@ -530,8 +530,6 @@ function train_yaml.read_plan_overrides(r)
   return out
 end
 
-local with_census
-
 local function copy_into(dst, src, keys)
   for _, k in ipairs(keys) do
     if src[k] ~= nil then dst[k] = src[k] end
@@ -562,6 +560,12 @@ local function run_table(p)
   if p.ctx.visual_seq_len > 0 and p.spec.vision then run.visual_seq_length = p.ctx.visual_seq_len end
   if p.freeze_vision then run.freeze_vision = true end
   return run
+end
+
+-- The sequence length a census is taken at: the dataset's, else 4096
+-- (the seed's census length).
+local function census_seq_length(p)
+  return p.sequence.seq_len_stated and p.sequence.seq_length or 4096
 end
 
 local read_parts
@@ -598,7 +602,7 @@ function train_yaml.parse(doc, opts)
     device_memory_source = opts.device_memory and "-M" or p.ctx.device_memory and "context.max_device_memory"
       or ("the default " .. train_yaml.DEFAULT_DEVICE_MEMORY),
     census = { requested = p.ctx.census, spec = p.ctx.census_spec,
-               seq_length = p.ctx.census and (p.sequence.seq_len_stated and p.sequence.seq_length or 4096) or nil },
+               seq_length = p.ctx.census and census_seq_length(p) or nil },
     warnings = w,
   }
 end
@@ -614,8 +618,8 @@ end
 -- sequence length else 4096 (the seed's census length). Records the model
 -- states itself (config_overrides.activations) win. Without a record the
 -- layers are priced by formulas, with a warning saying how to measure them.
-function with_census(r, p, resolved, opts)
-  local seq = p.sequence.seq_len_stated and p.sequence.seq_length or 4096
+local function with_census(r, p, resolved, opts)
+  local seq = census_seq_length(p)
   local path = p.ctx.census_file
   if path and path:sub(1, 1) ~= "/" then path = dirname(opts.file) .. "/" .. path end
   if not path then
@@ -661,7 +665,7 @@ function read_parts(r, auto, opts)
   p.offset = train_yaml.read_offset(r, resolved.run_keys, p.accel.pp, p.accel.vpp,
                                     spec.num_hidden_layers + (spec.mtp_depth or 0))
   p.sequence = train_yaml.read_sequence(r, spec, resolved.run_keys)
-  p.device_memory = opts.device_memory and select(1, units.parse_bytes(opts.device_memory))
+  p.device_memory = opts.device_memory and units.parse_bytes(opts.device_memory)
     or p.ctx.device_memory or units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY)
   p.freeze_vision = resolved.freeze_vision
   p.replacements = train_yaml.read_plan_overrides(r)

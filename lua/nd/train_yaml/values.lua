@@ -47,7 +47,6 @@ local truthy = values.truthy
 local function join(path, key)
   return path == "" and key or (path .. "." .. key)
 end
-values.join = join
 
 -- The command-line option that set `path` (or a key above it), if any.
 function Reader:override_of(path)
