@@ -164,10 +164,7 @@ function model.resolve(r, auto, ctx)
   if not ok then
     -- A refusal about a key the command line set points at it, not at the file.
     local err = spec
-    local shown = errors.is_bad_input(err) and err.path and r:override_of(err.path)
-    if shown then
-      errors.raise { file = "command line " .. shown, path = err.path, message = err.reason, accepted = err.accepted }
-    end
+    if errors.is_bad_input(err) and err.path then r:fail_if_overridden(err.path, err.reason, err.accepted) end
     error(err, 0)
   end
   local out = { spec = spec, source = source, run_keys = run_keys, mtp_unpriced = 0 }

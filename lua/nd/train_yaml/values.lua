@@ -58,13 +58,19 @@ function Reader:override_of(path)
   return nil
 end
 
---- Raises a bad-input error about `sec.t[key]`.
-function Reader:fail(sec, key, message, accepted)
-  local path = key and join(sec.path, key) or sec.path
+--- Raises a bad-input error at the command-line option that set `path` (or
+-- a key above it), if one did: the refusal points at it, not at the file.
+function Reader:fail_if_overridden(path, message, accepted)
   local shown = self:override_of(path)
   if shown then
     errors.raise { file = "command line " .. shown, path = path, message = message, accepted = accepted }
   end
+end
+
+--- Raises a bad-input error about `sec.t[key]`.
+function Reader:fail(sec, key, message, accepted)
+  local path = key and join(sec.path, key) or sec.path
+  self:fail_if_overridden(path, message, accepted)
   local t, k = sec.t, key
   if not sec.stated or (key and sec.t[key] == nil) then t, k = self.doc, nil end
   errors.at(t, k, path ~= "" and path or nil, message, accepted)
