@@ -308,16 +308,6 @@ double mtp_extra_per_token(const model_t *m, const derived_t *d)
     return (2.0 * h * d->bytes_norm + 2.0 * h * d->bytes_compute) / (double)d->sp;
 }
 
-/* HyperParallel's selective rule, which a census measures under selective recompute. */
-static bool is_hyperparallel_rule(const signed char *keep)
-{
-    static const signed char hyper[SW_COUNT] = {1, 0, 0, 0, 0, 0, 0, 1};
-    for (int i = 0; i < SW_COUNT; i++)
-        if (keep[i] != hyper[i])
-            return false;
-    return true;
-}
-
 bool census_applies(const layer_kind *k, const derived_t *d, const signed char *keep, bool selective)
 {
     (void)d;
@@ -325,7 +315,7 @@ bool census_applies(const layer_kind *k, const derived_t *d, const signed char *
         return false;
     if (!selective)
         return true;
-    return k->census->has_selective && keep != NULL && is_hyperparallel_rule(keep);
+    return k->census->has_selective && keep != NULL && memcmp(keep, HYPERPARALLEL_SWITCHES, SW_COUNT) == 0; /* the rule a census measures */
 }
 
 /* Ring CP gathers the other ranks' K and V: (cp - 1)·kv·(d_qk + d_v)·bc per token, over t. */

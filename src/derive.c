@@ -157,7 +157,7 @@ static void derive_switches(const run_t *r, derived_t *d)
         return;
     }
     if (r->rule == RULE_HYPERPARALLEL) {
-        s[SW_HEADCAST] = s[SW_DROPOUT] = s[SW_SOFTMAX] = s[SW_NORMOP] = s[SW_GATHER] = s[SW_FFACT] = 0;
+        memcpy(s, HYPERPARALLEL_SWITCHES, SW_COUNT);
     } else if (r->rule == RULE_MINDFORMERS) {
         bool sp = d->sp > 1;
         s[SW_ATTBMM] = !(!d->flash && sp);

@@ -12,6 +12,7 @@ void estimate_init(estimate_t *e)
 {
     memset(e, 0, sizeof *e);
     layout_init(&e->layout);
+    layout_init(&e->vision_layout);
 }
 
 void estimate_free(estimate_t *e)
@@ -21,6 +22,8 @@ void estimate_free(estimate_t *e)
     free(e->memo);
     free(e->act_cache);
     layout_free(&e->layout);
+    layout_free(&e->vision_layout);
+    free(e->vision_memo);
     estimate_init(e);
 }
 
@@ -143,6 +146,13 @@ static const signed char *switches_of(const pricing *p, const layer_run *run)
     return run->switches != NULL ? run->switches : p->d->switches;
 }
 
+/* A layer's formula activations with the switches keep, and its parameter casts. */
+static double formula_bytes(const pricing *p, const layer_kind *k, const signed char *keep)
+{
+    act_split a = activations_of(p, k, keep);
+    return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
+}
+
 /* Bytes one layer of the run keeps for one micro-batch. */
 static double compute_activation(const pricing *p, const layer_run *run, bool *by_census)
 {
@@ -154,15 +164,10 @@ static double compute_activation(const pricing *p, const layer_run *run, bool *b
         return full_recompute_per_token(p->m, p->d) * p->tokens;
     const signed char *keep = switches_of(p, run);
     bool selective = run->mode == REC_SELECTIVE;
-    double per_token;
-    if (census_applies(k, p->d, keep, selective)) {
-        *by_census = true;
-        per_token = census_kept_per_token(k, p->m, p->r, p->d, selective);
-    } else {
-        act_split a = activations_of(p, k, keep);
-        return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
-    }
-    return per_token * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
+    *by_census = census_applies(k, p->d, keep, selective);
+    if (!*by_census)
+        return formula_bytes(p, k, keep);
+    return census_kept_per_token(k, p->m, p->r, p->d, selective) * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
 }
 
 /* What one layer holds at its backward's peak: a census record's working
@@ -175,9 +180,7 @@ static double compute_working(const pricing *p, const layer_run *run)
         return 0.0;
     if (k->census != NULL)
         return census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
-    const signed char *keep = run->mode == REC_SELECTIVE ? switches_of(p, run) : NULL;
-    act_split a = activations_of(p, k, keep);
-    return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
+    return formula_bytes(p, k, switches_of(p, run));
 }
 
 static double compute_comm(const pricing *p, const layer_run *run)
@@ -202,53 +205,33 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
     return kp;
 }
 
-static double run_activation(const pricing *p, const layer_run *run, bool *by_census)
-{
-    kind_price scratch;
-    const kind_price *kp = price_of(p, run, &scratch);
-    *by_census = kp->census;
-    return kp->activation;
-}
-
-static double run_working(const pricing *p, const layer_run *run)
-{
-    kind_price scratch;
-    return price_of(p, run, &scratch)->working;
-}
-
-static double run_comm(const pricing *p, const layer_run *run)
-{
-    kind_price scratch;
-    return price_of(p, run, &scratch)->comm;
-}
-
 static double split_bytes(const act_split *a, const pricing *p, double tp_divisor)
 {
     return a->shared / (double)p->d->sp + a->tp / tp_divisor + a->expert / (double)p->d->t_exp;
 }
 
-static double output_activation(const pricing *p)
+/* The output layer's bytes per micro-batch: what it keeps, or at its backward peak (working). */
+static double output_bytes(const pricing *p, bool working)
 {
     if (p->frozen)
         return 0.0;
     const census_record *c = p->m->output_census;
     double div = output_tp_divisor(p->r, p->d);
     if (c != NULL)
-        return (c->saved / (double)p->d->sp + c->saved_tp / div) * p->tokens;
-    act_split a = output_activations(p->m, p->r, p->d);
+        return ((working ? c->working : c->saved) / (double)p->d->sp + (working ? c->working_tp : c->saved_tp) / div) *
+               p->tokens;
+    act_split a = working ? output_working(p->m, p->r, p->d) : output_activations(p->m, p->r, p->d);
     return split_bytes(&a, p, div) * p->tokens;
 }
 
-static double output_working_bytes(const pricing *p)
+/* Adds n layers of these per-layer bytes, holding in_flight micro-batches, to the stage. */
+static void accumulate(stage_estimate *st, const static_bytes *stat, double activation, double in_flight,
+                       double comm, double n)
 {
-    if (p->frozen)
-        return 0.0;
-    const census_record *c = p->m->output_census;
-    double div = output_tp_divisor(p->r, p->d);
-    if (c != NULL)
-        return (c->working / (double)p->d->sp + c->working_tp / div) * p->tokens;
-    act_split a = output_working(p->m, p->r, p->d);
-    return split_bytes(&a, p, div) * p->tokens;
+    static_add(&st->stat, stat, n);
+    st->activations += n * activation * in_flight;
+    if (comm > st->comm)
+        st->comm = comm;
 }
 
 static int add_row(estimate_t *e, stage_estimate *st, const estimate_row *proto)
@@ -263,14 +246,8 @@ static int add_row(estimate_t *e, stage_estimate *st, const estimate_row *proto)
         *kept = *proto;
         row = kept;
     }
-    double n = (double)row->count;
-    st->stat.params += n * row->static_per_layer.params;
-    st->stat.grads += n * row->static_per_layer.grads;
-    st->stat.optimizer += n * row->static_per_layer.optimizer;
-    st->stat.main_params += n * row->static_per_layer.main_params;
-    st->activations += n * row->activation_per_layer * (double)row->in_flight;
-    if (row->comm_per_layer > st->comm)
-        st->comm = row->comm_per_layer;
+    accumulate(st, &row->static_per_layer, row->activation_per_layer, (double)row->in_flight, row->comm_per_layer,
+               (double)row->count);
     return 0;
 }
 
@@ -300,7 +277,7 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     row.vision = p->vision;
     row.count = 1;
     row.static_per_layer = output_static(p->m, p->r, p->d, p->frozen);
-    row.activation_per_layer = output_activation(p);
+    row.activation_per_layer = output_bytes(p, false);
     row.comm_per_layer = output_comm(p->m, p->r, p->d);
     row.in_flight = mf;
     row.census = p->m->output_census != NULL;
@@ -321,53 +298,27 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     return add_row(e, st, &module);
 }
 
-/* Adds n layers priced kp, holding in_flight micro-batches, to the stage. */
-static void accumulate(stage_estimate *st, const kind_price *kp, double n, double in_flight)
-{
-    st->stat.params += n * kp->stat.params;
-    st->stat.grads += n * kp->stat.grads;
-    st->stat.optimizer += n * kp->stat.optimizer;
-    st->stat.main_params += n * kp->stat.main_params;
-    st->activations += n * kp->activation * in_flight;
-    if (kp->comm > st->comm)
-        st->comm = kp->comm;
-}
-
 static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
                     const chunk_layout *ch, int64_t chunk, int64_t mf)
 {
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         const layer_kind *k = &p->m->kinds[run->kind];
-        if (e->peak_only) { /* the search's pricing: the sums without the row */
-            kind_price scratch;
-            const kind_price *kp = price_of(p, run, &scratch);
-            accumulate(st, kp, (double)run->count, (double)mf);
-            if (p->d->fsdp && !p->r->reshard_params)
-                st->held_params += (double)run->count * layer_gathered_params(p->m, k, p->r, p->d);
-            continue;
-        }
-        estimate_row row = {0};
-        row.chunk = chunk;
-        row.type = ROW_LAYERS;
-        row.kind = k->name;
-        row.vision = p->vision;
-        row.mtp = run->mtp;
-        row.count = run->count;
-        row.mode = run->mode;
         kind_price scratch;
         const kind_price *kp = price_of(p, run, &scratch);
-        row.static_per_layer = kp->stat;
-        row.activation_per_layer = kp->activation;
-        row.census = kp->census;
-        row.comm_per_layer = kp->comm;
-        row.in_flight = mf;
-        if (row.census)
-            e->census_used = true;
-        if (add_row(e, st, &row) != 0)
-            return -1;
         if (p->d->fsdp && !p->r->reshard_params)
             st->held_params += (double)run->count * layer_gathered_params(p->m, k, p->r, p->d);
+        if (e->peak_only) { /* the search's pricing: the sums without the row */
+            accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
+            continue;
+        }
+        estimate_row row = {.chunk = chunk, .type = ROW_LAYERS, .kind = k->name, .vision = p->vision,
+                            .mtp = run->mtp, .census = kp->census, .count = run->count, .mode = run->mode,
+                            .static_per_layer = kp->stat, .activation_per_layer = kp->activation,
+                            .comm_per_layer = kp->comm, .in_flight = mf};
+        e->census_used = e->census_used || kp->census;
+        if (add_row(e, st, &row) != 0)
+            return -1;
     }
     return 0;
 }
@@ -405,28 +356,28 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
     run_t vr;
     vision_run(v, r, &vr);
     derive(v, &vr, &e->vision_derived);
-    layout_t tower;
-    layout_init(&tower);
-    if (layout_build(&tower, v, &vr) != 0) {
-        snprintf(e->error, sizeof e->error, "vision tower: %.200s", tower.error);
-        layout_free(&tower);
+    layout_t *tower = &e->vision_layout;
+    if (layout_build(tower, v, &vr) != 0) {
+        snprintf(e->error, sizeof e->error, "vision tower: %.200s", tower->error);
         return -1;
     }
-    kind_price *memo = calloc((size_t)(3 * v->n_kinds), sizeof *memo);
+    if (e->vision_memo_cap < 3 * v->n_kinds) {
+        free(e->vision_memo);
+        e->vision_memo = calloc((size_t)(3 * v->n_kinds), sizeof *e->vision_memo);
+        e->vision_memo_cap = e->vision_memo ? 3 * v->n_kinds : 0;
+    }
+    kind_price *memo = e->vision_memo;
     if (memo == NULL) {
         snprintf(e->error, sizeof e->error, "out of memory");
-        layout_free(&tower);
         return -1;
     }
     pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision, memo);
-    const chunk_layout *ch = layout_chunk(&tower, 0, 0);
+    const chunk_layout *ch = layout_chunk(tower, 0, 0);
     int rc = add_embedding(e, st, &p, 0, mf, false);
     if (rc == 0)
-        rc = add_runs(e, st, &p, &tower, ch, 0, mf);
+        rc = add_runs(e, st, &p, tower, ch, 0, mf);
     if (rc == 0)
         rc = add_output(e, st, &p, 0, mf);
-    layout_free(&tower);
-    free(memo);
     return rc;
 }
 
@@ -438,15 +389,27 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
     const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
-    if (ch->output) {
-        double o = output_working_bytes(p) + output_comm(p->m, p->r, p->d);
-        if (last != NULL && last->mtp)
-            o += run_working(p, last) + run_comm(p, last);
-        return o;
+    double o = ch->output ? output_bytes(p, true) + output_comm(p->m, p->r, p->d) : 0.0;
+    if (last != NULL && (!ch->output || last->mtp)) {
+        kind_price scratch;
+        const kind_price *kp = price_of(p, last, &scratch);
+        o += kp->working + kp->comm;
     }
-    if (last == NULL)
-        return 0.0;
-    return run_working(p, last) + run_comm(p, last);
+    return o;
+}
+
+/* The largest working set of a fully recomputed layer of the chunk. */
+static double max_full_working(const pricing *p, const layout_t *l, const chunk_layout *ch)
+{
+    double most = 0;
+    for (int i = 0; i < ch->n_runs; i++) {
+        const layer_run *run = &l->runs[ch->first_run + i];
+        kind_price scratch;
+        const kind_price *kp = price_of(p, run, &scratch);
+        if (run->mode == REC_FULL && kp->working > most)
+            most = kp->working;
+    }
+    return most;
 }
 
 /* DualPipeV: max(fwd_first + bwd_last, fwd_last + bwd_first), where fwd_first
@@ -457,24 +420,17 @@ static double overhead_dualpipe(const pricing *p, const layout_t *l, int64_t sta
 {
     const chunk_layout *first = layout_chunk(l, stage, 0);
     const chunk_layout *second = l->vpp > 1 ? layout_chunk(l, stage, 1) : first;
-    double fwd_first = 0, bwd_first = 0, fwd_last = 0, bwd_last = 0;
-    bool by_census;
+    double fwd_first = 0, fwd_last = 0;
+    kind_price scratch;
     for (int i = 0; i < first->n_runs; i++) {
         const layer_run *run = &l->runs[first->first_run + i];
-        fwd_first += (double)run->count * run_activation(p, run, &by_census);
-        if (run->mode == REC_FULL && run_working(p, run) > bwd_first)
-            bwd_first = run_working(p, run);
-    }
-    for (int i = 0; i < second->n_runs; i++) {
-        const layer_run *run = &l->runs[second->first_run + i];
-        if (run->mode == REC_FULL && run_working(p, run) > bwd_last)
-            bwd_last = run_working(p, run);
+        fwd_first += (double)run->count * price_of(p, run, &scratch)->activation;
     }
     if (second->output)
-        fwd_last = output_working_bytes(p);
+        fwd_last = output_bytes(p, true);
     else if (second->n_runs > 0)
-        fwd_last = run_working(p, &l->runs[second->first_run + second->n_runs - 1]);
-    double a = fwd_first + bwd_last, b = fwd_last + bwd_first;
+        fwd_last = price_of(p, &l->runs[second->first_run + second->n_runs - 1], &scratch)->working;
+    double a = fwd_first + max_full_working(p, l, second), b = fwd_last + max_full_working(p, l, first);
     return a > b ? a : b;
 }
 

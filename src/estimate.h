@@ -74,6 +74,9 @@ typedef struct {
     bool experts_clamped, census_used;
     derived_t derived, vision_derived;
     layout_t layout;          /* built here unless a layout is given */
+    layout_t vision_layout;
+    kind_price *vision_memo;
+    int vision_memo_cap;
     const layout_t *lay;      /* the layout priced: &layout or the given one */
     bool peak_only;           /* keep stage sums, not rows (the search's pricing) */
     kind_price *memo;         /* n_kinds x 3 recompute options */

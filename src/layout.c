@@ -18,12 +18,6 @@ void layout_free(layout_t *l)
     layout_init(l);
 }
 
-int64_t layout_order(const run_t *r, int64_t stage, int64_t chunk)
-{
-    bool climbs_back = r->schedule == SCHED_ZERO_BUBBLE_V && chunk % 2 == 1;
-    return chunk * r->pp + (climbs_back ? r->pp - 1 - stage : stage);
-}
-
 static int fail(layout_t *l, const char *msg)
 {
     snprintf(l->error, sizeof l->error, "%s", msg);
@@ -223,6 +217,14 @@ static int check_ranges(layout_t *l, const run_t *r, int64_t total)
     return 0;
 }
 
+/* The chunk at model-order position o: chunk-major, and for the V schedule
+ * (zero_bubble_v) the odd chunks climb back from the last stage. */
+static chunk_layout *chunk_at_order(layout_t *l, const run_t *r, int64_t o)
+{
+    int64_t c = o / r->pp, i = o % r->pp;
+    return layout_chunk(l, r->schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i, c);
+}
+
 /* Walks the chunks in model order, giving each its first layer; marks the
  * embedding on the first chunk holding layers and the output on the last. */
 static int assign_order(layout_t *l, const run_t *r, int64_t mtp_outside, int64_t total)
@@ -230,11 +232,10 @@ static int assign_order(layout_t *l, const run_t *r, int64_t mtp_outside, int64_
     int64_t n_chunks = r->pp * r->vpp, cursor = 0;
     chunk_layout *first = NULL, *last = NULL;
     for (int64_t o = 0; o < n_chunks; o++) {
-        int64_t c = o / r->pp, i = o % r->pp;
-        int64_t s = r->schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i;
-        chunk_layout *ch = layout_chunk(l, s, c);
+        chunk_layout *ch = chunk_at_order(l, r, o);
+        int64_t at = ch - l->chunks;
         memset(ch, 0, sizeof *ch);
-        ch->count = l->counts[s * r->vpp + c];
+        ch->count = l->counts[at];
         if (ch->count > 0 && first == NULL)
             first = ch;
         if (ch->count > 0)
@@ -250,9 +251,7 @@ static int assign_order(layout_t *l, const run_t *r, int64_t mtp_outside, int64_
     last->output = true;
     last->count += mtp_outside;
     for (int64_t o = 0; o < n_chunks; o++) {
-        int64_t c = o / r->pp, i = o % r->pp;
-        int64_t s = r->schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i;
-        chunk_layout *ch = layout_chunk(l, s, c);
+        chunk_layout *ch = chunk_at_order(l, r, o);
         ch->first = cursor;
         cursor += ch->count;
     }

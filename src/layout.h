@@ -45,8 +45,4 @@ static inline chunk_layout *layout_chunk(const layout_t *l, int64_t stage, int64
     return &l->chunks[stage * l->vpp + chunk];
 }
 
-/* The model-order position of (stage, chunk): chunk-major, and for the V
- * schedule (zero_bubble_v) the second chunk climbs back from the last stage. */
-int64_t layout_order(const run_t *r, int64_t stage, int64_t chunk);
-
 #endif

@@ -45,9 +45,8 @@ int lnd_activation_split(lua_State *L)
     derived_t d;
     derive(m, r, &d);
     double seq = (double)r->seq_length;
-    static const signed char hyper[SW_COUNT] = {1, 0, 0, 0, 0, 0, 0, 1};
     act_split plain = kind_activations(m, k, r, &d, NULL, seq);
-    act_split sel = kind_activations(m, k, r, &d, hyper, seq);
+    act_split sel = kind_activations(m, k, r, &d, HYPERPARALLEL_SWITCHES, seq);
     lua_createtable(L, 0, 3);
     push_split(L, &plain, act_per_token(&plain, r, &d));
     lua_setfield(L, -2, "saved");

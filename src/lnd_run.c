@@ -227,7 +227,6 @@ int lnd_run_new(lua_State *L)
     memset(box, 0, sizeof *box);
     luaL_setmetatable(L, RUN_TYPE);
     run_t *r = &box->run;
-    run_defaults(r);
     box->ready = true;
     read_degrees(L, 1, r);
     read_flags(L, 1, r);

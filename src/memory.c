@@ -45,13 +45,13 @@ static_bytes layer_static(const model_t *m, const layer_kind *k, const run_t *r,
 
 /* One table of P parameters: its weights over w_div, its optimizer states
  * (two: bytes_optim_table) and main copies over os_div, its gradients over g_div. */
-static static_bytes table_static(double p, double w_div, double os_div, double g_div, const derived_t *d,
-                                 bool frozen)
+static static_bytes table_static(double p, double w_div, double os_div, double g_div, int optim_bytes,
+                                 const derived_t *d, bool frozen)
 {
     static_bytes b = {0, 0, 0, 0};
     b.params = p / w_div * d->bytes_p;
     if (!frozen) {
-        b.optimizer = p / os_div * (d->bytes_optim_table - d->bytes_main);
+        b.optimizer = p / os_div * (optim_bytes - d->bytes_main);
         b.main_params = p / os_div * d->bytes_main;
         b.grads = p / g_div * d->bytes_grad;
     }
@@ -71,7 +71,7 @@ static_bytes embedding_static(const model_t *m, const run_t *r, const derived_t 
     double w_div = d->params_sharded ? div : whole;
     double os_div = r->optimizer_parallel ? div : whole;
     double g_div = d->params_sharded || d->grads_sharded ? div : whole;
-    return table_static(model_embedding_params(m), w_div, os_div, g_div, d, frozen);
+    return table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
 }
 
 /* The head (vocabulary x hidden, held even when tied to an embedding on
@@ -88,15 +88,7 @@ static_bytes output_static(const model_t *m, const run_t *r, const derived_t *d,
 {
     (void)r;
     return table_static(output_table_params(m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
-                        d->shard_grad_non_exp, d, frozen);
-}
-
-static void add_static(static_bytes *a, const static_bytes *b, double n)
-{
-    a->params += n * b->params;
-    a->grads += n * b->grads;
-    a->optimizer += n * b->optimizer;
-    a->main_params += n * b->main_params;
+                        d->shard_grad_non_exp, d->bytes_optim_table, d, frozen);
 }
 
 /* An MTP module: its projection and norms (sharded like the non-expert
@@ -104,18 +96,13 @@ static void add_static(static_bytes *a, const static_bytes *b, double n)
  * embedding and output tables, as the reference prices them. */
 static_bytes mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
 {
-    double p = model_mtp_extra_params(m);
-    double p_div = r->shard_mtp_param ? d->shard_p_os_non_exp_partial : 1.0;
-    double g_div = r->shard_mtp_param ? d->shard_grad_non_exp : 1.0;
-    layer_split s = {p, 0, 0};
-    derived_t local = *d;
-    local.shard_p_os_non_exp_partial = p_div;
-    local.shard_params_non_exp = r->shard_mtp_param ? d->shard_params_non_exp : 1.0;
-    local.shard_grad_non_exp = g_div;
-    static_bytes b = split_static(&s, &local, frozen);
+    bool sharded = r->shard_mtp_param;
+    static_bytes b = table_static(model_mtp_extra_params(m), sharded ? d->shard_params_non_exp : 1.0,
+                                  sharded ? d->shard_p_os_non_exp_partial : 1.0,
+                                  sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
     static_bytes e = embedding_static(m, r, d, false, frozen), o = output_static(m, r, d, frozen);
-    add_static(&b, &e, 1.0);
-    add_static(&b, &o, 1.0);
+    static_add(&b, &e, 1.0);
+    static_add(&b, &o, 1.0);
     return b;
 }
 
@@ -192,7 +179,7 @@ double comm_combined(const layer_comm *c)
 
 double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens)
 {
-    double dp = 0.0, table = model_embedding_params(m) / (r->vocab_emb_dp && r->pp == 1 ? 1.0 : (double)r->tp);
+    double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
     if (r->dp > 1)
         dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
     double tp = d->comm_t ? tokens * (double)m->hidden * d->bytes_compute : 0.0;

@@ -19,6 +19,15 @@ static inline double static_total(const static_bytes *s)
     return s->params + s->grads + s->optimizer + s->main_params;
 }
 
+/* a += n·b, part by part. */
+static inline void static_add(static_bytes *a, const static_bytes *b, double n)
+{
+    a->params += n * b->params;
+    a->grads += n * b->grads;
+    a->optimizer += n * b->optimizer;
+    a->main_params += n * b->main_params;
+}
+
 /* One body layer of kind k (memory-model.md §7.2, lineage B divisors). */
 static_bytes layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen);
 /* The embedding table; zero when a tied head on the same stage holds it. */

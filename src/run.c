@@ -8,38 +8,7 @@ const char *const SWITCH_NAMES[SW_COUNT] = {
     "attBMM", "headCast", "dropout", "softmax", "normOp", "gather", "ffAct", "attUp",
 };
 
-/* Defaults for a run a user builds by hand: one device, bf16 weights and
- * compute, fp32 softmax (the reference's float32 default), AdamW-like
- * states from the family, 1F1B, no recompute, 64 GiB devices. */
-void run_defaults(run_t *r)
-{
-    memset(r, 0, sizeof *r);
-    r->dp = r->tp = r->pp = r->vpp = r->cp = r->ep = 1;
-    r->etp = 0;
-    r->micro_batch_size = 1;
-    r->micro_batch_num = 1;
-    r->grad_accumulation = r->shard_activations = r->loss_parallel = UNSTATED;
-    r->param_casts = r->flash_attention = r->param_shard = UNSTATED;
-    r->schedule = SCHED_1F1B;
-    r->seq_split = 1;
-    r->offset.form = FORM_NONE;
-    r->full_recompute.form = FORM_NONE;
-    r->selective_recompute.form = FORM_NONE;
-    r->rule = RULE_HYPERPARALLEL;
-    r->param_bytes = 2;
-    r->compute_bytes = 2;
-    r->softmax_bytes = 4;
-    r->grad_bytes = r->optimizer_state_bytes = r->main_param_bytes = -1;
-    r->norm_bytes = r->dropout_bytes = r->optimizer_states = -1;
-    r->vocab_emb_dp = true;
-    r->emb_dp_sharded = true;
-    r->shard_mtp_param = true;
-    r->grouped_gemm = true;
-    r->capacity_factor = 1.0;
-    r->seq_length = 4096;
-    r->device_memory_bytes = (int64_t)64 << 30;
-    r->reserve_bytes = -1;
-}
+const signed char HYPERPARALLEL_SWITCHES[SW_COUNT] = {1, 0, 0, 0, 0, 0, 0, 1};
 
 static void release_form(per_stage *f)
 {

@@ -13,6 +13,8 @@ typedef enum { CP_RING, CP_ULYSSES } cp_algorithm;
 /* The ops a selective recompute can drop: 1 keeps the op's activation, 0 recomputes it. */
 enum switch_index { SW_ATTBMM, SW_HEADCAST, SW_DROPOUT, SW_SOFTMAX, SW_NORMOP, SW_GATHER, SW_FFACT, SW_ATTUP, SW_COUNT };
 extern const char *const SWITCH_NAMES[SW_COUNT];
+/* HyperParallel's selective rule: keeps attBMM and attUp, recomputes the rest. */
+extern const signed char HYPERPARALLEL_SWITCHES[SW_COUNT];
 
 /* A flag a run may leave unstated (then the model family decides). */
 typedef enum { UNSTATED = -1, NO = 0, YES = 1 } tristate;
@@ -71,8 +73,6 @@ typedef struct {
     int64_t device_memory_bytes, reserve_bytes; /* reserve < 0: the default (1 GiB) */
 } run_t;
 
-/* A run with every field at its default (degrees 1, 1f1b, nothing sharded). */
-void run_defaults(run_t *r);
 /* Frees what run fields own (offsets, counts, ranges). */
 void run_release(run_t *r);
 /* A deep copy; returns 0, or -1 when out of memory (dst then holds nothing to free). */
