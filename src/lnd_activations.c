@@ -11,7 +11,7 @@
 #include "lnd_run.h"
 #include "lnd_types.h"
 
-static const layer_kind *kind_named(lua_State *L, const model_t *m, int arg)
+const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
 {
     const char *name = luaL_checkstring(L, arg);
     for (int i = 0; i < m->n_kinds; i++)
@@ -41,7 +41,7 @@ int lnd_activation_split(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
-    const layer_kind *k = kind_named(L, m, 3);
+    const layer_kind *k = lnd_check_kind(L, m, 3);
     derived_t d;
     derive(m, r, &d);
     double seq = (double)r->seq_length;

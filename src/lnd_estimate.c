@@ -39,7 +39,7 @@ static int estimate_gc(lua_State *L)
 }
 
 /* A scratch estimate kept alive on the stack (freed by __gc on error). */
-static estimate_t *push_scratch(lua_State *L)
+estimate_t *lnd_push_scratch(lua_State *L)
 {
     estimate_t *e = lua_newuserdatauv(L, sizeof *e, 0);
     estimate_init(e);
@@ -131,7 +131,7 @@ int lnd_time_estimate(lua_State *L)
     run_t *r = lnd_check_run(L, 2);
     lua_Integer n = luaL_checkinteger(L, 3);
     luaL_argcheck(L, n >= 1, 3, "a positive number of estimates");
-    estimate_t *e = push_scratch(L);
+    estimate_t *e = lnd_push_scratch(L);
     double peak = 0, start = now_seconds();
     for (lua_Integer i = 0; i < n; i++) {
         if (estimate_run(e, m, r) != 0)
@@ -162,7 +162,7 @@ int lnd_estimate(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
-    estimate_t *e = push_scratch(L);
+    estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);
     push_estimate(L, e, r);
@@ -197,7 +197,7 @@ int lnd_layout(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
-    estimate_t *e = push_scratch(L);
+    estimate_t *e = lnd_push_scratch(L);
     if (layout_build(&e->layout, m, r) != 0)
         return nd_bad_input(L, "%s", e->layout.error);
     lua_createtable(L, (int)r->pp, 0);

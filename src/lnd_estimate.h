@@ -4,6 +4,10 @@
 
 #include <lua.h>
 
+#include "estimate.h"
+
+/* A scratch estimate on the stack, freed by __gc (also when an error is raised). */
+estimate_t *lnd_push_scratch(lua_State *L);
 int lnd_estimate(lua_State *L); /* nd.core.estimate(model, run) */
 int lnd_layout(lua_State *L);   /* nd.core.layout(model, run) */
 int lnd_time_estimate(lua_State *L); /* nd.core.time_estimate(model, run, n) */

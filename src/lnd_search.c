@@ -9,6 +9,8 @@
 #include <lauxlib.h>
 
 #include "estimate.h"
+#include "lnd_activations.h"
+#include "lnd_estimate.h"
 #include "lnd_push.h"
 #include "lnd_run.h"
 #include "lnd_types.h"
@@ -387,18 +389,12 @@ static int lnd_step_time(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     hardware_t hw;
     lnd_read_hardware(L, 3, &hw);
-    estimate_t *e = lua_newuserdatauv(L, sizeof *e, 0);
-    estimate_init(e);
-    int rc = estimate_run(e, m, r);
+    estimate_t *e = lnd_push_scratch(L);
+    if (estimate_run(e, m, r) != 0)
+        return nd_bad_input(L, "%s", e->error);
     step_time t;
-    if (rc == 0)
-        timing_run(m, r, &e->derived, &e->layout, &hw, &t);
-    double score = rc == 0 ? nd_score(m, r, &e->derived, &e->layout, &hw) : 0;
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s", e->error);
-    estimate_free(e);
-    if (rc != 0)
-        return nd_bad_input(L, "%s", msg);
+    timing_run(m, r, &e->derived, &e->layout, &hw, &t);
+    double score = nd_score(m, r, &e->derived, &e->layout, &hw);
     lua_createtable(L, 0, 8);
     push_step_time(L, &t);
     lnd_set_number(L, "nd_score", score);
@@ -412,20 +408,11 @@ static int lnd_layer_traffic(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
-    const char *name = luaL_checkstring(L, 3);
-    const layer_kind *k = NULL;
-    for (int i = 0; i < m->n_kinds; i++)
-        if (strcmp(m->kinds[i].name, name) == 0)
-            k = &m->kinds[i];
-    if (k == NULL)
-        return luaL_argerror(L, 3, "no layer kind of that name in the model");
+    const layer_kind *k = lnd_check_kind(L, m, 3);
     derived_t d;
     derive(m, r, &d);
-    layer_traffic t = layer_traffic_bytes(m, k, r, &d, d.tokens);
-    const layer_params *p = &k->params;
-    double weights = (p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
-                     (p->routed / (double)r->ep + p->shared) / (double)d.t_exp;
-    weights = luaL_optnumber(L, 4, weights);
+    layer_traffic t = layer_traffic_bytes(m, k, r, &d);
+    double weights = luaL_optnumber(L, 4, layer_rank_weights(k, r, &d));
     lua_createtable(L, 0, 4);
     lnd_set_number(L, "tp", t.tp);
     lnd_set_number(L, "cp", t.cp);

@@ -56,20 +56,24 @@ static op_table layer_table(const model_t *m, const layer_kind *k, const run_t *
 static const int OP_SWITCH[OP_COUNT] = {-1, SW_ATTBMM, -1, SW_SOFTMAX, SW_DROPOUT, SW_NORMOP, SW_GATHER,
                                         SW_HEADCAST, SW_FFACT, -1};
 
-/* Σ_op (1 + with_recompute·f_op)·n_op·table_op, × bytes_p/(t·cp) (§d.1). */
-static double layer_load(const layer_kind *k, const op_table *o, const run_t *r, const derived_t *d,
-                         recompute_mode mode, const signed char *sw, int with_recompute)
+/* Σ_op n_op·table_op, and with the recompute Σ_op (1 + f_op)·n_op·table_op,
+ * each × bytes_p/(t·cp) (§d.1). */
+static void layer_load(const layer_kind *k, const op_table *o, const run_t *r, const derived_t *d,
+                       recompute_mode mode, const signed char *sw, double *plain, double *with_recompute)
 {
-    double load = 0;
+    double load = 0, again = 0;
     for (int i = 0; i < OP_COUNT; i++) {
         double f = mode == REC_FULL ? 1.0 : 0.0;
         if (mode == REC_SELECTIVE && OP_SWITCH[i] >= 0 && sw[OP_SWITCH[i]] == 0)
             f = 1.0;
-        load += (1.0 + with_recompute * f) * k->ops[i] * o->v[i];
+        load += k->ops[i] * o->v[i];
+        again += (1.0 + f) * k->ops[i] * o->v[i];
     }
     double fq = mode == REC_FULL || (mode == REC_SELECTIVE && sw[SW_NORMOP] == 0) ? 1.0 : 0.0;
-    load += (1.0 + with_recompute * fq) * o->qknorm + o->dispatch;
-    return load * d->bytes_p / ((double)r->tp * (double)r->cp);
+    load += o->qknorm + o->dispatch;
+    again += (1.0 + fq) * o->qknorm + o->dispatch;
+    *plain = load * d->bytes_p / ((double)r->tp * (double)r->cp);
+    *with_recompute = again * d->bytes_p / ((double)r->tp * (double)r->cp);
 }
 
 /* Per-layer communication (§d.2): DP (ZeRO levels, or FSDP), TP, EP, CP. */
@@ -104,8 +108,7 @@ static double fsdp_part(double size, double over, double kept, double group, con
     return (s - 1) / s * w * (gathers * d->bytes_p + d->bytes_grad) + 2 * (c - 1) / c * (w / s) * d->bytes_grad * rounds;
 }
 
-static comm_parts layer_comm(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                             const signed char *keep)
+static comm_parts layer_comm(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
     comm_parts c = {0, 0, 0, 0};
     const layer_params *p = &k->params;
@@ -121,14 +124,14 @@ static comm_parts layer_comm(const model_t *m, const layer_kind *k, const run_t 
         c.dp = zero_dp_dense(pn, d->comm_d_non_exp, cp, t) +
                (pe > 0 ? zero_dp_experts(pe, d->comm_d_exp, cp, te, ep) : 0.0);
     }
-    double gather = k->ops[OP_GATHER], keep_gather = keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0;
+    double gather = k->ops[OP_GATHER];
     if (!k->moe)
         c.tp = 0.25 * gather * s * b * h + 0.25 * gather * s * b * k->ffn_width;
     else
         c.tp = 0.25 * gather * h * h * bc * k->ops[OP_ATTMM] +
                0.25 * gather * h * bc * k->ops[OP_FFMM] * ((double)m->experts / ep + (double)m->shared_experts) *
                    (double)m->expert_width;
-    c.tp *= keep_gather * (d->comm_t ? 1.0 : 0.0) / cp;
+    c.tp *= (d->comm_t ? 1.0 : 0.0) / cp;
     if (d->comm_ep && k->moe)
         c.ep = 2.0 * h * bc * ((double)m->top_k * s * b / cp) * (ep - 1) / ep;
     if (r->cp > 1) {
@@ -158,10 +161,13 @@ static void add_layer(stage_load *st, const model_t *m, const run_t *r, const de
     const signed char *sw = run->switches != NULL ? run->switches : d->switches;
     op_table o = layer_table(m, k, r, d);
     double n = (double)run->count;
-    st->compute += n * layer_load(k, &o, r, d, run->mode, sw, 0);
-    st->recompute += n * layer_load(k, &o, r, d, run->mode, sw, 1);
-    comm_parts plain = layer_comm(m, k, r, d, NULL);
-    comm_parts kept = layer_comm(m, k, r, d, run->mode == REC_SELECTIVE ? sw : NULL);
+    double load, load_again;
+    layer_load(k, &o, r, d, run->mode, sw, &load, &load_again);
+    st->compute += n * load;
+    st->recompute += n * load_again;
+    comm_parts plain = layer_comm(m, k, r, d), kept = plain;
+    if (run->mode == REC_SELECTIVE && !sw[SW_GATHER])
+        kept.tp = 0.0; /* a selective recompute that reruns the gathers keeps no TP traffic */
     double dpn = (double)(hw->n_levels > 0 ? hw->level_devices[0] : 8);
     double tp_scale = maxd(1.0, (double)(r->tp / (int64_t)dpn)) * (1.0 - hw->overlap_tp);
     double ep_scale = maxd(1.0, (double)(r->ep / (int64_t)dpn)), cp_scale = maxd(1.0, (double)(r->cp / (int64_t)dpn));
@@ -207,16 +213,10 @@ double nd_score(const model_t *m, const run_t *r, const derived_t *d, const layo
         x[st_i] = st.compute + w * st.comm +
                   (maxd(0.0, st.recompute - st.compute) + maxd(0.0, w * (st.comm_recompute - st.comm))) / 3.0;
     }
-    /* §d.4: one stage m·S; 1F1B S + (m − 1)·X; interleaved S/v + p(v − 1)X/v + (m·v − p(v − 1) − 1)X/v */
-    double sum = 0, most = 0, mb = (double)r->micro_batch_num, p = (double)r->pp, v = (double)r->vpp;
-    for (int64_t i = 0; i < r->pp; i++) {
-        sum += x[i];
-        most = maxd(most, x[i]);
-    }
+    /* §d.4: the stages through a 1F1B or interleaved pipeline, whatever the run's schedule */
+    run_t plain = *r;
+    plain.schedule = SCHED_1F1B;
+    double bubble, score = pipeline_step(&plain, x, r->pp, &bubble);
     free(x);
-    if (r->pp == 1)
-        return mb * sum;
-    if (r->vpp == 1)
-        return sum + (mb - 1) * most;
-    return sum / v + p * (v - 1) * most / v + (mb * v - p * (v - 1) - 1) * most / v;
+    return score;
 }

@@ -34,9 +34,9 @@ static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gb
  *        their gradients backward); Ulysses: 8·(cp − 1)/cp · tokens·(q, k, v, o
  *        widths)·bc / t (four all-to-alls each way)
  *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way) */
-layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                                  double tokens)
+layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
+    double tokens = d->tokens;
     layer_traffic t = {0, 0, 0};
     double h = (double)m->hidden, bc = d->bytes_compute, tp = (double)r->tp, cp = (double)r->cp;
     if (r->tp > 1)
@@ -136,25 +136,30 @@ static double rerun_share(const layer_kind *k, const layer_flops *f, recompute_m
     return SELECTIVE_RERUN_SHARE;
 }
 
-static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run,
-                    double tokens)
+double layer_rank_weights(const layer_kind *k, const run_t *r, const derived_t *d)
 {
+    const layer_params *p = &k->params;
+    return (p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
+           (p->routed / (double)r->ep + p->shared) / (double)d->t_exp;
+}
+
+static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run)
+{
+    double tokens = d->tokens;
     const layer_kind *k = &m->kinds[run->kind];
     layer_flops f = kind_flops(m, k, (double)r->seq_length, 0.5);
     double n = (double)run->count, fwd = layer_forward_flops(&f, r, d) * tokens;
     double share = rerun_share(k, &f, run->mode);
     w->forward_flops += n * fwd;
     w->recompute_flops += n * share * fwd;
-    layer_traffic t = layer_traffic_bytes(m, k, r, d, tokens);
+    layer_traffic t = layer_traffic_bytes(m, k, r, d);
     /* a fully recomputed layer sends its forward traffic again: half of TP and
      * EP's (one way of two), a third of ring CP's */
     double again = run->mode == REC_FULL ? 1.0 : 0.0;
     w->tp += n * t.tp * (1.0 + again / 2.0);
     w->cp += n * t.cp * (1.0 + again / 3.0);
     w->ep += n * t.ep * (1.0 + again / 2.0);
-    const layer_params *p = &k->params;
-    w->weights += n * ((p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
-                       (p->routed / (double)r->ep + p->shared) / (double)d->t_exp);
+    w->weights += n * layer_rank_weights(k, r, d);
 }
 
 /* The vision tower on the first stage: its forward FLOPs for the visual
@@ -176,7 +181,7 @@ static void stage_work_of(const model_t *m, const run_t *r, const derived_t *d, 
     for (int64_t c = 0; c < l->vpp; c++) {
         const chunk_layout *ch = layout_chunk(l, s, c);
         for (int i = 0; i < ch->n_runs; i++)
-            add_run(w, m, r, d, &l->runs[ch->first_run + i], tokens);
+            add_run(w, m, r, d, &l->runs[ch->first_run + i]);
         if (ch->embedding)
             w->weights += model_embedding_params(m) / (double)r->tp;
         if (ch->output) {
@@ -192,8 +197,8 @@ static void stage_work_of(const model_t *m, const run_t *r, const derived_t *d, 
 
 /* One micro-batch on a stage: forward, backward (twice the forward), the
  * recomputed share, and the communication compute does not hide. */
-static double stage_micro_batch_time(const stage_work *w, const run_t *r, const derived_t *d,
-                                     const hardware_t *hw, double pp_bytes, double parts[7])
+static double stage_micro_batch_time(const stage_work *w, const run_t *r, const hardware_t *hw, double pp_bytes,
+                                     double parts[7])
 {
     double flops_per_s = hw->sustained_tflops * 1e12;
     int64_t t = r->tp, cp = r->cp;
@@ -207,7 +212,6 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     double overlap_ep = r->schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
     parts[5] = seconds(w->ep, level_gbps(hw, t * cp * r->ep)) * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
-    (void)d;
     double sum = 0;
     for (int i = 0; i < 7; i++)
         sum += parts[i];
@@ -230,7 +234,7 @@ void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layo
     for (int64_t s = 0; s < pp; s++) {
         stage_work w;
         stage_work_of(m, r, d, l, s, &w);
-        x[s] = stage_micro_batch_time(&w, r, d, hw, pp_bytes, parts);
+        x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, parts);
         if (x[s] >= x[out->straggler]) {
             out->straggler = s;
             memcpy(worst, parts, sizeof worst);
@@ -251,7 +255,6 @@ void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layo
     out->pp = m_b * worst[6];
     out->dp = dp_seconds;
     out->bubble = bubble;
-    out->stage_time = x[out->straggler];
     free(x);
     out->step = step + dp_seconds;
     double tokens = (double)r->global_batch_size * (double)r->seq_length;

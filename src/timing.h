@@ -28,7 +28,6 @@ typedef struct {
     double tp, cp, ep, pp, dp;                 /* exposed communication */
     double bubble;                             /* pipeline fill and drain */
     double step;                               /* the step */
-    double stage_time;                         /* one micro-batch on the slowest stage */
     int64_t straggler;                         /* that stage */
     double model_flops;                        /* 3 x forward FLOPs of the step's tokens */
     double tokens_per_s_per_device, mfu;
@@ -39,8 +38,9 @@ typedef struct {
     double tp, cp, ep;
 } layer_traffic;
 
-layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                                  double tokens);
+layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d);
+/* Weights of one layer of kind k on one rank (TP, and EP and expert TP for experts). */
+double layer_rank_weights(const layer_kind *k, const run_t *r, const derived_t *d);
 /* Bytes one rank moves per step for data parallelism (gathers and reductions) of W weights. */
 double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights);
 /* The per-device bandwidth (GB/s) of the smallest level spanning `span` consecutive devices. */
