@@ -17,7 +17,6 @@ local warnings = require "nd.warnings"
 local search = require "nd.search"
 local command = require "nd.search.command"
 local search_config = require "nd.search_config"
-local hardware = require "nd.hardware"
 local policies = require "nd.policies"
 local resolved_yaml = require "nd.resolved_yaml"
 local table_report = require "nd.report.table"
@@ -59,7 +58,7 @@ end
 
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
-  local problem = command.not_found(result, counts, s.budget, s.base.parsed.run.shard_spans_cp == true)
+  local problem = command.not_found(result, counts, s.budget, s.spans_cp)
   if problem then errors.raise { message = problem } end
 end
 
@@ -69,12 +68,8 @@ end
 
 -- The candidates as reports and policies see them (search.candidate).
 local function getter(result, s)
-  local spans_cp = s.base.parsed.run.shard_spans_cp == true
   return function(i, with_stages)
-    return search.candidate(result, i, with_stages and s.base.model or nil, spans_cp)
-  end, function(c)
-    c.op = search.effective_op(c, spans_cp)
-    return c
+    return search.candidate(result, i, with_stages and s.base.model or nil, s.spans_cp)
   end
 end
 
@@ -87,13 +82,7 @@ end
 -- resolved.yaml in -o: the yaml (as read, with the command line's overrides)
 -- with the best strategy written in.
 local function write_resolved(opts, s, best)
-  local doc
-  if s.base.synthetic then
-    doc = s.base.synthetic
-  else
-    doc = nd.yaml.load(s.base.path)
-    require("nd.overrides").apply(doc, opts.overrides)
-  end
+  local doc = s.base.synthetic or command.source_doc(opts, s.cfg, s.base.path)
   local notes = resolved_yaml.apply(doc, s.base.schema, best)
   local dir = opts.output_dir
   if not os.rename(dir, dir) then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") end
@@ -115,7 +104,7 @@ local function search_info(s)
 end
 
 local function report(opts, s, result, counts, kept, w, excluded)
-  local get, fix = getter(result, s)
+  local get = getter(result, s)
   local shown = math.min(opts.top, kept)
   local list = top_list(get, shown, opts.svg)
   if opts.csv then csv_report.write(opts.csv, result:size(), get) end
@@ -141,7 +130,7 @@ local function report(opts, s, result, counts, kept, w, excluded)
   end
   if opts.verbosity >= 2 then
     local dropped = result:dropped()
-    for _, c in ipairs(dropped) do fix(c) end
+    for _, c in ipairs(dropped) do search.shown(c, s.spans_cp) end
     for _, line in ipairs(table_report.dropped(dropped, counts.dropped, s.budget)) do say(opts, line) end
   end
   if opts.verbosity >= 1 then say(opts, "") end
@@ -164,7 +153,7 @@ local function main(opts, w)
   local result = run_search(s)
   local counts = result:counts()
   check_found(result, counts, s)
-  local kept, excluded = policies.apply(result, s.policy, policy_context(s), (getter(result, s)), nil,
+  local kept, excluded = policies.apply(result, s.policy, policy_context(s), getter(result, s), nil,
                                         full_shard_exclusion(s.space))
   if kept == 0 then
     local why = excluded > 0 and (" (" .. excluded_text(excluded) .. ")") or ""

@@ -7,6 +7,7 @@
 
 local core = require "nd.core"
 local errors = require "nd.errors"
+local files = require "nd.files"
 local census_record = require "nd.census_record"
 
 local census = {}
@@ -54,12 +55,6 @@ function census.load(path)
   return out
 end
 
-local function readable(path)
-  local f = io.open(path, "r")
-  if f then f:close() end
-  return f ~= nil
-end
-
 --- The census file beside a checkpoint's config: `DIR/census-<seq>.json`.
 -- @tparam string dir the directory holding config.json
 -- @tparam integer seq the training sequence length
@@ -67,7 +62,7 @@ end
 function census.beside(dir, seq)
   if type(dir) ~= "string" then return nil end
   local path = string.format("%s/census-%d.json", dir, seq)
-  return readable(path) and path or nil
+  return files.kind(path) and path or nil
 end
 
 --- Lays a census's records over a model spec (a copy; the spec is not changed).

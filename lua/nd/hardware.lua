@@ -23,6 +23,7 @@
 -- @module nd.hardware
 
 local errors = require "nd.errors"
+local files = require "nd.files"
 local units = require "nd.units"
 
 local hardware = {}
@@ -45,36 +46,6 @@ hardware.DEFAULT_OVERLAP = { dp = 0.9, tp = 0.5, cp = 0.5, ep = 0.0, pp = 0.5 }
 hardware.DEFAULT = "A2"
 
 local loaded = {}
-
--- The directories `nd/hardware/` on the Lua path, in its order.
-local function dirs()
-  local out, seen = {}, {}
-  for template in package.path:gmatch("[^;]+") do
-    local root = template:match("^(.*)%?%.lua$")
-    if root then
-      local dir = root .. "nd/hardware"
-      if not seen[dir] then
-        seen[dir] = true
-        out[#out + 1] = dir
-      end
-    end
-  end
-  return out
-end
-
--- The profile files of a directory (names without .lua).
-local function files_of(dir)
-  local p = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
-  local out = {}
-  if not p then return out end
-  for line in p:lines() do
-    local name = line:match("^([%w_%-%.]+)%.lua$")
-    if name then out[#out + 1] = name end
-  end
-  p:close()
-  table.sort(out)
-  return out
-end
 
 local function bad(path, message)
   errors.raise { file = path, message = message }
@@ -145,15 +116,7 @@ end
 --- Every profile on the Lua path: `{name = path}` and the names in order
 -- (a profile earlier on the path wins, as `require` finds it).
 function hardware.available()
-  local paths, names = {}, {}
-  for _, dir in ipairs(dirs()) do
-    for _, name in ipairs(files_of(dir)) do
-      if not paths[name] then
-        paths[name] = dir .. "/" .. name .. ".lua"
-        names[#names + 1] = name
-      end
-    end
-  end
+  local paths, names = files.on_lua_path("hardware")
   table.sort(names, function(a, b) return a:lower() < b:lower() end)
   return paths, names
 end

@@ -17,6 +17,7 @@
 
 local core = require "nd.core"
 local errors = require "nd.errors"
+local files = require "nd.files"
 local catalog = require "nd.catalog"
 local model_spec = require "nd.model_spec"
 local hf_config = require "nd.hf_config"
@@ -46,15 +47,7 @@ local function json_describe(v)
   return tostring(v)
 end
 
--- "file", "directory" or nil for a path.
-local function probe(path)
-  local f = io.open(path, "r")
-  if not f then return nil end
-  local ok, _, code = f:read(0)
-  f:close()
-  if ok == nil and code == 21 then return "directory" end
-  return "file"
-end
+local probe = files.kind
 
 local function read_first_line(path)
   local f = io.open(path, "r")

@@ -29,6 +29,7 @@
 -- @module nd.policies
 
 local errors = require "nd.errors"
+local files = require "nd.files"
 
 local policies = {}
 
@@ -46,11 +47,7 @@ end
 -- A policy error's message: "FILE:LINE: message" as Lua gives it, or the
 -- file alone when the error carries no position.
 local function error_text(err)
-  if type(err) == "table" then
-    if errors.is_bad_input(err) then return err.message end
-    return tostring(err.message or err)
-  end
-  return tostring(err)
+  return tostring(type(err) == "table" and err.message or err)
 end
 
 local function check(file, p)
@@ -93,20 +90,18 @@ end
 --- Loads a policy by name (`nd/policies/<name>.lua` on the Lua path) or file.
 function policies.load(name)
   name = name or policies.DEFAULT
+  local path
   if policies.is_file(name) then
-    local f = io.open(name, "r")
-    if not f then
+    if not files.kind(name) then
       errors.raise { path = "--policy", message = "no policy file '" .. name .. "'" }
     end
-    f:close()
-    local p = policies.load_file(name)
-    p.name = p.name or name
-    return p
-  end
-  local path = name:match("^[%w_%-]+$") and package.searchpath("nd.policies." .. name, package.path)
-  if not path then
-    errors.raise { path = "--policy", message = "'" .. name .. "' is no ranking policy",
-                   accepted = "one of " .. table.concat(policies.names(), ", ") .. ", or a policy file (FILE.lua)" }
+    path = name
+  else
+    path = name:match("^[%w_%-]+$") and package.searchpath("nd.policies." .. name, package.path)
+    if not path then
+      errors.raise { path = "--policy", message = "'" .. name .. "' is no ranking policy",
+                     accepted = "one of " .. table.concat(policies.names(), ", ") .. ", or a policy file (FILE.lua)" }
+    end
   end
   local p = policies.load_file(path)
   p.name = p.name or name
@@ -115,20 +110,10 @@ end
 
 --- The names of the shipped policies (the files of nd/policies/ on the path).
 function policies.names()
-  local out, seen = {}, {}
-  for template in package.path:gmatch("[^;]+") do
-    local root = template:match("^(.*)%?%.lua$")
-    if root then
-      local p = io.popen("ls -1 '" .. (root .. "nd/policies"):gsub("'", "'\\''") .. "' 2>/dev/null")
-      for line in p:lines() do
-        local n = line:match("^([%w_%-]+)%.lua$")
-        if n and not seen[n] then
-          seen[n] = true
-          out[#out + 1] = n
-        end
-      end
-      p:close()
-    end
+  local _, all = files.on_lua_path("policies")
+  local out = {}
+  for _, n in ipairs(all) do
+    if n:match("^[%w_%-]+$") then out[#out + 1] = n end
   end
   table.sort(out)
   return out

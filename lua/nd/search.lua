@@ -62,7 +62,12 @@ end
 -- @tparam[opt] userdata model for its per-stage bytes (stage_bytes)
 -- @tparam boolean spans_cp the run's shard spans CP (AutoModels)
 function search.candidate(result, i, model, spans_cp)
-  local c = result:candidate(i, model)
+  return search.shown(result:candidate(i, model), spans_cp)
+end
+
+--- Any candidate table of a result (candidate, lightest, dropped) with
+-- its OP the shard it comes to and `op_priced` the C core's.
+function search.shown(c, spans_cp)
   c.op_priced = c.op
   c.op = search.effective_op(c, spans_cp)
   return c

@@ -23,6 +23,8 @@
 
 local core = require "nd.core"
 local errors = require "nd.errors"
+local search = require "nd.search"
+local describe = require("nd.train_yaml.values").describe
 
 local search_config = {}
 
@@ -53,17 +55,15 @@ local function problems_new(file)
   return setmetatable({ file = file, errors = {}, warnings = {} }, Problems)
 end
 
-local function place(self, t, key, path)
-  local file, line, col
-  if type(t) == "table" then file, line, col = core.where(t, key) end
-  file = file or self.file
-  local where = file or ""
-  if line then where = where .. ":" .. line .. (col and (":" .. col) or "") end
-  return (where ~= "" and (where .. ": ") or "") .. path .. ": "
+local function add(self, file, line, col, path, message)
+  self.errors[#self.errors + 1] = errors.new { file = file or self.file, line = line, col = col, path = path,
+                                               message = message }.message
 end
 
 function Problems:error(t, key, path, message)
-  self.errors[#self.errors + 1] = place(self, t, key, path) .. message
+  local file, line, col
+  if type(t) == "table" then file, line, col = core.where(t, key) end
+  add(self, file, line, col, path, message)
 end
 
 -- The line and column of a key itself in the file: the loader keeps where
@@ -94,7 +94,7 @@ function Problems:unknown(t, key, path, message)
   if type(t) == "table" then file, line = core.where(t, key) end
   local kl, kc = key_place(file or self.file, key, line)
   if kl then
-    self.errors[#self.errors + 1] = string.format("%s:%d:%d: %s: %s", file or self.file, kl, kc, path, message)
+    add(self, file, kl, kc, path, message)
   else
     self:error(t, key, path, message)
   end
@@ -117,16 +117,6 @@ end
 local function is_mapping(v) return type(v) == "table" and (next(v) == nil or v[1] == nil) end
 local function is_list(v) return type(v) == "table" and (next(v) == nil or v[1] ~= nil) end
 local function is_count(v) return math.type(v) == "integer" and v > 0 end
-
-local function describe(v)
-  if type(v) == "string" then return "'" .. v .. "'" end
-  if type(v) == "table" then
-    local ok, text = pcall(core.json.encode, v)
-    return ok and text or "a table"
-  end
-  if core.isnull(v) then return "null" end
-  return tostring(v)
-end
 
 -- Checks a section's keys and value kinds; returns a plain copy.
 local function read_fields(p, t, path, schema)
@@ -407,7 +397,7 @@ function search_config.validate(cfg, o)
   check_product(cfg, o.devices)
   check_model(cfg, o.spec, o.seq_length)
   check_batch(cfg, o.global_batch)
-  local layers = o.spec.num_hidden_layers + (o.spec.mtp_depth or 0)
+  local layers = search.layers(o.spec)
   each(cfg, "pp", function(pp)
     if pp > layers then return string.format("pp %d exceeds the model's %d layers", pp, layers) end
   end)

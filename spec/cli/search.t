@@ -279,6 +279,13 @@ estimate.lua on the same devices, it costs exactly what the search priced:
   > print(s.candidates[1].peak_bytes, e.peak_bytes, s.candidates[1].peak_bytes == e.peak_bytes)'
   2716551680	2716551680	true
 
+A search config's changes to the run (here its pipeline schedule) are in
+resolved.yaml too, as the search priced them:
+
+  $ printf 'pp_config:\n  pipeline_schedule: gpipe\n' > sched.yaml
+  $ ndlua search.lua train.yaml -s sched.yaml -A flat8 -M 4GB -o sched -v 0 > /dev/null && grep pipeline sched/resolved.yaml
+    pipeline_scheduler: gpipe
+
 The JSON document: the counts, the candidates shown (top -t) with stable
 names, the warnings, what was searched and the resolved yaml's path:
 

@@ -13,9 +13,8 @@ local core = require "nd.core"
 
 local json = {}
 
-json.CANDIDATE_KEYS = { "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", "mb", "mbs", "recompute",
-                        "peak_bytes", "peak_stage", "step_time_s", "mfu", "tokens_per_s_per_device", "nd_score",
-                        "score", "kept", "parts" }
+json.CANDIDATE_KEYS = { table.unpack(require("nd.report.csv").COLUMNS) }
+json.CANDIDATE_KEYS[#json.CANDIDATE_KEYS + 1] = "parts"
 
 --- A candidate as the document holds it.
 function json.candidate(c)

@@ -9,9 +9,7 @@
 -- dimensions (the pinned ones when -l leaves them out) are read before.
 -- @module nd.search.base
 
-local core = require "nd.core"
 local errors = require "nd.errors"
-local overrides = require "nd.overrides"
 local train_yaml = require "nd.train_yaml"
 local values = require "nd.train_yaml.values"
 local warnings_mod = require "nd.warnings"
@@ -33,23 +31,14 @@ local function read_batch(r)
 end
 
 -- context.recompute: the recompute modes the search prices (R3 §e), or nil.
-local function read_recompute(doc)
-  local ctx = type(doc.context) == "table" and doc.context or nil
-  if not ctx or not values.present(ctx.recompute) then return nil end
-  local shown = (overrides.applied(doc) or {})["context.recompute"]
-  return search.parse_recompute(ctx.recompute, function(message, accepted)
-    if shown then
-      errors.raise { file = "command line " .. shown, path = "context.recompute", message = message,
-                     accepted = accepted }
-    end
-    errors.at(ctx, "recompute", "context.recompute", message, accepted)
-  end)
+local function read_recompute(r, ctx)
+  local v = r:value(ctx, "recompute")
+  if v == nil then return nil end
+  return search.parse_recompute(v, function(message, accepted) r:fail(ctx, "recompute", message, accepted) end)
 end
 
 -- The values the yaml states for each dimension, on `devices` devices.
-local function stated_dims(r, auto, devices)
-  local accel = train_yaml.read_accelerator(r)
-  local fsdp = train_yaml.read_fsdp(r, accel)
+local function stated_dims(r, auto, accel, fsdp, devices)
   local denom = accel.tp * accel.pp * accel.cp
   local dp = devices % denom == 0 and devices // denom or nil
   -- OP: 1 without an optimizer shard; "full" when the yaml shards over all
@@ -60,7 +49,7 @@ local function stated_dims(r, auto, devices)
   local op = sharding.optimizer_parallel and sharding.optimizer_shard or 1
   if op > 1 and dp and op % dp == 0 then op = "full" end
   return { DP = dp, EP = accel.ep, MP = accel.tp, CP = accel.cp, PP = accel.pp, VPP = accel.vpp,
-           SP = accel.sequence_parallel and 1 or 0, OP = op }, denom, accel
+           SP = accel.sequence_parallel and 1 or 0, OP = op }, denom
 end
 
 -- Warnings of the yaml's own strategy that the search replaces.
@@ -86,19 +75,19 @@ function base.read(doc, o)
   local auto = schema == "automodels"
   local ctx = train_yaml.read_context(r)
   local batch = read_batch(r)
-  local recompute = read_recompute(doc)
+  local recompute = read_recompute(r, ctx.section)
   local devices = o.devices or ctx.device_num
-  local _, denom0, accel = stated_dims(r, auto, 1)
+  local accel = train_yaml.read_accelerator(r)
+  local fsdp = train_yaml.read_fsdp(r, accel)
   if not devices and not auto then
-    local fsdp = train_yaml.read_fsdp(r, accel)
-    devices = math.max(1, accel.dp_replicate * fsdp.dp_shard) * denom0
+    devices = math.max(1, accel.dp_replicate * fsdp.dp_shard) * accel.tp * accel.pp * accel.cp
   end
   if not devices then
     errors.raise { file = o.file, path = "context.device_num",
                    message = "the yaml states no device count, and the search needs one",
                    accepted = "state it with -d N (or context.device_num)" }
   end
-  local stated, denom = stated_dims(r, auto, devices)
+  local stated, denom = stated_dims(r, auto, accel, fsdp, devices)
   -- The yaml as the search reads it: the search's devices, the batch unstated.
   if not values.present(doc.context) then doc.context = {} end
   if type(doc.context) == "table" and doc.context[1] == nil then
@@ -126,17 +115,6 @@ function base.read(doc, o)
     stated = stated, stated_batch = stated_batch, recompute = recompute, stated_devices = ctx.device_num,
     accumulates = run:derived(model).accumulates_grads, file = o.file,
   }
-end
-
---- Loads a train.yaml for a search (see base.read); `o.overrides` are the
--- command line's --section.key=value.
-function base.load(path, o)
-  local doc = core.yaml.load(path)
-  overrides.apply(doc, o.overrides or {})
-  local out = {}
-  for k, v in pairs(o) do out[k] = v end
-  out.file = out.file or path
-  return base.read(doc, out)
 end
 
 return base

@@ -9,6 +9,7 @@ local cli = require "nd.cli"
 local errors = require "nd.errors"
 local overrides = require "nd.overrides"
 local units = require "nd.units"
+local files = require "nd.files"
 local search = require "nd.search"
 local search_base = require "nd.search.base"
 local search_config = require "nd.search_config"
@@ -101,19 +102,13 @@ function command.absolute(path)
   return "/" .. table.concat(parts, "/")
 end
 
-local function exists(path)
-  local f = io.open(path, "r")
-  if f then f:close() end
-  return f ~= nil
-end
-
 -- The train.yaml: the positional one, or the search config's (relative to
 -- the working directory, else to the config's directory); both must agree.
 local function train_yaml_path(opts, cfg)
   local named = cfg and cfg.train_yaml
-  if named and not exists(named) and cfg.file:find("/") then
+  if named and not files.kind(named) and cfg.file:find("/") then
     local beside = cfg.file:match("^(.*)/") .. "/" .. named
-    if exists(beside) then named = beside end
+    if files.kind(beside) then named = beside end
   end
   if opts.path and named and command.absolute(opts.path) ~= command.absolute(named) then
     errors.raise { file = cfg.file, path = "train_yaml", message = "names " .. cfg.train_yaml .. ", not the "
@@ -172,33 +167,32 @@ local function prepare_doc(doc, cfg)
   if cfg.pp_config.pipeline_schedule then accel.pipeline_scheduler = cfg.pp_config.pipeline_schedule end
 end
 
+-- The document a search reads, and resolved.yaml is written over: the
+-- train.yaml (or the search config's model) with the command line's
+-- overrides and the search config's changes.
+function command.source_doc(opts, cfg, path)
+  local doc = path and nd.yaml.load(path) or synthetic_doc(cfg)
+  overrides.apply(doc, opts.overrides)
+  prepare_doc(doc, cfg)
+  return doc
+end
+
 -- Reads the train.yaml (or the search config's model) for the search.
 function command.load_base(opts, cfg, devices, w)
   local path = train_yaml_path(opts, cfg)
-  local o = { devices = devices, warnings = w, device_memory = opts.max_memory }
-  if path then
-    local doc = nd.yaml.load(path)
-    overrides.apply(doc, opts.overrides)
-    prepare_doc(doc, cfg)
-    o.file = path
-    local b = search_base.read(doc, o)
-    if cfg then
-      check_model_fields(cfg, b.spec)
-      check_devices(opts, cfg, b)
-    end
-    b.path = path
-    return b
-  end
-  if not cfg then
+  if not path and not cfg then
     errors.raise { message = "search.lua needs a TRAIN_YAML (or a search config naming one)",
                    accepted = "ndlua search.lua --help" }
   end
-  local doc = synthetic_doc(cfg)
-  overrides.apply(doc, opts.overrides)
-  prepare_doc(doc, cfg)
-  o.file = cfg.file
-  local b = search_base.read(doc, o)
-  b.synthetic = doc
+  local doc = command.source_doc(opts, cfg, path)
+  local b = search_base.read(doc, { devices = devices, warnings = w, device_memory = opts.max_memory,
+                                    file = path or cfg.file })
+  b.path = path
+  if not path then b.synthetic = doc end
+  if path and cfg then
+    check_model_fields(cfg, b.spec)
+    check_devices(opts, cfg, b)
+  end
   return b
 end
 
@@ -362,7 +356,7 @@ function command.prepare(opts, w)
   if problem then errors.raise { message = problem } end
   return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
            modes = modes, modes_source = modes_source, space = space, bounds = bounds,
-           policy = policy }
+           policy = policy, spans_cp = b.parsed.run.shard_spans_cp == true }
 end
 
 --- The table a ranking policy's functions see besides the candidate
@@ -406,8 +400,7 @@ function command.not_found(result, counts, budget_bytes, spans_cp, hints)
       .. string.format("; widen the dimensions (%s), the bounds or the batch (%s)", h.dims, h.batch)
   end
   if counts.fitting == 0 then
-    local c = result:lightest()
-    c.op = search.effective_op(c, spans_cp)
+    local c = search.shown(result:lightest(), spans_cp)
     return string.format("nothing fits the budget of %s: all %d priced candidates are over it; the "
       .. "lightest, %s, needs %s (stage %d), %s over. Raise %s, search more dimensions (%s) or recompute "
       .. "(%s)", units.gib(budget_bytes), counts.priced, table_report.degrees(c), units.gib(c.peak_bytes),
