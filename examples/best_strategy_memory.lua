@@ -26,11 +26,12 @@ local list, info = nd.search(model, run, { global_batch = BATCH, memory = MEMORY
                                            recompute = "auto", top = 1 })
 local best = list[1]
 if not best then nd.fail(info.problem) end
-local est = nd.estimate(model, nd.candidate_run(run, best))
+local best_run = nd.candidate_run(run, best)
+local est = nd.estimate(model, best_run)
 
 -- The layers each stage holds, from the pipeline's layout.
 local layers = {}
-for i, stage in ipairs(nd.layout(model, nd.candidate_run(run, best))) do
+for i, stage in ipairs(nd.layout(model, best_run)) do
   local n = 0
   for _, chunk in ipairs(stage.chunks) do n = n + chunk.count end
   layers[i] = n

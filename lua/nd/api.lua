@@ -59,21 +59,10 @@ local function copy(t)
   return out
 end
 
--- A profile by name; an unknown name is bad input naming the function (and
--- the option) instead of -A, the command line's option nd.hardware names.
-local function load_profile(fname, name)
-  local ok, p = pcall(hardware.load, name)
-  if ok then return p end
-  if errors.is_bad_input(p) and p.path == "-A" then
-    errors.raise { path = fname, message = p.reason, accepted = p.accepted }
-  end
-  error(p, 0)
-end
-
 --- A hardware profile by name: see nd.hardware.
 function api.hardware(name)
   check.arg("nd.hardware", 1, "name", name, "string")
-  return copy(load_profile("nd.hardware", name))
+  return copy(hardware.load(name, "nd.hardware"))
 end
 
 --- The names of the hardware profiles on the Lua path.
@@ -90,7 +79,7 @@ end
 function api.profile_of(fname, n, hw, level)
   if hw == nil then hw = hardware.DEFAULT end
   if type(hw) == "string" then
-    local p = load_profile(type(n) == "number" and fname or (fname .. ": " .. n), hw)
+    local p = hardware.load(hw, type(n) == "number" and fname or (fname .. ": " .. n))
     return p, hardware.core(p)
   end
   if type(hw) ~= "table" or type(hw.levels) ~= "table" then

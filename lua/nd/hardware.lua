@@ -128,8 +128,8 @@ function hardware.names()
 end
 
 --- Loads a profile by name or alias, ignoring case; a bad-input error
--- listing the profiles when none matches.
-function hardware.load(name)
+-- listing the profiles when none matches, naming `option` (default -A).
+function hardware.load(name, option)
   name = name or hardware.DEFAULT
   local key = name:lower()
   if loaded[key] then return loaded[key] end
@@ -149,7 +149,7 @@ function hardware.load(name)
     end
   end
   if not path then
-    errors.raise { path = "-A", message = "'" .. name .. "' is no hardware profile ndlua knows",
+    errors.raise { path = option or "-A", message = "'" .. name .. "' is no hardware profile ndlua knows",
                    accepted = "one of " .. table.concat(names, ", ")
                      .. " (or add nd/hardware/" .. name .. ".lua to a directory on NDLUA_PATH)" }
   end

@@ -63,7 +63,6 @@ function nd.model(spec, opts)
   elseif not model_spec.is_settled(spec) then
     spec = model_spec.settle(spec, opts)
   end
-  assert(core.model, "nd.core.model is not built into this ndlua")
   return core.model(spec)
 end
 -- END model resolution

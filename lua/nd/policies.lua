@@ -87,19 +87,20 @@ function policies.is_file(name)
   return name:find("/", 1, true) ~= nil or name:match("%.lua$") ~= nil
 end
 
---- Loads a policy by name (`nd/policies/<name>.lua` on the Lua path) or file.
-function policies.load(name)
+--- Loads a policy by name (`nd/policies/<name>.lua` on the Lua path) or
+-- file; a bad-input error naming `option` (default --policy) when none is found.
+function policies.load(name, option)
   name = name or policies.DEFAULT
   local path
   if policies.is_file(name) then
     if not files.kind(name) then
-      errors.raise { path = "--policy", message = "no policy file '" .. name .. "'" }
+      errors.raise { path = option or "--policy", message = "no policy file '" .. name .. "'" }
     end
     path = name
   else
     path = name:match("^[%w_%-]+$") and package.searchpath("nd.policies." .. name, package.path)
     if not path then
-      errors.raise { path = "--policy", message = "'" .. name .. "' is no ranking policy",
+      errors.raise { path = option or "--policy", message = "'" .. name .. "' is no ranking policy",
                      accepted = "one of " .. table.concat(policies.names(), ", ") .. ", or a policy file (FILE.lua)" }
     end
   end

@@ -76,23 +76,29 @@ end
 --- The recompute modes, in the order a search prices them.
 search.MODES = { "off", "selective", "full" }
 
---- The dimensions `-l` names, as a set of C names; MB is always in it.
+--- The dimensions a list names, as a set of C names; MB is always in it.
 -- @tparam table list names as typed (nil: all ten)
-function search.parse_dims(list)
+-- @treturn table|nil the set; nil and the first name that is no dimension
+-- @treturn string
+function search.dims_set(list)
   local set = {}
-  if list == nil then
-    for _, d in ipairs(search.DIMS) do set[d] = true end
-    return set
-  end
-  for _, name in ipairs(list) do
-    local d = search.DIM_NAMES[name:upper()]
-    if not d then
-      errors.raise { path = "-l", message = "'" .. name .. "' is no dimension",
-                     accepted = "DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS" }
-    end
+  for _, name in ipairs(list or search.DIMS) do
+    local d = type(name) == "string" and search.DIM_NAMES[name:upper()]
+    if not d then return nil, name end
     set[d] = true
   end
   set.MB = true
+  return set
+end
+
+--- The dimensions `-l` names (see dims_set); a name that is no dimension
+-- is a bad-input error naming -l.
+function search.parse_dims(list)
+  local set, bad = search.dims_set(list)
+  if not set then
+    errors.raise { path = "-l", message = "'" .. tostring(bad) .. "' is no dimension",
+                   accepted = "DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS" }
+  end
   return set
 end
 

@@ -3,6 +3,7 @@
 local nd = require "nd"
 local train_yaml = require "nd.train_yaml"
 local warnings = require "nd.warnings"
+local errors = require "nd.errors"
 
 local fixture = {}
 
@@ -20,7 +21,7 @@ function fixture.refused(text, opts)
   local ok, err = pcall(fixture.read, text, opts)
   -- plain error(): a dofile'd file runs outside busted's spec environment
   if ok then error("expected a refusal", 2) end
-  if not (type(err) == "table" and err.bad_input == true) then
+  if not errors.is_bad_input(err) then
     error("not a bad-input error: " .. tostring(err), 2)
   end
   return err.message

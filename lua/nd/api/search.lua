@@ -12,7 +12,6 @@ local check = require "nd.api.check"
 local api = require "nd.api"
 local search = require "nd.search"
 local policies = require "nd.policies"
-local errors = require "nd.errors"
 
 local api_search = {}
 
@@ -56,16 +55,11 @@ end
 -- The dimensions searched: opts.dims (names as -l takes them), else all;
 -- MB always; a dimension with a candidate list (opts.allowed) too.
 local function searched_of(opts)
-  local set = {}
-  for _, name in ipairs(opts.dims or search.DIMS) do
-    local d = type(name) == "string" and search.DIM_NAMES[name:upper()]
-    if not d then
-      error(string.format("nd.search: opts.dims: '%s' is no dimension (DP, TP, SP, PP, VPP, CP, EP, OP, MB, MBS)",
-                          tostring(name)), 4)
-    end
-    set[d] = true
+  local set, bad = search.dims_set(opts.dims)
+  if not set then
+    error(string.format("nd.search: opts.dims: '%s' is no dimension (DP, TP, SP, PP, VPP, CP, EP, OP, MB, MBS)",
+                        tostring(bad)), 4)
   end
-  set.MB = true
   local allowed = {}
   for name, list in pairs(opts.allowed or {}) do
     local d = type(name) == "string" and search.DIM_NAMES[name:upper()]
@@ -102,15 +96,7 @@ local function modes_of(opts, run)
 end
 
 local function policy_of(p)
-  if p == nil or type(p) == "string" then
-    local ok, loaded = pcall(policies.load, p)
-    if ok then return loaded end
-    -- nd.policies names the command line's option; here it is opts.policy
-    if type(loaded) == "table" and loaded.path == "--policy" then
-      errors.raise { path = "nd.search: opts.policy", message = loaded.reason, accepted = loaded.accepted }
-    end
-    error(loaded, 0)
-  end
+  if p == nil or type(p) == "string" then return policies.load(p, "nd.search: opts.policy") end
   if type(p) ~= "table" or (type(p.score) ~= "function" and type(p.order) ~= "table") then
     check.fail("nd.search", "opts.policy", "policy", "a policy's name, file or table (with order or score)", p, 2)
   end
