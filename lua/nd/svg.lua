@@ -117,6 +117,24 @@ local function color_of(series, k)
   return series[k].color or svg.PALETTE[(k - 1) % #svg.PALETTE + 1]
 end
 
+-- The value axis of a line or grouped-bar chart: from 0 to a nice top above
+-- the largest value (and the reference lines), in `unit`s; or up to
+-- `y_max` exactly, what lies above it cut off.
+local function value_scale(g, max_v, lines, y_max)
+  for _, l in ipairs(lines or {}) do max_v = math.max(max_v, l.value) end
+  local top_v = (y_max or max_v) / g.unit
+  if top_v <= 0 then top_v = 1 end
+  local room = y_max and 1 or 1.05
+  g.step = nice_step(top_v * room, 6)
+  g.axis_top = y_max and top_v or math.ceil(top_v * room / g.step) * g.step
+  function g.y_of(v) return g.top + g.plot_h - (v / g.unit) / g.axis_top * g.plot_h end
+end
+
+local function heading(doc, g, c)
+  if c.title then doc:text(g.left, 24, c.title, { font_size = 16, font_weight = "bold" }) end
+  if c.subtitle then doc:text(g.left, 42, c.subtitle, { fill = "#444444" }) end
+end
+
 -- The chart's geometry: plot area, totals, the axis scale, y of a value.
 local function layout(c)
   local g = { unit = c.unit or 1, n = #c.categories }
@@ -132,13 +150,8 @@ local function layout(c)
     g.totals[i] = t
     max_v = math.max(max_v, t)
   end
-  for _, l in ipairs(c.lines or {}) do max_v = math.max(max_v, l.value) end
-  local top_v = max_v / g.unit
-  if top_v <= 0 then top_v = 1 end
-  g.step = nice_step(top_v * 1.05, 6)
-  g.axis_top = math.ceil(top_v * 1.05 / g.step) * g.step
+  value_scale(g, max_v, c.lines)
   g.slot = g.plot_w / math.max(1, g.n)
-  function g.y_of(v) return g.top + g.plot_h - (v / g.unit) / g.axis_top * g.plot_h end
   return g
 end
 
@@ -236,26 +249,12 @@ end
 function svg.stacked_bars(c)
   local g = layout(c)
   local doc = svg.document(g.width, g.height)
-  if c.title then doc:text(g.left, 24, c.title, { font_size = 16, font_weight = "bold" }) end
-  if c.subtitle then doc:text(g.left, 42, c.subtitle, { fill = "#444444" }) end
+  heading(doc, g, c)
   draw_axis(doc, g, c)
   for i = 1, g.n do draw_bar(doc, g, c, i) end
   draw_lines(doc, g, c)
   draw_legend(doc, g, c)
   return doc:render()
-end
-
--- The value axis of a line or grouped-bar chart: from 0 to a nice top above
--- the largest value (and the reference lines), in `unit`s; or up to
--- `y_max` exactly, what lies above it cut off.
-local function value_scale(g, max_v, lines, y_max)
-  for _, l in ipairs(lines or {}) do max_v = math.max(max_v, l.value) end
-  local top_v = (y_max or max_v) / g.unit
-  if top_v <= 0 then top_v = 1 end
-  local room = y_max and 1 or 1.05
-  g.step = nice_step(top_v * room, 6)
-  g.axis_top = y_max and top_v or math.ceil(top_v * room / g.step) * g.step
-  function g.y_of(v) return g.top + g.plot_h - (v / g.unit) / g.axis_top * g.plot_h end
 end
 
 -- A log10 value axis from the power of ten below the smallest value to
@@ -283,11 +282,6 @@ local function frame(c, n)
   g.left, g.top = 70, 56
   g.plot_w, g.plot_h = g.width - g.left - 170, g.height - g.top - 64
   return g
-end
-
-local function heading(doc, g, c)
-  if c.title then doc:text(g.left, 24, c.title, { font_size = 16, font_weight = "bold" }) end
-  if c.subtitle then doc:text(g.left, 42, c.subtitle, { fill = "#444444" }) end
 end
 
 -- The x positions of a line chart: linear, or log2 when `log_x` (devices,

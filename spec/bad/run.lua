@@ -76,28 +76,12 @@ local function missing_need(spec)
   return nil
 end
 
-local function environment(bindir, tmp, case)
-  local lines = { "unset HF_HOME HF_HUB_CACHE NDLUA_PATH NDLUA_TRACEBACK LUA_PATH LUA_PATH_5_4 XDG_CACHE_HOME" }
-  local set = { PATH = bindir .. ":" .. (os.getenv("PATH") or "/usr/bin:/bin"), ROOT = ROOT, HOME = tmp,
-                CASE = case.file, LC_ALL = "C", COLUMNS = "100", TERM = "dumb" }
-  for _, k in ipairs({ "PATH", "ROOT", "HOME", "CASE", "LC_ALL", "COLUMNS", "TERM" }) do
-    lines[#lines + 1] = "export " .. k .. "=" .. shell_quote(set[k])
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
-
 -- Runs the case in a copy; returns its output and exit status.
 local function run_case(case, spec, bindir)
   local tmp = capture("mktemp -d")
   local source = case.single and case.name or (case.dir .. "/.")
   os.execute("cp -R " .. shell_quote(source) .. " " .. shell_quote(tmp .. "/"))
-  local script = tmp .. "/.bad-input-command"
-  local f = assert(io.open(script, "w"))
-  f:write(environment(bindir, tmp, case), "cd ", shell_quote(tmp), " || exit 99\n", spec.run, "\n")
-  f:close()
-  local p = assert(io.popen("sh " .. shell_quote(script) .. " 2>&1"))
-  local out = p:read("a")
-  local _, _, status = p:close()
+  local out, status = shell.run(tmp, ".bad-input-command", shell.environment(bindir, tmp, { CASE = case.file }), spec.run)
   os.execute("chmod -R u+rwX " .. shell_quote(tmp) .. " 2>/dev/null; rm -rf " .. shell_quote(tmp))
   return out, status
 end

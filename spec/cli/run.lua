@@ -22,7 +22,6 @@
 
 local shell = dofile("spec/support/shell.lua")
 local shell_quote, capture, make_bindir, absolute = shell.quote, shell.capture, shell.make_bindir, shell.absolute
-local ROOT = shell.ROOT
 
 -- Splits a transcript into blocks {line = n, command = text, expected = {...}}.
 local function parse(path)
@@ -63,13 +62,7 @@ local function line_matches(want, got)
 end
 
 local function run_block(block, env, tmp)
-  local script = tmp .. "/.transcript-command"
-  local f = assert(io.open(script, "w"))
-  f:write(env, "cd ", shell_quote(tmp), " || exit 99\n", block.command, "\n")
-  f:close()
-  local p = assert(io.popen("sh " .. shell_quote(script) .. " 2>&1"))
-  local out = p:read("a")
-  local _, _, status = p:close()
+  local out, status = shell.run(tmp, ".transcript-command", env, block.command)
   local lines = {}
   for l in (out .. (out:sub(-1) == "\n" and "" or "\n")):gmatch("(.-)\n") do
     lines[#lines + 1] = l
@@ -87,27 +80,13 @@ local function compare(expected, got)
   return true
 end
 
-local function environment(bindir, testdir, tmp)
-  local unset = { "HF_HOME", "HF_HUB_CACHE", "NDLUA_PATH", "NDLUA_TRACEBACK", "LUA_PATH", "LUA_PATH_5_4",
-                  "NDLUA_WRAPPER", "XDG_CACHE_HOME" }
-  local lines = { "unset " .. table.concat(unset, " ") }
-  local set = {
-    PATH = bindir .. ":" .. (os.getenv("PATH") or "/usr/bin:/bin"),
-    ROOT = ROOT, TESTDIR = testdir, HOME = tmp, LC_ALL = "C", COLUMNS = "100", TERM = "dumb",
-  }
-  for _, k in ipairs({ "PATH", "ROOT", "TESTDIR", "HOME", "LC_ALL", "COLUMNS", "TERM" }) do
-    lines[#lines + 1] = "export " .. k .. "=" .. shell_quote(set[k])
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
-
 local function main(files)
   local bindir = make_bindir()
   local count, failed = 0, 0
   for _, file in ipairs(files) do
     local tmp = capture("mktemp -d")
     local testdir = absolute(file):match("^(.*)/[^/]*$")
-    local env = environment(bindir, testdir, tmp)
+    local env = shell.environment(bindir, tmp, { TESTDIR = testdir })
     for _, block in ipairs(parse(file)) do
       count = count + 1
       local got = run_block(block, env, tmp)

@@ -40,4 +40,33 @@ function shell.make_bindir()
   return dir
 end
 
+--- The lines that set up a command's environment: what would change
+-- ndlua's behaviour unset; PATH with `bindir` first, ROOT, HOME, a plain
+-- locale and terminal, and `extra` ({NAME = value}) exported.
+function shell.environment(bindir, home, extra)
+  local set = { PATH = bindir .. ":" .. (os.getenv("PATH") or "/usr/bin:/bin"), ROOT = shell.ROOT, HOME = home,
+                LC_ALL = "C", COLUMNS = "100", TERM = "dumb" }
+  for k, v in pairs(extra) do set[k] = v end
+  local names = {}
+  for k in pairs(set) do names[#names + 1] = k end
+  table.sort(names)
+  local lines = { "unset HF_HOME HF_HUB_CACHE NDLUA_PATH NDLUA_TRACEBACK LUA_PATH LUA_PATH_5_4 NDLUA_WRAPPER "
+                  .. "XDG_CACHE_HOME" }
+  for _, k in ipairs(names) do lines[#lines + 1] = "export " .. k .. "=" .. shell.quote(set[k]) end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- Runs `command` with sh in `dir` (from a script written there as `name`)
+-- after `env`; returns its output (stdout and stderr) and exit status.
+function shell.run(dir, name, env, command)
+  local script = dir .. "/" .. name
+  local f = assert(io.open(script, "w"))
+  f:write(env, "cd ", shell.quote(dir), " || exit 99\n", command, "\n")
+  f:close()
+  local p = assert(io.popen("sh " .. shell.quote(script) .. " 2>&1"))
+  local out = p:read("a")
+  local _, _, status = p:close()
+  return out, status
+end
+
 return shell
