@@ -54,12 +54,6 @@ class Build:
         return nn.Parameter(t)
 
 
-def tag(module, op):
-    """Marks a module as the op `op` for the per-op census; returns it."""
-    module.census_op = op
-    return module
-
-
 class Linear(nn.Module):
     """nn.Linear (F.linear): saves its input; the weight is a parameter.
 

@@ -165,19 +165,21 @@ class DeepseekRouter(nn.Module):
         return index, weight.to(x.dtype)
 
 
-class QwenMoE(nn.Module):
-    """Qwen2-MoE / Qwen3-MoE / Qwen3-Next / Mixtral sparse block: router, routed experts,
-    and optionally one shared expert (an MLP of the shared width) scaled by
-    sigmoid(shared_expert_gate(x)) when the model has that gate."""
+class MoE(nn.Module):
+    """A sparse block: a router, routed experts, and optionally shared experts as one MLP
+    of the shared width, added. Qwen2-MoE / Qwen3-MoE / Qwen3-Next / Mixtral route with
+    QwenRouter and scale the shared expert by sigmoid(shared_expert_gate(x)) when the
+    model has that gate; DeepSeek-V3 routes with DeepseekRouter, its shared experts
+    (num_shared_experts x moe_intermediate_size) ungated."""
 
-    def __init__(self, build, dims):
+    def __init__(self, build, dims, router_cls, gated):
         super().__init__()
         h = dims["hidden"]
-        self.router = QwenRouter(build, h, dims["experts"], dims["top_k"])
+        self.router = router_cls(build, h, dims["experts"], dims["top_k"])
         self.experts = Experts(build, h, dims["expert_width"], dims["experts"])
         self.shared = MLP(build, h, dims["shared_width"]) if dims.get("shared_width") else None
         self.shared_gate = None
-        if self.shared is not None and dims.get("shared_expert_gate"):
+        if self.shared is not None and gated:
             self.shared_gate = Linear(build, h, 1, False, "ffMM")
 
     def forward(self, x):
@@ -190,25 +192,4 @@ class QwenMoE(nn.Module):
             if self.shared_gate is not None:
                 shared = torch.sigmoid(self.shared_gate(flat)) * shared
             out = out + shared
-        return out.view(b, s, h)
-
-
-class DeepseekMoE(nn.Module):
-    """DeepSeek-V3 MoE: sigmoid router, routed experts, shared experts as one MLP of
-    num_shared_experts x moe_intermediate_size, added."""
-
-    def __init__(self, build, dims):
-        super().__init__()
-        h = dims["hidden"]
-        self.router = DeepseekRouter(build, h, dims["experts"], dims["top_k"])
-        self.experts = Experts(build, h, dims["expert_width"], dims["experts"])
-        self.shared = MLP(build, h, dims["shared_width"]) if dims.get("shared_width") else None
-
-    def forward(self, x):
-        b, s, h = x.shape
-        flat = x.reshape(-1, h)
-        index, weight = self.router(flat)
-        out = self.experts(flat, index, weight)
-        if self.shared is not None:
-            out = out + self.shared(flat)
         return out.view(b, s, h)

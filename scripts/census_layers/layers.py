@@ -14,7 +14,7 @@ from torch import nn
 from .attention import GPT2Attention, GQAttention, MLAttention
 from .blocks import (LayerNorm, RMSNorm, ZeroCenteredRMSNorm, Linear, causal_mask, region,
                      rotary_tables)
-from .ffn import GPT2MLP, MLP, DeepseekMoE, QwenMoE
+from .ffn import GPT2MLP, MLP, MoE, DeepseekRouter, QwenRouter
 from .linear_attention import GatedDeltaNet
 from .spec import CensusError, family_of, need
 
@@ -153,7 +153,9 @@ def _ffn(build, spec, family, flavour, what):
     """The feed-forward block of a kind."""
     if _ffn_kind(spec, flavour) == "moe":
         dims = _moe_dims(spec, what)
-        return DeepseekMoE(build, dims) if family == "deepseek" else QwenMoE(build, dims)
+        if family == "deepseek":
+            return MoE(build, dims, DeepseekRouter, False)
+        return MoE(build, dims, QwenRouter, dims.get("shared_expert_gate"))
     d = need(spec, ("hidden_size", "intermediate_size"), what)
     return MLP(build, d["hidden_size"], d["intermediate_size"], bool(spec.get("mlp_bias")))
 

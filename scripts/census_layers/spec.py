@@ -27,8 +27,6 @@ DIM_FIELDS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head
               "v_head_dim", "linear_num_key_heads", "linear_key_head_dim",
               "linear_num_value_heads", "linear_value_head_dim", "linear_conv_kernel_dim")
 
-FLAGS = ("attn_output_gate", "qk_norm", "qkv_bias", "o_bias", "mlp_bias", "shared_expert_gate")
-
 
 class CensusError(Exception):
     """Bad input: the message says what is wrong and what would be accepted (exit 2)."""
