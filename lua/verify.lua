@@ -19,6 +19,7 @@ local errors = require "nd.errors"
 local overrides = require "nd.overrides"
 local train_yaml = require "nd.train_yaml"
 local layer_stack = require "nd.layer_stack"
+local census = require "nd.census"
 local model_spec = require "nd.model_spec"
 local profiles = require "nd.profiles"
 local warnings = require "nd.warnings"
@@ -183,15 +184,11 @@ end
 -- saved_tp: what it does; once-a-layer bytes spread over the run's tokens),
 -- beside the census record the model carries, if any, and their ratio.
 local function formula_activations(model, spec, run)
-  local seq = run.seq_length
-  local function record(split)
-    return { saved = split.shared + split.layer / seq, saved_tp = split.tp + split.expert + split.layer_tp / seq }
-  end
-  local out = { seq_length = seq, kinds = {} }
+  local out = { seq_length = run.seq_length, kinds = {} }
   local kinds = layer_stack.distinct_kinds(spec.layers)
   for _, kind in ipairs(kinds) do
-    local split = core.activation_split(model, run, kind)
-    local entry = { formula = record(split.saved), selective = record(split.selective) }
+    local f = census.formula(model, run, kind)
+    local entry = { formula = f.saved, selective = f.selective }
     local c = spec.activations and spec.activations[kind]
     if c then
       entry.census = { saved = c.saved, saved_tp = c.saved_tp, seq_length = c.seq_length }
@@ -200,8 +197,7 @@ local function formula_activations(model, spec, run)
     end
     out.kinds[kind] = entry
   end
-  local o = core.activation_split(model, run, kinds[1]).output
-  out.output = { formula = { saved = o.shared + o.layer / seq, saved_tp = o.tp } }
+  out.output = { formula = census.formula(model, run, kinds[1]).output }
   if spec.output_activations then
     local c = spec.output_activations
     out.output.census = { saved = c.saved, saved_tp = c.saved_tp, seq_length = c.seq_length }

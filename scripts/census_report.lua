@@ -4,8 +4,8 @@
 -- ratio. A report, not a gate: spec/census_crosscheck_spec.lua is the gate.
 -- Usage: ndlua scripts/census_report.lua [--seq-len N]
 local nd = require "nd"
-local core = require "nd.core"
 local warnings = require "nd.warnings"
+local census_formula = require("nd.census").formula
 
 local seq = 64
 for i = 1, #arg do
@@ -55,14 +55,13 @@ for _, f in ipairs(FAMILIES) do
     for kind in pairs(rec.activations) do kinds[#kinds + 1] = kind end
     table.sort(kinds)
     for _, kind in ipairs(kinds) do
-      local c, s = rec.activations[kind], core.activation_split(m, run, kind).saved
-      local shared, tp = s.shared + s.layer / seq, s.tp + s.expert + s.layer_tp / seq
+      local c, f = rec.activations[kind], census_formula(m, run, kind).saved
+      local shared, tp = f.saved, f.saved_tp
       print(string.format("%-26s %-17s %11.2f %11.2f %11.2f %11.2f %8s", label, kind, c.saved, c.saved_tp, shared, tp,
         ratio(c.saved + c.saved_tp, shared + tp)))
     end
-    local o = core.activation_split(m, run, kinds[1]).output
-    local c = rec.output_activations
+    local o, c = census_formula(m, run, kinds[1]).output, rec.output_activations
     print(string.format("%-26s %-17s %11.2f %11.2f %11.2f %11.2f %8s", label, "output", c.saved, c.saved_tp,
-      o.shared + o.layer / seq, o.tp, ratio(c.saved + c.saved_tp, o.shared + o.layer / seq + o.tp)))
+      o.saved, o.saved_tp, ratio(c.saved + c.saved_tp, o.saved + o.saved_tp)))
   end
 end

@@ -6,6 +6,7 @@
 -- states the difference exactly and why. Needs Debian's python3-torch.
 local nd = require "nd"
 local core = require "nd.core"
+local census_formula = require("nd.census").formula
 local warnings = require "nd.warnings"
 
 local SEQ = 64
@@ -33,13 +34,11 @@ local function model(fixture)
   return nd.model(spec, { warnings = warnings.quiet() })
 end
 
--- The formula's split with the once-a-layer bytes spread over the tokens:
--- replicated ones (routers, group sizes, norm weights) on the TP-shared
--- side, split ones (linear attention's convolution tail, per-head tensors)
--- on the TP side.
+-- The formula's bytes per token (nd.census.formula, the once-a-layer bytes
+-- spread over the run's SEQ tokens), as a census record states them.
 local function formula(m, run, kind, part)
-  local f = core.activation_split(m, run, kind)[part]
-  return f.shared + f.layer / SEQ, f.tp + f.expert + f.layer_tp / SEQ
+  local f = census_formula(m, run, kind)[part]
+  return f.saved, f.saved_tp
 end
 
 local function near(a, b) return math.abs(a - b) < 1e-9 end

@@ -80,4 +80,25 @@ function census.attach(spec, records)
   return out
 end
 
+--- The formula's bytes per token of a layer kind, in a census record's
+-- terms at TP 1 (saved: what TP does not split; saved_tp: what it does), the
+-- once-a-layer bytes spread over the run's tokens: replicated ones (routers,
+-- group sizes, norm weights) on the saved side, split ones (linear
+-- attention's convolution tail, per-head tensors) on the saved_tp side.
+-- @tparam userdata model nd.model
+-- @tparam userdata run nd.run (its seq_length spreads the per-layer bytes)
+-- @tparam string kind a layer kind of the model
+-- @treturn table `{saved = {saved, saved_tp}, selective = {saved, saved_tp},
+--   output = {saved, saved_tp}}`
+function census.formula(model, run, kind)
+  local seq = run.seq_length
+  local split = core.activation_split(model, run, kind)
+  local function record(s)
+    return { saved = s.shared + s.layer / seq, saved_tp = s.tp + s.expert + s.layer_tp / seq }
+  end
+  local o = split.output
+  return { saved = record(split.saved), selective = record(split.selective),
+           output = { saved = o.shared + o.layer / seq, saved_tp = o.tp } }
+end
+
 return census
