@@ -184,13 +184,6 @@ static double ffn_inner(const layer_kind *k, const derived_t *d, const signed ch
     return 2.0 * w * bc;
 }
 
-/* Routed tokens a token sends: top-k copies, at the capacity factor when
- * the experts run with a capacity, else dropless. */
-static double routed_copies(const model_t *m, const run_t *r)
-{
-    return (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
-}
-
 /* Dense FFN: its input (replicated) and its inner activations (tp).
  * MoE, as Transformers runs it with grouped-GEMM experts:
  *   router   softmax (Qwen, Mixtral): fp32 probabilities (4E) and their sum (4);

@@ -25,6 +25,11 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
  *   edp_group = d·t·cp / (expert_tp·ep),  expert_tp = etp if etp > 1 else 1
  * An impossible layout is clamped to 1 (and flagged), as the reference's
  * non-strict derive does: the search refuses such candidates earlier. */
+double routed_copies(const model_t *m, const run_t *r)
+{
+    return (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
+}
+
 static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
 {
     /* int64 products of degrees: each <= 2^20 and dp·tp·pp·cp <= 2^20 (lnd_run.c), so none passes 2^60 */
@@ -115,7 +120,6 @@ static void derive_embedding(const run_t *r, derived_t *d)
     d->shard_embed = (double)((r->emb_dp_sharded ? ranks : 1) * tp);
     d->gather_embed = d->fsdp && r->emb_dp_sharded ? (double)ranks : 1.0;
     d->shard_params_embed_whole = (double)tp;
-    d->shard_params_embed = d->params_sharded ? d->shard_embed : (double)tp;
 }
 
 /* Communication flags (memory-model.md §4.4): ZeRO level 2 or 3 of the DP

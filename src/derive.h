@@ -21,7 +21,7 @@ typedef struct {
     double shard_embed, gather_embed;
     /* parameter divisors: the optimizer's when parameters are sharded (ZeRO-3,
      * FSDP, MindSpore's parallel optimizer), else TP / expert TP alone */
-    double shard_params_non_exp, shard_params_exp, shard_params_exp_partial, shard_params_embed;
+    double shard_params_non_exp, shard_params_exp, shard_params_exp_partial;
     double shard_params_embed_whole; /* the embedding's TP split alone */
     bool params_sharded, grads_sharded;
     bool fsdp;
@@ -50,5 +50,9 @@ typedef struct {
 void derive(const model_t *m, const run_t *r, derived_t *d);
 
 int64_t gcd64(int64_t a, int64_t b);
+
+/* Routed tokens a token sends: top-k copies, at the capacity factor when
+ * the experts run with a capacity, else dropless. */
+double routed_copies(const model_t *m, const run_t *r);
 
 #endif

@@ -323,7 +323,7 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
     return 0;
 }
 
-void vision_run(const model_t *m, const run_t *r, run_t *out)
+static void vision_run(const model_t *m, const run_t *r, run_t *out)
 {
     *out = *r;
     out->vocab_emb_dp = false;
@@ -495,7 +495,6 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
         return -1;
     }
     derive(m, r, &e->derived);
-    e->experts_clamped = e->derived.experts_clamped;
     pricing p = make_pricing(m, r, &e->derived, false, r->frozen, memo);
     p.act_cache = act_cache_for(e, m);
     e->peak = -1;

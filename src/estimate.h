@@ -71,7 +71,7 @@ typedef struct {
     double peak;
     int64_t peak_stage;
     bool fits;
-    bool experts_clamped, census_used;
+    bool census_used;
     derived_t derived, vision_derived;
     layout_t layout;          /* built here unless a layout is given */
     layout_t vision_layout;
@@ -96,8 +96,5 @@ int estimate_run(estimate_t *e, const model_t *m, const run_t *r);
 /* The same over a layout already built for this model and run (the search caches them). */
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);
 
-/* The run a vision tower runs under: the language model's strategy with no
- * vocabulary, no tied table, no MTP, no experts, all on the first stage. */
-void vision_run(const model_t *m, const run_t *r, run_t *out);
 
 #endif

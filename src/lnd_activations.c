@@ -13,12 +13,10 @@
 
 const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
 {
-    const char *name = luaL_checkstring(L, arg);
-    for (int i = 0; i < m->n_kinds; i++)
-        if (strcmp(m->kinds[i].name, name) == 0)
-            return &m->kinds[i];
-    luaL_argerror(L, arg, "no layer kind of that name in the model");
-    return NULL;
+    int i = model_kind_index(m, luaL_checkstring(L, arg));
+    if (i < 0)
+        luaL_argerror(L, arg, "no layer kind of that name in the model");
+    return &m->kinds[i];
 }
 
 static void push_split(lua_State *L, const act_split *a, double per_token)

@@ -15,7 +15,6 @@
 
 static const char ESTIMATE_TYPE[] = "ndlua.estimate";
 
-static const char *const MODE_NAMES[] = {"off", "selective", "full"};
 
 /* Bytes are computed as doubles and rounded once, to the nearest byte, when
  * they are reported; a stage's total is the sum of its rounded parts. A
@@ -61,7 +60,7 @@ static void push_row(lua_State *L, const estimate_row *row)
     lnd_set_bool(L, "mtp", row->mtp);
     lnd_set_bool(L, "vision", row->vision);
     lnd_set_bool(L, "census", row->census);
-    lua_pushstring(L, row->type == ROW_LAYERS ? MODE_NAMES[row->mode] : "off");
+    lua_pushstring(L, row->type == ROW_LAYERS ? RECOMPUTE_NAMES[row->mode] : "off");
     lua_setfield(L, -2, "recompute");
     lnd_set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
     lnd_set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
@@ -114,7 +113,7 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     lnd_set_int(L, "capacity_bytes", r->device_memory_bytes);
     lnd_set_bool(L, "fits", peak <= r->device_memory_bytes);
     lnd_set_bool(L, "census_used", e->census_used);
-    lnd_set_bool(L, "experts_clamped", e->experts_clamped);
+    lnd_set_bool(L, "experts_clamped", e->derived.experts_clamped);
 }
 
 static double now_seconds(void)
@@ -185,7 +184,7 @@ static void push_chunk(lua_State *L, const layout_t *l, const chunk_layout *ch, 
         lnd_set_int(L, "first", run->first);
         lnd_set_int(L, "count", run->count);
         lnd_set_bool(L, "mtp", run->mtp);
-        lua_pushstring(L, MODE_NAMES[run->mode]);
+        lua_pushstring(L, RECOMPUTE_NAMES[run->mode]);
         lua_setfield(L, -2, "recompute");
         lua_rawseti(L, -2, i + 1);
     }

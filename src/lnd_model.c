@@ -170,9 +170,9 @@ static void read_kind(lua_State *L, int kinds, layer_kind *k, const char *prefix
 static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
 {
     const char *name = lua_tostring(L, -1);
-    for (int i = 0; i < m->n_kinds; i++)
-        if (strcmp(m->kinds[i].name, name) == 0)
-            return i;
+    int known = model_kind_index(m, name);
+    if (known >= 0)
+        return known;
     /* a kind is looked up by a scan: bounded, a stack of many groups stays linear */
     if (m->n_kinds >= MAX_KINDS)
         nd_bad_input(L, "%slayers name more than %d layer kinds", prefix, MAX_KINDS);
@@ -338,13 +338,10 @@ static void read_activations(lua_State *L, int spec, model_t *m, const char *pre
             if (lua_type(L, -2) != LUA_TSTRING)
                 nd_bad_input(L, "%sactivations must map layer kinds to census records", prefix);
             const char *kind = lua_tostring(L, -2);
-            int found = -1;
-            for (int i = 0; kind != NULL && i < m->n_kinds; i++)
-                if (strcmp(m->kinds[i].name, kind) == 0)
-                    found = i;
+            int found = model_kind_index(m, kind);
             if (found < 0)
                 nd_bad_input(L, "%sactivations: a census record of kind '%s', which no layer of the stack is",
-                             prefix, kind ? kind : "?");
+                             prefix, kind);
             const char *path = lua_pushfstring(L, "%sactivations.%s", prefix, kind);
             m->kinds[found].census = lnd_read_census(L, -2, path);
             lua_pop(L, 2);

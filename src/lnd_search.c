@@ -22,7 +22,6 @@
 
 #define RESULT_TYPE "nd.search_result"
 
-static const char *const MODE_NAMES[] = {"off", "selective", "full"};
 
 typedef struct {
     search_result res;
@@ -142,7 +141,7 @@ static void read_modes(lua_State *L, int t, search_space *sp)
             const char *name = lua_tostring(L, -1);
             int mode = -1;
             for (int k = 0; k < 3 && name != NULL; k++)
-                if (strcmp(name, MODE_NAMES[k]) == 0)
+                if (strcmp(name, RECOMPUTE_NAMES[k]) == 0)
                     mode = k;
             if (mode < 0)
                 nd_bad_input(L, "space.recompute: '%s' is not off, selective or full", name ? name : "?");
@@ -263,7 +262,7 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
         }
     }
     lnd_set_int(L, "etp", box->base.etp);
-    lua_pushstring(L, MODE_NAMES[c->mode]);
+    lua_pushstring(L, RECOMPUTE_NAMES[c->mode]);
     lua_setfield(L, -2, "recompute");
     lnd_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
     lnd_set_int(L, "peak_stage", c->peak_stage);

@@ -116,11 +116,9 @@ static double local_weights(const layer_kind *k, const run_t *r, const derived_t
 
 double layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
-    (void)m;
     if (!d->keeps_param_casts || d->bytes_p <= d->bytes_compute)
         return 0.0;
-    double experts, dense = local_weights(k, r, d, &experts);
-    return (dense + experts) * d->bytes_compute;
+    return layer_gathered_params(m, k, r, d); /* the compute-width copies of the layer's local weights */
 }
 
 double layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
@@ -161,8 +159,7 @@ layer_comm layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t
         c.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
                                k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc / (double)r->tp;
     if (d->comm_ep && k->moe) {
-        double copies = (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
-        c.ep = 2.0 * tokens * copies * h * bc * (double)(r->ep - 1) / (double)r->ep;
+        c.ep = 2.0 * tokens * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
     }
     return c;
 }

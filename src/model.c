@@ -18,6 +18,14 @@ static void free_kinds(layer_kind *kinds, int n)
     free(kinds);
 }
 
+int model_kind_index(const model_t *m, const char *name)
+{
+    for (int i = 0; i < m->n_kinds; i++)
+        if (strcmp(m->kinds[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 void model_free(model_t *m)
 {
     if (m == NULL)

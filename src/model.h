@@ -112,6 +112,8 @@ layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double c
 const char *model_settle(model_t *m, char *err, int errlen);
 
 void model_free(model_t *m);
+/* The index of the layer kind named `name`, or -1. */
+int model_kind_index(const model_t *m, const char *name);
 
 /* Body layers (MTP excluded) and MTP layers of the stack. */
 int64_t model_body_layers(const model_t *m);

@@ -33,8 +33,7 @@ static op_table layer_table(const model_t *m, const layer_kind *k, const run_t *
     o.v[OP_FFMM] = 6.0 * b * s * h * hff;
     o.v[OP_FFACT] = 21.0 * b * s * hff;
     if (k->moe) {
-        double per = (double)m->expert_width * ((double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor) +
-                                                 (double)m->shared_experts);
+        double per = (double)m->expert_width * (routed_copies(m, r) + (double)m->shared_experts);
         double nff = k->ops[OP_FFMM] > 0 ? k->ops[OP_FFMM] : 3.0;
         double gate = m->shared_experts > 0 && m->shared_gate ? 1.0 : 0.0;
         o.v[OP_FFMM] = 6.0 * b * s * h * (per + ((double)m->experts + gate) / nff);

@@ -8,6 +8,8 @@ const char *const SWITCH_NAMES[SW_COUNT] = {
     "attBMM", "headCast", "dropout", "softmax", "normOp", "gather", "ffAct", "attUp",
 };
 
+const char *const RECOMPUTE_NAMES[3] = {"off", "selective", "full"};
+
 const signed char HYPERPARALLEL_SWITCHES[SW_COUNT] = {1, 0, 0, 0, 0, 0, 0, 1};
 
 static void release_form(per_stage *f)

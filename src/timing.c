@@ -50,8 +50,7 @@ layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const r
                (k->heads * (k->qk_head_dim + k->v_head_dim) + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc /
                tp;
     if (r->ep > 1 && k->moe) {
-        double copies = (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
-        t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * copies * tokens * h * bc;
+        t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * routed_copies(m, r) * tokens * h * bc;
     }
     return t;
 }
