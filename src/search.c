@@ -155,9 +155,9 @@ static bool degrees_valid(const searcher *s, const candidate *c)
         const dim_space *d = &sp->dims[i];
         if (g[i] < (i == DIM_SP ? 0 : 1) || (d->searched && d->bound > 0 && g[i] > d->bound))
             return false;
-        if (!d->searched && (i == DIM_DP) && g[i] != d->pinned)
-            return false;
     }
+    if (!sp->dims[DIM_DP].searched && g[DIM_DP] != sp->dims[DIM_DP].pinned)
+        return false;
     return !(sp->dims[DIM_SP].searched && sp->dims[DIM_CP].searched && g[DIM_SP] && g[DIM_CP] > 1);
 }
 

@@ -124,18 +124,18 @@ static scalar_value scalar_of_event(lua_State *L, reader_t *r)
     scalar_value v = {SCALAR_STRING, 0, 0, 0, NULL};
     if (tag != NULL && strcmp(tag, "!") != 0) {
         if (yaml_resolve_tagged(tag, text, n, &v) != 0 && v.type != SCALAR_ERROR) {
-            static const char core[] = "tag:yaml.org,2002:";
-            int short_form = strncmp(tag, core, sizeof core - 1) == 0;
+            size_t prefix = strlen(YAML_CORE_TAG_PREFIX);
+            int short_form = strncmp(tag, YAML_CORE_TAG_PREFIX, prefix) == 0;
             lua_pushfstring(L, "the tag %s%s does not fit the value '%s' (ndlua reads the core tags "
                                "!!str, !!int, !!float, !!bool and !!null on scalars)",
-                            short_form ? "!!" : "", short_form ? tag + sizeof core - 1 : tag, text);
+                            short_form ? "!!" : "", short_form ? tag + prefix : tag, text);
             fail_at(L, r, e->start_mark, lua_tostring(L, -1));
         }
     } else if (tag != NULL || e->data.scalar.plain_implicit) {
         v = yaml_resolve_plain(text, n);
     }
     if (v.type == SCALAR_ERROR) {
-        if (strcmp(v.error, "out of memory") == 0)
+        if (v.error == YAML_SCALAR_NO_MEMORY)
             luaL_error(L, "out of memory reading YAML");
         lua_pushfstring(L, "'%s' is %s", text, v.error);
         fail_at(L, r, e->start_mark, lua_tostring(L, -1));

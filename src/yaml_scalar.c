@@ -18,7 +18,7 @@
  * Values are built as PyYAML's constructors build them: '_' is dropped,
  * a leading 0 means octal, a:b:c is base 60. */
 
-static const char NO_MEMORY[] = "out of memory";
+const char YAML_SCALAR_NO_MEMORY[] = "out of memory";
 static const char NO_DIGITS[] = "an integer without digits";
 
 static int equals(const char *s, size_t n, const char *word)
@@ -329,7 +329,7 @@ static scalar_value int_value(const char *s, size_t n)
 {
     char *text = compact(s, n);
     if (text == NULL)
-        return error_value(NO_MEMORY);
+        return error_value(YAML_SCALAR_NO_MEMORY);
     char *p = text;
     int negative = take_sign(&p);
     scalar_value v = strchr(p, ':') != NULL ? sexagesimal_int(p, negative) : based_int(p, negative);
@@ -384,7 +384,7 @@ static int float_value(const char *s, size_t n, scalar_value *out)
 {
     char *text = compact(s, n);
     if (text == NULL) {
-        *out = error_value(NO_MEMORY);
+        *out = error_value(YAML_SCALAR_NO_MEMORY);
         return -1;
     }
     for (char *c = text; *c; c++)
@@ -454,12 +454,12 @@ static int tagged_bool(const char *s, size_t n, scalar_value *out)
     return -1;
 }
 
-static const char CORE_PREFIX[] = "tag:yaml.org,2002:";
+const char YAML_CORE_TAG_PREFIX[] = "tag:yaml.org,2002:";
 
 int yaml_resolve_tagged(const char *tag, const char *s, size_t n, scalar_value *out)
 {
-    size_t prefix = sizeof CORE_PREFIX - 1;
-    if (strncmp(tag, CORE_PREFIX, prefix) != 0)
+    size_t prefix = sizeof YAML_CORE_TAG_PREFIX - 1;
+    if (strncmp(tag, YAML_CORE_TAG_PREFIX, prefix) != 0)
         return -1;
     const char *name = tag + prefix;
     if (strcmp(name, "str") == 0) {

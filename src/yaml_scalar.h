@@ -22,6 +22,11 @@ typedef struct {
     const char *error; /* SCALAR_ERROR: why, a static string */
 } scalar_value;
 
+/* The error of a scalar that could not be typed for want of memory (compare
+ * the pointer), and the prefix of the core tags (tag:yaml.org,2002:int is !!int). */
+extern const char YAML_SCALAR_NO_MEMORY[];
+extern const char YAML_CORE_TAG_PREFIX[];
+
 /* Types the plain (unquoted, untagged) scalar text[0..n). Integers beyond
  * 64 bits become the nearest float (PyYAML keeps them as big integers).
  * Timestamps (2001-12-14) stay strings: Lua has no date type. */
