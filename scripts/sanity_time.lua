@@ -27,7 +27,8 @@ end
 local function parts_line(t)
   local p = t.parts
   local shares = {}
-  for _, k in ipairs({ "forward_s", "backward_s", "recompute_s", "tp_s", "cp_s", "ep_s", "pp_s", "dp_s", "bubble_s" }) do
+  for _, part in ipairs(require("nd.report.table").PARTS) do
+    local k = part[1]
     shares[#shares + 1] = string.format("%s %.0f%%", k:gsub("_s$", ""), 100 * p[k] / t.step_time_s)
   end
   print("  estimated step: " .. table.concat(shares, ", "))

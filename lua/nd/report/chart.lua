@@ -9,11 +9,6 @@ local table_report = require "nd.report.table"
 
 local chart = {}
 
-local PART_NAMES = {
-  forward_s = "forward", backward_s = "backward", recompute_s = "recompute", tp_s = "TP comm", cp_s = "CP comm",
-  ep_s = "EP comm", pp_s = "PP comm", dp_s = "DP comm", bubble_s = "bubble",
-}
-
 local function fmt(x)
   if x == math.floor(x) and x < 1e6 then return string.format("%d", x) end
   if x >= 100 then return string.format("%.0f", x) end
@@ -81,7 +76,7 @@ local function time_panel(doc, list, geo)
     for k, p in ipairs(table_report.PARTS) do
       local v = c.parts[p[1]]
       if v > 0 then
-        doc:open_group(string.format("#%d %s: %s s (%.1f%%)", c.rank, PART_NAMES[p[1]], fmt(v),
+        doc:open_group(string.format("#%d %s: %s s (%.1f%%)", c.rank, p[3], fmt(v),
                                      100 * v / c.step_time_s))
         doc:rect(x, y_of(base + v), w, y_of(base) - y_of(base + v),
                  { fill = svg.PALETTE[k], stroke = "#ffffff", stroke_width = 0.5 })
@@ -96,7 +91,7 @@ local function time_panel(doc, list, geo)
   for k = #table_report.PARTS, 1, -1 do
     local p = table_report.PARTS[k]
     doc:rect(lx, ly - 10, 12, 12, { fill = svg.PALETTE[k] })
-    doc:text(lx + 18, ly, PART_NAMES[p[1]], { font_size = 11 })
+    doc:text(lx + 18, ly, p[3], { font_size = 11 })
     ly = ly + 17
   end
 end

@@ -7,10 +7,11 @@ local units = require "nd.units"
 local report = {}
 
 --- The time parts, in the order of the table, the CSV and the chart:
--- {key of candidate.parts, short name}.
+-- {key of candidate.parts, short name, long name (the chart's)}.
 report.PARTS = {
-  { "forward_s", "fwd" }, { "backward_s", "bwd" }, { "recompute_s", "rec" }, { "tp_s", "tp" },
-  { "cp_s", "cp" }, { "ep_s", "ep" }, { "pp_s", "pp" }, { "dp_s", "dp" }, { "bubble_s", "bubble" },
+  { "forward_s", "fwd", "forward" }, { "backward_s", "bwd", "backward" }, { "recompute_s", "rec", "recompute" },
+  { "tp_s", "tp", "TP comm" }, { "cp_s", "cp", "CP comm" }, { "ep_s", "ep", "EP comm" }, { "pp_s", "pp", "PP comm" },
+  { "dp_s", "dp", "DP comm" }, { "bubble_s", "bubble", "bubble" },
 }
 
 local function count(n, one, many)
