@@ -60,7 +60,7 @@ local function print_rows(rows)
     local cells = { string.format("%-" .. widths[1] .. "s", l[1]) }
     for j = 2, 5 do cells[j] = string.format("%" .. widths[j] .. "s", l[j]) end
     cells[6] = l[6]
-    print(table.concat(cells, "  "))
+    print((table.concat(cells, "  "):gsub("%s+$", "")))
     if i == 1 then print(string.rep("-", widths[1] + widths[2] + widths[3] + widths[4] + widths[5] + 8)) end
   end
 end
@@ -121,6 +121,7 @@ local function main(...)
       if r.status ~= "pass" then bad[#bad + 1] = r.id .. " (" .. (r.status == "error" and "error" or pct(r.error_pct)) .. ")" end
     end
     if #bad > 0 then
+      io.stdout:flush() -- the table first, then the message on stderr
       nd.fail(#bad .. " case(s) over tolerance or in error: " .. table.concat(bad, ", "))
     end
   end
