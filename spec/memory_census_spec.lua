@@ -43,9 +43,15 @@ describe("census pricing under TP, SP, CP and recompute", function()
     for k, v in pairs(run) do r[k] = v end
     assert.is_false(tiny.row(estimate(model(), r), 0, "decoder").census)
   end)
-  it("keeps a fully recomputed layer's input by formula: h·bc = 128 bytes a token, 128·2048", function()
+  it("keeps a fully recomputed layer's input by formula, split by SP: h·bc / t = 64 bytes a token, 64·2048", function()
+    -- Megatron and torchtitan checkpoint the layer's input as sequence
+    -- parallelism left it: the rank's 1/t of the sequence (issue 12, item 5)
     local r = { recompute = "full" }
     for k, v in pairs(run) do r[k] = v end
+    assert.are.equal(64 * 2048, tiny.row(estimate(model(), r), 0, "decoder").activation_bytes_per_layer)
+  end)
+  it("keeps the whole input of a fully recomputed layer under TP without SP: h·bc = 128 bytes a token", function()
+    local r = { recompute = "full", tp = 2, cp = 2 }
     assert.are.equal(128 * 2048, tiny.row(estimate(model(), r), 0, "decoder").activation_bytes_per_layer)
   end)
   it("prices the output from its record, vocabulary-parallel loss: (100/2 + 4000/2)·2048", function()
@@ -62,7 +68,11 @@ end)
 describe("backward overhead (memory-model §8.2) with census working sets", function()
   -- one rank, s = 4096: a layer holds (2500 + 7000)·4096 = 38,912,000 at its
   -- backward peak; the output (300 + 12000)·4096 = 50,380,800
-  local LAYER, OUT = 9500 * 4096, 12300 * 4096
+  -- The output's micro-batch is among those the stage holds already, so
+  -- its backward adds only working − saved = (200 + 8000)·4096 (issue 12,
+  -- item 1: the output's kept tensors were counted twice)
+  local LAYER, OUT = 9500 * 4096, 8200 * 4096
+  local OUT_WORKING = 12300 * 4096 -- what DualPipeV's forward of the output node holds
   it("1F1B: a stage ending in a recomputed layer adds that layer's working set", function()
     local e = estimate(model(), { pp = 2, micro_batch_num = 2, recompute = "full" })
     assert.are.equal(LAYER, e.stages[1].backward_overhead)
@@ -84,12 +94,12 @@ describe("backward overhead (memory-model §8.2) with census working sets", func
   it("DualPipeV: max(fwd_first + bwd_last, fwd_last + bwd_first)", function()
     -- 4 layers over 2 stages x 2 chunks, all recomputed. Stage 0 holds layer 0
     -- (chunk 0) and layer 3 with the output (chunk 1): fwd_first = 128·4096
-    -- (layer 0's kept input), bwd_last = LAYER, fwd_last = OUT (the output),
+    -- (layer 0's kept input), bwd_last = LAYER, fwd_last = OUT_WORKING (the output),
     -- bwd_first = LAYER. Stage 1 holds layers 1 and 2: fwd_last = LAYER
     -- (layer 2 priced plain).
     local e = estimate(model { num_hidden_layers = 4 }, { pp = 2, vpp = 2, micro_batch_num = 4,
       recompute = "full", pp_schedule = "zero_bubble_v" })
-    assert.are.equal(math.max(128 * 4096 + LAYER, OUT + LAYER), e.stages[1].backward_overhead)
+    assert.are.equal(math.max(128 * 4096 + LAYER, OUT_WORKING + LAYER), e.stages[1].backward_overhead)
     assert.are.equal(math.max(128 * 4096 + LAYER, LAYER + LAYER), e.stages[2].backward_overhead)
   end)
   it("1F1B without a census: a recomputed last layer adds its plain activations (Korthikanti's 34sbh + 5as²b)", function()

@@ -43,7 +43,11 @@ static double norm_bytes(const model_t *m, const derived_t *d, const signed char
     if (!keeps(keep, SW_NORMOP))
         return w * d->bytes_compute;
     if (m->norm_bias)
-        return w * d->bytes_norm;
+        return w * (d->fused_norm ? d->bytes_compute : d->bytes_norm);
+    /* a fused RMSNorm kernel (Transformer Engine's, Apex's, torch.compile's)
+     * keeps its input in the compute width and one fp32 rstd a row */
+    if (d->fused_norm)
+        return w * d->bytes_compute + 4.0;
     double normalised = m->zero_centered_norms ? d->bytes_norm : d->bytes_compute;
     return w * (d->bytes_norm + normalised) + 4.0;
 }
@@ -179,6 +183,10 @@ static void linear_attention(act_split *o, const model_t *m, const layer_kind *k
 static double ffn_inner(const layer_kind *k, const derived_t *d, const signed char *keep, double w)
 {
     double bc = d->bytes_compute;
+    /* a fused SwiGLU (Megatron's bias_swiglu_impl, torch.compile) keeps the
+     * gate-and-up output (2w) and its own output, the down projection's input */
+    if (k->ops[OP_FFMM] >= 3 && d->fused_swiglu)
+        return 3.0 * w * bc;
     if (k->ops[OP_FFMM] >= 3)
         return 3.0 * w * bc + w * bc * keeps(keep, SW_FFACT);
     return 2.0 * w * bc;
@@ -265,25 +273,41 @@ double output_tp_divisor(const run_t *r, const derived_t *d)
 }
 
 /* The output layer keeps the final norm's tensors, the head's input (bc),
- * the loss's int64 labels (8 bytes) and its fp32 log-probabilities (4 bytes
- * a vocabulary entry, split over TP ranks only by a vocabulary-parallel loss). */
+ * the loss's int64 labels (8 bytes) and what the loss saves for its
+ * backward: the probabilities (or log-probabilities) of every vocabulary
+ * entry, in fp32 when the loss upcasts the logits (Megatron unless
+ * fp16_lm_cross_entropy, Transformers' loss, torchtitan), else in the
+ * compute width; split over TP ranks by a vocabulary-parallel loss. The
+ * compute-width logits the head writes are freed once the loss has its
+ * copy (neither the head nor the cast keeps them). */
 #define LABEL_BYTES 8.0
+
+static double loss_bytes(const derived_t *d) { return d->loss_upcast ? 4.0 : (double)d->bytes_compute; }
 
 act_split output_activations(const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)r;
     double h = (double)m->hidden, v = (double)m->vocab;
-    act_split o = {norm_bytes(m, d, NULL, h) + h * d->bytes_compute + LABEL_BYTES, 4.0 * v, 0,
+    act_split o = {norm_bytes(m, d, NULL, h) + h * d->bytes_compute + LABEL_BYTES, loss_bytes(d) * v, 0,
                    norm_layer_bytes(m, NULL, h), 0};
     return o;
 }
 
-/* At its backward peak it also holds the gradient of the fp32 logits and
- * of the log-probabilities (4 bytes each a vocabulary entry). */
+/* At its backward peak the output layer holds, beside what it kept, the
+ * loss's gradient. PyTorch's NLL and log-softmax backward allocate one
+ * tensor of the kept width each while the kept one still lives: two more.
+ * Megatron's vocab-parallel cross-entropy writes the gradient over its
+ * saved softmax; the cast back to the compute width (bc) for the head's
+ * backward is then the one new tensor (it runs after the others are
+ * freed in PyTorch's order, so there it adds nothing to the peak). */
 act_split output_working(const model_t *m, const run_t *r, const derived_t *d)
 {
     act_split o = output_activations(m, r, d);
-    o.tp += 8.0 * (double)m->vocab;
+    double v = (double)m->vocab;
+    if (!d->loss_inplace_grad)
+        o.tp += 2.0 * loss_bytes(d) * v;
+    else if (d->loss_upcast)
+        o.tp += (double)d->bytes_compute * v;
     return o;
 }
 

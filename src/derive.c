@@ -202,7 +202,14 @@ static void derive_bytes(const model_t *m, const run_t *r, derived_t *d)
     d->bytes_dropout = pick(r->dropout_bytes, f->dropout_bytes);
     d->shard_activations = pick_flag(r->shard_activations, f->shard_activations);
     d->shards_logits = pick_flag(r->loss_parallel, f->loss_parallel);
-    d->shard_recompute_input = d->shard_activations || r->recompute_slice_activation ? r->tp : 1;
+    /* a fully recomputed layer keeps its input: under sequence parallelism that
+     * input is already the rank's sequence shard (Megatron and torchtitan
+     * checkpoint the SP-split hidden states); else split only when stated */
+    d->shard_recompute_input = r->sequence_parallel || d->shard_activations || r->recompute_slice_activation ? r->tp : 1;
+    d->fused_norm = pick_flag(r->fused_norm, false);
+    d->fused_swiglu = pick_flag(r->fused_swiglu, false);
+    d->loss_upcast = pick_flag(r->loss_upcast, true);
+    d->loss_inplace_grad = pick_flag(r->loss_inplace_grad, false);
     d->shard_output_activ = d->shard_activations && d->shards_logits ? r->tp : 1;
 }
 

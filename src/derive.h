@@ -41,6 +41,8 @@ typedef struct {
     int bytes_main; /* main-param copy bytes, inside bytes_optim */
     int bytes_norm, bytes_dropout;
     bool accumulates_grads, shard_activations, shards_logits;
+    /* the runtime's kernels (run.h): unstated, eager PyTorch as Transformers runs it */
+    bool fused_norm, fused_swiglu, loss_upcast, loss_inplace_grad;
     int64_t shard_recompute_input, shard_output_activ;
     /* tokens of one micro-batch on one CP rank */
     double tokens;

@@ -298,6 +298,14 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     return add_row(e, st, &module);
 }
 
+/* Whether the stage keeps its layers' gathered weights from forward to backward. */
+static bool keeps_gathered(const run_t *r, const derived_t *d)
+{
+    if (r->keep_gathered_params != UNSTATED)
+        return r->keep_gathered_params == YES && d->params_sharded;
+    return d->fsdp && !r->reshard_params;
+}
+
 static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
                     const chunk_layout *ch, int64_t chunk, int64_t mf)
 {
@@ -306,7 +314,7 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
         const layer_kind *k = &p->m->kinds[run->kind];
         kind_price scratch;
         const kind_price *kp = price_of(p, run, &scratch);
-        if (p->d->fsdp && !p->r->reshard_params)
+        if (keeps_gathered(p->r, p->d))
             st->held_params += (double)run->count * layer_gathered_params(p->m, k, p->r, p->d);
         if (e->peak_only) { /* the search's pricing: the sums without the row */
             accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
@@ -327,7 +335,7 @@ static void vision_run(const model_t *m, const run_t *r, run_t *out)
 {
     *out = *r;
     out->vocab_emb_dp = false;
-    out->tie_embeddings = false;
+    out->tie_embeddings = NO;
     out->mtp_in_offset = false;
     out->grouped_gemm = false;
     out->capacity_factor = 1.0;
@@ -389,7 +397,9 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
     const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
-    double o = ch->output ? output_bytes(p, true) + output_comm(p->m, p->r, p->d) : 0.0;
+    /* the output's micro-batch is among those the stage holds: its backward
+     * adds only what the loss's gradient needs beyond what it kept */
+    double o = ch->output ? output_bytes(p, true) - output_bytes(p, false) + output_comm(p->m, p->r, p->d) : 0.0;
     if (last != NULL && (!ch->output || last->mtp)) {
         kind_price scratch;
         const kind_price *kp = price_of(p, last, &scratch);
@@ -445,6 +455,32 @@ static double backward_overhead(const pricing *p, const layout_t *l, int64_t sta
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* Whether the head shares the embedding's table: as stated, else as the model ties them. */
+static bool tied(const model_t *m, const run_t *r)
+{
+    return r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
+}
+
+/* CPU offload: parameters (FSDP's CPUOffload, ZeRO-Infinity) take their
+ * gradients and optimizer states with them, as FSDP steps the optimizer on
+ * the host; an offloaded optimizer (ZeRO-Offload) moves its states and
+ * main params; a share of the kept activations goes to host memory. */
+static void offload(stage_estimate *st, const run_t *r)
+{
+    static_bytes moved = {0, 0, 0, 0};
+    if (r->offload_params)
+        moved = st->stat;
+    else if (r->offload_optimizer) {
+        moved.optimizer = st->stat.optimizer;
+        moved.main_params = st->stat.main_params;
+    }
+    static_add(&st->host_stat, &moved, 1.0);
+    static_add(&st->stat, &moved, -1.0);
+    st->host_activations = st->activations * r->offload_activations;
+    st->activations -= st->host_activations;
+    st->host = static_total(&st->host_stat) + st->host_activations;
+}
+
 static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)
 {
     stage_estimate *st = &e->stages[s];
@@ -458,7 +494,7 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
         int64_t mf = max64(1, micro_factor(r, s, c));
         if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
             return -1;
-        if (ch->embedding && add_embedding(e, st, p, c, mf, r->tie_embeddings && out != NULL) != 0)
+        if (ch->embedding && add_embedding(e, st, p, c, mf, tied(m, r) && out != NULL) != 0)
             return -1;
         if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
             return -1;
@@ -468,10 +504,13 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     st->n_rows = e->n_rows - st->first_row;
     st->backward_overhead = backward_overhead(p, e->lay, s);
     st->comm += st->held_params;
+    offload(st, r);
     double dynamic = st->activations + st->comm + st->backward_overhead;
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
-    st->total = static_total(&st->stat) + dynamic + st->reserve;
+    st->allocated = static_total(&st->stat) + dynamic;
+    st->reserved = st->allocated * (1.0 + r->fragmentation);
+    st->total = st->reserved + st->reserve;
     return 0;
 }
 

@@ -34,8 +34,15 @@ typedef struct {
 } estimate_row;
 
 typedef struct {
-    static_bytes stat;
+    static_bytes stat;        /* on the device */
+    static_bytes host_stat;   /* offloaded to host memory */
     double activations, comm, backward_overhead, reserve, total;
+    /* allocated: what the framework's tensors hold at the peak (PyTorch's
+     * max_memory_allocated); reserved: what its caching allocator holds,
+     * allocated x (1 + fragmentation); total: reserved + the reserve for
+     * what no allocator counts (CUDA context, NCCL, workspaces) */
+    double allocated, reserved;
+    double host_activations, host; /* activations offloaded; all host bytes */
     double held_params; /* FSDP weights kept gathered from forward to backward (inside comm) */
     int first_row, n_rows;
 } stage_estimate;

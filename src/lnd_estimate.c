@@ -72,19 +72,37 @@ static void push_row(lua_State *L, const estimate_row *row)
 static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
 {
     const stage_estimate *st = &e->stages[s];
-    int64_t parts[8] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
+    int64_t parts[9] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
                         bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
-                        bytes(L, st->backward_overhead), bytes(L, st->reserve)};
-    static const char *const names[8] = {"params", "grads", "optimizer", "main_params", "activations",
-                                         "comm", "backward_overhead", "reserve"};
-    lua_createtable(L, 0, 11);
+                        bytes(L, st->backward_overhead), bytes(L, st->reserved - st->allocated),
+                        bytes(L, st->reserve)};
+    static const char *const names[9] = {"params", "grads", "optimizer", "main_params", "activations",
+                                         "comm", "backward_overhead", "fragmentation", "reserve"};
+    lua_createtable(L, 0, 16);
     lnd_set_int(L, "stage", s);
     int64_t total = 0;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 9; i++) {
+        if (i == 7 && parts[i] == 0)
+            continue; /* the allocator's fragmentation: shown where a runtime states it */
         lnd_set_int(L, names[i], parts[i]);
         total += parts[i];
     }
     lnd_set_int(L, "total", total);
+    lnd_set_int(L, "allocated", total - parts[8] - parts[7]);
+    lnd_set_int(L, "reserved", total - parts[8]);
+    if (st->host > 0) {
+        static const char *const host_names[5] = {"params", "grads", "optimizer", "main_params", "activations"};
+        double host[5] = {st->host_stat.params, st->host_stat.grads, st->host_stat.optimizer,
+                          st->host_stat.main_params, st->host_activations};
+        lua_createtable(L, 0, 6);
+        int64_t sum = 0;
+        for (int i = 0; i < 5; i++) {
+            lnd_set_int(L, host_names[i], bytes(L, host[i]));
+            sum += bytes(L, host[i]);
+        }
+        lnd_set_int(L, "total", sum);
+        lua_setfield(L, -2, "host");
+    }
     lua_createtable(L, st->n_rows, 0);
     for (int i = 0; i < st->n_rows; i++) {
         push_row(L, &e->rows[st->first_row + i]);
@@ -110,6 +128,14 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     lua_setfield(L, -2, "stages");
     lnd_set_int(L, "peak_bytes", peak);
     lnd_set_int(L, "peak_stage", peak_stage);
+    /* the peak stage's allocated and reserved bytes (its total less the reserve) */
+    lua_getfield(L, -1, "stages");
+    lua_rawgeti(L, -1, peak_stage + 1);
+    lua_getfield(L, -1, "allocated");
+    lua_setfield(L, -4, "allocated_bytes");
+    lua_getfield(L, -1, "reserved");
+    lua_setfield(L, -4, "reserved_bytes");
+    lua_pop(L, 2);
     lnd_set_int(L, "capacity_bytes", r->device_memory_bytes);
     lnd_set_bool(L, "fits", peak <= r->device_memory_bytes);
     lnd_set_bool(L, "census_used", e->census_used);

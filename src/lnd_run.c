@@ -26,7 +26,9 @@ static const char *const RUN_KEYS[] = {
     "full_recompute", "selective_recompute", "selective_comm_recompute", "selective_rule", "recompute",
     "param_bytes", "compute_bytes", "softmax_bytes", "grad_bytes", "optimizer_state_bytes", "main_param_bytes",
     "norm_bytes", "dropout_bytes", "optimizer_states", "cp_algo", "optimizer", "device_memory",
-    "capacity_factor", "seq_length", "visual_seq_length", "reserve_bytes", "param_shard", NULL,
+    "capacity_factor", "seq_length", "visual_seq_length", "reserve_bytes", "param_shard", "fused_norm",
+    "fused_swiglu", "loss_upcast", "loss_inplace_grad", "fragmentation", "offload_optimizer", "offload_params",
+    "offload_activations", "runtime", "inplace_dp_buffers", "keep_gathered_params", NULL,
 };
 
 static int run_gc(lua_State *L)
@@ -86,6 +88,15 @@ static void read_flags(lua_State *L, int t, run_t *r)
     r->param_casts = read_tristate(L, t, "param_casts");
     r->flash_attention = read_tristate(L, t, "flash_attention");
     r->param_shard = read_tristate(L, t, "param_shard");
+    r->tie_embeddings = read_tristate(L, t, "tie_embeddings");
+    r->fused_norm = read_tristate(L, t, "fused_norm");
+    r->fused_swiglu = read_tristate(L, t, "fused_swiglu");
+    r->loss_upcast = read_tristate(L, t, "loss_upcast");
+    r->loss_inplace_grad = read_tristate(L, t, "loss_inplace_grad");
+    r->offload_optimizer = field_bool(L, t, "", "offload_optimizer", false);
+    r->inplace_dp_buffers = field_bool(L, t, "", "inplace_dp_buffers", false);
+    r->keep_gathered_params = read_tristate(L, t, "keep_gathered_params");
+    r->offload_params = field_bool(L, t, "", "offload_params", false);
     r->optimizer_parallel = field_bool(L, t, "", "optimizer_parallel", false);
     r->grad_shard = field_bool(L, t, "", "grad_shard", false);
     r->grad_shard_as_params = field_bool(L, t, "", "grad_shard_as_params", false);
@@ -100,7 +111,6 @@ static void read_flags(lua_State *L, int t, run_t *r)
     r->grouped_gemm = field_bool(L, t, "", "grouped_gemm", true);
     r->vocab_emb_dp = field_bool(L, t, "", "vocab_emb_dp", true);
     r->emb_dp_sharded = field_bool(L, t, "", "emb_dp_sharded", true);
-    r->tie_embeddings = field_bool(L, t, "", "tie_embeddings", false);
     r->shard_mtp_param = field_bool(L, t, "", "shard_mtp_param", true);
     r->frozen = field_bool(L, t, "", "frozen", false);
     r->shard_spans_cp = field_bool(L, t, "", "shard_spans_cp", false);
@@ -215,6 +225,10 @@ static void read_sizes(lua_State *L, int t, run_t *r)
     }
     r->device_memory_bytes = field_int(L, t, "", "device_memory", 1, MAX_BYTES, (int64_t)64 << 30, false);
     r->reserve_bytes = field_int(L, t, "", "reserve_bytes", 0, MAX_BYTES, -1, false);
+    r->fragmentation = field_number(L, t, "", "fragmentation", 0.0, 10.0, 0.0);
+    r->offload_activations = field_number(L, t, "", "offload_activations", 0.0, 1.0, 0.0);
+    /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
+    free(field_string(L, t, "", "runtime", NULL));
 }
 
 /* nd.core.run(table): validates a run table and returns an nd.run. */

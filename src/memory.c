@@ -145,9 +145,10 @@ layer_comm layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t
     layer_comm c = {0, 0, 0, 0};
     double h = (double)m->hidden, bc = d->bytes_compute;
     double experts, dense = local_weights(k, r, d, &experts);
-    if (r->dp > 1)
+    bool buckets = !r->inplace_dp_buffers;
+    if (r->dp > 1 && buckets)
         c.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
-    if (d->expert_dp_ranks > 1 && experts > 0)
+    if (d->expert_dp_ranks > 1 && experts > 0 && buckets)
         c.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
     if (d->comm_t)
         c.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
@@ -177,7 +178,7 @@ double comm_combined(const layer_comm *c)
 double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens)
 {
     double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
-    if (r->dp > 1)
+    if (r->dp > 1 && !r->inplace_dp_buffers)
         dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
     double tp = d->comm_t ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
     return dp > tp ? dp : tp;
@@ -185,7 +186,7 @@ double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, doub
 
 double output_comm(const model_t *m, const run_t *r, const derived_t *d)
 {
-    if (r->dp <= 1)
+    if (r->dp <= 1 || r->inplace_dp_buffers)
         return 0.0;
     return dp_buffer(output_table_params(m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
 }

@@ -67,12 +67,33 @@ typedef struct {
     int param_bytes, compute_bytes, softmax_bytes;
     int grad_bytes, optimizer_state_bytes, main_param_bytes, norm_bytes, dropout_bytes, optimizer_states;
     /* features */
-    bool grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings, shard_mtp_param;
+    bool grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, shard_mtp_param;
+    tristate tie_embeddings; /* unstated: as the model's tie_word_embeddings */
     bool frozen, freeze_vision, swap_optimizer;
     cp_algorithm cp_algo;
     double capacity_factor;
     int64_t seq_length, visual_seq_length; /* visual: 0 = the tower's own */
     int64_t device_memory_bytes, reserve_bytes; /* reserve < 0: the default (1 GiB) */
+    /* the runtime's kernels and allocator (lua/nd/runtimes/): fused RMSNorm/LayerNorm
+     * kernels keep the input and the fp32 statistics (Megatron's TE/Apex norms,
+     * torch.compile) instead of eager PyTorch's fp32 upcast; a fused SwiGLU keeps
+     * the gate-and-up output and its own output (Megatron's bias_swiglu_impl);
+     * the loss upcasts the logits to fp32, and writes its gradient over its own
+     * saved probabilities (Megatron's vocab-parallel cross-entropy) */
+    tristate fused_norm, fused_swiglu, loss_upcast, loss_inplace_grad;
+    double fragmentation; /* reserved = allocated x (1 + fragmentation) + reserve */
+    /* DP collectives run in the contiguous gradient and parameter buffers
+     * (Megatron's DDP and distributed optimizer): no bucket beside them */
+    bool inplace_dp_buffers;
+    /* weights gathered for the forward are kept through the backward (MindSpore's
+     * parallel optimizer without its all-gather recomputed); unstated: FSDP's
+     * reshard_params decides */
+    tristate keep_gathered_params;
+    /* CPU offload: optimizer states and main params (ZeRO-Offload, FSDP
+     * CPUOffload), parameters (ZeRO-Infinity, FSDP), the share of kept
+     * activations moved to the host (HyperParallel/Megatron activation offload) */
+    bool offload_optimizer, offload_params;
+    double offload_activations;
 } run_t;
 
 /* Frees what run fields own (offsets, counts, ranges). */

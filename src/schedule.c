@@ -4,9 +4,13 @@
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Interleaved 1F1B (vpp > 1), the "big memory" order the reference uses by
- * default: middle chunks hold base = min(p, m); the first chunk holds
- * base + extra (less one on stage 0), the last chunk `last`, where
+/* Interleaved 1F1B (vpp > 1) as Megatron schedules it: stage r runs
+ * 2·(p − r − 1) + (v − 1)·p warm-up forwards and one more before its first
+ * backward, so stage 0 holds p·v + p − 1 chunk micro-batches (Korthikanti
+ * et al.'s interleave factor 1 + (p − 1)/(p·v) of p micro-batches of the
+ * stage's layers; 31 at p = 8, v = 3). The reference holds one fewer on
+ * stage 0; ndlua holds what Megatron's schedule holds. Middle chunks hold
+ * base = min(p, m); the first chunk holds base + extra, the last `last`, where
  *   extra = base − stage − 1, last = base − stage (+ n − 1 for seqpipe),
  *   a last above base gives one to extra, one below takes one from it. */
 static int64_t interleaved(const run_t *r, int64_t stage, int64_t chunk, int64_t base, int64_t n, int seqpipe)
@@ -22,7 +26,7 @@ static int64_t interleaved(const run_t *r, int64_t stage, int64_t chunk, int64_t
         extra = max64(0, extra - 1);
     }
     if (chunk == 0)
-        return base + max64(0, extra) - (!seqpipe && stage == 0 ? 1 : 0);
+        return base + max64(0, extra);
     return last;
 }
 

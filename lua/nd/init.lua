@@ -76,15 +76,19 @@ end
 local units = require "nd.units"
 local errors = require "nd.errors"
 
+local runtimes = require "nd.runtimes"
+
+-- ZeRO-3 is FSDP: parameters and gradients sharded with the optimizer
+-- states, each layer's weights gathered for its forward and its backward
+-- and its gradients reduce-scattered (grad_shard_as_params).
 local ZERO_STAGES = {
   [1] = { optimizer_parallel = true, param_shard = false, grad_shard = false },
   [2] = { optimizer_parallel = true, param_shard = false, grad_shard = true },
-  [3] = { optimizer_parallel = true, param_shard = true, grad_shard = true },
+  [3] = { optimizer_parallel = true, param_shard = true, grad_shard = true, grad_shard_as_params = true },
 }
 
 local function run_table(spec)
-  local t = {}
-  for k, v in pairs(spec) do t[k] = v end
+  local t = runtimes.apply(spec)
   for _, key in ipairs { "device_memory", "reserve_bytes" } do
     if type(t[key]) == "string" then
       local n, err = units.parse_bytes(t[key])
@@ -171,6 +175,9 @@ function run_methods.with(self, changes)
   end
   local t = {}
   for k, v in pairs(self:spec()) do t[k] = v end
+  if changes.runtime ~= nil and t.runtime ~= nil then -- a new runtime: the old one's fields go
+    for _, k in ipairs(runtimes.fields_of(t.runtime, t)) do t[k] = nil end
+  end
   for k in pairs(changes) do
     for _, other in ipairs(REPLACES[k] or {}) do
       if changes[other] == nil then t[other] = nil end

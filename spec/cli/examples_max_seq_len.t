@@ -15,7 +15,7 @@ the checkpoint's max_position_embeddings, the lengths the example sweeps.
   recompute * longest * its peak * to spare * peak at 1024 more (glob)
   off * tokens * GiB * GiB * GiB (glob)
   selective * tokens * GiB * GiB * GiB (glob)
-  full * tokens * GiB * GiB * GiB (glob)
+  full * 131072 tokens * GiB * GiB * - (glob)
   
   Peak memory a device by sequence length:
   * sequence * off * selective * full (glob)
@@ -33,7 +33,10 @@ fit with the example's peak and room to spare, and 1024 tokens more must not,
 with the example's next peak; each cell of the second table must be
 estimate.lua's peak at that mode and length. (Memory only grows with the
 sequence, so fitting at the longest and not one step above it is the whole
-claim.) A disagreement prints both values.
+claim.) A mode that fits at the model's own limit (full recompute: under
+sequence parallelism each layer keeps only its 1/8 of the sequence's input,
+issue 12) has no next step; its row must fit there. A disagreement prints
+both values.
 
   $ cat > check.lua <<'LUA'
   > local nd = require "nd"
@@ -64,6 +67,12 @@ claim.) A disagreement prints both values.
   >     { "its peak", peak, gib(at.peak_bytes) }, { "to spare", spare, gib(at.capacity_bytes - at.peak_bytes) },
   >     { "fits at 1024 more", false, over.fits }, { "peak at 1024 more", above, gib(over.peak_bytes) } })
   > end
+  > for mode, seq, peak, spare in out:gmatch("\n(%a+) +(%d+) tokens +([%d.]+ GiB) +([%d.]+ GiB) +%-") do
+  >   seq, n = tonumber(seq), n + 1
+  >   local at = estimate(mode, seq)
+  >   agree(mode .. " at the model's limit", { { "the limit", 131072, seq }, { "fits", true, at.fits },
+  >     { "its peak", peak, gib(at.peak_bytes) }, { "to spare", spare, gib(at.capacity_bytes - at.peak_bytes) } })
+  > end
   > print(n .. " modes")
   > for seq, off, sel, full in out:gmatch("\n *(%d+) tokens +([%d.]+ GiB) +([%d.]+ GiB) +([%d.]+ GiB)") do
   >   agree(seq .. " tokens", { { "off", off, gib(estimate("off", seq).peak_bytes) },
@@ -74,7 +83,7 @@ claim.) A disagreement prints both values.
   $ ndlua check.lua
   off: estimate.lua agrees
   selective: estimate.lua agrees
-  full: estimate.lua agrees
+  full at the model's limit: estimate.lua agrees
   3 modes
   4096 tokens: estimate.lua agrees
   8192 tokens: estimate.lua agrees

@@ -150,10 +150,10 @@ batch of 12 is no whole number of micro-batches:
   [2]
 
 A budget below every candidate's peak: the message names the lightest (TP
-8's 2.36 GiB, see search.t):
+8's 2.10 GiB, see search.t):
 
   $ ndlua search.lua train.yaml -l DP TP -M 1GB -v 0
-  nothing fits the budget of 1.00 GiB: all 4 priced candidates are over it; the lightest, dp 1 tp 8 pp 1 vpp 1 cp 1 ep 1 op 1 sp off mb 16 mbs 1 full, needs 2.36 GiB (stage 0), 1.36 GiB over. Raise -M, search more dimensions (-l) or recompute (--recompute auto)
+  nothing fits the budget of 1.00 GiB: all 4 priced candidates are over it; the lightest, dp 1 tp 8 pp 1 vpp 1 cp 1 ep 1 op 1 sp off mb 16 mbs 1 full, needs 2.10 GiB (stage 0), 1.10 GiB over. Raise -M, search more dimensions (-l) or recompute (--recompute auto)
   [2]
 
 A policy that keeps nothing:

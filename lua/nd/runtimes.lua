@@ -1,0 +1,121 @@
+--- Runtime profiles: what the training runtime that runs a job does with
+-- its memory, as Lua data files `nd/runtimes/<name>.lua` (megatron,
+-- torchtitan, deepspeed, hyperparallel, mindspore ship in
+-- lua/nd/runtimes/; a directory on NDLUA_PATH may add or replace one).
+-- A run names its runtime (`nd.run{runtime = "megatron", ...}`, `--runtime`
+-- on the scripts; a train.yaml implies hyperparallel) and the profile's
+-- `run` fields fill what the run leaves unstated.
+--
+-- A profile file returns:
+--   name   its name
+--   about  one line for --help
+--   peak   what the runtime's own logs call the peak: "allocated"
+--          (max_memory_allocated) or "reserved" (max_memory_reserved)
+--   run    nd.run fields: byte widths, sharding, kernels, allocator
+-- @module nd.runtimes
+
+local errors = require "nd.errors"
+local files = require "nd.files"
+
+local runtimes = {}
+
+--- The runtime a train.yaml implies.
+runtimes.TRAIN_YAML = "hyperparallel"
+
+-- Fields that state the sharding: a run stating its ZeRO stage takes none
+-- of the profile's (torchtitan's FSDP gives way to `zero = 2`); a run
+-- stating one of them alone keeps the profile's others (a Megatron run
+-- stating optimizer_parallel, its distributed optimizer, keeps Megatron's
+-- unsharded parameters).
+local SHARDING = { "zero", "optimizer_parallel", "param_shard", "grad_shard", "grad_shard_as_params",
+                   "reshard_params" }
+
+local loaded = {}
+
+local function bad(path, message)
+  errors.raise { file = path, message = message }
+end
+
+local function check(path, p)
+  if type(p) ~= "table" then bad(path, "a runtime profile returns a table, got " .. type(p)) end
+  if type(p.name) ~= "string" or p.name == "" then bad(path, "name must be the runtime's name") end
+  if p.peak ~= "allocated" and p.peak ~= "reserved" then
+    bad(path, "peak must be \"allocated\" or \"reserved\", got " .. tostring(p.peak))
+  end
+  if type(p.run) ~= "table" then bad(path, "run must be a table of nd.run fields") end
+  p.about = p.about or p.name
+  p.path = path
+  return p
+end
+
+--- Loads a profile file (checked).
+function runtimes.load_file(path)
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then bad(nil, "runtime profile " .. tostring(err)) end
+  local ok, p = pcall(chunk)
+  if not ok then bad(nil, "runtime profile " .. tostring(p)) end
+  return check(path, p)
+end
+
+--- The names of the profiles on the Lua path, sorted.
+function runtimes.names()
+  local _, names = files.on_lua_path("runtimes")
+  table.sort(names)
+  return names
+end
+
+--- Loads a profile by name, ignoring case; a bad-input error naming
+-- `option` (default "runtime") and listing the profiles when none matches.
+function runtimes.load(name, option)
+  if type(name) ~= "string" then
+    errors.raise { path = option or "runtime", message = "a runtime's name must be a string, got " .. type(name),
+                   accepted = "one of " .. table.concat(runtimes.names(), ", ") }
+  end
+  local key = name:lower()
+  if loaded[key] then return loaded[key] end
+  local paths, names = files.on_lua_path("runtimes")
+  local path
+  for _, n in ipairs(names) do
+    if n:lower() == key then path = paths[n] end
+  end
+  if not path then
+    errors.raise { path = option or "runtime", message = "'" .. name .. "' is no runtime ndlua knows",
+                   accepted = "one of " .. table.concat(runtimes.names(), ", ")
+                     .. " (or add nd/runtimes/" .. name .. ".lua to a directory on NDLUA_PATH)" }
+  end
+  local p = runtimes.load_file(path)
+  loaded[key] = p
+  return p
+end
+
+--- The run table `t` with the profile of `t.runtime` under it: each of the
+-- profile's fields the run leaves unstated, except the sharding fields
+-- when the run states its own sharding. Returns a new table.
+function runtimes.apply(t)
+  local out = {}
+  for k, v in pairs(t) do out[k] = v end
+  if t.runtime == nil then return out end
+  local p = runtimes.load(t.runtime, "runtime")
+  out.runtime = p.name
+  local skip = {}
+  if t.zero ~= nil then
+    for _, k in ipairs(SHARDING) do skip[k] = true end
+  end
+  for k, v in pairs(p.run) do
+    if out[k] == nil and not skip[k] then out[k] = v end
+  end
+  return out
+end
+
+--- The fields the profile of `name` set in `t` (their values unchanged
+-- since): what a change of runtime takes away before laying the new one.
+function runtimes.fields_of(name, t)
+  local p = runtimes.load(name, "runtime")
+  local set = {}
+  for k, v in pairs(p.run) do
+    if t[k] == v then set[#set + 1] = k end
+  end
+  return set
+end
+
+return runtimes

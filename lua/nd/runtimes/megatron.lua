@@ -1,0 +1,36 @@
+-- Megatron-LM / Megatron-Core, BF16 mixed precision with Transformer Engine.
+-- Each field below is a behaviour of its code, named where it lives:
+return {
+  name = "megatron",
+  about = "Megatron-LM / Megatron-Core: bf16 weights, fp32 main grads and main params, fused TE kernels",
+  -- What its memory report and max_memory_allocated show: the allocated peak.
+  peak = "allocated",
+  run = {
+    -- The model's weights are the bf16 parameters; Float16OptimizerWithFloat16Params
+    -- (or the distributed optimizer) keeps fp32 main params and two fp32 Adam moments.
+    param_bytes = 2, compute_bytes = 2, main_param_bytes = 4, optimizer_state_bytes = 4, optimizer_states = 2,
+    -- DistributedDataParallel's contiguous grad buffer (main_grad) exists from
+    -- the start, in fp32 (arguments.py sets accumulate_allreduce_grads_in_fp32
+    -- for bf16), full size even under the distributed optimizer, which
+    -- reduce-scatters in it and all-gathers the params in the param buffer:
+    -- 6 + 12/DP bytes a parameter with --use-distributed-optimizer, 18 without.
+    grad_bytes = 4, grad_accumulation = true, inplace_dp_buffers = true,
+    -- The distributed optimizer shards main params and moments (ZeRO-1), not
+    -- the bf16 params nor the grad buffer, which hold the embedding and the
+    -- output layer too; both are split over TP (VocabParallelEmbedding).
+    param_shard = false, grad_shard = false, vocab_emb_dp = false,
+    -- No bf16 copies of wider weights: the weights already are bf16.
+    param_casts = false,
+    -- TE's fused RMSNorm/LayerNorm keep the input and fp32 statistics;
+    -- bias_swiglu_impl keeps the fc1 output and its own output.
+    fused_norm = true, fused_swiglu = true,
+    -- post_language_model_processing: logits.float() unless
+    -- fp16_lm_cross_entropy; _VocabParallelCrossEntropy saves the fp32
+    -- softmax and writes the gradient over it; split over TP (vocab-parallel).
+    loss_upcast = true, loss_inplace_grad = true, loss_parallel = true,
+    flash_attention = true,
+    selective_rule = "megatron",
+    -- max_memory_allocated counts tensors alone: no reserve, no fragmentation.
+    reserve_bytes = 0, fragmentation = 0,
+  },
+}

@@ -1,0 +1,18 @@
+-- MindSpore / MindFormers in graph mode with the parallel optimizer.
+return {
+  name = "mindspore",
+  about = "MindSpore/MindFormers: fp32 params, bf16 compute, parallel optimizer keeping gathered weights",
+  peak = "allocated",
+  run = {
+    -- MindFormers trains with fp32 parameters (param_init_type float32) and
+    -- bf16 compute (compute_dtype bfloat16); the optimizer updates the fp32
+    -- parameters themselves.
+    param_bytes = 4, compute_bytes = 2, main_param_bytes = 0, grad_bytes = 4,
+    optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
+    -- The parallel optimizer inserts an AllGather of each sharded weight
+    -- (cast to bf16) before its first use in the forward; the backward
+    -- reuses the gathered weight unless the all-gather is recomputed, so a
+    -- stage keeps its layers' gathered bf16 weights through the backward.
+    keep_gathered_params = true,
+  },
+}
