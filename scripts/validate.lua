@@ -118,7 +118,9 @@ local function main(...)
   if opts.check then
     local bad = {}
     for _, r in ipairs(rows) do
-      if r.status ~= "pass" then bad[#bad + 1] = r.id .. " (" .. (r.status == "error" and "error" or pct(r.error_pct)) .. ")" end
+      if r.status ~= "pass" then
+        bad[#bad + 1] = r.id .. " (" .. (r.status == "error" and "error" or pct(r.error_pct)) .. ")"
+      end
     end
     if #bad > 0 then
       io.stdout:flush() -- the table first, then the message on stderr

@@ -245,11 +245,52 @@ function validation.summary(rows)
   return out
 end
 
+-- The axis of the chart: ticks in percent, the zero line darker.
+local function chart_axis(doc, g)
+  local svg = require "nd.svg"
+  local step = svg.nice_step(g.limit, 4)
+  local tick = -math.floor(g.limit / step) * step
+  local bottom = g.top + g.row_h * g.n
+  while tick <= g.limit + 1e-9 do
+    local x = g.x_of(tick)
+    doc:line(x, g.top - 4, x, bottom, { stroke = tick == 0 and "#333333" or "#dddddd", stroke_width = 1 })
+    local text = tick == 0 and "0 %" or string.format("%+g %%", tick)
+    doc:text(x, bottom + 16, text, { text_anchor = "middle", fill = "#333333", font_size = 11 })
+    tick = tick + step
+  end
+  doc:text(g.left + g.plot_w / 2, g.height - 10, "ndlua - measured, % of measured",
+           { text_anchor = "middle", fill = "#333333" })
+end
+
+-- One case's row: its id, its tolerance band, its bar (or its error) and
+-- the error written at the right.
+local function chart_row(doc, g, i, r, color)
+  local y = g.top + (i - 1) * g.row_h
+  local text_y = y + g.row_h * 0.7
+  doc:text(g.left - 8, text_y, r.id, { text_anchor = "end", font_size = 11 })
+  if r.tolerance_pct then
+    local x0, x1 = g.x_of(-r.tolerance_pct), g.x_of(r.tolerance_pct)
+    doc:rect(x0, y + 1, x1 - x0, g.row_h - 2, { fill = "#e8e8e8" })
+  end
+  if r.status == "error" then
+    doc:text(g.x_of(0) + 6, text_y, "error: " .. tostring(r.message):sub(1, 60), { fill = "#D55E00", font_size = 11 })
+    return
+  end
+  local x0, x1 = g.x_of(0), g.x_of(r.error_pct)
+  doc:open_group(string.format("%s: measured %.4g %s, ndlua %.4g %s, %+.1f %% (tolerance %.0f %%)", r.id,
+                               r.measured, r.unit, r.ndlua, r.unit, r.error_pct, r.tolerance_pct))
+  doc:rect(math.min(x0, x1), y + 4, math.max(1, math.abs(x1 - x0)), g.row_h - 8, { fill = color })
+  doc:close_group()
+  local label = string.format("%+.1f %%", r.error_pct) .. (r.status == "over" and " over" or "")
+  doc:text(g.left + g.plot_w + 6, text_y, label,
+           { font_size = 10, fill = r.status == "over" and "#D55E00" or "#333333" })
+end
+
 --- The error of every case as a chart: one row per case, a bar from 0 to
 -- its signed error in percent (coloured by group), its tolerance as a
 -- shaded band around 0, cases in error marked as such. Errors past the
 -- axis (±`limit`, default the largest tolerance x 4, at least 20 %) are
--- drawn to the edge with their value written.
+-- drawn to the edge; the error is written at the right of every row.
 -- @tparam table rows validation.evaluate's rows
 -- @tparam[opt] table o `title`, `subtitle`, `limit` (percent)
 -- @treturn string the SVG text
@@ -263,59 +304,30 @@ function validation.chart(rows, o)
       if r.tolerance_pct then limit = math.max(limit, 4 * r.tolerance_pct) end
     end
   end
-  local row_h, left, top, right = 20, 260, 60, 260
-  local plot_w = 520
-  local width, height = left + plot_w + right, top + row_h * #rows + 50
-  local doc = svg.document(width, height)
-  local function x_of(pct)
+  local g = { limit = limit, n = #rows, row_h = 20, left = 260, top = 60, plot_w = 520 }
+  g.width, g.height = g.left + g.plot_w + 260, g.top + g.row_h * g.n + 50
+  function g.x_of(pct)
     pct = math.max(-limit, math.min(limit, pct))
-    return left + (pct + limit) / (2 * limit) * plot_w
+    return g.left + (pct + limit) / (2 * limit) * g.plot_w
   end
-  doc:text(left, 24, o.title or "ndlua against published measurements", { font_size = 16, font_weight = "bold" })
-  doc:text(left, 42, o.subtitle or "error of each case in % of the measured value; shaded: its tolerance",
+  local doc = svg.document(g.width, g.height)
+  doc:text(g.left, 24, o.title or "ndlua against published measurements", { font_size = 16, font_weight = "bold" })
+  doc:text(g.left, 42, o.subtitle or "error of each case in % of the measured value; shaded: its tolerance",
            { fill = "#444444" })
-  local step = svg.nice_step(limit, 4)
-  local tick = -math.floor(limit / step) * step
-  while tick <= limit + 1e-9 do
-    local x = x_of(tick)
-    doc:line(x, top - 4, x, top + row_h * #rows, { stroke = tick == 0 and "#333333" or "#dddddd", stroke_width = 1 })
-    doc:text(x, top + row_h * #rows + 16, string.format("%+g %%", tick):gsub("^%+0 ", "0 "),
-             { text_anchor = "middle", fill = "#333333", font_size = 11 })
-    tick = tick + step
-  end
-  doc:text(left + plot_w / 2, height - 10, "ndlua - measured, % of measured", { text_anchor = "middle",
-           fill = "#333333" })
+  chart_axis(doc, g)
   local colors, legend = {}, {}
   for i, r in ipairs(rows) do
     if not colors[r.group] then
       legend[#legend + 1] = r.group
       colors[r.group] = svg.PALETTE[(#legend - 1) % #svg.PALETTE + 1]
     end
-    local y = top + (i - 1) * row_h
-    doc:text(left - 8, y + row_h * 0.7, r.id, { text_anchor = "end", font_size = 11 })
-    if r.tolerance_pct then
-      local x0, x1 = x_of(-r.tolerance_pct), x_of(r.tolerance_pct)
-      doc:rect(x0, y + 1, x1 - x0, row_h - 2, { fill = "#e8e8e8" })
-    end
-    if r.status == "error" then
-      doc:text(x_of(0) + 6, y + row_h * 0.7, "error: " .. tostring(r.message):sub(1, 60),
-               { fill = "#D55E00", font_size = 11 })
-    else
-      local x0, x1 = x_of(0), x_of(r.error_pct)
-      doc:open_group(string.format("%s: measured %.4g %s, ndlua %.4g %s, %+.1f %% (tolerance %.0f %%)", r.id,
-                                   r.measured, r.unit, r.ndlua, r.unit, r.error_pct, r.tolerance_pct))
-      doc:rect(math.min(x0, x1), y + 4, math.max(1, math.abs(x1 - x0)), row_h - 8, { fill = colors[r.group] })
-      doc:close_group()
-      local label = string.format("%+.1f %%", r.error_pct) .. (r.status == "over" and " over" or "")
-      doc:text(left + plot_w + 6, y + row_h * 0.7, label,
-               { font_size = 10, fill = r.status == "over" and "#D55E00" or "#333333" })
-    end
+    chart_row(doc, g, i, r, colors[r.group])
   end
-  local lx, ly = left + plot_w + 90, top + 10
+  local lx, ly = g.left + g.plot_w + 90, g.top + 10
   doc:text(lx, ly - 4, "group", { font_weight = "bold" })
-  for k, g in ipairs(legend) do
-    doc:rect(lx, ly + 18 * k - 14, 12, 12, { fill = colors[g] })
-    doc:text(lx + 18, ly + 18 * k - 3, g, { font_size = 11 })
+  for k, name in ipairs(legend) do
+    doc:rect(lx, ly + 18 * k - 14, 12, 12, { fill = colors[name] })
+    doc:text(lx + 18, ly + 18 * k - 3, name, { font_size = 11 })
   end
   return doc:render()
 end

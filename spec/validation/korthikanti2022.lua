@@ -17,14 +17,17 @@ local M22B = { name = "gpt-22b", arch = "gpt", hidden_size = 6144, num_attention
   intermediate_size = 24576, vocab_size = 51200, max_position_embeddings = 2048 }
 local M175B = { name = "gpt-175b", arch = "gpt", hidden_size = 12288, num_attention_heads = 96, num_hidden_layers = 96,
   intermediate_size = 49152, vocab_size = 51200, max_position_embeddings = 2048 }
-local M530B = { name = "gpt-530b", arch = "gpt", hidden_size = 20480, num_attention_heads = 128, num_hidden_layers = 105,
-  intermediate_size = 81920, vocab_size = 51200, max_position_embeddings = 2048 }
+local M530B = { name = "gpt-530b", arch = "gpt", hidden_size = 20480, num_attention_heads = 128,
+  num_hidden_layers = 105, intermediate_size = 81920, vocab_size = 51200, max_position_embeddings = 2048 }
 local M1T = { name = "gpt-1t", arch = "gpt", hidden_size = 25600, num_attention_heads = 160, num_hidden_layers = 128,
   intermediate_size = 102400, vocab_size = 51200, max_position_embeddings = 2048 }
 
 return {
   {
     id = "korthikanti-22b-full", group = "megatron time", kind = "time", source = SOURCE,
+    known_gap = "ndlua 1.017 s, -28.4 %: ndlua prices the 22B's TP-8 GEMMs (768 columns a GPU, micro-batch 1) "
+      .. "at the profile's size-independent sustained rate; the paper's 22B ran at a lower MFU than "
+      .. "its larger models, likely from those small GEMMs and TP-8 latency",
     config = "GPT 22B (h 6144, 64 heads, 48 layers), TP 8 PP 1, 8 GPUs, batch 4 x 2048, full recompute",
     model = M22B,
     run = { runtime = "megatron", tp = 8, pp = 1, dp = 1, micro_batch_size = 1, global_batch_size = 4,
@@ -34,6 +37,8 @@ return {
   },
   {
     id = "korthikanti-22b-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
+    known_gap = "ndlua 0.768 s, -30.2 %: as korthikanti-22b-full, likely the small TP-8 GEMMs priced at the "
+      .. "sustained rate",
     config = "GPT 22B (h 6144, 64 heads, 48 layers), TP 8 + SP, PP 1, 8 GPUs, batch 4 x 2048, selective recompute",
     model = M22B,
     run = { runtime = "megatron", tp = 8, pp = 1, dp = 1, micro_batch_size = 1, global_batch_size = 4,
@@ -70,7 +75,8 @@ return {
   },
   {
     id = "korthikanti-530b-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
-    config = "GPT 530B (h 20480, 128 heads, 105 layers), TP 8 + SP, PP 35, 280 GPUs, batch 280 x 2048, selective recompute",
+    config = "GPT 530B (h 20480, 128 heads, 105 layers), TP 8 + SP, PP 35, 280 GPUs, "
+      .. "batch 280 x 2048, selective recompute",
     model = M530B,
     run = { runtime = "megatron", tp = 8, pp = 35, dp = 1, micro_batch_size = 1, global_batch_size = 280,
             seq_length = 2048, recompute = "selective", selective_rule = "megatron", sequence_parallel = true,
@@ -88,7 +94,8 @@ return {
   },
   {
     id = "korthikanti-1t-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
-    config = "GPT 1T (h 25600, 160 heads, 128 layers), TP 8 + SP, PP 64, 512 GPUs, batch 512 x 2048, selective recompute",
+    config = "GPT 1T (h 25600, 160 heads, 128 layers), TP 8 + SP, PP 64, 512 GPUs, "
+      .. "batch 512 x 2048, selective recompute",
     model = M1T,
     run = { runtime = "megatron", tp = 8, pp = 64, dp = 1, micro_batch_size = 1, global_batch_size = 512,
             seq_length = 2048, recompute = "selective", selective_rule = "megatron", sequence_parallel = true,

@@ -19,16 +19,19 @@ return {
     model = "meta-llama/Llama-3.1-405B",
     run = { runtime = "torchtitan", tp = 8, pp = 16, vpp = 2, dp = 64, micro_batch_size = 1, global_batch_size = 2048,
             seq_length = 8192, sequence_parallel = true, grad_accumulation = true, optimizer_parallel = true,
-            grad_shard = true, param_shard = false, grad_bytes = 4 },
+            grad_shard = true, param_shard = false, reshard_params = false, grad_bytes = 4 },
     hardware = "H100", metric = "mfu", measured = 43, unit = "%", tolerance = 0.15, note = NOTE,
   },
   {
     id = "llama3-405b-16384gpu", group = "llama3 time", kind = "time", source = SOURCE,
+    known_gap = "ndlua 32.9 % MFU, -19.8 %: at 16 micro-batches a DP rank the interleaved bubble ndlua prices "
+      .. "is 29 % of the step; the paper's schedule (a layer moved off the first and last stages) "
+      .. "likely paid less. The 8192-GPU row (32 micro-batches) is within",
     config = "Llama 3 405B, TP 8 CP 1 PP 16 DP 128, 16384 H100, seq 8192, 16 sequences a DP rank (16M tokens)",
     model = "meta-llama/Llama-3.1-405B",
     run = { runtime = "torchtitan", tp = 8, pp = 16, vpp = 2, dp = 128, micro_batch_size = 1, global_batch_size = 2048,
             seq_length = 8192, sequence_parallel = true, grad_accumulation = true, optimizer_parallel = true,
-            grad_shard = true, param_shard = false, grad_bytes = 4 },
+            grad_shard = true, param_shard = false, reshard_params = false, grad_bytes = 4 },
     hardware = "H100", metric = "mfu", measured = 41, unit = "%", tolerance = 0.15, note = NOTE,
   },
   {
@@ -37,7 +40,7 @@ return {
     model = "meta-llama/Llama-3.1-405B",
     run = { runtime = "torchtitan", tp = 8, cp = 16, pp = 16, vpp = 2, dp = 8, micro_batch_size = 1,
             global_batch_size = 128, seq_length = 131072, sequence_parallel = true, grad_accumulation = true,
-            optimizer_parallel = true, grad_shard = true, param_shard = false, grad_bytes = 4 },
+            optimizer_parallel = true, grad_shard = true, param_shard = false, reshard_params = false, grad_bytes = 4 },
     hardware = "H100", metric = "mfu", measured = 38, unit = "%", tolerance = 0.15,
     note = NOTE .. " Llama 3's context parallelism all-gathers K and V; ndlua prices its default (ring) "
       .. "algorithm.",

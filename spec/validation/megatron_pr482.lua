@@ -26,6 +26,8 @@ return {
   },
   {
     id = "megatron-pr482-tp2", group = "megatron memory", kind = "memory", source = SOURCE,
+    known_gap = "ndlua 52.89 GB, -5.0 %: the peak stage holds params 6.74, fp32 grad buffer 13.48, main "
+      .. "params 3.37, Adam 6.74 and activations 22.24 GB; the missing 2.8 GB is not yet located",
     config = "Llama-2-7B, TP 2 x DP 4 (distributed optimizer), micro-batch 4, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 4, tp = 2, pp = 1, micro_batch_size = 4, global_batch_size = 128,
@@ -35,6 +37,9 @@ return {
   },
   {
     id = "megatron-pr482-pp2", group = "megatron memory", kind = "memory", source = SOURCE,
+    known_gap = "ndlua 48.14 GB, -3.3 %: the first stage holds params 6.74, grad buffer 13.48, main params "
+      .. "3.37, Adam 6.74 and activations 17.28 GB (2 micro-batches in flight); the missing 1.7 GB is "
+      .. "not yet located",
     config = "Llama-2-7B, PP 2 x DP 4 (distributed optimizer, 1F1B), micro-batch 2, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 4, tp = 1, pp = 2, micro_batch_size = 2, global_batch_size = 64,
@@ -44,6 +49,8 @@ return {
   },
   {
     id = "megatron-pr482-tp8", group = "megatron memory", kind = "memory", source = SOURCE,
+    known_gap = "ndlua 27.40 GB, -4.9 %: params 1.68, grad buffer 3.37, main params 3.37, Adam 6.74 and "
+      .. "activations 12.10 GB; the missing 1.4 GB is not yet located",
     config = "Llama-2-7B, TP 8 x DP 1, micro-batch 4, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 1, tp = 8, pp = 1, micro_batch_size = 4, global_batch_size = 32,
