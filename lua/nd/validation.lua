@@ -80,6 +80,7 @@ function validation.check_case(case)
   end
   if case.kind == "time" and type(case.hardware) ~= "string" then return "a time case needs hardware (a name)" end
   if case.ndlua ~= nil and type(case.ndlua) ~= "function" then return "ndlua must be a function" end
+  if case.known_gap ~= nil and type(case.known_gap) ~= "string" then return "known_gap must be a text" end
   return nil
 end
 
