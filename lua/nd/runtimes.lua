@@ -22,13 +22,15 @@ local runtimes = {}
 --- The runtime a train.yaml implies.
 runtimes.TRAIN_YAML = "hyperparallel"
 
--- Fields that state the sharding: a run stating its ZeRO stage takes none
--- of the profile's (torchtitan's FSDP gives way to `zero = 2`); a run
--- stating one of them alone keeps the profile's others (a Megatron run
--- stating optimizer_parallel, its distributed optimizer, keeps Megatron's
--- unsharded parameters).
+-- Fields that state the sharding. A run that states how its parameters or
+-- gradients are sharded (a ZeRO stage, param_shard, grad_shard or
+-- grad_shard_as_params: a train.yaml always does) takes none of the
+-- profile's sharding; one stating optimizer_parallel alone keeps the
+-- profile's others (a Megatron run stating its distributed optimizer keeps
+-- Megatron's unsharded weights and grad buffer).
 local SHARDING = { "zero", "optimizer_parallel", "param_shard", "grad_shard", "grad_shard_as_params",
                    "reshard_params" }
+local STATES_SHARDING = { "zero", "param_shard", "grad_shard", "grad_shard_as_params" }
 
 local loaded = {}
 
@@ -97,8 +99,9 @@ function runtimes.apply(t)
   if t.runtime == nil then return out end
   local p = runtimes.load(t.runtime, "runtime")
   out.runtime = p.name
-  local skip = {}
-  if t.zero ~= nil then
+  local skip, states = {}, false
+  for _, k in ipairs(STATES_SHARDING) do states = states or t[k] ~= nil end
+  if states then
     for _, k in ipairs(SHARDING) do skip[k] = true end
   end
   for k, v in pairs(p.run) do
