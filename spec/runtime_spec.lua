@@ -109,3 +109,19 @@ describe("the allocator and offload", function()
     assert.are.equal(on.activations / 2, off.host.activations)
   end)
 end)
+
+describe("a runtime's overlap over the device's", function()
+  -- Megatron runs its TP collectives on the compute stream: none hidden,
+  -- where the device profile's default hides half (nd.hardware.DEFAULT_OVERLAP.tp)
+  local m = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                       num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                       vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+  local h100 = nd.hardware("H100")
+  it("Megatron's TP time is twice the default's (overlap 0 against 0.5)", function()
+    local plain = nd.step_time(m, nd.run { tp = 2, seq_length = 2048 }, h100).parts.tp_s
+    local megatron = nd.step_time(m, nd.run { tp = 2, seq_length = 2048, runtime = "megatron" }, h100).parts.tp_s
+    -- 4 layers x 8·(2 − 1)/2 · 2048 · 1024 · 2 B a micro-batch, at NVLink's 360 GB/s
+    assert.is_true(math.abs(megatron - 4 * 4 * 2048 * 1024 * 2 / 360e9) < 1e-12)
+    assert.is_true(math.abs(megatron - 2 * plain) < 1e-12)
+  end)
+end)

@@ -12,6 +12,8 @@
 --   peak   what the runtime's own logs call the peak: "allocated"
 --          (max_memory_allocated) or "reserved" (max_memory_reserved)
 --   run    nd.run fields: byte widths, sharding, kernels, allocator
+--   overlap  (optional) shares of each collective compute hides, over the
+--          hardware profile's (nd.hardware.DEFAULT_OVERLAP names them)
 -- @module nd.runtimes
 
 local errors = require "nd.errors"
@@ -45,6 +47,11 @@ local function check(path, p)
     bad(path, "peak must be \"allocated\" or \"reserved\", got " .. tostring(p.peak))
   end
   if type(p.run) ~= "table" then bad(path, "run must be a table of nd.run fields") end
+  for k, v in pairs(p.overlap or {}) do
+    if not ({ dp = 1, tp = 1, cp = 1, ep = 1, pp = 1 })[k] or type(v) ~= "number" or v < 0 or v > 1 then
+      bad(path, "overlap." .. tostring(k) .. " must be a collective (dp, tp, cp, ep, pp) and a share from 0 to 1")
+    end
+  end
   p.about = p.about or p.name
   p.path = path
   return p
