@@ -18,6 +18,7 @@ local units = require "nd.units"
 local svg = require "nd.svg"
 local charts = require "nd.study.charts"
 local warnings = require "nd.warnings"
+local runtimes = require "nd.runtimes"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [--json] [--svg FILE] [--section.key=value ...]",
@@ -31,6 +32,8 @@ local COMMAND = {
       help = "devices in the run, when the yaml states no context.device_num (AutoModels schema)" },
     { name = "device-memory", short = "M", arg = "SIZE",
       help = "device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)" },
+    { name = "runtime", arg = "NAME",
+      help = "the training runtime whose kernels and allocator are priced (default hyperparallel; see below)" },
     { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" },
     { name = "svg", arg = "FILE", help = "also write a stacked bar chart of memory per stage to FILE" },
   },
@@ -130,6 +133,9 @@ local function print_run(parsed)
                       parsed.seq_len_stated and "" or " (the model's limit)"))
   print(string.format("          recompute %s; schedule %s; sequence parallel %s; %s schema",
                       recompute_text(parsed), r.pp_schedule, r.sequence_parallel and "on" or "off", parsed.schema))
+  local runtime = runtimes.load(r.runtime)
+  print(string.format("          runtime %s (lua/nd/runtimes/%s.lua; its logs call max_memory_%s the peak)",
+                      runtime.name, runtime.name, runtime.peak))
   print(string.format("          optimizer %s (%d state%s of %d B, sharded over %d%s); params %d B, grads %d B, "
                       .. "compute %d B", r.optimizer, r.optimizer_states, r.optimizer_states == 1 and "" or "s",
                       r.optimizer_state_bytes, r.optimizer_parallel and r.optimizer_shard or 1,
@@ -140,8 +146,8 @@ end
 local function print_table(est, layers)
   local shown = {}
   for _, c in ipairs(COMPONENTS) do
-    local any = c[1] ~= "main_params"
-    for _, s in ipairs(est.stages) do any = any or s[c[1]] > 0 end
+    local any = c[1] ~= "main_params" and c[1] ~= "fragmentation"
+    for _, s in ipairs(est.stages) do any = any or (s[c[1]] or 0) > 0 end
     if any then shown[#shown + 1] = c end
   end
   local gib = est.peak_bytes >= 2 ^ 30
@@ -171,6 +177,15 @@ local function print_verdict(est, memory_source)
     verdict = string.format("does NOT fit: peak %s on stage %d exceeds it by %s", units.gib(peak), est.peak_stage,
                             units.gib(peak - cap))
   end
+  local host = 0
+  for _, s in ipairs(est.stages) do host = math.max(host, s.host and s.host.total or 0) end
+  if host > 0 then
+    print(string.format("host memory: %s a device at most (offloaded parameters, optimizer states or activations)",
+                        units.gib(host)))
+  end
+  print(string.format("allocated %s, reserved %s on stage %d (the reserve, %s, is for what no allocator counts)",
+                      units.gib(est.allocated_bytes), units.gib(est.reserved_bytes), est.peak_stage,
+                      units.gib(est.stages[est.peak_stage + 1].reserve)))
   print(string.format("device capacity %s (%s): %s", units.gib(cap), memory_source, verdict))
 end
 
@@ -224,17 +239,29 @@ local function write_chart(path, parsed, est, layers)
   }))
 end
 
+-- The runtime profiles --runtime takes, one line each.
+local function runtimes_help()
+  local lines = { "", "runtimes (--runtime; nd/runtimes/NAME.lua on NDLUA_PATH adds one):" }
+  for _, name in ipairs(runtimes.names()) do
+    local p = runtimes.load(name)
+    lines[#lines + 1] = string.format("  %-14s %s", name, p.about)
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 local function main(...)
   local opts = read_options({ ... })
   if opts.help then
     io.write(cli.help(COMMAND))
+    io.write(runtimes_help())
     return
   end
   -- Warnings are kept while the yaml is read and printed once it has been:
   -- a refusal prints alone.
   local collector = warnings.quiet()
   local parsed = train_yaml.load(opts.path, { devices = opts.devices, device_memory = opts.device_memory,
-                                              warnings = collector, overrides = opts.overrides })
+                                              warnings = collector, overrides = opts.overrides,
+                                              runtime = opts.runtime })
   local model, run = train_yaml.build(parsed)
   collector:flush()
   local est, layout = nd.estimate(model, run), nd.layout(model, run)

@@ -362,6 +362,17 @@ describe("the fsdp_config section", function()
     assert.is_false(read(QWEN .. "fsdp_config:\n  reshard_after_forward: false\n").run.reshard_params)
   end)
 
+  it("reads enable_offload: the sharded parameters, their gradients and optimizer states on the host", function()
+    assert.is_nil(read(QWEN).run.offload_params)
+    assert.is_true(read(QWEN .. "fsdp_config:\n  dp_shard_size: 8\n  enable_offload: true\n").run.offload_params)
+    assert.is_nil(read(QWEN .. "fsdp_config:\n  enable_offload: false\n").run.offload_params)
+    assert.matches("fsdp_config.enable_offload", refused(QWEN .. "fsdp_config:\n  enable_offload: maybe\n"))
+  end)
+
+  it("implies the hyperparallel runtime", function()
+    assert.are.equal("hyperparallel", read(QWEN).run.runtime)
+  end)
+
   it("reads edp_shard_size as the expert shard (AutoModels; default 1); the legacy schema states none", function()
     local p = read(MOE .. "accelerator:\n  ep_size: 8\nfsdp_config:\n  dp_shard_size: 16\n  edp_shard_size: 2\n")
     assert.are.equal(2, p.run.expert_shard)

@@ -158,12 +158,22 @@ function hardware.load(name, option)
   return p
 end
 
---- The table nd.core.search and nd.core.step_time take.
-function hardware.core(p)
+--- The table nd.core.search and nd.core.step_time take. A runtime's
+-- name (optional) lays that runtime profile's `overlap` over the device's:
+-- what compute hides is the runtime's doing (Megatron runs its TP
+-- collectives on the compute stream, hiding none).
+function hardware.core(p, runtime)
   local levels = {}
   for i, l in ipairs(p.levels) do levels[i] = { devices = l.devices, gbps = l.gbps } end
+  local overlap = p.overlap
+  local own = runtime and require("nd.runtimes").load(runtime).overlap
+  if own then
+    overlap = {}
+    for k, v in pairs(p.overlap or hardware.DEFAULT_OVERLAP) do overlap[k] = v end
+    for k, v in pairs(own) do overlap[k] = v end
+  end
   return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, levels = levels,
-           overlap = p.overlap, nd_comm_divisor = p.nd_comm_divisor }
+           overlap = overlap, nd_comm_divisor = p.nd_comm_divisor }
 end
 
 --- Devices a node holds (the first level).

@@ -236,6 +236,9 @@ local function settle_flags(s, warnings)
   default("qk_norm", name_has(s.name, "qwen3"))
   default("qkv_bias", name_has(s.name, "qwen2"))
   default("shared_expert_gate", name_has(s.name, "qwen2_moe", "qwen3_5", "qwen3_next"))
+  -- the gpt profile is GPT-2/GPT-3's layer: LayerNorm with a bias, as
+  -- Korthikanti et al. price it (issue 12, item 7)
+  default("norm_bias", s.arch == "gpt")
   for _, key in ipairs({ "o_bias", "mlp_bias", "norm_bias", "attn_output_gate", "tie_word_embeddings" }) do
     default(key, false)
   end

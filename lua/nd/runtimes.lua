@@ -12,6 +12,8 @@
 --   peak   what the runtime's own logs call the peak: "allocated"
 --          (max_memory_allocated) or "reserved" (max_memory_reserved)
 --   run    nd.run fields: byte widths, sharding, kernels, allocator
+--   overlap  (optional) shares of each collective compute hides, over the
+--          hardware profile's (nd.hardware.DEFAULT_OVERLAP names them)
 -- @module nd.runtimes
 
 local errors = require "nd.errors"
@@ -22,13 +24,15 @@ local runtimes = {}
 --- The runtime a train.yaml implies.
 runtimes.TRAIN_YAML = "hyperparallel"
 
--- Fields that state the sharding: a run stating its ZeRO stage takes none
--- of the profile's (torchtitan's FSDP gives way to `zero = 2`); a run
--- stating one of them alone keeps the profile's others (a Megatron run
--- stating optimizer_parallel, its distributed optimizer, keeps Megatron's
--- unsharded parameters).
+-- Fields that state the sharding. A run that states how its parameters or
+-- gradients are sharded (a ZeRO stage, param_shard, grad_shard or
+-- grad_shard_as_params: a train.yaml always does) takes none of the
+-- profile's sharding; one stating optimizer_parallel alone keeps the
+-- profile's others (a Megatron run stating its distributed optimizer keeps
+-- Megatron's unsharded weights and grad buffer).
 local SHARDING = { "zero", "optimizer_parallel", "param_shard", "grad_shard", "grad_shard_as_params",
                    "reshard_params" }
+local STATES_SHARDING = { "zero", "param_shard", "grad_shard", "grad_shard_as_params" }
 
 local loaded = {}
 
@@ -43,6 +47,11 @@ local function check(path, p)
     bad(path, "peak must be \"allocated\" or \"reserved\", got " .. tostring(p.peak))
   end
   if type(p.run) ~= "table" then bad(path, "run must be a table of nd.run fields") end
+  for k, v in pairs(p.overlap or {}) do
+    if not ({ dp = 1, tp = 1, cp = 1, ep = 1, pp = 1 })[k] or type(v) ~= "number" or v < 0 or v > 1 then
+      bad(path, "overlap." .. tostring(k) .. " must be a collective (dp, tp, cp, ep, pp) and a share from 0 to 1")
+    end
+  end
   p.about = p.about or p.name
   p.path = path
   return p
@@ -97,8 +106,9 @@ function runtimes.apply(t)
   if t.runtime == nil then return out end
   local p = runtimes.load(t.runtime, "runtime")
   out.runtime = p.name
-  local skip = {}
-  if t.zero ~= nil then
+  local skip, states = {}, false
+  for _, k in ipairs(STATES_SHARDING) do states = states or t[k] ~= nil end
+  if states then
     for _, k in ipairs(SHARDING) do skip[k] = true end
   end
   for k, v in pairs(p.run) do

@@ -28,6 +28,7 @@ local dtypes = require "nd.train_yaml.dtypes"
 local model_part = require "nd.train_yaml.model"
 local census = require "nd.census"
 local census_record = require "nd.census_record"
+local runtimes = require "nd.runtimes"
 
 local train_yaml = {}
 
@@ -172,6 +173,11 @@ function train_yaml.read_fsdp(r, accel)
   out.reshard_params = (fwd == nil or r:flag(f, "reshard_after_forward", fwd))
     and (bwd == nil or r:flag(f, "reshard_after_backward", bwd))
   out.mix_precision = r:section(f, "mix_precision")
+  -- HyperParallel's fully_shard offload keeps the sharded parameters, their
+  -- gradients and the optimizer step on the host, as torch FSDP's CPUOffload
+  -- does; the device holds the layers it gathers while they run.
+  v = r:value(f, "enable_offload")
+  out.offload_params = v ~= nil and r:flag(f, "enable_offload", v) or false
   return out
 end
 
@@ -554,6 +560,8 @@ local function run_table(p)
   run.tie_embeddings = p.spec.tie_word_embeddings == true
   run.shard_mtp_param, run.seq_split = true, 1
   run.offset = p.offset
+  run.runtime = p.runtime
+  if p.fsdp.offload_params then run.offload_params = true end
   run.mtp_in_offset = (p.spec.mtp_depth or 0) > 0
   run.seq_length = p.sequence.seq_length
   run.device_memory = p.device_memory
@@ -577,7 +585,8 @@ local read_parts
 --   with nd.overrides, or given in opts.overrides)
 -- @tparam[opt] table opts `file` (for messages), `devices` (-d),
 --   `device_memory` (-M, bytes or text; wins over context.max_device_memory),
---   `warnings` (a collector; default one printing to stderr), `overrides`
+--   `warnings` (a collector; default one printing to stderr), `runtime` (a
+--   runtime profile's name, --runtime; default hyperparallel), `overrides`
 --   (`{["section.key"] = value}` or a list from nd.overrides.split)
 -- @treturn table `{model = settled spec, run = run table for nd.run, source,
 --   schema, mtp_unpriced, replacements, seq_len_stated, stated_ac_mode,
@@ -649,6 +658,8 @@ function read_parts(r, auto, opts)
   p.spec = spec
   p.accel = train_yaml.read_accelerator(r)
   p.fsdp = train_yaml.read_fsdp(r, p.accel)
+  -- the runtime that trains it: HyperParallel unless the command line names another
+  p.runtime = opts.runtime and runtimes.load(opts.runtime, "--runtime").name or runtimes.TRAIN_YAML
   p.dp, p.dp_source = train_yaml.read_devices(r, auto, p.accel, p.fsdp, p.ctx, opts.devices)
   p.sharding = train_yaml.read_sharding(r, auto, p.accel, p.fsdp, p.dp)
   p.expert = train_yaml.read_expert_shard(r, auto, p.fsdp, p.ctx)

@@ -18,9 +18,17 @@ Options come from one table, which also writes --help:
   options:
     -d, --devices N           devices in the run, when the yaml states no context.device_num (AutoModels schema)
     -M, --device-memory SIZE  device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)
+        --runtime NAME        the training runtime whose kernels and allocator are priced (default hyperparallel; see below)
         --json                print one JSON document (integers in bytes) instead of the tables
         --svg FILE            also write a stacked bar chart of memory per stage to FILE
     -h, --help                print this help and exit
+  
+  runtimes (--runtime; nd/runtimes/NAME.lua on NDLUA_PATH adds one):
+    deepspeed      DeepSpeed ZeRO 1-3: 16-bit params and grads, fp32 master params and Adam states
+    hyperparallel  HyperParallel train.yaml runs (the default for train.yaml): facts from the yaml and the family
+    megatron       Megatron-LM / Megatron-Core: bf16 weights, fp32 main grads and main params, fused TE kernels
+    mindspore      MindSpore/MindFormers: fp32 params, bf16 compute, parallel optimizer keeping gathered weights
+    torchtitan     torchtitan: FSDP2 fp32 sharded params and grads, bf16 gathers, torch.compile
 
 The Qwen3-30B-A3B recipe (an exact copy of HyperParallel's): FSDP over 8
 devices (fsdp_config.dp_shard_size: 8, and no context.device_num, hence the
@@ -36,12 +44,14 @@ same. Muon keeps one state a parameter; global batch 8 = 1 x 8 x 1.
   run       8 devices = dp 8 x tp 1 x pp 1 x cp 1 (dp from dp_replicate x dp_shard); ep 1, etp 1, vpp 1
             batch 8 = micro-batch 1 x dp 8 x 1 micro-batches; sequence 4096 tokens
             recompute full (activation_checkpoint.mode); schedule 1f1b; sequence parallel off; automodels schema
+            runtime hyperparallel (lua/nd/runtimes/hyperparallel.lua; its logs call max_memory_allocated the peak)
             optimizer muon (1 state of 2 B, sharded over 8); params 2 B, grads 2 B, compute 2 B
   
   memory per device by pipeline stage (GiB; * marks the peak)
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     48        7.11        7.11 * (glob)
   
+  allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (the default 64GB): fits: peak * GiB on stage 0, * GiB to spare (glob)
 
 The same on 16 devices, as -d gives them (HSDP: dp 16 over shards of 8);
@@ -198,4 +208,16 @@ A model found nowhere: the closest catalog ids.
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --context.device_num=8 --svg /nonexistent/dir/mem.svg
   /nonexistent/dir/mem.svg: cannot write the chart: /nonexistent/dir/mem.svg: No such file or directory
+  [2]
+
+--runtime names the training runtime whose kernels and allocator are
+priced (lua/nd/runtimes/); the yaml's own facts (its dtypes, its FSDP)
+stay, the runtime fills the rest. Megatron's max_memory_allocated has no
+reserve:
+
+  $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --runtime Megatron 2>/dev/null | grep -E "runtime|allocated"
+            runtime megatron (lua/nd/runtimes/megatron.lua; its logs call max_memory_allocated the peak)
+  allocated * GiB, reserved * GiB on stage 0 (the reserve, 0.00 GiB, is for what no allocator counts) (glob)
+  $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --runtime jax
+  --runtime: 'jax' is no runtime ndlua knows; one of deepspeed, hyperparallel, megatron, mindspore, torchtitan (or add nd/runtimes/jax.lua to a directory on NDLUA_PATH)
   [2]

@@ -24,6 +24,7 @@ The checkpoint's MTP layer (num_nextn_predict_layers 1) is not built.
   run       256 devices = dp 16 x tp 2 x pp 8 x cp 1 (dp from context.device_num); ep 16, etp 1, vpp 2
             batch 512 = micro-batch 1 x dp 16 x 32 micro-batches; sequence 4096 tokens
             recompute full (activation_checkpoint.mode); schedule 1f1b; sequence parallel on; automodels schema
+            runtime hyperparallel (lua/nd/runtimes/hyperparallel.lua; its logs call max_memory_allocated the peak)
             optimizer adamw (2 states of 2 B, sharded over 16); params 2 B, grads 2 B, compute 2 B
   
   memory per device by pipeline stage (GiB; * marks the peak)
@@ -37,6 +38,7 @@ The checkpoint's MTP layer (num_nextn_predict_layers 1) is not built.
   ?     6      7 * (glob)
   ?     7      7 * (glob)
   
+  allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (context.max_device_memory): * (glob)
 
 Without VPP, the seed's balanced offset: the same five stages one layer
@@ -61,6 +63,7 @@ profile, hence the warning.
   run       64 devices = dp 2 x tp 8 x pp 4 x cp 1 (dp from context.device_num); ep 1, etp 0, vpp 1
             batch 64 = micro-batch 1 x dp 2 x 32 micro-batches; sequence 8192 tokens
             recompute selective (activation_checkpoint.mode); schedule 1f1b; sequence parallel on; automodels schema
+            runtime hyperparallel (lua/nd/runtimes/hyperparallel.lua; its logs call max_memory_allocated the peak)
             optimizer adamw (2 states of 4 B, sharded over 2, fp32 main params); params 2 B, grads 2 B, compute 2 B
   
   memory per device by pipeline stage (GiB; * marks the peak)
@@ -70,6 +73,7 @@ profile, hence the warning.
   ?     2     20        1.99        1.99 * (glob)
   ?     3     20 * (glob)
   
+  allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (context.max_device_memory): * (glob)
 
 Qwen3-VL-30B-A3B: the ImageTextToText class builds the tower; it is
@@ -86,12 +90,14 @@ only for the 30,532,122,624 of the language model (PARAMS.md):
   run       16 devices = dp 16 x tp 1 x pp 1 x cp 1 (dp from context.device_num); ep 8, etp 1, vpp 1
             batch 32 = micro-batch 1 x dp 16 x 2 micro-batches; sequence 4096 tokens
             recompute full (activation_checkpoint.mode); schedule 1f1b; sequence parallel off; automodels schema
+            runtime hyperparallel (lua/nd/runtimes/hyperparallel.lua; its logs call max_memory_allocated the peak)
             optimizer adamw (2 states of 2 B, sharded over 16); params 2 B, grads 2 B, compute 2 B
   
   memory per device by pipeline stage (GiB; * marks the peak)
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     48        3.62        3.55 * (glob)
   
+  allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (the default 64GB): * (glob)
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-vl-30b-a3b/train.yaml --json | ndlua -e 'local t = require("nd").json.decode(io.read("a")); print(t.stages[1].bytes.params, t.stages[1].bytes.grads, t.run.freeze_vision, t.run.visual_seq_length)'

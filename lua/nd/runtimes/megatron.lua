@@ -5,6 +5,10 @@ return {
   about = "Megatron-LM / Megatron-Core: bf16 weights, fp32 main grads and main params, fused TE kernels",
   -- What its memory report and max_memory_allocated show: the allocated peak.
   peak = "allocated",
+  -- Its TP all-reduces (and SP's all-gathers and reduce-scatters) run on the
+  -- compute stream between the layer's GEMMs: nothing hides them unless
+  -- Transformer Engine's userbuffer overlap (tp_comm_overlap) is on.
+  overlap = { tp = 0 },
   run = {
     -- The model's weights are the bf16 parameters; Float16OptimizerWithFloat16Params
     -- (or the distributed optimizer) keeps fp32 main params and two fp32 Adam moments.

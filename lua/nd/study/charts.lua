@@ -15,7 +15,8 @@ charts.COMPONENTS = {
   { "params", "params", svg.PALETTE[1] }, { "grads", "grads", svg.PALETTE[2] },
   { "optimizer", "optimizer", svg.PALETTE[3] }, { "main_params", "main", svg.PALETTE[9] },
   { "activations", "activations", svg.PALETTE[4] }, { "comm", "comm", svg.PALETTE[5] },
-  { "backward_overhead", "overhead", svg.PALETTE[6] }, { "reserve", "reserve", svg.PALETTE[8] },
+  { "backward_overhead", "overhead", svg.PALETTE[6] }, { "fragmentation", "fragment", svg.PALETTE[7] },
+  { "reserve", "reserve", svg.PALETTE[8] },
 }
 
 -- The axis scale of a unit: what values are divided by, and its name.
@@ -167,7 +168,7 @@ function charts.stages(est, o)
   for _, comp in ipairs(charts.COMPONENTS) do
     local values, any = {}, false
     for i, s in ipairs(est.stages) do
-      values[i] = s[comp[1]]
+      values[i] = s[comp[1]] or 0 -- fragmentation: only where a runtime states it
       any = any or values[i] > 0
     end
     if any then series[#series + 1] = { name = comp[2], values = values, color = comp[3] } end

@@ -1,0 +1,115 @@
+-- The miscounts issue 12 names, each priced as the runtime does it. Each
+-- expected value is worked out by hand in its comment.
+local nd = require "nd"
+local tiny = dofile("spec/support/tiny.lua")
+local quiet = require("nd.warnings").quiet()
+
+-- tiny.dense: h 64, 4 heads of 16, FFN 256, vocabulary 1000, 2 layers
+local H, V = 64, 1000
+
+describe("the output layer (item 1)", function()
+  local tokens = 1024
+  local function stage(fields)
+    local spec = { seq_length = tokens, reserve_bytes = 0 }
+    for k, v in pairs(fields) do spec[k] = v end
+    return nd.estimate(tiny.dense(), nd.run(spec)).stages[1]
+  end
+  it("keeps the fp32 probabilities once: the backward adds PyTorch's two gradients, 2·4·V a token", function()
+    -- eager Transformers: log-softmax and NLL backward allocate fp32 [tokens, V] each
+    assert.are.equal(2 * 4 * V * tokens, stage({}).backward_overhead)
+  end)
+  it("Megatron's in-place loss gradient adds only its bf16 cast, 2·V a token over TP", function()
+    -- runtime megatron, TP 2, vocabulary-parallel: 2·1000/2 = 1000 B a token
+    assert.are.equal(2 * V / 2 * tokens, stage({ runtime = "megatron", tp = 2 }).backward_overhead)
+  end)
+  it("Megatron's output term is theoretical_memory_usage's 4·s·b·h·(1 + V/h)/t plus rstd and labels", function()
+    -- with SP: fused final norm keeps its bf16 input 2h and fp32 rstd 4, the
+    -- head its bf16 input 2h, the loss int64 labels 8 (split by SP) and the
+    -- fp32 softmax 4V (vocabulary-parallel): (4h + 4V + 12)/t a token
+    local e = nd.estimate(tiny.dense(), nd.run { runtime = "megatron", tp = 2, sequence_parallel = true,
+                                                 seq_length = tokens })
+    assert.are.equal((4 * H + 4 * V + 12) / 2 * tokens, tiny.row(e, 0, "output").activation_bytes_per_layer)
+  end)
+  it("logits in the compute width when the loss does not upcast: 2·V", function()
+    local e = nd.estimate(tiny.dense(), nd.run { loss_upcast = false, seq_length = tokens })
+    -- eager RMSNorm 4h + 2h + 4, head input 2h, labels 8, bf16 log-probabilities 2V
+    assert.are.equal((8 * H + 4 + 8 + 2 * V) * tokens, tiny.row(e, 0, "output").activation_bytes_per_layer)
+  end)
+end)
+
+describe("interleaved 1F1B (item 2)", function()
+  -- Megatron's interleaved schedule: stage r runs 2(p − r − 1) + (v − 1)p
+  -- warm-up forwards and one more: p·v + p − 2r − 1 chunk micro-batches;
+  -- 175B at p = 8, v = 3: 31 on stage 0, Korthikanti's factor
+  -- 1 + (p − 1)/(p·v) = 31/24 of p micro-batches of the stage's layers
+  local r = nd.run { pp = 8, vpp = 3, micro_batch_num = 64 }
+  for s = 0, 7 do
+    it("stage " .. s .. " holds " .. (31 - 2 * s), function()
+      local held = 0
+      for c = 0, 2 do held = held + r:micro_factor(s, c) end
+      assert.are.equal(31 - 2 * s, held)
+    end)
+  end
+end)
+
+describe("tied embeddings (item 3)", function()
+  -- Qwen3-0.6B ties its head to its embedding (config.json); one stage holds both
+  local m = nd.model("Qwen/Qwen3-0.6B", { warnings = quiet })
+  local function embedding_static(fields)
+    return tiny.row(nd.estimate(m, nd.run(fields)), 0, "embedding").static_bytes_per_layer
+  end
+  it("nd.run takes the model's tie when unstated", function()
+    assert.are.equal(0, embedding_static { seq_length = 1024 })
+  end)
+  it("a stated tie_embeddings = false keeps a second table: 151936 x 1024 x (2 + 8) B", function()
+    -- bf16 weights 2 and the family's two fp32 moments 8, no gradient at pp 1 without accumulation
+    assert.are.equal(151936 * 1024 * 10, embedding_static { seq_length = 1024, tie_embeddings = false })
+  end)
+end)
+
+describe("ZeRO-3 step time (item 4)", function()
+  -- search.t's model: h 1024, 4 layers, FFN 4096, vocabulary 32000: W = 132,653,056 weights a rank
+  local m = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                       num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                       vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+  local flat = { peak_tflops = 100, sustained_tflops = 100, levels = { { gbps = 100 } },
+                 overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+  it("gathers the weights for forward and backward and reduce-scatters the gradients every micro-batch", function()
+    -- 8 ranks, 2 micro-batches: 2 · 7/8 · W · (2 gathers · 2 B + 4 B fp32 gradients) at 100 GB/s
+    local r = nd.run { dp = 8, zero = 3, micro_batch_num = 2, seq_length = 2048, grad_bytes = 4,
+                       grad_accumulation = true }
+    local t = nd.step_time(m, r, flat)
+    assert.is_true(math.abs(2 * 7 / 8 * 132653056 * 8 / 100e9 - t.parts.dp_s) < 1e-15)
+  end)
+  it("ZeRO-1 reduces the gradients once a step: 2 · 7/8 · W · 4 B", function()
+    local r = nd.run { dp = 8, zero = 1, micro_batch_num = 2, seq_length = 2048, grad_bytes = 4,
+                       grad_accumulation = true }
+    local t = nd.step_time(m, r, flat)
+    assert.is_true(math.abs(2 * 7 / 8 * 132653056 * 4 / 100e9 - t.parts.dp_s) < 1e-15)
+  end)
+end)
+
+describe("MindSpore's parallel optimizer (item 6)", function()
+  -- the gathered bf16 weights of the stage's 2 layers stay from forward to
+  -- backward: 2 · (4h² + 3·h·256 + 2h) · 2 B = 2 · 65,664 · 2 = 262,656 B
+  -- (each layer's DP bucket is then gone: the comm part holds these)
+  it("keeps each layer's gathered weights through the backward", function()
+    local r = nd.run { runtime = "mindspore", dp = 4, optimizer_parallel = true, seq_length = 256 }
+    local plain = nd.run { runtime = "mindspore", dp = 4, optimizer_parallel = true, seq_length = 256,
+                           keep_gathered_params = false }
+    local held = nd.estimate(tiny.dense(), r).stages[1].comm - nd.estimate(tiny.dense(), plain).stages[1].comm
+    assert.are.equal(2 * (4 * H * H + 3 * H * 256 + 2 * H) * 2, held)
+  end)
+end)
+
+describe("the gpt profile means LayerNorm with a bias (item 7)", function()
+  -- Korthikanti et al. 2022 Table 2: s·b·h·(34 + 5·a·s/h) with no norm_bias stated
+  it("prices a GPT layer as the paper without norm_bias = true", function()
+    local m = nd.model({ name = "gpt-test", arch = "gpt", hidden_size = 1024, num_hidden_layers = 2,
+                         num_attention_heads = 16, intermediate_size = 4096, vocab_size = 51200 },
+                       { warnings = quiet })
+    local e = nd.estimate(m, nd.run { seq_length = 2048, param_bytes = 2, compute_bytes = 2, softmax_bytes = 2 })
+    local s, h, a = 2048, 1024, 16
+    assert.are.equal(s * h * (34 + 5 * a * s / h), tiny.row(e, 0, "decoder").activation_bytes_per_layer)
+  end)
+end)
