@@ -24,9 +24,6 @@ return {
   },
   {
     id = "llama3-405b-16384gpu", group = "llama3 time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 32.9 % MFU, -19.8 %: at 16 micro-batches a DP rank the interleaved bubble ndlua prices "
-      .. "is 29 % of the step; the paper's schedule (a layer moved off the first and last stages) "
-      .. "likely paid less. The 8192-GPU row (32 micro-batches) is within",
     config = "Llama 3 405B, TP 8 CP 1 PP 16 DP 128, 16384 H100, seq 8192, 16 sequences a DP rank (16M tokens)",
     model = "meta-llama/Llama-3.1-405B",
     run = { runtime = "torchtitan", tp = 8, pp = 16, vpp = 2, dp = 128, micro_batch_size = 1, global_batch_size = 2048,

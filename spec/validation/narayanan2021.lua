@@ -39,7 +39,7 @@ return {
   },
   {
     id = "narayanan-3.6b", group = "megatron time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 201.6 TFLOP/s, +46.1 %: as narayanan-1.7b (h 3072, TP 2)",
+    known_gap = "ndlua 195.8 TFLOP/s, +41.8 %: as narayanan-1.7b (h 3072, TP 2)",
     config = "GPT 3.6B (32 heads, h 3072, 30 layers), TP 2 PP 1 DP 32, 64 GPUs, batch 512 x 2048, full recompute",
     model = { name = "gpt-3.6b", arch = "gpt", hidden_size = 3072, num_attention_heads = 32, num_hidden_layers = 30,
               intermediate_size = 12288, vocab_size = 51200, max_position_embeddings = 2048 },
@@ -51,7 +51,7 @@ return {
   },
   {
     id = "narayanan-7.5b", group = "megatron time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 191.9 TFLOP/s, +35.1 %: as narayanan-1.7b (h 4096, TP 4)",
+    known_gap = "ndlua 180.0 TFLOP/s, +26.7 %: as narayanan-1.7b (h 4096, TP 4)",
     config = "GPT 7.5B (32 heads, h 4096, 36 layers), TP 4 PP 1 DP 32, 128 GPUs, batch 512 x 2048, full recompute",
     model = { name = "gpt-7.5b", arch = "gpt", hidden_size = 4096, num_attention_heads = 32, num_hidden_layers = 36,
               intermediate_size = 16384, vocab_size = 51200, max_position_embeddings = 2048 },
@@ -63,7 +63,7 @@ return {
   },
   {
     id = "narayanan-18.4b", group = "megatron time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 184.6 TFLOP/s, +36.7 %: as narayanan-1.7b (h 6144, TP 8: 768 columns a GPU)",
+    known_gap = "ndlua 167.4 TFLOP/s, +24.0 %: as narayanan-1.7b (h 6144, TP 8: 768 columns a GPU)",
     config = "GPT 18.4B (48 heads, h 6144, 40 layers), TP 8 PP 1 DP 32, 256 GPUs, batch 1024 x 2048, full recompute",
     model = { name = "gpt-18.4b", arch = "gpt", hidden_size = 6144, num_attention_heads = 48, num_hidden_layers = 40,
               intermediate_size = 24576, vocab_size = 51200, max_position_embeddings = 2048 },
@@ -75,7 +75,7 @@ return {
   },
   {
     id = "narayanan-39.1b", group = "megatron time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 182.5 TFLOP/s, +32.3 %: as narayanan-1.7b (h 8192, TP 8 PP 2)",
+    known_gap = "ndlua 169.2 TFLOP/s, +22.6 %: as narayanan-1.7b (h 8192, TP 8 PP 2)",
     config = "GPT 39.1B (64 heads, h 8192, 48 layers), TP 8 PP 2 DP 32, 512 GPUs, batch 1536 x 2048, full recompute",
     model = { name = "gpt-39.1b", arch = "gpt", hidden_size = 8192, num_attention_heads = 64, num_hidden_layers = 48,
               intermediate_size = 32768, vocab_size = 51200, max_position_embeddings = 2048 },
@@ -87,7 +87,8 @@ return {
   },
   {
     id = "narayanan-76.1b", group = "megatron time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 177.7 TFLOP/s, +26.9 %: as narayanan-1.7b (h 10240, TP 8 PP 4)",
+    known_gap = "ndlua 167.0 TFLOP/s, +19.3 %: as narayanan-1.7b (h 10240, TP 8 PP 4); the gap closes "
+      .. "with width: 145.6B and up are within",
     config = "GPT 76.1B (80 heads, h 10240, 60 layers), TP 8 PP 4 DP 32, 1024 GPUs, batch 1792 x 2048, full recompute",
     model = { name = "gpt-76.1b", arch = "gpt", hidden_size = 10240, num_attention_heads = 80, num_hidden_layers = 60,
               intermediate_size = 40960, vocab_size = 51200, max_position_embeddings = 2048 },
@@ -99,8 +100,6 @@ return {
   },
   {
     id = "narayanan-145.6b", group = "megatron time", kind = "time", source = SOURCE,
-    known_gap = "ndlua 175.0 TFLOP/s, +18.2 %: as narayanan-1.7b; the gap closes with width (+10.0 % at "
-      .. "310.1B, +0.3 % at 1008B)",
     config = "GPT 145.6B (96 heads, h 12288, 80 layers), TP 8 PP 8 DP 24, 1536 GPUs, batch 2304 x 2048, full recompute",
     model = { name = "gpt-145.6b", arch = "gpt", hidden_size = 12288, num_attention_heads = 96, num_hidden_layers = 80,
               intermediate_size = 49152, vocab_size = 51200, max_position_embeddings = 2048 },
