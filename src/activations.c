@@ -311,6 +311,20 @@ act_split output_working(const model_t *m, const run_t *r, const derived_t *d)
     return o;
 }
 
+/* While the loss runs its forward, the head's compute-width logits are
+ * still alive beside the loss's copies: the fp32 copy the upcast makes
+ * (Megatron's cross-entropy then subtracts the maximum out of place into
+ * what it keeps; PyTorch's log-softmax writes its kept output from the
+ * copy), so the forward holds bc·V, and 4·V more when the loss upcasts,
+ * beyond what the layer keeps. */
+act_split output_forward_extra(const model_t *m, const run_t *r, const derived_t *d)
+{
+    (void)r;
+    double v = (double)m->vocab;
+    act_split o = {0, ((double)d->bytes_compute + (d->loss_upcast ? 4.0 : 0.0)) * v, 0, 0, 0};
+    return o;
+}
+
 double embedding_per_token(const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)r;

@@ -224,6 +224,20 @@ static double output_bytes(const pricing *p, bool working)
     return split_bytes(&a, p, div) * p->tokens;
 }
 
+/* What the output layer holds beyond what its micro-batch keeps (which the
+ * stage's activations count already): the larger of its forward's transient
+ * copies of the logits and its backward's loss gradient. A census record
+ * measures the backward alone. */
+static double output_extra(const pricing *p)
+{
+    double backward = output_bytes(p, true) - output_bytes(p, false);
+    if (p->frozen || p->m->output_census != NULL)
+        return backward;
+    act_split f = output_forward_extra(p->m, p->r, p->d);
+    double forward = split_bytes(&f, p, output_tp_divisor(p->r, p->d)) * p->tokens;
+    return forward > backward ? forward : backward;
+}
+
 /* Adds n layers of these per-layer bytes, holding in_flight micro-batches, to the stage. */
 static void accumulate(stage_estimate *st, const static_bytes *stat, double activation, double in_flight,
                        double comm, double n)
@@ -397,9 +411,7 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
     const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
-    /* the output's micro-batch is among those the stage holds: its backward
-     * adds only what the loss's gradient needs beyond what it kept */
-    double o = ch->output ? output_bytes(p, true) - output_bytes(p, false) + output_comm(p->m, p->r, p->d) : 0.0;
+    double o = ch->output ? output_extra(p) + output_comm(p->m, p->r, p->d) : 0.0;
     if (last != NULL && (!ch->output || last->mtp)) {
         kind_price scratch;
         const kind_price *kp = price_of(p, last, &scratch);
