@@ -139,3 +139,21 @@ describe("element-wise ops priced by HBM bandwidth", function()
     assert.is_true(math.abs(with.backward_s - without.backward_s - 2 * 369098752 / 100e9) < 1e-12)
   end)
 end)
+
+describe("torchtitan's per-op selective checkpointing (selective_rule torchtitan)", function()
+  -- torchtitan's policy saves every matmul's output but every second one
+  -- (counted from the layer's first) and the attention kernel's, and
+  -- recomputes the rest. tiny.dense (h 64, 4 heads of 16, kv 4, FFN 256):
+  -- the layer's input and w2's output 2·64·2 B = 256; q, v and the kernel's
+  -- output 3·64·2 B = 384; w1's output 256·2 B = 512; flash statistics
+  -- 4 heads x 8 B = 32: 1184 B a token
+  it("keeps the input, q, v, the attention output, w1's and w2's outputs", function()
+    local e = nd.estimate(tiny.dense(), nd.run { seq_length = 1024, recompute = "selective",
+                                                 selective_rule = "torchtitan", flash_attention = true })
+    assert.are.equal(1184 * 1024, tiny.row(e, 0, "decoder").activation_bytes_per_layer)
+  end)
+  it("is what recompute = selective means under the torchtitan runtime", function()
+    local spec = nd.run({ runtime = "torchtitan" }):spec()
+    assert.are.equal("torchtitan", spec.selective_rule)
+  end)
+end)
