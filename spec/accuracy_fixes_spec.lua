@@ -116,3 +116,44 @@ describe("the gpt profile means LayerNorm with a bias (item 7)", function()
     assert.are.equal(s * h * (34 + 5 * a * s / h), tiny.row(e, 0, "decoder").activation_bytes_per_layer)
   end)
 end)
+
+describe("element-wise ops priced by HBM bandwidth", function()
+  -- search.t's model (h 1024, FFN 4096, 4 layers, flash attention): a token
+  -- of a layer moves 2 norms x 2h·2 B = 8192, 2 residual adds x 3h·2 B =
+  -- 12288 and the SwiGLU product's 3f·2 B = 24576: 45056 B; x 4 layers x
+  -- 2048 tokens = 369,098,752 B a micro-batch, at 100 GB/s 3.69098752 ms
+  -- more forward, twice that backward
+  local m = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                       num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                       vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+  local function hw(memory_gbps)
+    return { peak_tflops = 100, sustained_tflops = 100, memory_gbps = memory_gbps, levels = { { gbps = 100 } },
+             overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+  end
+  local r = nd.run { seq_length = 2048 }
+  local with, without = nd.step_time(m, r, hw(100)).parts, nd.step_time(m, r, hw(nil)).parts
+  it("adds the bytes they move over the bandwidth to the forward", function()
+    assert.is_true(math.abs(with.forward_s - without.forward_s - 369098752 / 100e9) < 1e-12)
+  end)
+  it("and twice that to the backward", function()
+    assert.is_true(math.abs(with.backward_s - without.backward_s - 2 * 369098752 / 100e9) < 1e-12)
+  end)
+end)
+
+describe("torchtitan's per-op selective checkpointing (selective_rule torchtitan)", function()
+  -- torchtitan's policy saves every matmul's output but every second one
+  -- (counted from the layer's first) and the attention kernel's, and
+  -- recomputes the rest. tiny.dense (h 64, 4 heads of 16, kv 4, FFN 256):
+  -- the layer's input and w2's output 2·64·2 B = 256; q, v and the kernel's
+  -- output 3·64·2 B = 384; w1's output 256·2 B = 512; flash statistics
+  -- 4 heads x 8 B = 32: 1184 B a token
+  it("keeps the input, q, v, the attention output, w1's and w2's outputs", function()
+    local e = nd.estimate(tiny.dense(), nd.run { seq_length = 1024, recompute = "selective",
+                                                 selective_rule = "torchtitan", flash_attention = true })
+    assert.are.equal(1184 * 1024, tiny.row(e, 0, "decoder").activation_bytes_per_layer)
+  end)
+  it("is what recompute = selective means under the torchtitan runtime", function()
+    local spec = nd.run({ runtime = "torchtitan" }):spec()
+    assert.are.equal("torchtitan", spec.selective_rule)
+  end)
+end)

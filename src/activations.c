@@ -230,10 +230,34 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
     }
 }
 
+/* torchtitan's selective activation checkpointing by op ("op" mode): a
+ * layer keeps its input and the outputs of the ops its policy saves, the
+ * matmuls (all but every second one, counted from the layer's first) and the
+ * attention kernel, and recomputes everything else. A dense Llama-style
+ * layer runs q, k, v, o, then w1 (gate), w3 (up), w2 (down): it keeps q and v,
+ * w1's and w2's outputs, the kernel's output and its fp32 statistics. */
+static bool op_sac_prices(const layer_kind *k)
+{
+    return !k->moe && !k->mla && k->attention != ATTENTION_LINEAR && k->ops[OP_FFMM] >= 3;
+}
+
+static act_split op_sac_activations(const model_t *m, const layer_kind *k, const derived_t *d, double kv_factor)
+{
+    double h = (double)m->hidden, bc = d->bytes_compute;
+    act_split o = {0, 0, 0, 0, 0};
+    o.shared = 2.0 * h * bc; /* the layer's input and w2's output */
+    o.tp = (k->heads * k->qk_head_dim + k->kv_heads * k->v_head_dim * kv_factor + k->heads * k->v_head_dim +
+            k->ffn_width) * bc;
+    o.tp += d->flash ? k->heads * FLASH_STATS_BYTES : 0.0;
+    return o;
+}
+
 act_split kind_activations(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
                            const signed char *keep, double seq)
 {
     act_split o = {0, 0, 0, 0, 0};
+    if (keep != NULL && d->op_sac && op_sac_prices(k))
+        return op_sac_activations(m, k, d, r->cp_algo == CP_RING ? (double)r->cp : 1.0);
     /* ring CP keeps the whole sequence's K and V on every rank; Ulysses and
      * linear attention keep their own share (the reference's cp / kv_shards) */
     double kv_factor = r->cp_algo == CP_RING ? (double)r->cp : 1.0;
@@ -341,12 +365,11 @@ double mtp_extra_per_token(const model_t *m, const derived_t *d)
 
 bool census_applies(const layer_kind *k, const derived_t *d, const signed char *keep, bool selective)
 {
-    (void)d;
     if (k->census == NULL)
         return false;
     if (!selective)
         return true;
-    return k->census->has_selective && keep != NULL && memcmp(keep, HYPERPARALLEL_SWITCHES, SW_COUNT) == 0; /* the rule a census measures */
+    return !d->op_sac && k->census->has_selective && keep != NULL && memcmp(keep, HYPERPARALLEL_SWITCHES, SW_COUNT) == 0; /* the rule a census measures */
 }
 
 /* Ring CP gathers the other ranks' K and V: (cp - 1)·kv·(d_qk + d_v)·bc per token, over t. */

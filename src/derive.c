@@ -160,7 +160,7 @@ static void derive_switches(const run_t *r, derived_t *d)
             s[SW_GATHER] = !(r->selective_comm_recompute && d->sp > 1);
         return;
     }
-    if (r->rule == RULE_HYPERPARALLEL) {
+    if (r->rule == RULE_HYPERPARALLEL || r->rule == RULE_TORCHTITAN) {
         memcpy(s, HYPERPARALLEL_SWITCHES, SW_COUNT);
     } else if (r->rule == RULE_MINDFORMERS) {
         bool sp = d->sp > 1;
@@ -225,6 +225,7 @@ void derive(const model_t *m, const run_t *r, derived_t *d)
     d->flash = pick_flag(r->flash_attention, m->family.flash_attention);
     derive_switches(r, d);
     d->core_attention_recompute = r->rule == RULE_MEGATRON;
+    d->op_sac = r->rule == RULE_TORCHTITAN;
     d->s_fa = d->flash && m->heads > 0 ? (double)r->seq_length / (double)m->heads : (double)r->seq_length;
     d->n_qknorm = m->qk_norm ? 1 : 0;
     derive_bytes(m, r, d);

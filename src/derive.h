@@ -32,6 +32,7 @@ typedef struct {
     /* recompute switches of the run's selective rule */
     signed char switches[SW_COUNT];
     bool core_attention_recompute; /* the rule reruns QK^T to AV as one region (Megatron) */
+    bool op_sac; /* torchtitan's per-op selective checkpointing (selective_rule torchtitan) */
     /* attention */
     bool flash;
     double s_fa;

@@ -101,6 +101,9 @@ static act_split activations_of(const pricing *p, const layer_kind *k, const sig
     key.bs = p->d->bytes_softmax;
     key.bd = p->d->bytes_dropout;
     key.keep_set = keep != NULL;
+    key.op_sac = p->d->op_sac;
+    key.fused_norm = p->d->fused_norm;
+    key.fused_swiglu = p->d->fused_swiglu;
     if (keep != NULL)
         memcpy(key.keep, keep, sizeof key.keep);
     act_cache_entry *entry = &p->act_cache[2 * (k - p->m->kinds) + (keep != NULL)];

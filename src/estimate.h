@@ -60,7 +60,7 @@ typedef struct {
     const model_t *model;
     double seq, capacity_factor;
     int64_t cp, top_k;
-    int algo, flash, core, grouped_gemm, bc, bn, bs, bd, keep_set;
+    int algo, flash, core, grouped_gemm, bc, bn, bs, bd, keep_set, op_sac, fused_norm, fused_swiglu;
     signed char keep[SW_COUNT];
 } act_key;
 

@@ -171,10 +171,10 @@ static void read_choices(lua_State *L, int t, run_t *r)
                                   SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
     r->schedule = (pp_schedule)read_choice(L, t, "pp_schedule", sched, sched_v, SCHED_1F1B,
                                            "1f1b, gpipe, seqpipe, zero_bubble_v");
-    static const char *const rules[] = {"hyperparallel", "mindformers", "megatron", NULL};
-    static const int rules_v[] = {RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON};
+    static const char *const rules[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
+    static const int rules_v[] = {RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN};
     r->rule = (selective_rule)read_choice(L, t, "selective_rule", rules, rules_v, RULE_HYPERPARALLEL,
-                                          "hyperparallel, mindformers, megatron");
+                                          "hyperparallel, mindformers, megatron, torchtitan");
     static const char *const algos[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp",
                                         "ulysses", NULL};
     static const int algos_v[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};

@@ -49,7 +49,7 @@ static int result_gc(lua_State *L)
     return 0;
 }
 
-/* hardware = {peak_tflops, sustained_tflops, levels = {{devices, gbps}...},
+/* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
  *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor} */
 void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
 {
@@ -60,6 +60,7 @@ void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
     if (hw->peak_tflops <= 0 || hw->sustained_tflops <= 0)
         nd_bad_input(L, "hardware: peak_tflops and sustained_tflops are required and positive");
     hw->nd_comm_divisor = field_number(L, t, "hardware.", "nd_comm_divisor", 0, 1e6, 1);
+    hw->memory_gbps = field_number(L, t, "hardware.", "memory_gbps", 0, 1e9, 0);
     if (lua_getfield(L, t, "levels") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
         nd_bad_input(L, "hardware.levels must list {devices = n, gbps = bandwidth} from the node outward");
     int n = (int)lua_rawlen(L, -1);

@@ -9,7 +9,7 @@ typedef enum { SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_ZERO_BUBBLE_V } pp_
 typedef enum { REC_OFF, REC_SELECTIVE, REC_FULL } recompute_mode;
 /* The modes by name, as Lua and the reports give them: off, selective, full. */
 extern const char *const RECOMPUTE_NAMES[3];
-typedef enum { RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON } selective_rule;
+typedef enum { RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN } selective_rule;
 typedef enum { CP_RING, CP_ULYSSES } cp_algorithm;
 
 /* The ops a selective recompute can drop: 1 keeps the op's activation, 0 recomputes it. */

@@ -6,7 +6,10 @@
  * pod, cluster) that spans them. A collective of S bytes over n ranks moves
  * (n − 1)/n · S a rank for an all-gather or a reduce-scatter, twice that for
  * an all-reduce. Compute runs at the device's sustained TFLOP/s; every
- * matmul costs 2 FLOPs a weight a token forward and twice that backward. */
+ * matmul costs 2 FLOPs a weight a token forward and twice that backward.
+ * The element-wise ops between the matmuls (softmax and dropout on eager
+ * attention scores, norms, residual adds, activations) are bound by HBM
+ * bandwidth: they take the bytes they move over the device's memory_gbps. */
 #include "timing.h"
 
 #include <stdlib.h>
@@ -108,6 +111,7 @@ double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble
 
 typedef struct {
     double forward_flops, recompute_flops;  /* one micro-batch */
+    double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
     double weights;                         /* weights on one rank (for DP traffic) */
 } stage_work;
@@ -142,6 +146,41 @@ double layer_rank_weights(const layer_kind *k, const run_t *r, const derived_t *
            (p->routed / (double)r->ep + p->shared) / (double)d->t_exp;
 }
 
+/* HBM bytes the element-wise ops of one layer move in its forward, a token
+ * of one rank (each op reads its inputs and writes its outputs once; the
+ * GEMMs' own traffic is in their FLOP rate):
+ *   scores   without flash attention, each of the a/t heads' s scores: the
+ *            softmax reads them (bc) and writes its output (bs); a dropout
+ *            reads that and writes its output (bc) and mask (bd)
+ *   norms    each reads and writes the hidden state (2h·bc)
+ *   residual two adds reading two hidden states and writing one (3h·bc each)
+ *   dropout  each hidden dropout reads h, writes h and its mask (h·(2bc + bd))
+ *   FFN act  the gated product reads two f-wide inputs and writes one
+ *            (3f·bc); a plain activation reads and writes f (2f·bc); over TP
+ *            (expert TP for routed experts, at top-k copies)
+ * The hidden-state ops run on the whole sequence on every TP rank unless
+ * sequence parallelism splits it. Backward moves about twice the forward's
+ * bytes (each op reads the gradient and what it saved, and writes a gradient). */
+static double layer_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    double h = (double)m->hidden, bc = d->bytes_compute, t = (double)r->tp, sp = (double)d->sp;
+    double moved = 0;
+    if (!d->flash && k->attention != ATTENTION_LINEAR) {
+        double per_score = bc + d->bytes_softmax + (d->bytes_dropout > 0 ? d->bytes_softmax + bc + d->bytes_dropout : 0);
+        moved += k->ops[OP_SOFTMAX] * k->heads / t * (double)r->seq_length / (double)r->cp * per_score;
+    }
+    double hidden = k->ops[OP_NORMOP] * 2.0 * h * bc + 2.0 * 3.0 * h * bc +
+                    k->ops[OP_DROPOUT] * h * (2.0 * bc + d->bytes_dropout);
+    moved += hidden / sp;
+    double per_width = k->ops[OP_FFMM] >= 3 ? 3.0 * bc : 2.0 * bc;
+    if (k->moe)
+        moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp +
+                              (double)m->shared_width / t);
+    else
+        moved += per_width * k->ffn_width / t;
+    return moved;
+}
+
 static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run)
 {
     double tokens = d->tokens;
@@ -151,6 +190,9 @@ static void add_run(stage_work *w, const model_t *m, const run_t *r, const deriv
     double share = rerun_share(k, &f, run->mode);
     w->forward_flops += n * fwd;
     w->recompute_flops += n * share * fwd;
+    double moved = layer_moved_per_token(m, k, r, d) * tokens;
+    w->forward_moved += n * moved;
+    w->recompute_moved += n * share * moved;
     layer_traffic t = layer_traffic_bytes(m, k, r, d);
     /* a fully recomputed layer sends its forward traffic again: half of TP and
      * EP's (one way of two), a third of ring CP's */
@@ -199,11 +241,13 @@ static void stage_work_of(const model_t *m, const run_t *r, const derived_t *d, 
 static double stage_micro_batch_time(const stage_work *w, const run_t *r, const hardware_t *hw, double pp_bytes,
                                      double parts[7])
 {
-    double flops_per_s = hw->sustained_tflops * 1e12;
+    double flops_per_s = hw->sustained_tflops * 1e12, bytes_per_s = hw->memory_gbps * 1e9;
     int64_t t = r->tp, cp = r->cp;
-    parts[0] = w->forward_flops / flops_per_s;
+    double moved = bytes_per_s > 0 ? w->forward_moved / bytes_per_s : 0.0;
+    double moved_again = bytes_per_s > 0 ? w->recompute_moved / bytes_per_s : 0.0;
+    parts[0] = w->forward_flops / flops_per_s + moved;
     parts[1] = 2.0 * parts[0];
-    parts[2] = w->recompute_flops / flops_per_s;
+    parts[2] = w->recompute_flops / flops_per_s + moved_again;
     parts[3] = seconds(w->tp, level_gbps(hw, t)) * (1.0 - hw->overlap_tp);
     parts[4] = seconds(w->cp, level_gbps(hw, t * cp)) * (1.0 - hw->overlap_cp);
     /* DualPipeV runs one micro-batch's expert all-to-all under another's

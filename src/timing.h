@@ -15,6 +15,7 @@
 typedef struct {
     double peak_tflops;      /* dense bf16 peak, for MFU */
     double sustained_tflops; /* what the layers' kernels reach */
+    double memory_gbps;      /* HBM bandwidth the element-wise ops reach (GB/s); 0: not priced */
     int n_levels;
     int64_t level_devices[HW_MAX_LEVELS]; /* devices a level joins (node, pod, ...) */
     double level_gbps[HW_MAX_LEVELS];     /* GB/s a device moves within that level */

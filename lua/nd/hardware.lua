@@ -15,6 +15,8 @@
 --   memory            device memory, a size ("80GiB"; binary units)
 --   peak_tflops       dense BF16 peak a device, for MFU
 --   sustained_tflops  what the layers' kernels reach, for the time model
+--   memory_gbps       HBM bandwidth the element-wise ops reach, GB/s (optional:
+--                     unstated, their time is left in sustained_tflops)
 --   levels            from the node outward: {devices = n, gbps = GB/s each
 --                     way a device}, the last without devices (unbounded)
 --   overlap           shares of each communication compute hides (optional;
@@ -67,6 +69,7 @@ local function check(path, p)
   p.memory_bytes = bytes
   check_number(path, p, "peak_tflops", 1e-3, 1e9)
   check_number(path, p, "sustained_tflops", 1e-3, 1e9)
+  if p.memory_gbps ~= nil then check_number(path, p, "memory_gbps", 1e-3, 1e9) end
   if p.sustained_tflops > p.peak_tflops then
     bad(path, "sustained_tflops exceeds peak_tflops")
   end
@@ -172,8 +175,8 @@ function hardware.core(p, runtime)
     for k, v in pairs(p.overlap or hardware.DEFAULT_OVERLAP) do overlap[k] = v end
     for k, v in pairs(own) do overlap[k] = v end
   end
-  return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, levels = levels,
-           overlap = overlap, nd_comm_divisor = p.nd_comm_divisor }
+  return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, memory_gbps = p.memory_gbps,
+           levels = levels, overlap = overlap, nd_comm_divisor = p.nd_comm_divisor }
 end
 
 --- Devices a node holds (the first level).

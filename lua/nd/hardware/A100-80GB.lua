@@ -15,6 +15,9 @@ return {
   -- its pipeline bubble and communication (Narayanan et al. 2021, Table 1),
   -- so the kernels alone ran well above that.
   sustained_tflops = 203,
+  -- Datasheet: HBM2e, 2,039 GB/s (A100 80GB SXM). x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 2039 * 0.8,
   levels = {
     -- NVLink 3: 600 GB/s a GPU both ways = 300 GB/s each way (datasheet);
     -- x 0.8, the bus bandwidth NCCL's all-reduce reaches (assumption).

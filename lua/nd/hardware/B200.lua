@@ -12,6 +12,9 @@ return {
   -- Assumption: 55 % of peak. Blackwell's tensor cores doubled again over
   -- H100 while HBM bandwidth grew 2.4x; kernels and frameworks are younger.
   sustained_tflops = 1238,
+  -- Datasheet: HBM3e, 8 TB/s (HGX B200, per GPU). x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 8000 * 0.8,
   levels = {
     -- NVLink 5: 1.8 TB/s a GPU both ways = 900 GB/s each way (datasheet); x 0.8.
     { devices = 8, gbps = 900 * 0.8 },

@@ -14,6 +14,9 @@ return {
   -- because the tensor cores got faster than the memory. Llama 3 405B
   -- trained at 38-43 % MFU end to end (Dubey et al. 2024, Table 4).
   sustained_tflops = 593,
+  -- Datasheet: HBM3, 3.35 TB/s (H100 SXM). x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 3350 * 0.8,
   levels = {
     -- NVLink 4: 900 GB/s a GPU both ways = 450 GB/s each way (datasheet);
     -- x 0.8, the bus bandwidth NCCL's all-reduce reaches (assumption).

@@ -11,6 +11,9 @@ return {
   -- Assumption: 62 % of peak, the H100's 60 % and a little more for the
   -- memory-bound ops, which run on 4.8 TB/s instead of 3.35 TB/s.
   sustained_tflops = 613,
+  -- Datasheet: HBM3e, 4.8 TB/s (H200 SXM). x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 4800 * 0.8,
   levels = {
     -- NVLink 4: 900 GB/s a GPU both ways = 450 GB/s each way (datasheet); x 0.8.
     { devices = 8, gbps = 450 * 0.8 },

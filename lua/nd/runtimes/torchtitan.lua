@@ -22,6 +22,11 @@ return {
     -- log-softmax and NLL backward allocate their gradients.
     loss_upcast = true, loss_inplace_grad = false,
     flash_attention = true,
+    -- activation_checkpoint.mode = "selective" with selective_ac_option =
+    -- "op": the per-op policy of torchtitan's activation checkpointing
+    -- (save the matmuls' outputs but every second one, and the attention
+    -- kernel's; recompute the rest)
+    selective_rule = "torchtitan",
     -- Assumption: the caching allocator holds 5 % above the allocated peak
     -- in partly used segments (FSDP2's per-layer all-gather and
     -- reduce-scatter buffers come and go every layer); no reserve beyond it,
