@@ -27,7 +27,8 @@ return {
   {
     id = "megatron-pr482-tp2", group = "megatron memory", kind = "memory", source = SOURCE,
     known_gap = "ndlua 53.41 GB, -4.1 %: the peak stage holds params 6.74, fp32 grad buffer 13.48, main "
-      .. "params 3.37, Adam 6.74 and activations 22.24 GB; the missing 2.8 GB is not yet located",
+      .. "params 3.37, Adam 6.74, activations 22.24 and backward working set 0.79 GB; the missing 2.3 "
+      .. "GB is not yet located",
     config = "Llama-2-7B, TP 2 x DP 4 (distributed optimizer), micro-batch 4, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 4, tp = 2, pp = 1, micro_batch_size = 4, global_batch_size = 128,
@@ -50,7 +51,7 @@ return {
   {
     id = "megatron-pr482-tp8", group = "megatron memory", kind = "memory", source = SOURCE,
     known_gap = "ndlua 27.53 GB, -4.4 %: params 1.68, grad buffer 3.37, main params 3.37, Adam 6.74 and "
-      .. "activations 12.10 GB; the missing 1.4 GB is not yet located",
+      .. "activations 12.10 GB; the missing 1.3 GB is not yet located",
     config = "Llama-2-7B, TP 8 x DP 1, micro-batch 4, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 1, tp = 8, pp = 1, micro_batch_size = 4, global_batch_size = 32,

@@ -4,10 +4,6 @@
 return {
   {
     id = "torchtitan-llama3.1-8b-fsdp8", group = "torchtitan memory", kind = "memory",
-    known_gap = "ndlua 120.4 GiB, +46.1 %: at local batch 2 ndlua's first stage holds activations 81.8 GB, "
-      .. "backward working set 21.0 GB and fragmentation 6.2 GB beside 20 GB of sharded states; at "
-      .. "local batch 1 ndlua gives 72.2 GiB (-12.4 %), so the batch (see note) weighs as much as the "
-      .. "model",
     source = "torchtitan repository, docs/benchmarks (llama3 H100 performance tables): Llama 3.1 8B, "
       .. "8 H100, 1D FSDP, logged peak memory (torch.cuda.max_memory_reserved); figure as cited in issue 12",
     config = "Llama 3.1 8B, FSDP 8 (fp32 sharded params, bf16 compute), local batch 2, seq 8192, "
