@@ -20,6 +20,7 @@ return {
       .. "recall torchtitan's notes), or the figure is in GB; the issue states GiB. "
       .. "FSDP2 mixed precision: fp32 parameters, gradients "
       .. "and Adam states sharded over 8 ranks (zero = 3), bf16 all-gathered parameters for compute, "
-      .. "fp32 gradient reduce. torch.compile fuses elementwise ops; ndlua has no compile switch.",
+      .. "fp32 gradient reduce. The torchtitan runtime prices torch.compile's fused norms and SwiGLU "
+      .. "and its per-op checkpointing policy (selective_rule torchtitan).",
   },
 }
