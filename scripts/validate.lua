@@ -47,7 +47,7 @@ local function print_rows(rows)
   local head = { "case", "measured", "ndlua", "error", "tolerance", "" }
   local lines = { head }
   for _, r in ipairs(rows) do
-    local verdict = r.status == "error" and ("error: " .. r.message) or r.status
+    local verdict = r.status == "error" and ("error: " .. r.message:match("[^\n]*")) or r.status
     if r.status == "over" and r.known_gap then verdict = "over (known gap)" end
     if r.status == "pass" and r.known_gap then verdict = "pass (the known gap closed: drop known_gap)" end
     lines[#lines + 1] = { r.id, with_unit(r.measured, r.unit), with_unit(r.ndlua, r.unit), pct(r.error_pct),

@@ -111,13 +111,14 @@ local function model_of(spec)
   return nd.model(spec, { warnings = warnings.quiet() })
 end
 
--- The message of an error value (nd's bad-input tables print as text).
+-- The message of an error value: a bad-input table's text, or a Lua
+-- error with its location (a mistake in a case's ndlua function).
 local function message_of(e)
   if type(e) == "table" then return tostring(e.message or e[1] or e) end
-  return (tostring(e):gsub("^[^:]*:%d+: ", ""))
+  return tostring(e)
 end
 
--- ndlua's value of a case, in the case's unit, and the result it came from.
+-- ndlua's value of a case, in the case's unit.
 local function price(case)
   local model = model_of(case.model)
   local run = nd.run(case.run)
