@@ -75,6 +75,14 @@ describe("validation harness arithmetic", function()
     assert.are.equal("pass", row.status) -- exactly at the tolerance
   end)
 
+  it("reports a case whose ndlua function fails, or gives no number, as an error", function()
+    local row = validation.evaluate(memory_case { ndlua = function(e) return e.no_such_table.x end })
+    assert.are.equal("error", row.status)
+    assert.is_truthy(row.message:find("validation_spec.lua:%d+:"), row.message) -- where the mistake is
+    row = validation.evaluate(memory_case { ndlua = function() return "12 GB" end })
+    assert.are.equal("the case's ndlua function returned string, not a number", row.message)
+  end)
+
   it("gives a time case's MFU in percent", function()
     local t = nd.step_time(nd.model(SMALL), nd.run(SMALL_RUN), "H100")
     local row = validation.evaluate(memory_case { kind = "time", metric = "mfu", unit = "%", hardware = "H100",
