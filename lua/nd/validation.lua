@@ -130,7 +130,7 @@ local function price(case)
   end
   if case.ndlua then
     local v = case.ndlua(result, model, run, case)
-    if type(v) ~= "number" then error("the case's ndlua function returned " .. type(v) .. ", not a number") end
+    if type(v) ~= "number" then error("the case's ndlua function returned " .. type(v) .. ", not a number", 0) end
     return v
   end
   local base = validation.METRICS[case.metric].value(result, validation.devices(case.run))
