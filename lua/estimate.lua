@@ -263,8 +263,9 @@ local function main(...)
                                               warnings = collector, overrides = opts.overrides,
                                               runtime = opts.runtime })
   local model, run = train_yaml.build(parsed)
-  collector:flush()
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
+  for _, note in ipairs(est.notes or {}) do collector:warn("activation_checkpoint.mode", note) end
+  collector:flush()
   local params = model:params()
   local layers = stage_layers(layout)
   if opts.svg then write_chart(opts.svg, parsed, est, layers) end

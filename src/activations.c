@@ -236,7 +236,7 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
  * attention kernel, and recomputes everything else. A dense Llama-style
  * layer runs q, k, v, o, then w1 (gate), w3 (up), w2 (down): it keeps q and v,
  * w1's and w2's outputs, the kernel's output and its fp32 statistics. */
-static bool op_sac_prices(const layer_kind *k)
+bool op_sac_prices(const layer_kind *k)
 {
     return !k->moe && !k->mla && k->attention != ATTENTION_LINEAR && k->ops[OP_FFMM] >= 3;
 }

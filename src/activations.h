@@ -37,6 +37,8 @@ double full_recompute_per_token(const model_t *m, const derived_t *d);
 
 /* The output layer (final norm, head, loss) per token, kept and at its backward peak. */
 act_split output_activations(const model_t *m, const run_t *r, const derived_t *d);
+/* Whether torchtitan's per-op checkpointing is priced for kind k (dense full-attention layers). */
+bool op_sac_prices(const layer_kind *k);
 act_split output_working(const model_t *m, const run_t *r, const derived_t *d);
 /* What the output's forward holds beyond what it keeps, while the loss makes its copies. */
 act_split output_forward_extra(const model_t *m, const run_t *r, const derived_t *d);

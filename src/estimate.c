@@ -67,13 +67,14 @@ typedef struct {
     double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
     kind_price *memo;   /* n_kinds x 3, reset for each estimate */
     act_cache_entry *act_cache; /* n_kinds x 2, kept across estimates; NULL: none */
+    bool *op_sac_fallback;      /* set when a selective layer falls back from torchtitan's rule */
 } pricing;
 
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
                             kind_price *memo)
 {
     double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
-    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL};
+    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL, NULL};
     for (int i = 0; i < 3 * m->n_kinds; i++)
         memo[i].ready = false;
     return p;
@@ -167,6 +168,8 @@ static double compute_activation(const pricing *p, const layer_run *run, bool *b
         return full_recompute_per_token(p->m, p->d) * p->tokens;
     const signed char *keep = switches_of(p, run);
     bool selective = run->mode == REC_SELECTIVE;
+    if (selective && p->d->op_sac && !op_sac_prices(k))
+        *p->op_sac_fallback = true;
     *by_census = census_applies(k, p->d, keep, selective);
     if (!*by_census)
         return formula_bytes(p, k, keep);
@@ -397,6 +400,7 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
         return -1;
     }
     pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision, memo);
+    p.op_sac_fallback = &e->op_sac_fallback;
     const chunk_layout *ch = layout_chunk(tower, 0, 0);
     int rc = add_embedding(e, st, &p, 0, mf, false);
     if (rc == 0)
@@ -551,6 +555,8 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     derive(m, r, &e->derived);
     pricing p = make_pricing(m, r, &e->derived, false, r->frozen, memo);
     p.act_cache = act_cache_for(e, m);
+    e->op_sac_fallback = false;
+    p.op_sac_fallback = &e->op_sac_fallback;
     e->peak = -1;
     for (int64_t s = 0; s < r->pp; s++) {
         if (price_stage(e, m, r, &p, s) != 0)

@@ -79,6 +79,7 @@ typedef struct {
     int64_t peak_stage;
     bool fits;
     bool census_used;
+    bool op_sac_fallback; /* a selective layer torchtitan's per-op rule does not price */
     derived_t derived, vision_derived;
     layout_t layout;          /* built here unless a layout is given */
     layout_t vision_layout;

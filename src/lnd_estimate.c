@@ -139,6 +139,14 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     lnd_set_int(L, "capacity_bytes", r->device_memory_bytes);
     lnd_set_bool(L, "fits", peak <= r->device_memory_bytes);
     lnd_set_bool(L, "census_used", e->census_used);
+    if (e->op_sac_fallback) {
+        lua_createtable(L, 1, 0);
+        lua_pushstring(L, "selective_rule torchtitan: its per-op checkpointing is priced for dense full-attention "
+                          "layers; the MoE, MLA and linear-attention layers here are priced by HyperParallel's "
+                          "selective switches instead");
+        lua_rawseti(L, -2, 1);
+        lua_setfield(L, -2, "notes");
+    }
     lnd_set_bool(L, "experts_clamped", e->derived.experts_clamped);
 }
 
