@@ -124,4 +124,11 @@ describe("a runtime's overlap over the device's", function()
     assert.is_true(math.abs(megatron - 4 * 4 * 2048 * 1024 * 2 / 360e9) < 1e-12)
     assert.is_true(math.abs(megatron - 2 * plain) < 1e-12)
   end)
+  it("Megatron's gradient all-reduce waits for the backward unless --overlap-grad-reduce (10x the 0.9-hidden time)", function()
+    local r = nd.run { dp = 8, seq_length = 2048, runtime = "megatron" }
+    local after = nd.step_time(m, r, h100).parts.dp_s
+    local overlapped = nd.step_time(m, r:with { overlapped_grad_reduce = true }, h100).parts.dp_s
+    assert.is_true(after > 0)
+    assert.is_true(math.abs(after - 10 * overlapped) < 1e-12)
+  end)
 end)

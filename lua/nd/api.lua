@@ -95,8 +95,10 @@ function api.step_time(model, run, hw)
   check.arg("nd.step_time", 1, "model", model, "model")
   check.arg("nd.step_time", 2, "run", run, "run")
   local profile, core_hw = api.profile_of("nd.step_time", 3, hw)
-  local runtime = run:spec().runtime
-  if runtime and profile.levels and profile.peak_tflops then core_hw = hardware.core(profile, runtime) end
+  local spec = run:spec()
+  if spec.runtime and profile.levels and profile.peak_tflops then
+    core_hw = hardware.core(profile, spec.runtime, spec.overlapped_grad_reduce == true)
+  end
   local t = core.step_time(model, run, core_hw)
   t.hardware = profile.name
   return t

@@ -164,8 +164,10 @@ end
 --- The table nd.core.search and nd.core.step_time take. A runtime's
 -- name (optional) lays that runtime profile's `overlap` over the device's:
 -- what compute hides is the runtime's doing (Megatron runs its TP
--- collectives on the compute stream, hiding none).
-function hardware.core(p, runtime)
+-- collectives on the compute stream, hiding none). A run stating
+-- `overlapped_grad_reduce = true` (Megatron's --overlap-grad-reduce) keeps
+-- the device's DP overlap (`overlapped`).
+function hardware.core(p, runtime, overlapped)
   local levels = {}
   for i, l in ipairs(p.levels) do levels[i] = { devices = l.devices, gbps = l.gbps } end
   local overlap = p.overlap
@@ -173,7 +175,9 @@ function hardware.core(p, runtime)
   if own then
     overlap = {}
     for k, v in pairs(p.overlap or hardware.DEFAULT_OVERLAP) do overlap[k] = v end
-    for k, v in pairs(own) do overlap[k] = v end
+    for k, v in pairs(own) do
+      if not (k == "dp" and overlapped) then overlap[k] = v end
+    end
   end
   return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, memory_gbps = p.memory_gbps,
            levels = levels, overlap = overlap, nd_comm_divisor = p.nd_comm_divisor }

@@ -7,8 +7,11 @@ return {
   peak = "allocated",
   -- Its TP all-reduces (and SP's all-gathers and reduce-scatters) run on the
   -- compute stream between the layer's GEMMs: nothing hides them unless
-  -- Transformer Engine's userbuffer overlap (tp_comm_overlap) is on.
-  overlap = { tp = 0 },
+  -- Transformer Engine's userbuffer overlap (tp_comm_overlap) is on. Its DP
+  -- gradient all-reduce (or reduce-scatter) runs once the backward is done
+  -- unless --overlap-grad-reduce, off by default, is given (a run states it
+  -- as overlapped_grad_reduce = true, which keeps the device's DP overlap).
+  overlap = { tp = 0, dp = 0 },
   run = {
     -- The model's weights are the bf16 parameters; Float16OptimizerWithFloat16Params
     -- (or the distributed optimizer) keeps fp32 main params and two fp32 Adam moments.
