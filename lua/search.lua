@@ -58,7 +58,8 @@ end
 
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
-  local problem = command.not_found(result, counts, s.budget, s.spans_cp)
+  local problem = command.not_found(result, counts, s.budget, s.spans_cp, command.hints(s.cfg),
+                                    { space = s.space, model = s.base.model, run = s.base.run })
   if problem then errors.raise { message = problem } end
 end
 

@@ -166,6 +166,27 @@ function hardware.core(p)
            overlap = p.overlap, nd_comm_divisor = p.nd_comm_divisor }
 end
 
+--- A copy of a profile with other link bandwidths (GB/s each way a
+-- device): `intra` the node's level, `inter` every level above it (a
+-- search config's cluster.intra_node_bandwidth_gbps and
+-- inter_node_bandwidth_gbps). The name says the links are not the file's.
+function hardware.with_links(p, intra, inter)
+  if not intra and not inter then return p end
+  local out = {}
+  for k, v in pairs(p) do out[k] = v end
+  out.levels = {}
+  for i, l in ipairs(p.levels) do
+    local gbps = l.gbps
+    if i == 1 and intra then gbps = intra elseif i > 1 and inter then gbps = inter end
+    out.levels[i] = { devices = l.devices, gbps = gbps }
+  end
+  local parts = {}
+  if intra then parts[#parts + 1] = string.format("%g GB/s in a node", intra) end
+  if inter then parts[#parts + 1] = string.format("%g GB/s between nodes", inter) end
+  out.name = p.name .. " (links " .. table.concat(parts, ", ") .. ")"
+  return out
+end
+
 --- Devices a node holds (the first level).
 function hardware.node_devices(p)
   return p.levels[1].devices or math.maxinteger

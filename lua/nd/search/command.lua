@@ -13,6 +13,8 @@ local files = require "nd.files"
 local search = require "nd.search"
 local search_base = require "nd.search.base"
 local search_config = require "nd.search_config"
+local model_keys = require "nd.search_config.model_keys"
+local empty = require "nd.search.empty"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
 local table_report = require "nd.report.table"
@@ -118,29 +120,37 @@ local function train_yaml_path(opts, cfg)
 end
 
 -- The train.yaml a search config without one stands for: its model fields
--- as config_overrides (AutoModels schema).
-local function synthetic_doc(cfg)
-  local model = {}
-  for k, v in pairs(cfg.model or {}) do
-    if k ~= "local_batch_size" then model[k] = v end
-  end
-  if next(model) == nil then
+-- as config_overrides, its run facts at their keys (AutoModels schema;
+-- nd.search_config.model_keys).
+local function synthetic_doc(cfg, w)
+  local m = cfg.model_keys
+  if next(m.fields) == nil then
     errors.raise { file = cfg.file, message = "a search config without train_yaml states the model (model: "
       .. "hidden_size, num_hidden_layers, ...)" }
   end
-  return { model = { config_overrides = model },
-           training = { micro_batch_size = (cfg.model or {}).local_batch_size or 1 }, accelerator = {} }
+  local doc, defaulted = model_keys.document(m)
+  if defaulted and w then
+    w:warn("model.max_position_embeddings", string.format("the search config states no sequence (seq_len or "
+      .. "max_position_embeddings): every candidate is priced at %d tokens, the reference planner's default",
+      model_keys.DEFAULT_SEQUENCE))
+  end
+  return doc
 end
 
--- With a train.yaml, a search config's model fields must be the yaml's.
-local function check_model_fields(cfg, spec)
-  for key, v in pairs(cfg.model or {}) do
+-- With a train.yaml, a search config's model fields (under any of their
+-- names) must be the yaml's; its run facts are the yaml's own.
+local function check_model_fields(cfg, spec, w)
+  for key, v in pairs(cfg.model_keys.fields) do
     local mine = spec[key]
-    if key ~= "local_batch_size" and mine ~= nil and type(v) ~= "table" and mine ~= v then
+    if mine ~= nil and type(v) ~= "table" and mine ~= v then
       cfg.problems:error(cfg.model, key, "model." .. key, string.format("is %s here but %s in the train.yaml's "
         .. "model; the search config contradicts the yaml (drop the field, or change the yaml)", tostring(v),
         tostring(mine)))
     end
+  end
+  for _, r in ipairs(cfg.model_keys.run) do
+    w:warn("model." .. r[3], "the train.yaml states the run: " .. table.concat(r[1], ".") .. " is read from it, "
+      .. "not from the search config")
   end
 end
 
@@ -158,8 +168,11 @@ end
 -- Changes the search config makes to the yaml before it is read.
 local function prepare_doc(doc, cfg)
   if not cfg then return end
-  local accel = doc.train and type(doc.train) == "table" and doc.accelerator == nil and doc.train.accelerator
-  if not accel then
+  local accel
+  if type(doc.train) == "table" and doc.accelerator == nil then
+    if type(doc.train.accelerator) ~= "table" then doc.train.accelerator = {} end
+    accel = doc.train.accelerator
+  else
     if type(doc.accelerator) ~= "table" then doc.accelerator = {} end
     accel = doc.accelerator
   end
@@ -170,8 +183,8 @@ end
 -- The document a search reads, and resolved.yaml is written over: the
 -- train.yaml (or the search config's model) with the command line's
 -- overrides and the search config's changes.
-function command.source_doc(opts, cfg, path)
-  local doc = path and nd.yaml.load(path) or synthetic_doc(cfg)
+function command.source_doc(opts, cfg, path, w)
+  local doc = path and nd.yaml.load(path) or synthetic_doc(cfg, w)
   overrides.apply(doc, opts.overrides)
   prepare_doc(doc, cfg)
   return doc
@@ -184,13 +197,13 @@ function command.load_base(opts, cfg, devices, w)
     errors.raise { message = "search.lua needs a TRAIN_YAML (or a search config naming one)",
                    accepted = "ndlua search.lua --help" }
   end
-  local doc = command.source_doc(opts, cfg, path)
+  local doc = command.source_doc(opts, cfg, path, w)
   local b = search_base.read(doc, { devices = devices, warnings = w, device_memory = opts.max_memory,
                                     file = path or cfg.file })
   b.path = path
   if not path then b.synthetic = doc end
   if path and cfg then
-    check_model_fields(cfg, b.spec)
+    check_model_fields(cfg, b.spec, w)
     check_devices(opts, cfg, b)
   end
   return b
@@ -336,7 +349,20 @@ function command.prepare(opts, w)
   local policy = policies.load(opts.policy)
   local cfg = opts.search_config and search_config.load(opts.search_config) or nil
   local profile = hardware.load(opts.device_type or (cfg and cfg.cluster.device_type) or hardware.DEFAULT)
-  local b = command.load_base(opts, cfg, command.devices_of(opts, cfg, profile, w), w)
+  if cfg then
+    profile = hardware.with_links(profile, cfg.cluster.intra_node_bandwidth_gbps, cfg.cluster.inter_node_bandwidth_gbps)
+  end
+  local devices = command.devices_of(opts, cfg, profile, w)
+  local b
+  if cfg and #cfg.problems.errors > 0 then
+    -- A model the config's own errors leave unreadable: those errors, all
+    -- of them, rather than the first the model's reading meets.
+    local ok, got = pcall(command.load_base, opts, cfg, devices, w)
+    if not ok then search_config.finish(cfg, w) error(got, 0) end
+    b = got
+  else
+    b = command.load_base(opts, cfg, devices, w)
+  end
   local gbs = command.batch_of(opts, cfg, b)
   local budget, budget_source = command.budget_of(opts, cfg, b, profile)
   local modes, modes_source = command.modes_of(opts, cfg, b, w)
@@ -384,20 +410,27 @@ function command.excluded_text(n)
     .. "dp_shard_size cannot state; name OP in -l to price them", n)
 end
 
--- The options a message about an empty search points to: the command
--- line's, or (nd.search) the Lua options'.
-local CLI_HINTS = { dims = "-l", batch = "-b", memory = "-M", recompute = "--recompute auto" }
+--- The options a message about an empty search points to: the command
+-- line's, or those a search config's invocation takes (nd.search.empty).
+function command.hints(cfg)
+  if cfg then return empty.config_hints(cfg.recompute.fixed) end
+  return empty.CLI_HINTS
+end
 
---- Why a search result has no candidate to recommend (none priced, or
--- none within the budget, with the lightest and its overshoot), or nil.
+--- Why a search result has no candidate to recommend (none priced: the
+-- rule that refused them and what relaxes it; none within the budget: the
+-- lightest and its overshoot), or nil.
 -- @tparam[opt] table hints the names of the options to change: `dims`,
---   `batch`, `memory`, `recompute` (default the command line's)
-function command.not_found(result, counts, budget_bytes, spans_cp, hints)
-  local h = hints or CLI_HINTS
+--   `batch`, `memory`, `recompute`, `ep`, `cp`, `list` (default the
+--   command line's)
+-- @tparam[opt] table probe `space`, `model`, `run`: the search, to test its
+--   candidate lists one at a time
+function command.not_found(result, counts, budget_bytes, spans_cp, hints, probe)
+  local h = hints or empty.CLI_HINTS
   if counts.priced == 0 then
-    local lines = table_report.summary(counts, budget_bytes)
-    return "no candidate passes the search's rules: " .. lines[1]
-      .. string.format("; widen the dimensions (%s), the bounds or the batch (%s)", h.dims, h.batch)
+    probe = probe or {}
+    return empty.explain { counts = counts, budget_bytes = budget_bytes, hints = h, space = probe.space,
+                           model = probe.model, run = probe.run }
   end
   if counts.fitting == 0 then
     local c = search.shown(result:lightest(), spans_cp)
