@@ -76,7 +76,11 @@ end
 --- The recompute modes, in the order a search prices them.
 search.MODES = { "off", "selective", "full" }
 
---- The dimensions a list names, as a set of C names; MB is always in it.
+--- The dimensions a list names, as a set of C names. MB and DP are always
+-- in it: a dimension not named keeps the run's value, and DP fills what
+-- the others leave of the devices (N / (TP x CP x PP)), as the reference
+-- planner derives it in its loop nest; pinning it too would leave only
+-- the yaml's own TP x CP x PP.
 -- @tparam table list names as typed (nil: all ten)
 -- @treturn table|nil the set; nil and the first name that is no dimension
 -- @treturn string
@@ -87,7 +91,7 @@ function search.dims_set(list)
     if not d then return nil, name end
     set[d] = true
   end
-  set.MB = true
+  set.MB, set.DP = true, true
   return set
 end
 

@@ -20,7 +20,7 @@ profiles and ranking policies are files, listed from where they are found:
     -M,   --max-memory SIZE     device memory cap, such as 58GB or 60GiB (default: context.max_device_memory, else the device's)
     -mem, --reserve SIZE        memory kept free, taken off the cap (default 0)
     -A,   --device-type NAME    hardware profile (default A2; see below)
-    -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all; MB always); the others keep the yaml's
+    -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the yaml's, but MB and DP always vary: DP fills the devices the others leave
     -t,   --top N               candidates shown (default 10)
     -s,   --search-config FILE  a search config (search.yaml)
           --recompute MODES     recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)
@@ -128,6 +128,19 @@ W/t (W = 4 layers + embedding + head = 132653056), 2·(d − 1)/d · W/t · 2 B:
       4    1   8   1   1   1    1    1 off    16   1 full           2.36      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
+
+DP varies whether -l names it or not: it fills what the listed dimensions
+leave (8 / TP here), as the reference's loop nest derives it, so -l TP is
+the same four candidates, the same times (a yaml written for TP 4 too,
+whose DP of 2 would otherwise have pinned the search to TP 4):
+
+  $ ndlua search.lua train.yaml -l TP -A flat8 -v 0 --accelerator.tp_size=4
+  top 4 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1    8   1   1   1   1    1    1 off     2   1 full           3.13      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%
+      2    4   2   1   1   1    1    1 off     4   1 full           2.73      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%
+      3    2   4   1   1   1    1    1 off     8   1 full           2.53      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%
+      4    1   8   1   1   1    1    1 off    16   1 full           2.36      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
 
 The peaks are the memory model's, the same estimate.lua gives each
 strategy written into the yaml:

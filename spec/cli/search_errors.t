@@ -70,12 +70,6 @@ The yaml's own statements, where the search needs them:
   command line --context.recompute=sometimes: context.recompute: 'sometimes' is no recompute mode; off, selective, full (one or several), or auto for all three
   [2]
 
-DP left out of -l keeps the yaml's, which 6 devices over TP 4 cannot make:
-
-  $ ndlua search.lua train.yaml -l TP -d 6 --accelerator.tp_size=4
-  -l: DP keeps the yaml's, but the yaml's tp x pp x cp = 4 x 1 x 1 does not divide the 6 devices; name DP in -l (and the dimensions that make room for it)
-  [2]
-
 Ranking policies: a name ndlua does not ship, a file with a syntax error, a
 file whose function errs on a candidate. Each names the file and line.
 

@@ -35,8 +35,8 @@ local COMMAND = {
     { name = "reserve", short = "mem", arg = "SIZE", help = "memory kept free, taken off the cap (default 0)" },
     { name = "device-type", short = "A", arg = "NAME", help = "hardware profile (default A2; see below)" },
     { name = "dims", short = "l", arg = "DIM...", list = true, item = "^%w+$",
-      help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all; MB always); the others "
-        .. "keep the yaml's" },
+      help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the "
+        .. "yaml's, but MB and DP always vary: DP fills the devices the others leave" },
     { name = "top", short = "t", arg = "N", default = 10, help = "candidates shown" },
     { name = "search-config", short = "s", arg = "FILE", help = "a search config (search.yaml)" },
     { name = "recompute", arg = "MODES", list = true, item = "^%a+$",
@@ -315,9 +315,9 @@ function command.dims_of(opts, cfg, b)
     searched = opts.dim_set or search.parse_dims(nil)
   end
   if not searched.DP and not pinned.DP then
-    errors.raise { path = "-l", message = string.format("DP keeps the yaml's, but the yaml's tp x pp x cp = %d x %d "
-      .. "x %d does not divide the %d devices", b.stated.MP, b.stated.PP, b.stated.CP, b.devices),
-      accepted = "name DP in -l (and the dimensions that make room for it)" }
+    errors.raise { file = cfg and cfg.file, path = "parallelism.dp", message = string.format("DP keeps the "
+      .. "train.yaml's, but its tp x pp x cp = %d x %d x %d does not divide the %d devices", b.stated.MP,
+      b.stated.PP, b.stated.CP, b.devices), accepted = "state parallelism.dp (a list, or auto)" }
   end
   return searched, pinned, allowed
 end
