@@ -1,5 +1,6 @@
 --- Hardware profiles: a device and its interconnect, as Lua data files
--- `nd/hardware/<name>.lua` (A2, A3, A100-80GB, H100, H200, B200 ship in
+-- `nd/hardware/<name>.lua` (A2, A3, 910B, 910C, A100-80GB, H100, H200, H800, H20,
+-- B200, GB200 and MI300X ship in
 -- lua/nd/hardware/). A profile is found on the Lua path, so a directory on
 -- NDLUA_PATH holding `nd/hardware/<name>.lua` adds a device or replaces a
 -- shipped one. Files are read as data: they run with an empty environment.

@@ -33,12 +33,18 @@ profiles and ranking policies are files, listed from where they are found:
     -h,   --help                print this help and exit
   
   hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):
+    910B       Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node, the links' own bandwidths (A2: the reference's)
+    910C       Huawei Ascend 910C dies (CloudMatrix 384), 768 dies on the Unified Bus, the links' own bandwidths
     A100-80GB  NVIDIA A100 80GB SXM4 (HGX/DGX A100), 8 GPUs a node, HDR InfiniBand
     A2         Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node
     A3         Huawei Ascend 910C (Atlas 900 A3 SuperPoD), 16 dies a node, 24 nodes a supernode
     B200       NVIDIA B200 (HGX/DGX B200), 8 GPUs a node, 400 Gb/s InfiniBand
+    GB200      NVIDIA GB200 NVL72, 72 GPUs an NVLink domain (rack), 400 Gb/s InfiniBand between racks
     H100       NVIDIA H100 SXM5 80GB (HGX/DGX H100), 8 GPUs a node, NDR InfiniBand
+    H20        NVIDIA H20 96GB (HGX H20), 8 GPUs a node, 400 Gb/s InfiniBand
     H200       NVIDIA H200 SXM 141GB (HGX H200), 8 GPUs a node, NDR InfiniBand
+    H800       NVIDIA H800 SXM5 80GB (HGX H800), 8 GPUs a node on 400 GB/s NVLink, NDR InfiniBand
+    MI300X     AMD Instinct MI300X 192GB (MI300X Platform), 8 GPUs a node on Infinity Fabric, 400 Gb/s between
   
   ranking policies (--policy; or a file, see examples/policies/):
     memory     lowest peak memory first, then the fastest step

@@ -46,7 +46,7 @@ Options:
   -l: 'XP' is no dimension; DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS
   [2]
   $ ndlua search.lua train.yaml -A tpu
-  -A: 'tpu' is no hardware profile ndlua knows; one of A100-80GB, A2, A3, B200, H100, H200 (or add nd/hardware/tpu.lua to a directory on NDLUA_PATH)
+  -A: 'tpu' is no hardware profile ndlua knows; one of 910B, 910C, A100-80GB, A2, A3, B200, GB200, H100, H20, H200, H800, MI300X (or add nd/hardware/tpu.lua to a directory on NDLUA_PATH)
   [2]
   $ ndlua search.lua train.yaml --recompute sometimes
   --recompute: 'sometimes' is no recompute mode; off, selective, full (one or several), or auto for all three
