@@ -169,6 +169,13 @@ if opts.help then
   io.write(command.help_text())
   return
 end
+if opts.print_yaml then
+  local cfg = opts.search_config and search_config.load(opts.search_config) or nil
+  local path = opts.path or (cfg and cfg.train_yaml)
+  local doc = command.source_doc(opts, cfg, path, warnings.new())
+  io.write(nd.yaml.encode(doc))
+  return
+end
 local w = warnings.new { echo = false }
 local ok, err = pcall(main, opts, w)
 if opts.verbosity >= 1 or not ok then

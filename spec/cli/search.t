@@ -7,12 +7,14 @@ The options come from one table, which also writes --help; the hardware
 profiles and ranking policies are files, listed from where they are found:
 
   $ ndlua search.lua --help
-  usage: ndlua search.lua TRAIN_YAML [options] [--section.key=value ...]
+  usage: ndlua search.lua TRAIN_YAML|MODEL [options] [--section.key=value ...]
   
   Searches the parallel strategies (DP, TP, PP, VPP, CP, EP, OP (FSDP), SP, micro-batches, recompute)
   of the model a HyperParallel train.yaml trains, prices each one's memory per device, drops those over
   the budget, estimates the step time of the rest and ranks them by a policy. Writes the best into
-  resolved.yaml. --section.key=value sets a key of the yaml before it is read.
+  resolved.yaml. MODEL (a hub id such as deepseek-ai/DeepSeek-V3, or a checkpoint directory) stands for
+  the train.yaml -d, -b, --seq and --zero imply (see --print-yaml). --section.key=value sets a key of the
+  yaml before it is read.
   
   options:
     -d,   --devices N           devices (default: the yaml's context.device_num)
@@ -30,6 +32,9 @@ profiles and ranking policies are files, listed from where they are found:
           --csv FILE            write every fitting candidate to FILE
           --svg FILE            write a chart of the top candidates to FILE
     -v,   --verbosity LEVEL     0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)
+          --seq TOKENS          training sequence (dataset.data_transform.max_seq_len; 4096 for a model id)
+          --zero STAGE          ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)
+          --print-yaml          print the train.yaml read (built from a model id, or the file with the options applied) and exit
     -h,   --help                print this help and exit
   
   hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):

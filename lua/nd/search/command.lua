@@ -15,6 +15,7 @@ local search_base = require "nd.search.base"
 local search_config = require "nd.search_config"
 local model_keys = require "nd.search_config.model_keys"
 local empty = require "nd.search.empty"
+local model_yaml = require "nd.model_yaml"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
 local table_report = require "nd.report.table"
@@ -22,11 +23,13 @@ local table_report = require "nd.report.table"
 local command = {}
 
 local COMMAND = {
-  usage = "ndlua search.lua TRAIN_YAML [options] [--section.key=value ...]",
+  usage = "ndlua search.lua TRAIN_YAML|MODEL [options] [--section.key=value ...]",
   about = "Searches the parallel strategies (DP, TP, PP, VPP, CP, EP, OP (FSDP), SP, micro-batches, recompute)\n"
     .. "of the model a HyperParallel train.yaml trains, prices each one's memory per device, drops those over\n"
     .. "the budget, estimates the step time of the rest and ranks them by a policy. Writes the best into\n"
-    .. "resolved.yaml. --section.key=value sets a key of the yaml before it is read.",
+    .. "resolved.yaml. MODEL (a hub id such as deepseek-ai/DeepSeek-V3, or a checkpoint directory) stands for\n"
+    .. "the train.yaml -d, -b, --seq and --zero imply (see --print-yaml). --section.key=value sets a key of the\n"
+    .. "yaml before it is read.",
   options = {
     { name = "devices", short = "d", arg = "N", help = "devices (default: the yaml's context.device_num)" },
     { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (default: the yaml's)" },
@@ -50,6 +53,7 @@ local COMMAND = {
       help = "0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space" },
   },
 }
+for _, o in ipairs(model_yaml.RUN_OPTIONS) do COMMAND.options[#COMMAND.options + 1] = o end
 
 function command.help_text()
   local lines = { cli.help(COMMAND), "hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):" }
@@ -86,6 +90,13 @@ function command.read_options(argv)
     opts.recompute = search.parse_recompute(opts.recompute, function(message, accepted)
       errors.raise { path = "--recompute", message = message, accepted = accepted }
     end)
+  end
+  opts.run = model_yaml.read_options(opts)
+  opts.run.devices, opts.run.global_batch = opts.devices, opts.global_batch
+  opts.model_ref = model_yaml.is_model_ref(opts.path)
+  if opts.model_ref and not opts.devices then
+    errors.raise { path = "-d", message = "a search from a model id (" .. opts.path .. ") needs the device count",
+                   accepted = "-d N" }
   end
   if opts.search_config and opts.dims then
     errors.raise { path = "-l", message = "-l and -s both say which dimensions vary; a search config states them in "
@@ -184,7 +195,17 @@ end
 -- train.yaml (or the search config's model) with the command line's
 -- overrides and the search config's changes.
 function command.source_doc(opts, cfg, path, w)
-  local doc = path and nd.yaml.load(path) or synthetic_doc(cfg, w)
+  local doc
+  if path and opts.model_ref then
+    doc = model_yaml.build(path, opts.run)
+  elseif path then
+    doc = nd.yaml.load(path)
+    -- -b is the search's batch, not the yaml's: it stays as the file states it
+    local run = { seq = opts.run.seq, zero = opts.run.zero, devices = opts.run.devices }
+    if type(doc) == "table" then model_yaml.apply(doc, run, false) end
+  else
+    doc = synthetic_doc(cfg, w)
+  end
   overrides.apply(doc, opts.overrides)
   prepare_doc(doc, cfg)
   return doc
