@@ -42,11 +42,11 @@ about, not read.
   
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1   32   2   8   1   1   16    4 off    32   1 full          57.41    114.464   6.0%   4.4%   8.8%   4.4%   0.8%   0.0%  59.1%   0.2%   6.5%  15.9%
-      2   16   2  16   1   1   16    4 off    64   1 full          50.11    116.245   5.9%   4.3%   8.6%   4.3%   0.8%   0.0%  58.2%   0.3%   6.6%  16.9%
-      3   32   4   4   1   1    4    4 off    32   1 full          57.25    166.260   4.1%   3.0%   6.1%   3.0%   1.6%   0.0%  65.1%   0.1%  14.2%   6.8%
-      4   16   4   8   1   1    4    4 off    64   1 full          54.10    168.399   4.1%   3.0%   6.0%   3.0%   1.6%   0.0%  64.3%   0.2%  14.0%   7.9%
-      5    8   4  16   1   1    4    4 off   128   1 full          50.55    169.785   4.1%   3.0%   6.0%   3.0%   1.6%   0.0%  63.7%   0.4%  13.8%   8.5%
+      1   32   2   8   1   1   16    4 off    32   1 full          57.41     98.239   7.0%   5.1%  10.2%   5.1%   0.9%   0.0%  55.1%   0.2%   7.6%  15.7%
+      2   16   2  16   1   1   16    4 off    64   1 full          50.11     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%
+      3   32   4   4   1   1    4    4 off    32   1 full          57.25    127.153   5.4%   4.0%   7.9%   4.0%   2.1%   0.0%  56.7%   0.1%  18.6%   6.5%
+      4   16   4   8   1   1    4    4 off    64   1 full          54.10    128.728   5.4%   3.9%   7.9%   3.9%   2.1%   0.0%  56.1%   0.3%  18.3%   7.6%
+      5    8   4  16   1   1    4    4 off   128   1 full          50.55    129.832   5.3%   3.9%   7.8%   3.9%   2.1%   0.0%  55.6%   0.6%  18.1%   8.1%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 512 devices)
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
