@@ -24,6 +24,11 @@ Version and help. The version is the Makefile's VERSION:
   SCRIPT is taken as a path, else looked up by name (search, search.lua) in:
     */lua  (source tree) (glob)
   
+  scripts:
+    estimate.lua the memory every device needs to run the one strategy a train.yaml states, stage by stage of the pipeline
+    search.lua   the parallel strategies of a train.yaml's model that fit the device memory, ranked by a policy (default: the fastest estimated step)
+    verify.lua   prints the model a train.yaml, a hub id or a checkpoint directory resolves to
+  
   environment:
     NDLUA_PATH       extra script and library directories, colon separated
     NDLUA_TRACEBACK  set to 1 to print a traceback with Lua errors
