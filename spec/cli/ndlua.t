@@ -217,3 +217,14 @@ picked out):
   10
   20
   nd> 
+
+Tables print laid out by nd.pretty (keys sorted, not `table: 0x...`), and
+Tab completes the names of nd and its modules (`nd.ver` to `nd.version`,
+`nd.units.gi` to `nd.units.gib`; readline reads the tab from the input):
+
+  $ printf 't = {tp = 2, dims = {"DP", "TP"}}\nt\nnd.ver\t\nnd.units.gi\t(2^30)\nnd.hardware("H800").levels\n' > input
+  $ TERM=dumb timeout 60 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -E '^\{|^0\.|GiB$'
+  {dims = {"DP", "TP"}, tp = 2}
+  0.1.0
+  1.00 GiB
+  {{devices = 8, gbps = 160.0}, {gbps = 45.0}}
