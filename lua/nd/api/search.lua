@@ -147,7 +147,8 @@ function api_search.search(model, run, opts)
   opts = check.options("nd.search", 3, opts, OPTIONS)
   local command = require "nd.search.command"
   local s = prepare(model, run, opts)
-  local problem = search.batch_problem(s.space, run:derived(model).accumulates_grads, nil)
+  local problem = search.batch_problem(s.space, run:derived(model).accumulates_grads, nil,
+    { batch = "opts.global_batch", shrink = "let DP shrink by naming PP, CP or TP in opts.dims" })
   if problem then
     local info = info_of(s, nil)
     info.problem = problem

@@ -399,7 +399,9 @@ function command.prepare(opts, w)
     searched = searched, pinned = pinned, allowed = allowed, recompute = modes,
     keep_dropped = opts.verbosity >= 2 and 1000 or 0, schedule = b.parsed.run.pp_schedule,
   }
-  local problem = search.batch_problem(space, b.accumulates, b.stated_batch)
+  local problem = search.batch_problem(space, b.accumulates, b.stated_batch, cfg and {
+    batch = "-b (or constraint.global_batch_size)",
+    shrink = "let DP shrink by searching pp, cp or tp in the search config's parallelism" } or nil)
   if problem then errors.raise { message = problem } end
   return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
            modes = modes, modes_source = modes_source, space = space, bounds = bounds,
