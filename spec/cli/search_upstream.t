@@ -159,3 +159,19 @@ reads that ndlua cannot price are warnings:
   Search config validation failed with 5 error(s).
   [2]
 
+With a train_yaml, the model fields under any of their names must be the
+yaml's (Qwen3-30B-A3B: 48 layers, hidden 2048), the error at the key as
+written:
+
+  $ cat > sc.yaml <<'EOF2'
+  > train_yaml: ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml
+  > model:
+  >   n_layers: 40
+  >   dim: 2048
+  > cluster: {num_nodes: 1, cards_per_node: 8}
+  > EOF2
+  $ sed -i "s|ROOT|$ROOT|" sc.yaml && ndlua search.lua -s sc.yaml -o out -d 8
+  sc.yaml:3:13: model.n_layers: is 40 here but 48 in the train.yaml's model (num_hidden_layers); the search config contradicts the yaml (drop the field, or change the yaml)
+  Search config validation failed with 1 error(s).
+  [2]
+

@@ -152,11 +152,12 @@ end
 -- names) must be the yaml's; its run facts are the yaml's own.
 local function check_model_fields(cfg, spec, w)
   for key, v in pairs(cfg.model_keys.fields) do
-    local mine = spec[key]
+    local mine, name = spec[key], cfg.model_keys.names[key] or key
     if mine ~= nil and type(v) ~= "table" and mine ~= v then
-      cfg.problems:error(cfg.model, key, "model." .. key, string.format("is %s here but %s in the train.yaml's "
-        .. "model; the search config contradicts the yaml (drop the field, or change the yaml)", tostring(v),
-        tostring(mine)))
+      local field = name ~= key and " (" .. key .. ")" or ""
+      cfg.problems:error(cfg.model, name, "model." .. name, string.format("is %s here but %s in the train.yaml's "
+        .. "model%s; the search config contradicts the yaml (drop the field, or change the yaml)", tostring(v),
+        tostring(mine), field))
     end
   end
   for _, r in ipairs(cfg.model_keys.run) do

@@ -77,13 +77,14 @@ end
 -- @tparam table model the section (a loaded mapping)
 -- @tparam table p the config's problem collector (`error`, `warn`)
 -- @tparam function keys_of a mapping's keys in document order
--- @treturn table `{fields = {spec field = value}, run = {{path, value, key}},
+-- @treturn table `{fields = {spec field = value}, names = {spec field = the
+--   key stating it}, run = {{path, value, key}},
 --   sequence = tokens or nil, sequence_key, op = optimizer_weight_shard_size,
 --   moe_enabled}`
 function model_keys.read(model, p, keys_of)
-  local out = { fields = {}, run = {} }
+  local out = { fields = {}, run = {}, names = {} }
   if type(model) ~= "table" then return out end
-  local from = {}
+  local from = out.names -- the key each field was stated under
   for _, key in ipairs(keys_of(model)) do
     local v, path = model[key], "model." .. tostring(key)
     local field = model_keys.ALIASES[key] or (model_spec.is_field(key) and key) or nil
