@@ -20,11 +20,11 @@ their ep share grows with EP:
   
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1  128   1  16   1   1   16    1 off   120   1 full          78.07     20.655  37.7%  21.5%  43.0%  21.5%   0.0%   0.0%   7.3%   0.8%   0.2%   5.9%
-      2  128   1  16   1   1   16    1  on   120   1 full          78.07     20.655  37.7%  21.5%  43.0%  21.5%   0.0%   0.0%   7.3%   0.8%   0.2%   5.9%
-      3  256   1   8   1   1   32    1 off    60   1 full          69.91     21.304  36.5%  20.8%  41.7%  20.8%   0.0%   0.0%  10.6%   0.4%   0.2%   5.5%
-      4  256   1   8   1   1   32    1  on    60   1 full          69.91     21.304  36.5%  20.8%  41.7%  20.8%   0.0%   0.0%  10.6%   0.4%   0.2%   5.5%
-      5  512   1   4   1   1   64    1 off    30   1 full          76.35     21.384  36.4%  21.3%  42.5%  19.5%   0.0%   0.0%  11.5%   0.2%   0.3%   4.7%
+      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.447  36.3%  21.6%  43.1%  21.6%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%
+      2  128   1  16   1   1   16    1  on   120   1 full          78.07     21.447  36.3%  21.6%  43.1%  21.6%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%
+      3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.092  35.2%  20.9%  41.9%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%
+      4  256   1   8   1   1   32    1  on    60   1 full          69.91     22.092  35.2%  20.9%  41.9%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%
+      5  512   1   4   1   1   64    1 off    30   1 full          76.35     22.117  35.2%  21.3%  42.7%  19.6%   0.0%   0.0%  11.2%   0.2%   0.3%   4.7%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -32,8 +32,8 @@ their ep share grows with EP:
 Under 1F1B nothing hides the all-to-all, and without TP and sequence
 parallelism a rank keeps 8 times TP 8's activations, so the fastest EP
 layouts recompute fully: TP 8 with no recompute comes first, and the best
-EP candidate (EP 8, PP 16, full recompute) is 24th, its 26.7 s step
-carrying 7.4 s of all-to-all and 4.4 s of recompute the TP 8 one has not.
+EP candidate (EP 8, PP 16, full recompute) is 20th, its 27.5 s step
+carrying 7.4 s of all-to-all and 4.6 s of recompute the TP 8 one has not.
 ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
 2048-wide matmuls to 256), which weighs against TP in practice:
 
@@ -45,13 +45,13 @@ ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1   16   8  16   1   1    1    1  on   960   1 off           71.04     20.100  38.7%  22.5%  45.0%   0.0%  24.5%   0.0%   0.0%   6.2%   0.2%   1.5%
-      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     20.329  38.3%  22.2%  44.5%   1.1%  24.3%   0.0%   0.0%   6.2%   0.2%   1.5%
-      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     21.357  36.4%  21.2%  42.4%   0.0%  23.1%   0.0%   0.0%  11.7%   0.1%   1.5%
+      1   16   8  16   1   1    1    1  on   960   1 off           71.04     20.667  37.6%  22.8%  45.6%   0.0%  23.9%   0.0%   0.0%   6.1%   0.2%   1.5%
+      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     20.906  37.2%  22.5%  45.0%   1.1%  23.6%   0.0%   0.0%   6.0%   0.2%   1.5%
+      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     21.925  35.5%  21.5%  43.0%   0.0%  22.5%   0.0%   0.0%  11.4%   0.1%   1.5%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   every fitting candidate written to all.csv
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
   $ awk -F, 'NR > 1 && $7 > 1 { print "rank " $1 ": dp " $2 " tp " $3 " pp " $4 " ep " $7 " " $13 ", step " $16 " s, ep " $27 " s, recompute " $24 " s"; exit }' all.csv
-  rank 24: dp 128 tp 1 pp 16 ep 8 full, step 26.688256996598167 s, ep 7.398752256 s, recompute 4.4373738897656665 s
+  rank 20: dp 128 tp 1 pp 16 ep 8 full, step 27.462963725863837 s, ep 7.398752256 s, recompute 4.623676109228353 s
 

@@ -14,6 +14,9 @@ return {
   peak_tflops = 2500,
   -- Assumption: 55 % of peak, the B200 profile's.
   sustained_tflops = 1375,
+  -- Datasheet: HBM3e, 8 TB/s a Blackwell GPU (GB200 NVL72). x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 8000 * 0.8,
   levels = {
     -- Datasheet: NVLink 130 TB/s for 72 GPUs = 1.8 TB/s a GPU both ways =
     -- 900 GB/s each way; x 0.8.

@@ -17,6 +17,9 @@ return {
   -- memory, so the memory-bound ops weigh less than on H100 and GEMMs
   -- run near peak.
   sustained_tflops = 104,
+  -- Datasheet (product brief): HBM3, 4.0 TB/s. x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 4000 * 0.8,
   levels = {
     -- Product brief: NVLink 900 GB/s both ways = 450 each way; x 0.8.
     { devices = 8, gbps = 450 * 0.8 },

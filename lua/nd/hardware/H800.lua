@@ -15,6 +15,9 @@ return {
   peak_tflops = 989,
   -- Assumption: 60 % of peak, the H100 profile's (same chip).
   sustained_tflops = 593,
+  -- Datasheet: HBM3, 3.35 TB/s (H800 SXM5, as H100 SXM5). x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 3350 * 0.8,
   levels = {
     -- Datasheet: NVLink 400 GB/s a GPU both ways = 200 each way; x 0.8 =
     -- 160 GB/s, the NVLink bandwidth the DeepSeek-V3 report states for its

@@ -15,6 +15,9 @@ return {
   -- shares of their higher peak than H100 (younger kernels, the GEMM
   -- throughput limited by power at full load).
   sustained_tflops = 588,
+  -- Datasheet: HBM3, 5.3 TB/s peak. x 0.8, what element-wise
+  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  memory_gbps = 5300 * 0.8,
   levels = {
     -- Data sheet: 7 Infinity Fabric links of 128 GB/s both ways (896 GB/s
     -- aggregate) = 448 GB/s each way a GPU over the mesh; x 0.7, less than
