@@ -113,10 +113,16 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ndlua
 	cd lua && find . -type d -exec install -d $(DESTDIR)$(PREFIX)/share/ndlua/{} \;
 	cd lua && find . -type f -exec install -m 644 {} $(DESTDIR)$(PREFIX)/share/ndlua/{} \;
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 scripts/ndlua.1 $(DESTDIR)$(PREFIX)/share/man/man1/ndlua.1
+	install -m 644 scripts/ndlua.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ndlua
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ndlua
 	rm -rf $(DESTDIR)$(PREFIX)/share/ndlua
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ndlua.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ndlua
+	for d in man/man1 man bash-completion/completions bash-completion; do \
+	  rmdir $(DESTDIR)$(PREFIX)/share/$$d 2>/dev/null || true; done
 
 clean:
 	rm -rf obj obj-asan obj-fuzz ndlua ndlua-asan

@@ -19,25 +19,38 @@ local svg = require "nd.svg"
 local charts = require "nd.study.charts"
 local warnings = require "nd.warnings"
 local runtimes = require "nd.runtimes"
+local model_yaml = require "nd.model_yaml"
+local hardware = require "nd.hardware"
 
 local COMMAND = {
-  usage = "ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [--json] [--svg FILE] [--section.key=value ...]",
+  usage = "ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]\n"
+    .. "                          [--seq TOKENS] [--zero STAGE] [--runtime NAME] [--print-yaml] [--json] [--svg FILE] "
+    .. "[--section.key=value ...]",
   about = "Estimates the memory per device of the strategy a HyperParallel train.yaml states: parameters,\n"
     .. "gradients, optimizer states, activations, communication buffers, backward overhead and reserve,\n"
-    .. "for every pipeline stage, against the device's capacity. --section.key=value sets a key of the\n"
+    .. "for every pipeline stage, against the device's capacity. MODEL (a hub id such as Qwen/Qwen3-8B, or a\n"
+    .. "checkpoint directory) stands for the train.yaml the options imply: FSDP over every data-parallel\n"
+    .. "rank, full recompute, AdamW, 4096 tokens (see --print-yaml). --section.key=value sets a key of the\n"
     .. "yaml before it is read, as the trainer's own command line does (e.g.\n"
     .. "--model.pretrained_model_name_or_path=Qwen/Qwen3-8B, --accelerator.tp_size=2).",
   options = {
     { name = "devices", short = "d", arg = "N",
       help = "devices in the run, when the yaml states no context.device_num (AutoModels schema)" },
     { name = "device-memory", short = "M", arg = "SIZE",
-      help = "device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)" },
-    { name = "runtime", arg = "NAME",
-      help = "the training runtime whose kernels and allocator are priced (default hyperparallel; see below)" },
-    { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" },
-    { name = "svg", arg = "FILE", help = "also write a stacked bar chart of memory per stage to FILE" },
+      help = "device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB, or -A's)" },
+    { name = "device-type", short = "A", arg = "NAME",
+      help = "hardware profile whose memory is the capacity when neither -M nor the yaml states one" },
+    { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (training.global_batch_size)" },
   },
 }
+for _, o in ipairs(model_yaml.DEGREE_OPTIONS) do COMMAND.options[#COMMAND.options + 1] = o end
+for _, o in ipairs(model_yaml.RUN_OPTIONS) do COMMAND.options[#COMMAND.options + 1] = o end
+COMMAND.options[#COMMAND.options + 1] = { name = "runtime", arg = "NAME",
+  help = "the training runtime whose kernels and allocator are priced (default hyperparallel; see below)" }
+COMMAND.options[#COMMAND.options + 1] =
+  { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" }
+COMMAND.options[#COMMAND.options + 1] =
+  { name = "svg", arg = "FILE", help = "also write a stacked bar chart of memory per stage to FILE" }
 
 -- The byte components of a stage, in the order of the table, the JSON and
 -- the chart: the field, the column, the chart's colour (nd.study.charts
@@ -55,6 +68,9 @@ local function read_options(argv)
   opts.path, opts.overrides = args[1], list
   if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
   if opts.device_memory then opts.device_memory = cli.size(opts.device_memory, "-M") end
+  if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
+  opts.run = model_yaml.read_options(opts)
+  opts.run.devices, opts.run.global_batch = opts.devices, opts.global_batch
   return opts
 end
 
@@ -249,6 +265,17 @@ local function runtimes_help()
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- The document to read: the train.yaml with the run options laid over, or
+-- the one a model id implies; and the name messages give it.
+local function read_doc(opts)
+  if model_yaml.is_model_ref(opts.path) then
+    return model_yaml.build(opts.path, opts.run), "(the train.yaml of " .. opts.path .. ")"
+  end
+  local doc = nd.yaml.load(opts.path)
+  if type(doc) == "table" then model_yaml.apply(doc, opts.run, true) end
+  return doc, opts.path
+end
+
 local function main(...)
   local opts = read_options({ ... })
   if opts.help then
@@ -259,9 +286,21 @@ local function main(...)
   -- Warnings are kept while the yaml is read and printed once it has been:
   -- a refusal prints alone.
   local collector = warnings.quiet()
-  local parsed = train_yaml.load(opts.path, { devices = opts.devices, device_memory = opts.device_memory,
-                                              warnings = collector, overrides = opts.overrides,
-                                              runtime = opts.runtime })
+  local doc, file = read_doc(opts)
+  if opts.print_yaml then
+    overrides.apply(doc, opts.overrides)
+    io.write(nd.yaml.encode(doc))
+    return
+  end
+  local memory = opts.device_memory
+  local ctx = type(doc) == "table" and type(doc.context) == "table" and doc.context or {}
+  if not memory and opts.device_type and ctx.max_device_memory == nil then
+    memory = hardware.load(opts.device_type).memory_bytes
+  end
+  local parsed = train_yaml.parse(doc, { file = file, devices = opts.devices, device_memory = memory,
+                                         warnings = collector, overrides = opts.overrides,
+                                         runtime = opts.runtime })
+  if memory and not opts.device_memory then parsed.device_memory_source = "-A " .. opts.device_type end
   local model, run = train_yaml.build(parsed)
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
   for _, note in ipairs(est.notes or {}) do collector:warn("activation_checkpoint.mode", note) end

@@ -58,7 +58,8 @@ end
 
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
-  local problem = command.not_found(result, counts, s.budget, s.spans_cp)
+  local problem = command.not_found(result, counts, s.budget, s.spans_cp, command.hints(s.cfg),
+                                    { space = s.space, model = s.base.model, run = s.base.run })
   if problem then errors.raise { message = problem } end
 end
 
@@ -166,6 +167,13 @@ end
 local opts = command.read_options({ ... })
 if opts.help then
   io.write(command.help_text())
+  return
+end
+if opts.print_yaml then
+  local cfg = opts.search_config and search_config.load(opts.search_config) or nil
+  local path = opts.path or (cfg and cfg.train_yaml)
+  local doc = command.source_doc(opts, cfg, path, warnings.new())
+  io.write(nd.yaml.encode(doc))
   return
 end
 local w = warnings.new { echo = false }

@@ -232,7 +232,7 @@ describe("nd.hardware and nd.step_time", function()
     assert.matches("nd.step_time: argument 3 (hardware) must be a hardware profile's name (\"H100\") or table "
                    .. "(nd.hardware), got number", message(nd.step_time, m, r, 5), 1, true)
     assert.matches("nd.step_time: argument 2 (run) must be an nd.run, got nil", message(nd.step_time, m), 1, true)
-    assert.matches("'X9' is no hardware profile ndlua knows; one of A100-80GB, A2, A3, B200, H100, H200",
+    assert.matches("'X9' is no hardware profile ndlua knows; one of 910B, 910C, A100-80GB, A2, A3, B200, GB200, H100, H20, H200, H800, MI300X",
                    refusal(nd.hardware, "X9"), 1, true)
   end)
 end)

@@ -18,9 +18,10 @@ local function write(path, text)
 end
 
 describe("hardware profiles", function()
-  it("ships A2, A3, A100-80GB, H100, H200 and B200", function()
+  it("ships A2, A3, A100-80GB, H100, H200, B200, H800, H20, MI300X, GB200, 910B and 910C", function()
     local names = hardware.names()
-    for _, n in ipairs({ "A2", "A3", "A100-80GB", "H100", "H200", "B200" }) do
+    for _, n in ipairs({ "A2", "A3", "A100-80GB", "H100", "H200", "B200", "H800", "H20", "MI300X", "GB200", "910B",
+                         "910C" }) do
       assert.is_truthy(table.concat(names, " "):find(n, 1, true), n)
       local p = hardware.load(n)
       assert.are.equal(n, p.name)
@@ -55,6 +56,28 @@ describe("hardware profiles", function()
     assert.are.equal(360, hardware.load("H100").levels[1].gbps)
   end)
 
+  it("states the added devices' sourced figures", function()
+    -- H800 datasheet: NVLink 400 GB/s both ways; x 0.8 = DeepSeek-V3's 160 GB/s
+    local h800 = hardware.load("H800")
+    assert.are.equal(160, h800.levels[1].gbps)
+    assert.are.equal(45, h800.levels[2].gbps)                     -- IB 50 GB/s x 0.9
+    assert.are.equal(989, h800.peak_tflops)
+    assert.are.equal(148, hardware.load("H20").peak_tflops)       -- 296 with sparsity
+    assert.are.equal(96 * 2 ^ 30, hardware.load("H20").memory_bytes)
+    assert.are.equal(1307.4, hardware.load("MI300X").peak_tflops) -- 2614.9 with sparsity
+    assert.are.equal(192 * 2 ^ 30, hardware.load("MI300X").memory_bytes)
+    local gb200 = hardware.load("GB200")
+    assert.are.equal(360000 / 72 / 2, gb200.peak_tflops)          -- 360 PFLOP/s sparse for 72 GPUs
+    assert.are.equal(72, hardware.node_devices(gb200))            -- one NVLink domain
+    assert.are.equal(720, gb200.levels[1].gbps)                   -- 1.8 TB/s both ways, x 0.8
+    assert.are.equal(376, hardware.load("910C").peak_tflops)      -- 752 a two-die chip
+    assert.are.equal(768, hardware.load("910C").levels[2].devices) -- 384 chips x 2 dies
+    assert.are.equal(64 * 2 ^ 30, hardware.load("910B").memory_bytes)
+    -- ascend910b still names the reference's A2; 910B names the hardware's own figures
+    assert.are.equal("A2", hardware.load("ascend910b").name)
+    assert.are.equal("910B", hardware.load("910b").name)
+  end)
+
   it("fills the overlap defaults: dp 0.9 and tp 0.5 (the reference), cp 0.5, ep 0, pp 0.5", function()
     assert.are.same({ dp = 0.9, tp = 0.5, cp = 0.5, ep = 0.0, pp = 0.5 }, hardware.load("H100").overlap)
   end)
@@ -68,7 +91,7 @@ describe("hardware profiles", function()
 
   it("refuses an unknown name, listing the profiles", function()
     local m = refusal(hardware.load, "TPUv9")
-    assert.matches("-A: 'TPUv9' is no hardware profile ndlua knows; one of A100-80GB, A2, A3, B200, H100, H200",
+    assert.matches("-A: 'TPUv9' is no hardware profile ndlua knows; one of 910B, 910C, A100-80GB, A2, A3, B200, GB200, H100, H20, H200, H800, MI300X",
                    m, 1, true)
   end)
 

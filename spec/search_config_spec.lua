@@ -80,7 +80,7 @@ pp_config:
       "s.yaml:4:14: cluster.num_nodes: must be a whole number above 0, got 0",
       "s.yaml:5:21: cluster.device_memory_gb: must be a number of GB above 0, got 'big'",
       "s.yaml:6:10: cluster.racks: unknown key; cluster takes cards_per_node, device_memory_gb, device_type, "
-        .. "num_nodes",
+        .. "inter_node_bandwidth_gbps, intra_node_bandwidth_gbps, num_nodes",
       "s.yaml:13:22: constraint.global_batch_size: must be a whole number (0: not stated), got 1.5",
       "s.yaml:15:20: pp_config.stage_partition: must be a list, got 4",
       "s.yaml:8:7: parallelism.tp: must be a degree (a whole number above 0), a list of candidate degrees, or auto; "
@@ -214,5 +214,81 @@ describe("the summary of what a config searches", function()
       .. "batch); etp fixed 1 (no dimension)",
       search_config.summary(cfg, { fsdp = "all of dp", cp = 1, ep = 1 }))
     assert.matches("cp searched %(not declared%)", search_config.summary(cfg, nil))
+  end)
+end)
+
+-- The reference planner's model names (its auto_parallel-*.yaml examples
+-- write Llama's n_layers/dim/inter_dim/n_heads/n_kv_heads and DeepSeek's
+-- moe_inter_dim) and run facts, as the train.yaml the config stands for.
+describe("a search config's model under the reference's names", function()
+  local model_keys = require "nd.search_config.model_keys"
+
+  it("maps each name to its model field, and run facts to legacy train.yaml keys", function()
+    local cfg = read([[
+model:
+  n_layers: 32
+  dim: 4096
+  inter_dim: 14336
+  n_heads: 32
+  n_kv_heads: 8
+  moe_inter_dim: 14336
+  num_experts: 8
+  vocab_size: 32000
+  seq_len: 32768
+  local_batch_size: 2
+  param_init_type: float32
+  compute_dtype: bfloat16
+  capacity_factor: 1.5
+  recompute_slice_activation: true
+  optimizer_weight_shard_size: 4
+pp_config: {pipeline_schedule: "1F1B"}
+parallelism: {etp: 0}
+]])
+    assert.are.same({}, cfg.problems.errors)
+    assert.are.same({ num_hidden_layers = 32, hidden_size = 4096, intermediate_size = 14336,
+                      num_attention_heads = 32, num_key_value_heads = 8, moe_intermediate_size = 14336,
+                      num_experts = 8, vocab_size = 32000 }, cfg.model_keys.fields)
+    assert.are.equal("1f1b", cfg.pp_config.pipeline_schedule)
+    assert.is_nil(cfg.etp) -- etp 0: not stated
+    assert.are.same({ kind = "fixed", value = 4, source = "model.optimizer_weight_shard_size" }, cfg.dims.fsdp)
+    local doc = model_keys.document(cfg.model_keys)
+    assert.are.equal(32768, doc.data.max_seq_len)
+    assert.are.equal(32768, doc.model.config_overrides.max_position_embeddings)
+    assert.are.equal(2, doc.train.micro_batch_size)
+    assert.are.equal("float32", doc.model.param_init_type)
+    assert.are.equal("bfloat16", doc.model.compute_dtype)
+    assert.are.equal(1.5, doc.model.config_overrides.capacity_factor)
+    assert.is_true(doc.train.gradient_checkpointing.recompute_slice_activation)
+  end)
+
+  it("prices the sequence at max_position_embeddings without seq_len, else 4096 tokens", function()
+    local doc, defaulted = model_keys.document(read("model: {hidden_size: 64, max_position_embeddings: 8192}")
+      .model_keys)
+    assert.are.equal(8192, doc.data.max_seq_len)
+    assert.is_false(defaulted)
+    doc, defaulted = model_keys.document(read("model: {hidden_size: 64}").model_keys)
+    assert.are.equal(4096, doc.data.max_seq_len)
+    assert.is_true(defaulted)
+  end)
+
+  it("warns of keys it cannot price and lists every wrong value", function()
+    local cfg = read([[
+model:
+  n_layers: 2
+  num_hidden_layers: 3
+  dim: 1.5
+  offset: [1, -1]
+  use_flash_attention: false
+pp_config: {pipeline_schedule: sideways}
+]])
+    assert.are.same({
+      "s.yaml:3:22: model.num_hidden_layers: states num_hidden_layers, which model.n_layers states as 2; keep one",
+      "s.yaml:4:8: model.dim: must be a whole number, got 1.5",
+      "s.yaml:7:32: pp_config.pipeline_schedule: 'sideways' is no pipeline schedule ndlua prices; one of "
+        .. "1f1b, interleaved, gpipe, seqpipe, seqsmartvpp, zero_bubble_v, zbv, dualpipev (in any case)",
+    }, cfg.problems.errors)
+    local paths = {}
+    for i, w in ipairs(cfg.problems.warnings) do paths[i] = w.path end
+    assert.are.same({ "model.offset", "model.use_flash_attention" }, paths)
   end)
 end)

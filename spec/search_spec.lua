@@ -293,9 +293,10 @@ describe("the global batch check (§a.4 item 2)", function()
 end)
 
 describe("-l and the recompute modes", function()
-  it("reads dimension names in any case, TP and MP alike, and always adds MB", function()
+  it("reads dimension names in any case, TP and MP alike, and always adds MB and DP", function()
     assert.are.same({ DP = true, MP = true, MB = true }, search.parse_dims { "dp", "TP" })
-    assert.are.same({ MP = true, MB = true }, search.parse_dims { "Mp" })
+    -- DP fills what TP leaves of the devices (issue 14 item 2), named or not
+    assert.are.same({ DP = true, MP = true, MB = true }, search.parse_dims { "Mp" })
     local ok, err = pcall(search.parse_dims, { "DP", "XP" })
     assert.is_false(ok)
     assert.matches("-l: 'XP' is no dimension", err.message, 1, true)

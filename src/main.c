@@ -43,6 +43,8 @@ static void print_usage(FILE *out, const paths_t *paths)
             "\n"
             "SCRIPT is taken as a path, else looked up by name (search, search.lua) in:\n");
     paths_print(out, paths);
+    fprintf(out, "\nscripts:\n");
+    paths_print_scripts(out, paths);
     fprintf(out,
             "\n"
             "environment:\n"

@@ -1,7 +1,9 @@
 /* paths.c: the script and library search path of ndlua. */
 #include "paths.h"
 
+#include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -200,6 +202,126 @@ void paths_print(FILE *out, const paths_t *p)
         fprintf(out, "  (no directory: set NDLUA_PATH)\n");
     for (size_t i = 0; i < p->count; i++)
         fprintf(out, "  %s  (%s)\n", p->dirs[i], p->origins[i]);
+}
+
+/* The first sentence of a script's opening comment, after its "NAME: ":
+ * the comment's lines joined until a full stop or a colon outside brackets
+ * ends it. Newly allocated (free it); NULL when the file opens with none. */
+static char *script_summary(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    char *line = NULL, *text = NULL;
+    size_t cap = 0, len = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0 && strncmp(line, "--", 2) == 0 && line[2] != '-') {
+        const char *body = line + 2;
+        while (*body == ' ')
+            body++;
+        size_t blen = strcspn(body, "\r\n");
+        if (blen == 0)
+            break;
+        char *grown = realloc(text, len + blen + 2);
+        if (grown == NULL)
+            break;
+        text = grown;
+        if (len > 0)
+            text[len++] = ' ';
+        memcpy(text + len, body, blen);
+        len += blen;
+        text[len] = '\0';
+        if (body[blen - 1] == '.')
+            break;
+    }
+    free(line);
+    fclose(f);
+    if (text == NULL)
+        return NULL;
+    char *start = strstr(text, ": ");
+    start = start != NULL && (size_t)(start - text) < 40 ? start + 2 : text;
+    int depth = 0;
+    for (char *c = start; *c != '\0'; c++) {
+        depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
+        if (depth == 0 && (*c == '.' || *c == ':') && (c[1] == ' ' || c[1] == '\0')) {
+            *c = '\0';
+            break;
+        }
+    }
+    memmove(text, start, strlen(start) + 1);
+    return text;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether an earlier directory of the path holds a script of this name. */
+static int shadowed(const paths_t *p, size_t before, const char *name)
+{
+    for (size_t i = 0; i < before; i++) {
+        size_t n = strlen(p->dirs[i]) + strlen(name) + 2;
+        char *path = malloc(n);
+        if (path == NULL)
+            return 0;
+        snprintf(path, n, "%s/%s", p->dirs[i], name);
+        struct stat st;
+        int found = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+        free(path);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* The scripts of one directory, by name, with their summaries. */
+static void print_dir_scripts(FILE *out, const paths_t *p, size_t i)
+{
+    DIR *dir = opendir(p->dirs[i]);
+    if (dir == NULL)
+        return;
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || e->d_name[0] == '.' || strcmp(e->d_name + n - 4, ".lua") != 0 || shadowed(p, i, e->d_name))
+            continue;
+        if (count == cap) {
+            size_t want = cap ? cap * 2 : 8;
+            char **grown = realloc(names, want * sizeof *names);
+            if (grown == NULL)
+                break;
+            names = grown, cap = want;
+        }
+        names[count] = dup_string(e->d_name, n);
+        if (names[count] != NULL)
+            count++;
+    }
+    closedir(dir);
+    if (count > 0)
+        qsort(names, count, sizeof *names, compare_names);
+    for (size_t k = 0; k < count; k++) {
+        size_t n = strlen(p->dirs[i]) + strlen(names[k]) + 2;
+        char *path = malloc(n);
+        char *summary = NULL;
+        if (path != NULL) {
+            snprintf(path, n, "%s/%s", p->dirs[i], names[k]);
+            summary = script_summary(path);
+        }
+        fprintf(out, "  %-12s %s\n", names[k], summary != NULL ? summary : "");
+        free(summary);
+        free(path);
+        free(names[k]);
+    }
+    free(names);
+}
+
+void paths_print_scripts(FILE *out, const paths_t *p)
+{
+    for (size_t i = 0; i < p->count; i++)
+        print_dir_scripts(out, p, i);
 }
 
 void paths_report_not_found(FILE *out, const paths_t *p, const char *name)

@@ -19,6 +19,10 @@ char *paths_find_script(const paths_t *paths, const char *name);
 
 void paths_report_not_found(FILE *out, const paths_t *paths, const char *name);
 void paths_print(FILE *out, const paths_t *paths);
+/* Prints the scripts on the path (*.lua of each directory, a name found
+ * earlier on the path winning), each with the first sentence of its
+ * opening comment. */
+void paths_print_scripts(FILE *out, const paths_t *paths);
 
 /* Prepends every directory's ?.lua and ?/init.lua to package.path. */
 int paths_set_package_path(lua_State *L, const paths_t *paths);

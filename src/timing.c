@@ -78,6 +78,29 @@ double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights)
     return 2.0 * (double)(r->dp - 1) / (double)r->dp * weights * reduce;
 }
 
+/* The expert all-to-all's seconds for `bytes` a rank sends (dispatch and
+ * combine) over an EP group of `ep` ranks `stride` devices apart (TP x CP
+ * inside it). Each peer gets bytes/(ep − 1); the peers inside the rank's
+ * node (node/stride of the group, itself included, when the group spans
+ * several nodes) are reached over the node's links while the rest go over
+ * the level the group spans, both at once:
+ *   inside  = bytes · (q − 1)/(ep − 1) at the node's bandwidth
+ *   outside = bytes · (ep − q)/(ep − 1) at the spanning level's
+ *   seconds = max(inside, outside)                         q = node / stride
+ * A group inside one node is all inside: bytes at the node's bandwidth. */
+double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride)
+{
+    if (ep <= 1 || bytes <= 0)
+        return 0.0;
+    int64_t span = ep * stride, node = hw->n_levels > 1 ? hw->level_devices[0] : span;
+    if (span <= node || stride >= node)
+        return seconds(bytes, level_gbps(hw, span));
+    double q = (double)(node / stride), e = (double)ep;
+    double inside = seconds(bytes * (q - 1.0) / (e - 1.0), level_gbps(hw, node));
+    double outside = seconds(bytes * (e - q) / (e - 1.0), level_gbps(hw, span));
+    return inside > outside ? inside : outside;
+}
+
 /* The step from the stage times X_i (memory-model / search §d.4):
  *   one stage:    m · X
  *   1F1B, GPipe:  Σ X_i + (m − 1) · max X   (the first micro-batch fills the pipe)
@@ -253,7 +276,7 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     /* DualPipeV runs one micro-batch's expert all-to-all under another's
      * compute (DeepSeek-V3's design): it hides at least 90 % of it */
     double overlap_ep = r->schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
-    parts[5] = seconds(w->ep, level_gbps(hw, t * cp * r->ep)) * (1.0 - overlap_ep);
+    parts[5] = ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp) * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
     double sum = 0;
     for (int i = 0; i < 7; i++)

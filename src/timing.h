@@ -44,6 +44,9 @@ layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const r
 double layer_rank_weights(const layer_kind *k, const run_t *r, const derived_t *d);
 /* Bytes one rank moves per step for data parallelism (gathers and reductions) of W weights. */
 double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights);
+/* Seconds of an expert all-to-all of `bytes` a rank over `ep` ranks `stride` devices apart: the
+ * node's peers over its links, the others over the level the group spans, at once. */
+double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride);
 /* The per-device bandwidth (GB/s) of the smallest level spanning `span` consecutive devices. */
 double level_gbps(const hardware_t *hw, int64_t span);
 /* The pipeline's step time from the stage times (seconds a micro-batch) under the run's schedule. */

@@ -1,5 +1,6 @@
 --- Hardware profiles: a device and its interconnect, as Lua data files
--- `nd/hardware/<name>.lua` (A2, A3, A100-80GB, H100, H200, B200 ship in
+-- `nd/hardware/<name>.lua` (A2, A3, 910B, 910C, A100-80GB, H100, H200, H800, H20,
+-- B200, GB200 and MI300X ship in
 -- lua/nd/hardware/). A profile is found on the Lua path, so a directory on
 -- NDLUA_PATH holding `nd/hardware/<name>.lua` adds a device or replaces a
 -- shipped one. Files are read as data: they run with an empty environment.
@@ -181,6 +182,27 @@ function hardware.core(p, runtime, overlapped)
   end
   return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, memory_gbps = p.memory_gbps,
            levels = levels, overlap = overlap, nd_comm_divisor = p.nd_comm_divisor }
+end
+
+--- A copy of a profile with other link bandwidths (GB/s each way a
+-- device): `intra` the node's level, `inter` every level above it (a
+-- search config's cluster.intra_node_bandwidth_gbps and
+-- inter_node_bandwidth_gbps). The name says the links are not the file's.
+function hardware.with_links(p, intra, inter)
+  if not intra and not inter then return p end
+  local out = {}
+  for k, v in pairs(p) do out[k] = v end
+  out.levels = {}
+  for i, l in ipairs(p.levels) do
+    local gbps = l.gbps
+    if i == 1 and intra then gbps = intra elseif i > 1 and inter then gbps = inter end
+    out.levels[i] = { devices = l.devices, gbps = gbps }
+  end
+  local parts = {}
+  if intra then parts[#parts + 1] = string.format("%g GB/s in a node", intra) end
+  if inter then parts[#parts + 1] = string.format("%g GB/s between nodes", inter) end
+  out.name = p.name .. " (links " .. table.concat(parts, ", ") .. ")"
+  return out
 end
 
 --- Devices a node holds (the first level).

@@ -76,7 +76,11 @@ end
 --- The recompute modes, in the order a search prices them.
 search.MODES = { "off", "selective", "full" }
 
---- The dimensions a list names, as a set of C names; MB is always in it.
+--- The dimensions a list names, as a set of C names. MB and DP are always
+-- in it: a dimension not named keeps the run's value, and DP fills what
+-- the others leave of the devices (N / (TP x CP x PP)), as the reference
+-- planner derives it in its loop nest; pinning it too would leave only
+-- the yaml's own TP x CP x PP.
 -- @tparam table list names as typed (nil: all ten)
 -- @treturn table|nil the set; nil and the first name that is no dimension
 -- @treturn string
@@ -87,7 +91,7 @@ function search.dims_set(list)
     if not d then return nil, name end
     set[d] = true
   end
-  set.MB = true
+  set.MB, set.DP = true, true
   return set
 end
 
@@ -214,7 +218,8 @@ function search.space(o)
   end
   local space = {
     devices = o.devices, global_batch = o.global_batch, budget_bytes = o.budget_bytes, dims = dims,
-    recompute = o.recompute, hardware = hardware.core(o.hardware), keep_dropped = o.keep_dropped or 100,
+    recompute = o.recompute, hardware = hardware.core(o.hardware, o.runtime, o.overlapped_grad_reduce),
+    keep_dropped = o.keep_dropped or 100,
   }
   return space, bounds
 end
@@ -261,15 +266,21 @@ function search.batch_products(space, accumulates)
 end
 
 --- The message when no candidate can make the global batch (§a.4 item 2),
--- or nil when one can.
-function search.batch_problem(space, accumulates, stated_batch)
+-- or nil when one can. `hints` (optional) names what relaxes it in the
+-- invocation: `batch` (default -b) and `shrink` (default naming PP, CP or
+-- TP in -l).
+function search.batch_problem(space, accumulates, stated_batch, hints)
+  hints = hints or {}
+  local batch_hint = hints.batch or "-b"
+  local shrink = hints.shrink or "let DP shrink by naming PP, CP or TP in -l"
   local products, makes = search.batch_products(space, accumulates)
   if makes then return nil end
   local b = space.global_batch
   local stated = stated_batch and stated_batch ~= b and string.format(" (the yaml states %d)", stated_batch) or ""
   if #products == 0 then
     return string.format("no candidate makes a global batch of %d%s: every candidate the search builds has more "
-      .. "data-parallel ranks x pipeline stages than the batch has sequences; state a larger -b", b, stated)
+      .. "data-parallel ranks x pipeline stages than the batch has sequences; state a larger %s", b, stated,
+      batch_hint)
   end
   local shown = {}
   for i, x in ipairs(products) do
@@ -280,8 +291,8 @@ function search.batch_problem(space, accumulates, stated_batch)
     shown[i] = tostring(x)
   end
   return string.format("no candidate makes a global batch of %d%s: the candidates the search builds have "
-    .. "DP x MBS of %s, and %d is no whole number of micro-batches of any; state -b as a multiple of one of "
-    .. "them, or let DP shrink by naming PP, CP or TP in -l", b, stated, table.concat(shown, ", "), b)
+    .. "DP x MBS of %s, and %d is no whole number of micro-batches of any; state %s as a multiple of one of "
+    .. "them, or %s", b, stated, table.concat(shown, ", "), b, batch_hint, shrink)
 end
 
 return search

@@ -25,6 +25,8 @@ local core = require "nd.core"
 local errors = require "nd.errors"
 local search = require "nd.search"
 local describe = require("nd.train_yaml.values").describe
+local model_keys = require "nd.search_config.model_keys"
+local SCHEDULES = require("nd.train_yaml").SCHEDULES
 
 local search_config = {}
 
@@ -36,7 +38,8 @@ local SECTIONS = {
   train_yaml = "string", model = "mapping", cluster = "mapping", parallelism = "mapping", constraint = "mapping",
   recompute = "any", recompute_modes = "any", pp_config = "mapping",
 }
-local CLUSTER = { num_nodes = "count", cards_per_node = "count", device_memory_gb = "size", device_type = "string" }
+local CLUSTER = { num_nodes = "count", cards_per_node = "count", device_memory_gb = "size", device_type = "string",
+                  intra_node_bandwidth_gbps = "size", inter_node_bandwidth_gbps = "size" }
 local CONSTRAINT = { global_batch_size = "count0", memory_limit_gb = "size0" }
 local PP_CONFIG = {
   pp_degree = "count", stage_partition_mode = "string", stage_partition = "list", layer_offset_range = "list",
@@ -153,6 +156,8 @@ end
 local function read_degree(p, t, key, path)
   local v = t[key]
   if is_count(v) then return { kind = "fixed", value = v } end
+  -- etp 0: not stated (the reference's default: the experts split as TP does)
+  if key == "etp" and v == 0 then return { kind = "fixed", value = nil } end
   if type(v) == "string" and v:lower() == "auto" then
     if key == "etp" then
       p:error(t, key, path, "etp is never searched: state one degree")
@@ -251,6 +256,23 @@ local function read_recompute(p, doc, par)
   return out
 end
 
+-- pp_config.pipeline_schedule in any case (the reference's files write
+-- "1F1B"), as the train.yaml's accelerator.pipeline_scheduler takes it.
+local function read_schedule(p, cfg)
+  local v = cfg.pp_config.pipeline_schedule
+  if v == nil then return end
+  local name = v:lower()
+  for _, s in ipairs(SCHEDULES) do
+    if s == name then
+      cfg.pp_config.pipeline_schedule = name
+      return
+    end
+  end
+  cfg.pp_config.pipeline_schedule = nil
+  p:error(cfg.pp_config_doc, "pipeline_schedule", "pp_config.pipeline_schedule", string.format("'%s' is no "
+    .. "pipeline schedule ndlua prices; one of %s (in any case)", v, table.concat(SCHEDULES, ", ")))
+end
+
 --- Reads a loaded search config, checking every field's type.
 -- @tparam table doc the document (nd.yaml.load)
 -- @tparam string file its path, for messages
@@ -259,7 +281,8 @@ end
 --   ({modes, fixed} ), pp_config, problems`
 function search_config.read(doc, file)
   local p = problems_new(file)
-  local cfg = { file = file, problems = p, dims = {} }
+  local cfg = { file = file, problems = p, dims = {}, cluster = {}, constraint = {}, pp_config = {},
+                model_keys = { fields = {}, run = {} }, recompute = { fixed = false } }
   if not is_mapping(doc) then
     p:error(nil, nil, "(document)", "a search config is a mapping of sections (train_yaml, model, cluster, "
       .. "parallelism, constraint, recompute, pp_config)")
@@ -280,6 +303,7 @@ function search_config.read(doc, file)
   local function section(key) return is_mapping(doc[key]) and doc[key] or nil end
   cfg.train_yaml = type(doc.train_yaml) == "string" and doc.train_yaml or nil
   cfg.model = section("model")
+  cfg.model_keys = model_keys.read(cfg.model, p, keys_of)
   cfg.cluster = read_fields(p, section("cluster"), "cluster", CLUSTER)
   cfg.constraint = read_fields(p, section("constraint"), "constraint", CONSTRAINT)
   cfg.pp_config = read_fields(p, section("pp_config"), "pp_config", PP_CONFIG)
@@ -297,6 +321,10 @@ function search_config.read(doc, file)
     end
   end
   cfg.recompute = read_recompute(p, doc, par)
+  if cfg.dims.fsdp == nil and cfg.model_keys.op then
+    cfg.dims.fsdp = { kind = "fixed", value = cfg.model_keys.op, source = "model.optimizer_weight_shard_size" }
+  end
+  read_schedule(p, cfg)
   return cfg
 end
 
@@ -465,7 +493,7 @@ function search_config.validate_pp_config(cfg, layers)
     end
   end
   for _, key in ipairs({ "stage_partition_mode", "stage_partition", "layer_offset_range", "layer_recompute_layers" }) do
-    if pc[key] ~= nil then
+    if pc[key] ~= nil and not (key == "stage_partition_mode" and pc[key] == "uniform") then
       p:warn("pp_config." .. key, "is not read: ndlua balances each candidate's stages itself and recomputes one "
         .. "mode in every layer")
     end
@@ -495,7 +523,7 @@ function search_config.summary(cfg, inherited)
       text = inherited and string.format("fixed %s (train.yaml)", tostring(inherited[key])) or "searched (not declared)"
       if key == "micro_batch_num" and inherited then text = "searched (derived from the batch)" end
     elseif d.kind == "fixed" then
-      text = string.format("fixed %d (declared)", d.value)
+      text = string.format("fixed %d (%s)", d.value, d.source or "declared")
     elseif d.kind == "list" then
       local v = {}
       for i, x in ipairs(d.values) do v[i] = tostring(x) end

@@ -142,10 +142,12 @@ function train_yaml.read_accelerator(r)
   out.sequence_parallel = r:flag(a, "sequence_parallel", r:value(a, "sequence_parallel"))
     or r:flag(a, "use_seq_parallel", r:value(a, "use_seq_parallel"))
   v = r:value(a, "pipeline_scheduler")
-  out.pp_schedule = v and r:name(a, "pipeline_scheduler", v) or "1f1b"
+  -- any case: the reference's files write "1F1B"
+  local schedule = v and r:name(a, "pipeline_scheduler", v) or "1f1b"
+  out.pp_schedule = schedule:lower()
   if not one_of(train_yaml.SCHEDULES, out.pp_schedule) then
-    r:fail(a, "pipeline_scheduler", "'" .. out.pp_schedule .. "' is no pipeline schedule ndlua prices",
-           "one of " .. table.concat(train_yaml.SCHEDULES, ", "))
+    r:fail(a, "pipeline_scheduler", "'" .. schedule .. "' is no pipeline schedule ndlua prices",
+           "one of " .. table.concat(train_yaml.SCHEDULES, ", ") .. " (in any case)")
   end
   out.loss_parallel = r:flag(a, "loss_parallel", r:value(a, "loss_parallel"))
   v = r:value(a, "context_parallel_algo")

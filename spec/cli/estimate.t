@@ -7,17 +7,29 @@ formulas are still being refined against a PyTorch census.
 Options come from one table, which also writes --help:
 
   $ ndlua estimate.lua --help
-  usage: ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [--json] [--svg FILE] [--section.key=value ...]
+  usage: ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]
+                            [--seq TOKENS] [--zero STAGE] [--runtime NAME] [--print-yaml] [--json] [--svg FILE] [--section.key=value ...]
   
   Estimates the memory per device of the strategy a HyperParallel train.yaml states: parameters,
   gradients, optimizer states, activations, communication buffers, backward overhead and reserve,
-  for every pipeline stage, against the device's capacity. --section.key=value sets a key of the
+  for every pipeline stage, against the device's capacity. MODEL (a hub id such as Qwen/Qwen3-8B, or a
+  checkpoint directory) stands for the train.yaml the options imply: FSDP over every data-parallel
+  rank, full recompute, AdamW, 4096 tokens (see --print-yaml). --section.key=value sets a key of the
   yaml before it is read, as the trainer's own command line does (e.g.
   --model.pretrained_model_name_or_path=Qwen/Qwen3-8B, --accelerator.tp_size=2).
   
   options:
     -d, --devices N           devices in the run, when the yaml states no context.device_num (AutoModels schema)
-    -M, --device-memory SIZE  device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)
+    -M, --device-memory SIZE  device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB, or -A's)
+    -A, --device-type NAME    hardware profile whose memory is the capacity when neither -M nor the yaml states one
+    -b, --global-batch B      global batch in sequences (training.global_batch_size)
+        --tp N                tensor-parallel degree (accelerator.tp_size)
+        --pp N                pipeline stages (accelerator.pp_size)
+        --cp N                context-parallel degree (accelerator.cp_size)
+        --ep N                expert-parallel degree (accelerator.ep_size)
+        --seq TOKENS          training sequence (dataset.data_transform.max_seq_len; 4096 for a model id)
+        --zero STAGE          ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)
+        --print-yaml          print the train.yaml read (built from a model id, or the file with the options applied) and exit
         --runtime NAME        the training runtime whose kernels and allocator are priced (default hyperparallel; see below)
         --json                print one JSON document (integers in bytes) instead of the tables
         --svg FILE            also write a stacked bar chart of memory per stage to FILE

@@ -39,7 +39,7 @@ status 1 (a mistake in the script, not bad input):
 Bad data is bad input (status 2), naming what was read:
 
   $ ndlua -e 'require("nd").hardware("X9")'
-  nd.hardware: 'X9' is no hardware profile ndlua knows; one of A100-80GB, A2, A3, B200, H100, H200 (or add nd/hardware/X9.lua to a directory on NDLUA_PATH)
+  nd.hardware: 'X9' is no hardware profile ndlua knows; one of 910B, 910C, A100-80GB, A2, A3, B200, GB200, H100, H20, H200, H800, MI300X (or add nd/hardware/X9.lua to a directory on NDLUA_PATH)
   [2]
 
 At the interactive prompt (`script` gives ndlua a terminal; the terminal's

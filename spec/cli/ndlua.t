@@ -24,6 +24,11 @@ Version and help. The version is the Makefile's VERSION:
   SCRIPT is taken as a path, else looked up by name (search, search.lua) in:
     */lua  (source tree) (glob)
   
+  scripts:
+    estimate.lua the memory every device needs to run the one strategy a train.yaml states, stage by stage of the pipeline
+    search.lua   the parallel strategies of a train.yaml's model that fit the device memory, ranked by a policy (default: the fastest estimated step)
+    verify.lua   prints the model a train.yaml, a hub id or a checkpoint directory resolves to
+  
   environment:
     NDLUA_PATH       extra script and library directories, colon separated
     NDLUA_TRACEBACK  set to 1 to print a traceback with Lua errors
@@ -212,3 +217,14 @@ picked out):
   10
   20
   nd> 
+
+Tables print laid out by nd.pretty (keys sorted, not `table: 0x...`), and
+Tab completes the names of nd and its modules (`nd.ver` to `nd.version`,
+`nd.units.gi` to `nd.units.gib`; readline reads the tab from the input):
+
+  $ printf 't = {tp = 2, dims = {"DP", "TP"}}\nt\nnd.ver\t\nnd.units.gi\t(2^30)\nnd.hardware("H800").levels\n' > input
+  $ TERM=dumb timeout 60 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -E '^\{|^0\.|GiB$'
+  {dims = {"DP", "TP"}, tp = 2}
+  0.1.0
+  1.00 GiB
+  {{devices = 8, gbps = 160.0}, {gbps = 45.0}}

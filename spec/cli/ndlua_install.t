@@ -5,6 +5,20 @@ environment variable at all, by its own location.
   $ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" install PREFIX="$HOME/prefix" > make.log 2>&1 || cat make.log
   $ test -x "$HOME/prefix/bin/ndlua" && test -f "$HOME/prefix/share/ndlua/nd/init.lua" && echo installed
   installed
+
+With the manual page (`man ndlua` when PREFIX/share/man is on MANPATH) and
+the bash completion (the scripts, their options, the hardware profiles
+after -A), which asks the installed ndlua what it has:
+
+  $ sed -n 's/^\.TH \([A-Z]*\) \([0-9]\).*/\1(\2)/p' "$HOME/prefix/share/man/man1/ndlua.1"
+  NDLUA(1)
+  $ PATH="$HOME/prefix/bin:$PATH" bash -c '. "$HOME/prefix/share/bash-completion/completions/ndlua"
+  >   COMP_WORDS=(ndlua es); COMP_CWORD=1; _ndlua; echo "${COMPREPLY[*]}"
+  >   COMP_WORDS=(ndlua search.lua t.yaml -A MI); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"
+  >   COMP_WORDS=(ndlua estimate.lua --pr); COMP_CWORD=2; _ndlua; echo "${COMPREPLY[*]}"'
+  estimate.lua
+  MI300X
+  --print-yaml
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)'
   * (glob)
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)' | grep -cx "$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")"
@@ -35,7 +49,7 @@ The installed tree can move: the library is found beside the binary.
   $ ln -s "$HOME/moved/bin/ndlua" "$HOME/link" && env -i "$HOME/link" -e 'print(require("nd").null)'
   null
 
-make uninstall removes both:
+make uninstall removes them all:
 
   $ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" uninstall PREFIX="$HOME/moved" > make.log 2>&1 || cat make.log
   $ ls "$HOME/moved/bin" "$HOME/moved/share"

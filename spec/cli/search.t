@@ -7,12 +7,14 @@ The options come from one table, which also writes --help; the hardware
 profiles and ranking policies are files, listed from where they are found:
 
   $ ndlua search.lua --help
-  usage: ndlua search.lua TRAIN_YAML [options] [--section.key=value ...]
+  usage: ndlua search.lua TRAIN_YAML|MODEL [options] [--section.key=value ...]
   
   Searches the parallel strategies (DP, TP, PP, VPP, CP, EP, OP (FSDP), SP, micro-batches, recompute)
   of the model a HyperParallel train.yaml trains, prices each one's memory per device, drops those over
   the budget, estimates the step time of the rest and ranks them by a policy. Writes the best into
-  resolved.yaml. --section.key=value sets a key of the yaml before it is read.
+  resolved.yaml. MODEL (a hub id such as deepseek-ai/DeepSeek-V3, or a checkpoint directory) stands for
+  the train.yaml -d, -b, --seq and --zero imply (see --print-yaml). --section.key=value sets a key of the
+  yaml before it is read.
   
   options:
     -d,   --devices N           devices (default: the yaml's context.device_num)
@@ -20,25 +22,35 @@ profiles and ranking policies are files, listed from where they are found:
     -M,   --max-memory SIZE     device memory cap, such as 58GB or 60GiB (default: context.max_device_memory, else the device's)
     -mem, --reserve SIZE        memory kept free, taken off the cap (default 0)
     -A,   --device-type NAME    hardware profile (default A2; see below)
-    -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all; MB always); the others keep the yaml's
+    -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the yaml's, but MB and DP always vary: DP fills the devices the others leave
     -t,   --top N               candidates shown (default 10)
     -s,   --search-config FILE  a search config (search.yaml)
           --recompute MODES     recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)
           --policy NAME|FILE    ranking policy (default throughput; see below)
+          --runtime NAME        the training runtime priced (default hyperparallel; estimate.lua --help lists them)
     -o,   --output-dir DIR      where resolved.yaml goes (default .)
           --json                print one JSON document instead of the tables
           --csv FILE            write every fitting candidate to FILE
           --svg FILE            write a chart of the top candidates to FILE
     -v,   --verbosity LEVEL     0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)
+          --seq TOKENS          training sequence (dataset.data_transform.max_seq_len; 4096 for a model id)
+          --zero STAGE          ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)
+          --print-yaml          print the train.yaml read (built from a model id, or the file with the options applied) and exit
     -h,   --help                print this help and exit
   
   hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):
+    910B       Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node, the links' own bandwidths (A2: the reference's)
+    910C       Huawei Ascend 910C dies (CloudMatrix 384), 768 dies on the Unified Bus, the links' own bandwidths
     A100-80GB  NVIDIA A100 80GB SXM4 (HGX/DGX A100), 8 GPUs a node, HDR InfiniBand
     A2         Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node
     A3         Huawei Ascend 910C (Atlas 900 A3 SuperPoD), 16 dies a node, 24 nodes a supernode
     B200       NVIDIA B200 (HGX/DGX B200), 8 GPUs a node, 400 Gb/s InfiniBand
+    GB200      NVIDIA GB200 NVL72, 72 GPUs an NVLink domain (rack), 400 Gb/s InfiniBand between racks
     H100       NVIDIA H100 SXM5 80GB (HGX/DGX H100), 8 GPUs a node, NDR InfiniBand
+    H20        NVIDIA H20 96GB (HGX H20), 8 GPUs a node, 400 Gb/s InfiniBand
     H200       NVIDIA H200 SXM 141GB (HGX H200), 8 GPUs a node, NDR InfiniBand
+    H800       NVIDIA H800 SXM5 80GB (HGX H800), 8 GPUs a node on 400 GB/s NVLink, NDR InfiniBand
+    MI300X     AMD Instinct MI300X 192GB (MI300X Platform), 8 GPUs a node on Infinity Fabric, 400 Gb/s between
   
   ranking policies (--policy; or a file, see examples/policies/):
     memory     lowest peak memory first, then the fastest step
@@ -128,6 +140,19 @@ W/t (W = 4 layers + embedding + head = 132653056), 2·(d − 1)/d · W/t · 2 B:
       4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
+
+DP varies whether -l names it or not: it fills what the listed dimensions
+leave (8 / TP here), as the reference's loop nest derives it, so -l TP is
+the same four candidates, the same times (a yaml written for TP 4 too,
+whose DP of 2 would otherwise have pinned the search to TP 4):
+
+  $ ndlua search.lua train.yaml -l TP -A flat8 -v 0 --accelerator.tp_size=4
+  top 4 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%
+      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%
+      3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%
+      4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
 
 The peaks are the memory model's, the same estimate.lua gives each
 strategy written into the yaml. (Issue 12 took 0.26 GiB off each: the

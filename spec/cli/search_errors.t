@@ -46,7 +46,7 @@ Options:
   -l: 'XP' is no dimension; DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS
   [2]
   $ ndlua search.lua train.yaml -A tpu
-  -A: 'tpu' is no hardware profile ndlua knows; one of A100-80GB, A2, A3, B200, H100, H200 (or add nd/hardware/tpu.lua to a directory on NDLUA_PATH)
+  -A: 'tpu' is no hardware profile ndlua knows; one of 910B, 910C, A100-80GB, A2, A3, B200, GB200, H100, H20, H200, H800, MI300X (or add nd/hardware/tpu.lua to a directory on NDLUA_PATH)
   [2]
   $ ndlua search.lua train.yaml --recompute sometimes
   --recompute: 'sometimes' is no recompute mode; off, selective, full (one or several), or auto for all three
@@ -68,12 +68,6 @@ The yaml's own statements, where the search needs them:
   [2]
   $ ndlua search.lua train.yaml --context.recompute=sometimes
   command line --context.recompute=sometimes: context.recompute: 'sometimes' is no recompute mode; off, selective, full (one or several), or auto for all three
-  [2]
-
-DP left out of -l keeps the yaml's, which 6 devices over TP 4 cannot make:
-
-  $ ndlua search.lua train.yaml -l TP -d 6 --accelerator.tp_size=4
-  -l: DP keeps the yaml's, but the yaml's tp x pp x cp = 4 x 1 x 1 does not divide the 6 devices; name DP in -l (and the dimensions that make room for it)
   [2]
 
 Ranking policies: a name ndlua does not ship, a file with a syntax error, a

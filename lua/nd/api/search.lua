@@ -22,7 +22,8 @@ local OPTIONS = {
 
 -- What an empty search's message points to.
 local HINTS = { dims = "opts.dims", batch = "opts.global_batch", memory = "opts.memory",
-                recompute = "opts.recompute = \"auto\"" }
+                recompute = "opts.recompute = \"auto\"", ep = "run's ep (or EP in opts.dims)",
+                cp = "run's cp (or CP in opts.dims)", list = function(d) return "opts.allowed." .. d end }
 
 --- nd.run's default device memory (src/lnd_run.c read_sizes): 64 GiB.
 api_search.DEFAULT_DEVICE_MEMORY = 64 * 2 ^ 30
@@ -129,7 +130,8 @@ local function prepare(model, run, opts)
   s.space, s.bounds = search.space {
     model = model:spec(), hardware = profile, devices = devices, global_batch = s.global_batch,
     budget_bytes = s.budget, searched = searched, pinned = pinned, allowed = allowed, recompute = s.modes,
-    keep_dropped = 0, schedule = run:spec().pp_schedule,
+    keep_dropped = 0, schedule = run:spec().pp_schedule, runtime = run:spec().runtime,
+    overlapped_grad_reduce = run:spec().overlapped_grad_reduce == true,
   }
   return s
 end
@@ -146,7 +148,8 @@ function api_search.search(model, run, opts)
   opts = check.options("nd.search", 3, opts, OPTIONS)
   local command = require "nd.search.command"
   local s = prepare(model, run, opts)
-  local problem = search.batch_problem(s.space, run:derived(model).accumulates_grads, nil)
+  local problem = search.batch_problem(s.space, run:derived(model).accumulates_grads, nil,
+    { batch = "opts.global_batch", shrink = "let DP shrink by naming PP, CP or TP in opts.dims" })
   if problem then
     local info = info_of(s, nil)
     info.problem = problem
@@ -155,7 +158,8 @@ function api_search.search(model, run, opts)
   local result = core.search(model, s.base, s.space, opts.progress)
   local counts = result:counts()
   local info = info_of(s, counts)
-  info.problem = command.not_found(result, counts, s.budget, s.spans_cp, HINTS)
+  info.problem = command.not_found(result, counts, s.budget, s.spans_cp, HINTS,
+                                   { space = s.space, model = model, run = s.base })
   if info.problem then return {}, info end
   local function get(i, with_stages)
     return search.candidate(result, i, with_stages and model or nil, s.spans_cp)

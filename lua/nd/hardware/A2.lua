@@ -5,7 +5,7 @@
 return {
   name = "A2",
   about = "Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node",
-  aliases = { "ascend", "ascend910", "ascend910b", "910b" },
+  aliases = { "ascend", "ascend910", "ascend910b" },
   -- 64 GB HBM2e a device (the reference's examples plan with 64GB and a
   -- 58-60 GB limit); binary units, as ndlua reads every size.
   memory = "64GB",

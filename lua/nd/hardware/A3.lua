@@ -5,7 +5,7 @@
 return {
   name = "A3",
   about = "Huawei Ascend 910C (Atlas 900 A3 SuperPoD), 16 dies a node, 24 nodes a supernode",
-  aliases = { "ascend910c", "ascend910_93", "910c" },
+  aliases = { "ascend910c", "ascend910_93" },
   -- A 910C chip holds two dies of 64 GB HBM each; the trainer sees a die
   -- as a device (the reference's A3 examples plan with 64GB).
   memory = "64GB",

@@ -97,7 +97,8 @@ function base.read(doc, o)
   if t.stated then
     t.t.global_batch_size, t.t.micro_batch_num = nil, nil
   end
-  local parsed = train_yaml.parse(doc, { file = o.file, warnings = quiet, device_memory = o.device_memory })
+  local parsed = train_yaml.parse(doc, { file = o.file, warnings = quiet, device_memory = o.device_memory,
+                                         runtime = o.runtime })
   for _, w in ipairs(quiet:all()) do
     if not about_replaced(w) then o.warnings:warn(w) end
   end

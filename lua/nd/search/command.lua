@@ -13,6 +13,9 @@ local files = require "nd.files"
 local search = require "nd.search"
 local search_base = require "nd.search.base"
 local search_config = require "nd.search_config"
+local model_keys = require "nd.search_config.model_keys"
+local empty = require "nd.search.empty"
+local model_yaml = require "nd.model_yaml"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
 local table_report = require "nd.report.table"
@@ -20,11 +23,13 @@ local table_report = require "nd.report.table"
 local command = {}
 
 local COMMAND = {
-  usage = "ndlua search.lua TRAIN_YAML [options] [--section.key=value ...]",
+  usage = "ndlua search.lua TRAIN_YAML|MODEL [options] [--section.key=value ...]",
   about = "Searches the parallel strategies (DP, TP, PP, VPP, CP, EP, OP (FSDP), SP, micro-batches, recompute)\n"
     .. "of the model a HyperParallel train.yaml trains, prices each one's memory per device, drops those over\n"
     .. "the budget, estimates the step time of the rest and ranks them by a policy. Writes the best into\n"
-    .. "resolved.yaml. --section.key=value sets a key of the yaml before it is read.",
+    .. "resolved.yaml. MODEL (a hub id such as deepseek-ai/DeepSeek-V3, or a checkpoint directory) stands for\n"
+    .. "the train.yaml -d, -b, --seq and --zero imply (see --print-yaml). --section.key=value sets a key of the\n"
+    .. "yaml before it is read.",
   options = {
     { name = "devices", short = "d", arg = "N", help = "devices (default: the yaml's context.device_num)" },
     { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (default: the yaml's)" },
@@ -33,13 +38,15 @@ local COMMAND = {
     { name = "reserve", short = "mem", arg = "SIZE", help = "memory kept free, taken off the cap (default 0)" },
     { name = "device-type", short = "A", arg = "NAME", help = "hardware profile (default A2; see below)" },
     { name = "dims", short = "l", arg = "DIM...", list = true, item = "^%w+$",
-      help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all; MB always); the others "
-        .. "keep the yaml's" },
+      help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the "
+        .. "yaml's, but MB and DP always vary: DP fills the devices the others leave" },
     { name = "top", short = "t", arg = "N", default = 10, help = "candidates shown" },
     { name = "search-config", short = "s", arg = "FILE", help = "a search config (search.yaml)" },
     { name = "recompute", arg = "MODES", list = true, item = "^%a+$",
       help = "recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)" },
     { name = "policy", arg = "NAME|FILE", help = "ranking policy (default throughput; see below)" },
+    { name = "runtime", arg = "NAME",
+      help = "the training runtime priced (default hyperparallel; estimate.lua --help lists them)" },
     { name = "output-dir", short = "o", arg = "DIR", default = ".", help = "where resolved.yaml goes" },
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "csv", arg = "FILE", help = "write every fitting candidate to FILE" },
@@ -48,6 +55,7 @@ local COMMAND = {
       help = "0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space" },
   },
 }
+for _, o in ipairs(model_yaml.RUN_OPTIONS) do COMMAND.options[#COMMAND.options + 1] = o end
 
 function command.help_text()
   local lines = { cli.help(COMMAND), "hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):" }
@@ -85,6 +93,13 @@ function command.read_options(argv)
       errors.raise { path = "--recompute", message = message, accepted = accepted }
     end)
   end
+  opts.run = model_yaml.read_options(opts)
+  opts.run.devices, opts.run.global_batch = opts.devices, opts.global_batch
+  opts.model_ref = model_yaml.is_model_ref(opts.path)
+  if opts.model_ref and not opts.devices then
+    errors.raise { path = "-d", message = "a search from a model id (" .. opts.path .. ") needs the device count",
+                   accepted = "-d N" }
+  end
   if opts.search_config and opts.dims then
     errors.raise { path = "-l", message = "-l and -s both say which dimensions vary; a search config states them in "
       .. "parallelism", accepted = "drop -l, or -s" }
@@ -118,29 +133,38 @@ local function train_yaml_path(opts, cfg)
 end
 
 -- The train.yaml a search config without one stands for: its model fields
--- as config_overrides (AutoModels schema).
-local function synthetic_doc(cfg)
-  local model = {}
-  for k, v in pairs(cfg.model or {}) do
-    if k ~= "local_batch_size" then model[k] = v end
-  end
-  if next(model) == nil then
+-- as config_overrides, its run facts at their keys (AutoModels schema;
+-- nd.search_config.model_keys).
+local function synthetic_doc(cfg, w)
+  local m = cfg.model_keys
+  if next(m.fields) == nil then
     errors.raise { file = cfg.file, message = "a search config without train_yaml states the model (model: "
       .. "hidden_size, num_hidden_layers, ...)" }
   end
-  return { model = { config_overrides = model },
-           training = { micro_batch_size = (cfg.model or {}).local_batch_size or 1 }, accelerator = {} }
+  local doc, defaulted = model_keys.document(m)
+  if defaulted and w then
+    w:warn("model.max_position_embeddings", string.format("the search config states no sequence (seq_len or "
+      .. "max_position_embeddings): every candidate is priced at %d tokens, the reference planner's default",
+      model_keys.DEFAULT_SEQUENCE))
+  end
+  return doc
 end
 
--- With a train.yaml, a search config's model fields must be the yaml's.
-local function check_model_fields(cfg, spec)
-  for key, v in pairs(cfg.model or {}) do
-    local mine = spec[key]
-    if key ~= "local_batch_size" and mine ~= nil and type(v) ~= "table" and mine ~= v then
-      cfg.problems:error(cfg.model, key, "model." .. key, string.format("is %s here but %s in the train.yaml's "
-        .. "model; the search config contradicts the yaml (drop the field, or change the yaml)", tostring(v),
-        tostring(mine)))
+-- With a train.yaml, a search config's model fields (under any of their
+-- names) must be the yaml's; its run facts are the yaml's own.
+local function check_model_fields(cfg, spec, w)
+  for key, v in pairs(cfg.model_keys.fields) do
+    local mine, name = spec[key], cfg.model_keys.names[key] or key
+    if mine ~= nil and type(v) ~= "table" and mine ~= v then
+      local field = name ~= key and " (" .. key .. ")" or ""
+      cfg.problems:error(cfg.model, name, "model." .. name, string.format("is %s here but %s in the train.yaml's "
+        .. "model%s; the search config contradicts the yaml (drop the field, or change the yaml)", tostring(v),
+        tostring(mine), field))
     end
+  end
+  for _, r in ipairs(cfg.model_keys.run) do
+    w:warn("model." .. r[3], "the train.yaml states the run: " .. table.concat(r[1], ".") .. " is read from it, "
+      .. "not from the search config")
   end
 end
 
@@ -158,8 +182,11 @@ end
 -- Changes the search config makes to the yaml before it is read.
 local function prepare_doc(doc, cfg)
   if not cfg then return end
-  local accel = doc.train and type(doc.train) == "table" and doc.accelerator == nil and doc.train.accelerator
-  if not accel then
+  local accel
+  if type(doc.train) == "table" and doc.accelerator == nil then
+    if type(doc.train.accelerator) ~= "table" then doc.train.accelerator = {} end
+    accel = doc.train.accelerator
+  else
     if type(doc.accelerator) ~= "table" then doc.accelerator = {} end
     accel = doc.accelerator
   end
@@ -170,8 +197,18 @@ end
 -- The document a search reads, and resolved.yaml is written over: the
 -- train.yaml (or the search config's model) with the command line's
 -- overrides and the search config's changes.
-function command.source_doc(opts, cfg, path)
-  local doc = path and nd.yaml.load(path) or synthetic_doc(cfg)
+function command.source_doc(opts, cfg, path, w)
+  local doc
+  if path and opts.model_ref then
+    doc = model_yaml.build(path, opts.run)
+  elseif path then
+    doc = nd.yaml.load(path)
+    -- -b is the search's batch, not the yaml's: it stays as the file states it
+    local run = { seq = opts.run.seq, zero = opts.run.zero, devices = opts.run.devices }
+    if type(doc) == "table" then model_yaml.apply(doc, run, false) end
+  else
+    doc = synthetic_doc(cfg, w)
+  end
   overrides.apply(doc, opts.overrides)
   prepare_doc(doc, cfg)
   return doc
@@ -184,13 +221,13 @@ function command.load_base(opts, cfg, devices, w)
     errors.raise { message = "search.lua needs a TRAIN_YAML (or a search config naming one)",
                    accepted = "ndlua search.lua --help" }
   end
-  local doc = command.source_doc(opts, cfg, path)
+  local doc = command.source_doc(opts, cfg, path, w)
   local b = search_base.read(doc, { devices = devices, warnings = w, device_memory = opts.max_memory,
-                                    file = path or cfg.file })
+                                    file = path or cfg.file, runtime = opts.runtime })
   b.path = path
   if not path then b.synthetic = doc end
   if path and cfg then
-    check_model_fields(cfg, b.spec)
+    check_model_fields(cfg, b.spec, w)
     check_devices(opts, cfg, b)
   end
   return b
@@ -302,9 +339,9 @@ function command.dims_of(opts, cfg, b)
     searched = opts.dim_set or search.parse_dims(nil)
   end
   if not searched.DP and not pinned.DP then
-    errors.raise { path = "-l", message = string.format("DP keeps the yaml's, but the yaml's tp x pp x cp = %d x %d "
-      .. "x %d does not divide the %d devices", b.stated.MP, b.stated.PP, b.stated.CP, b.devices),
-      accepted = "name DP in -l (and the dimensions that make room for it)" }
+    errors.raise { file = cfg and cfg.file, path = "parallelism.dp", message = string.format("DP keeps the "
+      .. "train.yaml's, but its tp x pp x cp = %d x %d x %d does not divide the %d devices", b.stated.MP,
+      b.stated.PP, b.stated.CP, b.devices), accepted = "state parallelism.dp (a list, or auto)" }
   end
   return searched, pinned, allowed
 end
@@ -336,7 +373,20 @@ function command.prepare(opts, w)
   local policy = policies.load(opts.policy)
   local cfg = opts.search_config and search_config.load(opts.search_config) or nil
   local profile = hardware.load(opts.device_type or (cfg and cfg.cluster.device_type) or hardware.DEFAULT)
-  local b = command.load_base(opts, cfg, command.devices_of(opts, cfg, profile, w), w)
+  if cfg then
+    profile = hardware.with_links(profile, cfg.cluster.intra_node_bandwidth_gbps, cfg.cluster.inter_node_bandwidth_gbps)
+  end
+  local devices = command.devices_of(opts, cfg, profile, w)
+  local b
+  if cfg and #cfg.problems.errors > 0 then
+    -- A model the config's own errors leave unreadable: those errors, all
+    -- of them, rather than the first the model's reading meets.
+    local ok, got = pcall(command.load_base, opts, cfg, devices, w)
+    if not ok then search_config.finish(cfg, w) error(got, 0) end
+    b = got
+  else
+    b = command.load_base(opts, cfg, devices, w)
+  end
   local gbs = command.batch_of(opts, cfg, b)
   local budget, budget_source = command.budget_of(opts, cfg, b, profile)
   local modes, modes_source = command.modes_of(opts, cfg, b, w)
@@ -351,8 +401,11 @@ function command.prepare(opts, w)
     model = b.spec, hardware = profile, devices = b.devices, global_batch = gbs, budget_bytes = budget,
     searched = searched, pinned = pinned, allowed = allowed, recompute = modes,
     keep_dropped = opts.verbosity >= 2 and 1000 or 0, schedule = b.parsed.run.pp_schedule,
+    runtime = b.parsed.run.runtime, overlapped_grad_reduce = b.parsed.run.overlapped_grad_reduce == true,
   }
-  local problem = search.batch_problem(space, b.accumulates, b.stated_batch)
+  local problem = search.batch_problem(space, b.accumulates, b.stated_batch, cfg and {
+    batch = "-b (or constraint.global_batch_size)",
+    shrink = "let DP shrink by searching pp, cp or tp in the search config's parallelism" } or nil)
   if problem then errors.raise { message = problem } end
   return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
            modes = modes, modes_source = modes_source, space = space, bounds = bounds,
@@ -384,20 +437,27 @@ function command.excluded_text(n)
     .. "dp_shard_size cannot state; name OP in -l to price them", n)
 end
 
--- The options a message about an empty search points to: the command
--- line's, or (nd.search) the Lua options'.
-local CLI_HINTS = { dims = "-l", batch = "-b", memory = "-M", recompute = "--recompute auto" }
+--- The options a message about an empty search points to: the command
+-- line's, or those a search config's invocation takes (nd.search.empty).
+function command.hints(cfg)
+  if cfg then return empty.config_hints(cfg.recompute.fixed) end
+  return empty.CLI_HINTS
+end
 
---- Why a search result has no candidate to recommend (none priced, or
--- none within the budget, with the lightest and its overshoot), or nil.
+--- Why a search result has no candidate to recommend (none priced: the
+-- rule that refused them and what relaxes it; none within the budget: the
+-- lightest and its overshoot), or nil.
 -- @tparam[opt] table hints the names of the options to change: `dims`,
---   `batch`, `memory`, `recompute` (default the command line's)
-function command.not_found(result, counts, budget_bytes, spans_cp, hints)
-  local h = hints or CLI_HINTS
+--   `batch`, `memory`, `recompute`, `ep`, `cp`, `list` (default the
+--   command line's)
+-- @tparam[opt] table probe `space`, `model`, `run`: the search, to test its
+--   candidate lists one at a time
+function command.not_found(result, counts, budget_bytes, spans_cp, hints, probe)
+  local h = hints or empty.CLI_HINTS
   if counts.priced == 0 then
-    local lines = table_report.summary(counts, budget_bytes)
-    return "no candidate passes the search's rules: " .. lines[1]
-      .. string.format("; widen the dimensions (%s), the bounds or the batch (%s)", h.dims, h.batch)
+    probe = probe or {}
+    return empty.explain { counts = counts, budget_bytes = budget_bytes, hints = h, space = probe.space,
+                           model = probe.model, run = probe.run }
   end
   if counts.fitting == 0 then
     local c = search.shown(result:lightest(), spans_cp)

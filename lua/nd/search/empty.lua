@@ -1,0 +1,140 @@
+--- Why a search priced no candidate, and what relaxes it: the rule that
+-- refused the most candidates (the counts by reason of nd.core.search),
+-- and the option or key of this invocation that lets candidates through.
+-- A candidate list (a search config's parallelism list) is tested by
+-- searching again without it: a list whose removal lets candidates pass is
+-- named, with the values that pass.
+-- @module nd.search.empty
+
+local core = require "nd.core"
+local search = require "nd.search"
+local table_report = require "nd.report.table"
+
+local empty = {}
+
+--- What the messages name, on the command line without a search config.
+empty.CLI_HINTS = {
+  dims = "-l", batch = "-b", memory = "-M", recompute = "--recompute auto",
+  ep = "--accelerator.ep_size=N (or EP in -l)", cp = "--accelerator.cp_size=N (or CP in -l)",
+}
+
+--- What they name with a search config (-s); `fixed_recompute`: the config
+-- fixes one recompute mode, which --recompute may not contradict.
+function empty.config_hints(fixed_recompute)
+  return {
+    dims = "the search config's parallelism: a wider list, or auto",
+    batch = "-b (or constraint.global_batch_size)", memory = "-M (or constraint.memory_limit_gb)",
+    recompute = fixed_recompute and "recompute: auto in the search config" or "--recompute auto",
+    ep = "parallelism.ep", cp = "parallelism.cp",
+    list = function(dim) return "parallelism." .. (empty.CONFIG_KEYS[dim] or dim:lower()) end,
+  }
+end
+
+-- The search config's key of each dimension (nd.search_config.DIMS inverted).
+empty.CONFIG_KEYS = { DP = "dp", OP = "fsdp", MP = "tp", PP = "pp", CP = "cp", EP = "ep", MB = "micro_batch_num" }
+
+local LOWER = { DP = "dp", EP = "ep", MP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs",
+                SP = "sp", OP = "op" }
+
+local function copy_space(space, without)
+  local dims = {}
+  for d, e in pairs(space.dims) do
+    local c = {}
+    for k, v in pairs(e) do c[k] = v end
+    if d == without then c.allowed = nil end
+    dims[d] = c
+  end
+  local out = {}
+  for k, v in pairs(space) do out[k] = v end
+  out.dims, out.keep_dropped = dims, 0
+  return out
+end
+
+local function list_text(values)
+  local t = {}
+  for i, v in ipairs(values) do t[i] = tostring(v) end
+  return "[" .. table.concat(t, ", ") .. "]"
+end
+
+-- The values of dimension d among a result's fitting candidates (at most
+-- the first 5000), sorted.
+local function values_passing(result, d)
+  local seen, out = {}, {}
+  for i = 1, math.min(result:size(), 5000) do
+    local v = result:candidate(i)[LOWER[d]]
+    if not seen[v] then
+      seen[v] = true
+      out[#out + 1] = v
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+-- Each candidate list, tested alone: the lists whose removal lets
+-- candidates be priced, as message parts.
+local function lists_relaxing(o, hints)
+  local parts = {}
+  for _, d in ipairs(search.DIMS) do
+    local e = o.space.dims[d]
+    if e.allowed then
+      local result = core.search(o.model, o.run, copy_space(o.space, d))
+      local counts = result:counts()
+      if counts.priced > 0 then
+        local name = hints.list and hints.list(d) or (search.SHOWN[d] .. "'s candidate list")
+        local passing = values_passing(result, d)
+        local text = string.format("  %s %s: without it %d candidate(s) pass the rules", name,
+          list_text(e.allowed), counts.priced)
+        if #passing > 0 then
+          text = text .. string.format(", %d within the budget, with %s %s", counts.fitting, search.SHOWN[d],
+            list_text(passing))
+        else
+          text = text .. ", none within the budget"
+        end
+        parts[#parts + 1] = text
+      end
+    end
+  end
+  return parts
+end
+
+-- What relaxes each rule.
+local function relax(reason, hints)
+  if reason == "global batch" then
+    return "the global batch (" .. hints.batch .. ") to a multiple of a candidate's DP x MBS, or " .. hints.dims
+  elseif reason == "CP constraints" then
+    return "the context-parallel degrees (" .. hints.cp .. "): CP must halve the sequence evenly, not run with SP, "
+      .. "and fit the devices"
+  elseif reason == "EP over the experts or DP x TP" or reason == "EP divisibility" then
+    return "the expert-parallel degrees (" .. hints.ep .. "): EP must divide the experts and not exceed DP x TP"
+  end
+  return "the dimensions searched (" .. hints.dims .. "): a degree was over its bound, or a pinned one does not "
+    .. "fill the devices"
+end
+
+--- The message for a search that priced nothing.
+-- @tparam table o `counts`, `budget_bytes`, `space`, `model`, `run` (for
+--   testing candidate lists), `hints` (empty.CLI_HINTS or config_hints)
+-- @treturn string
+function empty.explain(o)
+  local hints = o.hints or empty.CLI_HINTS
+  local lines = table_report.summary(o.counts, o.budget_bytes)
+  local reasons = table_report.refusals(o.counts.refused)
+  local top = reasons[1] and reasons[1][1]
+  local message = "no candidate passes the search's rules: " .. lines[1]
+  if top == "filtered out" and o.space and o.model then
+    local parts = lists_relaxing(o, hints)
+    if #parts > 0 then
+      return message .. "; the candidate lists refuse every one, and these alone:\n" .. table.concat(parts, "\n")
+        .. "\nwiden one of them, or state it auto"
+    end
+    return message .. "; the candidate lists refuse them all, and no one list alone: widen several ("
+      .. hints.dims .. ")"
+  end
+  if top then
+    return message .. string.format("; most were refused by the rule '%s': relax %s", top, relax(top, hints))
+  end
+  return message .. "; widen the dimensions (" .. hints.dims .. ") or the batch (" .. hints.batch .. ")"
+end
+
+return empty

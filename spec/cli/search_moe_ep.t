@@ -1,0 +1,57 @@
+Expert parallelism in the ranking (issue 14 item 3): DeepSeek-V3 on 2048
+H800s at its published batch (15360 sequences of 4096 tokens; DeepSeek-AI,
+arXiv:2412.19437, sections 3.1-3.2 and 4.2), the search over every
+dimension and recompute mode.
+
+Under DualPipe, the schedule DeepSeek-V3 trained with, one micro-batch's
+expert all-to-all runs under another's compute (src/timing.c hides 90 % of
+it): the top candidates carry no TP, 16 pipeline stages and EP 16 to 64,
+the published layout's shape (PP 16, EP 64, no TP). The ep column is what
+stays exposed: a rank reaches its 7 peers in the node over NVLink (160
+GB/s) and the others over InfiniBand (45 GB/s) at once, so EP 16 sends 8
+of its 15 shares over InfiniBand, EP 32 24 of 31 and EP 64 56 of 63, and
+their ep share grows with EP:
+
+  $ ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto --accelerator.pipeline_scheduler=dualpipev -o out -t 5
+  search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory); recompute off, selective, full (--recompute); ranked by throughput
+  bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); VPP up to 2 (DualPipeV runs two chunks a stage); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
+  2036820 candidates tested: 1174542 refused (a degree out of bounds 1168944, global batch 5598), 862278 priced for memory
+  39070 fitting the budget of 79.65 GiB, 823208 dropped over it; searched in * s (glob)
+  
+  top 5 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.447  36.3%  21.6%  43.1%  21.6%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%
+      2  128   1  16   1   1   16    1  on   120   1 full          78.07     21.447  36.3%  21.6%  43.1%  21.6%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%
+      3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.092  35.2%  20.9%  41.9%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%
+      4  256   1   8   1   1   32    1  on    60   1 full          69.91     22.092  35.2%  20.9%  41.9%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%
+      5  512   1   4   1   1   64    1 off    30   1 full          76.35     22.117  35.2%  21.3%  42.7%  19.6%   0.0%   0.0%  11.2%   0.2%   0.3%   4.7%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
+  warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
+
+Under 1F1B nothing hides the all-to-all, and without TP and sequence
+parallelism a rank keeps 8 times TP 8's activations, so the fastest EP
+layouts recompute fully: TP 8 with no recompute comes first, and the best
+EP candidate (EP 8, PP 16, full recompute) is 20th, its 27.5 s step
+carrying 7.4 s of all-to-all and 4.6 s of recompute the TP 8 one has not.
+ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
+2048-wide matmuls to 256), which weighs against TP in practice:
+
+  $ ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --csv all.csv
+  search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory); recompute off, selective, full (--recompute); ranked by throughput
+  bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
+  2036820 candidates tested: 823842 refused (a degree out of bounds 815808, global batch 8034), 1212978 priced for memory
+  89629 fitting the budget of 79.65 GiB, 1123349 dropped over it; searched in * s (glob)
+  
+  top 3 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1   16   8  16   1   1    1    1  on   960   1 off           71.04     20.667  37.6%  22.8%  45.6%   0.0%  23.9%   0.0%   0.0%   6.1%   0.2%   1.5%
+      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     20.906  37.2%  22.5%  45.0%   1.1%  23.6%   0.0%   0.0%   6.0%   0.2%   1.5%
+      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     21.925  35.5%  21.5%  43.0%   0.0%  22.5%   0.0%   0.0%  11.4%   0.1%   1.5%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
+  every fitting candidate written to all.csv
+  warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
+  $ awk -F, 'NR > 1 && $7 > 1 { print "rank " $1 ": dp " $2 " tp " $3 " pp " $4 " ep " $7 " " $13 ", step " $16 " s, ep " $27 " s, recompute " $24 " s"; exit }' all.csv
+  rank 20: dp 128 tp 1 pp 16 ep 8 full, step 27.462963725863837 s, ep 7.398752256 s, recompute 4.623676109228353 s
+

@@ -1,0 +1,177 @@
+The reference planner's own search configs (`auto_parallel-*.yaml`, the
+files its users have, copied byte for byte into spec/fixtures/upstream/)
+run unchanged with `search.lua -s`: the model under the reference's names
+(`n_layers`, `dim`, `inter_dim`, `n_heads`, `n_kv_heads`, `moe_inter_dim`,
+`seq_len`, `param_init_type`, `compute_dtype`, ...), schedule names in any
+case (`"1F1B"`), the cluster's link bandwidths priced, `etp: 0` as not
+stated. A key ndlua cannot price is warned about. A search that its
+candidate lists empty says which list did it and what would pass.
+
+Qwen3 72B (the reference's exp6) on 128 A2 cards: 20 candidates, 15
+outside the lists, the 5 left all fit 54 GB; optimizer_weight_shard_size
+fixes the FSDP shard at 8.
+
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-qwen3_72b_128devices_search.yaml -o out -t 5
+  search: qwen3_5 on 128 devices (A2), a global batch of 1024, 54.00 GiB a device (cluster.device_memory_gb); recompute full (the search config); ranked by throughput
+  search config: dp searched over [1, 2, 4, 8, 16]; fsdp fixed 8 (model.optimizer_weight_shard_size); tp searched over [2, 4, 8]; pp searched over [2, 4, 8, 16]; cp fixed 1 (declared); ep fixed 1 (declared); micro_batch_num searched over [8, 16, 32, 64, 128]
+  bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 1024); TP up to 8 (the model's KV heads)
+  20 candidates tested: 15 refused (filtered out 15), 5 priced for memory
+  5 fitting the budget of 54.00 GiB, 0 dropped over it; searched in * s (glob)
+  
+  top 5 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1   16   2   4   1   1    1    8 off    64   1 full          35.69    197.895  23.5%  18.4%  36.8%  17.2%   2.6%   0.0%   0.0%   0.2%  21.3%   3.4%
+      2   16   4   2   1   1    1    8 off    64   1 full          30.47    199.028  23.4%  17.7%  35.5%  17.1%   7.8%   0.0%   0.0%   0.2%  20.5%   1.2%
+      3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%
+      4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%
+      5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 128 devices)
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+
+DeepSeek-V3 on 512 A2 cards (58 GB): MLA and MoE fields, MTP priced (62
+layers), `etp: 0`; the offset list (one pipeline's layout) is warned
+about, not read.
+
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-deepseek_v3_671b_512devices_search.yaml -o out -t 5
+  search: deepseek on 512 devices (A2), a global batch of 1024, 58.00 GiB a device (cluster.device_memory_gb); recompute full (the search config); ranked by throughput
+  search config: dp searched over [8, 16, 32]; fsdp fixed 4 (model.optimizer_weight_shard_size); tp searched over [2, 4, 8]; pp searched over [4, 8, 16]; cp fixed 1 (declared); ep searched over [4, 8, 16]; micro_batch_num searched over [8, 16, 32, 64, 128]
+  bounds: PP up to 62 (the machine's 64, 62 layers over VPP 1, a batch of 1024); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
+  318 candidates tested: 297 refused (filtered out 297), 21 priced for memory
+  18 fitting the budget of 58.00 GiB, 3 dropped over it; searched in * s (glob)
+  
+  top 5 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1   16   2  16   1   1    8    4 off    64   1 full          55.43     82.928   8.3%   6.1%  12.1%   6.1%   1.1%   0.0%  43.5%   0.5%  15.3%  15.4%
+      2   32   2   8   1   1   16    4 off    32   1 full          54.76     98.239   7.0%   5.1%  10.2%   5.1%   0.9%   0.0%  55.1%   0.2%   7.6%  15.7%
+      3   16   2  16   1   1   16    4 off    64   1 full          47.45     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%
+      4   32   4   4   1   1    4    4 off    32   1 full          54.60    127.153   5.4%   4.0%   7.9%   4.0%   2.1%   0.0%  56.7%   0.1%  18.6%   6.5%
+      5   16   4   8   1   1    4    4 off    64   1 full          51.44    128.728   5.4%   3.9%   7.9%   3.9%   2.1%   0.0%  56.1%   0.3%  18.3%   7.6%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 512 devices)
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  warning: model.offset: is not read: the search balances each candidate's stages itself (the first layers-mod-pp stages one layer more); an offset states one pipeline's layout
+
+The dense Llama-3-8B example, in the reference's short names and in
+Transformers' (the ttachon copy): a batch of 128 over at most 8
+data-parallel ranks needs 16 micro-batches or more, and the file's
+micro_batch_num list stops at 4; likewise its dp list on 32 devices.
+Exit 2, naming each list and what passes without it:
+
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml -o out
+  search: llama3-8b-dense on 32 devices (A2 (links 200 GB/s in a node, 100 GB/s between nodes)), a global batch of 128, 60.00 GiB a device (constraint.memory_limit_gb); recompute selective (the search config); ranked by throughput
+  search config: dp searched over [1, 2, 4, 8]; fsdp searched over [1, 2]; tp searched over [1, 2, 4, 8]; pp searched over [1, 2, 4]; cp searched over [1, 2]; ep fixed 1 (declared); micro_batch_num searched over [1, 2, 4]
+  bounds: PP up to 8 (the machine's 8, 32 layers over VPP 1, a batch of 128); TP up to 8 (the model's KV heads)
+  warning: no op profile matches model 'llama3-8b-dense', pricing it as 'default'; declare arch to choose one
+  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  no candidate passes the search's rules: 116 candidates tested: 116 refused (filtered out 116), 0 priced for memory; the candidate lists refuse every one, and these alone:
+    parallelism.dp [1, 2, 4, 8]: without it 2 candidate(s) pass the rules, none within the budget
+    parallelism.micro_batch_num [1, 2, 4]: without it 35 candidate(s) pass the rules, 35 within the budget, with MB [16, 32, 64, 128]
+  widen one of them, or state it auto
+  [2]
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.ttachon.yaml -o out -v 0
+  warning: no op profile matches model 'llama3-8b-dense', pricing it as 'default'; declare arch to choose one
+  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  no candidate passes the search's rules: 116 candidates tested: 116 refused (filtered out 116), 0 priced for memory; the candidate lists refuse every one, and these alone:
+    parallelism.dp [1, 2, 4, 8]: without it 2 candidate(s) pass the rules, none within the budget
+    parallelism.micro_batch_num [1, 2, 4]: without it 35 candidate(s) pass the rules, 35 within the budget, with MB [16, 32, 64, 128]
+  widen one of them, or state it auto
+  [2]
+
+The Mixtral-8x7B example, likewise (a batch of 256 over dp at most 4 needs
+64 micro-batches):
+
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.yaml -o out
+  search: mixtral-8x7b-moe on 64 devices (A2 (links 200 GB/s in a node, 100 GB/s between nodes)), a global batch of 256, 60.00 GiB a device (constraint.memory_limit_gb); recompute full (the search config); ranked by throughput
+  search config: dp searched over [1, 2, 4]; fsdp searched over [1, 2]; tp searched over [1, 2, 4, 8]; pp searched over [1, 2, 4]; cp fixed 1 (declared); ep searched over [1, 2, 4, 8]; micro_batch_num searched over [1, 2, 4, 8]; etp fixed 1 (no dimension)
+  bounds: PP up to 8 (the machine's 8, 32 layers over VPP 1, a batch of 256); EP up to 8 (the model's experts); TP up to 8 (the model's KV heads)
+  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  no candidate passes the search's rules: 256 candidates tested: 256 refused (filtered out 256), 0 priced for memory; the candidate lists refuse every one, and these alone:
+    parallelism.dp [1, 2, 4]: without it 24 candidate(s) pass the rules, 14 within the budget, with DP [32, 64]
+    parallelism.micro_batch_num [1, 2, 4, 8]: without it 24 candidate(s) pass the rules, 24 within the budget, with MB [64, 128]
+  widen one of them, or state it auto
+  [2]
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.ttachon.yaml -o out -v 0
+  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  no candidate passes the search's rules: 256 candidates tested: 256 refused (filtered out 256), 0 priced for memory; the candidate lists refuse every one, and these alone:
+    parallelism.dp [1, 2, 4]: without it 24 candidate(s) pass the rules, 14 within the budget, with DP [32, 64]
+    parallelism.micro_batch_num [1, 2, 4, 8]: without it 24 candidate(s) pass the rules, 24 within the budget, with MB [64, 128]
+  widen one of them, or state it auto
+  [2]
+
+With the list the message names widened (auto), the dense example ranks
+its candidates (the bandwidths of the file, 200 and 100 GB/s, in the
+profile's name):
+
+  $ sed 's/micro_batch_num: \[1, 2, 4\]/micro_batch_num: auto/' $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml > dense.yaml
+  $ ndlua search.lua -s dense.yaml -o out -t 3
+  search: llama3-8b-dense on 32 devices (A2 (links 200 GB/s in a node, 100 GB/s between nodes)), a global batch of 128, 60.00 GiB a device (constraint.memory_limit_gb); recompute selective (the search config); ranked by throughput
+  search config: dp searched over [1, 2, 4, 8]; fsdp searched over [1, 2]; tp searched over [1, 2, 4, 8]; pp searched over [1, 2, 4]; cp searched over [1, 2]; ep fixed 1 (declared); micro_batch_num searched (auto)
+  bounds: PP up to 8 (the machine's 8, 32 layers over VPP 1, a batch of 128); TP up to 8 (the model's KV heads)
+  116 candidates tested: 81 refused (filtered out 81), 35 priced for memory
+  35 fitting the budget of 60.00 GiB, 0 dropped over it; searched in * s (glob)
+  
+  top 3 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
+      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%
+      2    8   2   1   1   2    1    2 off    16   1 selective     27.70     10.737  42.5%  31.7%  63.4%   1.5%   1.6%   0.3%   0.0%   0.0%   1.5%   0.0%
+      3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 32 devices)
+  warning: no op profile matches model 'llama3-8b-dense', pricing it as 'default'; declare arch to choose one
+  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+
+Every error of a file in one pass, each with its line; keys the reference
+reads that ndlua cannot price are warnings:
+
+  $ cat > bad.yaml <<'EOF2'
+  > model:
+  >   n_layers: 32
+  >   num_hidden_layers: 30
+  >   dim: 4096.5
+  >   n_heads: 32
+  >   vocab_size: 32000
+  >   seq_len: 0
+  >   moe_enabled: true
+  >   use_flash_attention: false
+  >   rope_theta: 500000
+  > cluster:
+  >   num_nodes: 1
+  >   cards_per_node: 8
+  > parallelism:
+  >   tp: [1, 2]
+  > pp_config:
+  >   pipeline_schedule: "1F1B-sideways"
+  > EOF2
+  $ ndlua search.lua -s bad.yaml -o out
+  warning: model.use_flash_attention: false is not priced: ndlua prices every attention with flash attention's kept statistics
+  warning: model.rope_theta: is no model field ndlua knows under this name or another; it is not priced
+  bad.yaml:3:22: model.num_hidden_layers: states num_hidden_layers, which model.n_layers states as 32; keep one
+  bad.yaml:4:8: model.dim: must be a whole number, got 4096.5
+  bad.yaml:7:12: model.seq_len: must be a number of tokens above 0, got 0
+  bad.yaml:8:16: model.moe_enabled: true, but the model states no num_experts above 1
+  bad.yaml:17:22: pp_config.pipeline_schedule: '1F1B-sideways' is no pipeline schedule ndlua prices; one of 1f1b, interleaved, gpipe, seqpipe, seqsmartvpp, zero_bubble_v, zbv, dualpipev (in any case)
+  Search config validation failed with 5 error(s).
+  [2]
+
+With a train_yaml, the model fields under any of their names must be the
+yaml's (Qwen3-30B-A3B: 48 layers, hidden 2048), the error at the key as
+written:
+
+  $ cat > sc.yaml <<'EOF2'
+  > train_yaml: ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml
+  > model:
+  >   n_layers: 40
+  >   dim: 2048
+  > cluster: {num_nodes: 1, cards_per_node: 8}
+  > EOF2
+  $ sed -i "s|ROOT|$ROOT|" sc.yaml && ndlua search.lua -s sc.yaml -o out -d 8
+  sc.yaml:3:13: model.n_layers: is 40 here but 48 in the train.yaml's model (num_hidden_layers); the search config contradicts the yaml (drop the field, or change the yaml)
+  Search config validation failed with 1 error(s).
+  [2]
+
