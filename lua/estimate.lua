@@ -18,9 +18,10 @@ local units = require "nd.units"
 local svg = require "nd.svg"
 local charts = require "nd.study.charts"
 local warnings = require "nd.warnings"
+local hardware = require "nd.hardware"
 
 local COMMAND = {
-  usage = "ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [--json] [--svg FILE] [--section.key=value ...]",
+  usage = "ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [-A DEVICE] [--json] [--svg FILE] [--section.key=value ...]",
   about = "Estimates the memory per device of the strategy a HyperParallel train.yaml states: parameters,\n"
     .. "gradients, optimizer states, activations, communication buffers, backward overhead and reserve,\n"
     .. "for every pipeline stage, against the device's capacity. --section.key=value sets a key of the\n"
@@ -30,7 +31,9 @@ local COMMAND = {
     { name = "devices", short = "d", arg = "N",
       help = "devices in the run, when the yaml states no context.device_num (AutoModels schema)" },
     { name = "device-memory", short = "M", arg = "SIZE",
-      help = "device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)" },
+      help = "device memory with its unit: 58GB or 64GiB (GB read as GiB); default -A's, else 64GB" },
+    { name = "device-type", short = "A", arg = "NAME",
+      help = "hardware profile whose memory is the capacity unless -M or the yaml states one" },
     { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" },
     { name = "svg", arg = "FILE", help = "also write a stacked bar chart of memory per stage to FILE" },
   },
@@ -51,7 +54,14 @@ local function read_options(argv)
   end
   opts.path, opts.overrides = args[1], list
   if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
-  if opts.device_memory then opts.device_memory = cli.size(opts.device_memory, "-M") end
+  if opts.device_memory then
+    opts.device_memory_text = opts.device_memory
+    opts.device_memory = cli.size(opts.device_memory, "-M")
+  end
+  if opts.device_type then
+    local profile = hardware.load(opts.device_type)
+    opts.fallback_memory = { bytes = profile.memory_bytes, label = profile.name .. "'s memory", text = profile.memory }
+  end
   return opts
 end
 
@@ -234,6 +244,8 @@ local function main(...)
   -- a refusal prints alone.
   local collector = warnings.quiet()
   local parsed = train_yaml.load(opts.path, { devices = opts.devices, device_memory = opts.device_memory,
+                                              device_memory_text = opts.device_memory_text,
+                                              fallback_memory = opts.fallback_memory,
                                               warnings = collector, overrides = opts.overrides })
   local model, run = train_yaml.build(parsed)
   collector:flush()
@@ -248,7 +260,7 @@ local function main(...)
   print_model(parsed, params)
   print_run(parsed)
   print_table(est, layers)
-  print_verdict(est, parsed.device_memory_source)
+  print_verdict(est, parsed.device_memory_shown)
   if opts.svg then print("chart: " .. opts.svg) end
 end
 

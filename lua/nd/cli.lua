@@ -136,6 +136,12 @@ end
 -- @treturn integer the bytes; a bad-input error otherwise
 function cli.size(text, option, allow_zero)
   local bytes, err = units.parse_bytes(text)
+  if bytes and bytes ~= 0 and not units.has_unit(text) then
+    errors.raise { path = option, message = string.format("'%s' has no unit; a size needs one on the command line as "
+      .. "in the yaml (%s would be read as %s bytes)", tostring(text), tostring(text), tostring(text)),
+      accepted = string.format("%sGB or %sGiB (both 2^30 bytes: ndlua reads GB as GiB), 512MiB, or %sB for bytes",
+                               tostring(text), tostring(text), tostring(text)) }
+  end
   if not bytes or (bytes <= 0 and not allow_zero) then
     errors.raise { path = option, message = err or "must be a size above 0" }
   end

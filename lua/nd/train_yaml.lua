@@ -568,7 +568,7 @@ local function census_seq_length(p)
   return p.sequence.seq_len_stated and p.sequence.seq_length or 4096
 end
 
-local read_parts
+local read_parts, device_memory_of
 
 --- Reads a loaded train.yaml. The document is the reader's to change: the
 -- overrides are laid over it, and a legacy VLM's config_overrides.text_config
@@ -599,8 +599,7 @@ function train_yaml.parse(doc, opts)
     seq_len_stated = p.sequence.seq_len_stated, stated_ac_mode = p.recompute.stated_ac_mode,
     stated_ac_path = p.recompute.mode_path,
     vision = resolved.vision, moe_dispatch = p.ctx.moe_dispatch, dp_source = p.dp_source,
-    device_memory_source = opts.device_memory and "-M" or p.ctx.device_memory and "context.max_device_memory"
-      or ("the default " .. train_yaml.DEFAULT_DEVICE_MEMORY),
+    device_memory_source = p.device_memory_source, device_memory_shown = p.device_memory_shown,
     census = { requested = p.ctx.census, spec = p.ctx.census_spec,
                seq_length = p.ctx.census and census_seq_length(p) or nil },
     warnings = w,
@@ -640,6 +639,35 @@ local function with_census(r, p, resolved, opts)
   return census.attach(p.spec, records)
 end
 
+--- Where a capacity came from, as output states it: the source and the size
+-- as written, and how its unit is read ("-M 80GB, GB read as GiB, 2^30 bytes").
+function train_yaml.memory_source(label, text)
+  local shown = text and (label .. " " .. tostring(text)) or label
+  local note = units.unit_note(text)
+  return note and (shown .. ", " .. note) or shown
+end
+
+-- The device capacity: -M (opts.device_memory, with opts.device_memory_text
+-- as written), else context.max_device_memory, else opts.fallback_memory
+-- ({bytes, label, text}: the device -A names), else the default. Returns
+-- bytes, where from ("-M", "context.max_device_memory", the fallback's label
+-- or "the default 64GB") and the source as output states it, with the size
+-- as written and how its unit is read.
+function device_memory_of(ctx, opts)
+  if opts.device_memory then
+    local text = opts.device_memory_text or (type(opts.device_memory) == "string" and opts.device_memory or nil)
+    return units.parse_bytes(opts.device_memory), "-M", train_yaml.memory_source("-M", text)
+  end
+  if ctx.device_memory then
+    return ctx.device_memory, "context.max_device_memory",
+      train_yaml.memory_source("context.max_device_memory", ctx.device_memory_text)
+  end
+  local f = opts.fallback_memory
+  if f then return f.bytes, f.label, train_yaml.memory_source(f.label, f.text) end
+  return units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY), "the default " .. train_yaml.DEFAULT_DEVICE_MEMORY,
+    train_yaml.memory_source("the default", train_yaml.DEFAULT_DEVICE_MEMORY)
+end
+
 -- Reads every section, in the seed's order: the context and the model
 -- first (the run's defaults depend on the model), then the run.
 function read_parts(r, auto, opts)
@@ -665,8 +693,7 @@ function read_parts(r, auto, opts)
   p.offset = train_yaml.read_offset(r, resolved.run_keys, p.accel.pp, p.accel.vpp,
                                     spec.num_hidden_layers + (spec.mtp_depth or 0))
   p.sequence = train_yaml.read_sequence(r, spec, resolved.run_keys)
-  p.device_memory = opts.device_memory and units.parse_bytes(opts.device_memory)
-    or p.ctx.device_memory or units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY)
+  p.device_memory, p.device_memory_source, p.device_memory_shown = device_memory_of(p.ctx, opts)
   p.freeze_vision = resolved.freeze_vision
   p.replacements = train_yaml.read_plan_overrides(r)
   if p.ctx.census then

@@ -7,7 +7,7 @@ formulas are still being refined against a PyTorch census.
 Options come from one table, which also writes --help:
 
   $ ndlua estimate.lua --help
-  usage: ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [--json] [--svg FILE] [--section.key=value ...]
+  usage: ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [-A DEVICE] [--json] [--svg FILE] [--section.key=value ...]
   
   Estimates the memory per device of the strategy a HyperParallel train.yaml states: parameters,
   gradients, optimizer states, activations, communication buffers, backward overhead and reserve,
@@ -17,7 +17,8 @@ Options come from one table, which also writes --help:
   
   options:
     -d, --devices N           devices in the run, when the yaml states no context.device_num (AutoModels schema)
-    -M, --device-memory SIZE  device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB)
+    -M, --device-memory SIZE  device memory with its unit: 58GB or 64GiB (GB read as GiB); default -A's, else 64GB
+    -A, --device-type NAME    hardware profile whose memory is the capacity unless -M or the yaml states one
         --json                print one JSON document (integers in bytes) instead of the tables
         --svg FILE            also write a stacked bar chart of memory per stage to FILE
     -h, --help                print this help and exit
@@ -42,7 +43,7 @@ same. Muon keeps one state a parameter; global batch 8 = 1 x 8 x 1.
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     48        7.11        7.11 * (glob)
   
-  device capacity 64.00 GiB (the default 64GB): fits: peak * GiB on stage 0, * GiB to spare (glob)
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak * GiB on stage 0, * GiB to spare (glob)
 
 The same on 16 devices, as -d gives them (HSDP: dp 16 over shards of 8);
 the global batch of 8 is then no multiple of micro-batch 1 x dp 16, so the
@@ -58,7 +59,7 @@ A device too small: -M gives 8 GiB, and the verdict says by how much the
 peak passes it.
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -M 8GiB 2>/dev/null | tail -1
-  device capacity 8.00 GiB (-M): does NOT fit: peak * GiB on stage 0 exceeds it by * GiB (glob)
+  device capacity 8.00 GiB (-M 8GiB): does NOT fit: peak * GiB on stage 0 exceeds it by * GiB (glob)
 
 --json: one document, integers in bytes, keys sorted, the warnings kept
 (they go to stderr too). The byte

@@ -37,7 +37,7 @@ The checkpoint's MTP layer (num_nextn_predict_layers 1) is not built.
   ?     6      7 * (glob)
   ?     7      7 * (glob)
   
-  device capacity 64.00 GiB (context.max_device_memory): * (glob)
+  device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
 Without VPP, the seed's balanced offset: the same five stages one layer
 more.
@@ -70,7 +70,7 @@ profile, hence the warning.
   ?     2     20        1.99        1.99 * (glob)
   ?     3     20 * (glob)
   
-  device capacity 64.00 GiB (context.max_device_memory): * (glob)
+  device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
 Qwen3-VL-30B-A3B: the ImageTextToText class builds the tower; it is
 frozen. Every parameter is sharded 16 ways (FSDP over dp 16; the experts
@@ -92,7 +92,7 @@ only for the 30,532,122,624 of the language model (PARAMS.md):
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     48        3.62        3.55 * (glob)
   
-  device capacity 64.00 GiB (the default 64GB): * (glob)
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-vl-30b-a3b/train.yaml --json | ndlua -e 'local t = require("nd").json.decode(io.read("a")); print(t.stages[1].bytes.params, t.stages[1].bytes.grads, t.run.freeze_vision, t.run.visual_seq_length)'
   3883844254	3816515328	true	1024

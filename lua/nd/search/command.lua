@@ -13,6 +13,7 @@ local files = require "nd.files"
 local search = require "nd.search"
 local search_base = require "nd.search.base"
 local search_config = require "nd.search_config"
+local train_yaml = require "nd.train_yaml"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
 local table_report = require "nd.report.table"
@@ -29,7 +30,7 @@ local COMMAND = {
     { name = "devices", short = "d", arg = "N", help = "devices (default: the yaml's context.device_num)" },
     { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (default: the yaml's)" },
     { name = "max-memory", short = "M", arg = "SIZE",
-      help = "device memory cap, such as 58GB or 60GiB (default: context.max_device_memory, else the device's)" },
+      help = "device memory cap with its unit, such as 58GB or 60GiB (GB read as GiB; default: context.max_device_memory, else the device's)" },
     { name = "reserve", short = "mem", arg = "SIZE", help = "memory kept free, taken off the cap (default 0)" },
     { name = "device-type", short = "A", arg = "NAME", help = "hardware profile (default A2; see below)" },
     { name = "dims", short = "l", arg = "DIM...", list = true, item = "^%w+$",
@@ -75,7 +76,10 @@ function command.read_options(argv)
   opts.path, opts.overrides = args[1], list
   if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
   if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
-  if opts.max_memory then opts.max_memory = cli.size(opts.max_memory, "-M") end
+  if opts.max_memory then
+    opts.max_memory_text = opts.max_memory
+    opts.max_memory = cli.size(opts.max_memory, "-M")
+  end
   opts.reserve = opts.reserve and cli.size(opts.reserve, "-mem", true) or 0
   if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
   if opts.verbosity < 0 then errors.raise { path = "-v", message = "takes a level from 0" } end
@@ -218,13 +222,13 @@ function command.budget_of(opts, cfg, b, profile)
   local cap, source
   local c = cfg and cfg.cluster or {}
   if opts.max_memory then
-    cap, source = opts.max_memory, "-M"
+    cap, source = opts.max_memory, train_yaml.memory_source("-M", opts.max_memory_text)
   elseif c.device_memory_gb then
-    cap, source = math.floor(c.device_memory_gb * 2 ^ 30 + 0.5), "cluster.device_memory_gb"
+    cap, source = math.floor(c.device_memory_gb * 2 ^ 30 + 0.5), "cluster.device_memory_gb, GB read as GiB, 2^30 bytes"
   elseif b.parsed.device_memory_source == "context.max_device_memory" then
-    cap, source = b.parsed.run.device_memory, "context.max_device_memory"
+    cap, source = b.parsed.run.device_memory, b.parsed.device_memory_shown
   else
-    cap, source = profile.memory_bytes, profile.name .. "'s memory"
+    cap, source = profile.memory_bytes, train_yaml.memory_source(profile.name .. "'s memory", profile.memory)
   end
   local limit = cfg and cfg.constraint.memory_limit_gb
   if limit and limit > 0 and limit * 2 ^ 30 < cap then
