@@ -19,6 +19,7 @@ local svg = require "nd.svg"
 local charts = require "nd.study.charts"
 local warnings = require "nd.warnings"
 local hardware = require "nd.hardware"
+local files = require "nd.files"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML [-d N] [-M SIZE] [-A DEVICE] [--json] [--svg FILE] [--section.key=value ...]",
@@ -248,6 +249,10 @@ local function main(...)
                                               fallback_memory = opts.fallback_memory,
                                               warnings = collector, overrides = opts.overrides })
   local model, run = train_yaml.build(parsed)
+  if opts.svg then
+    files.check_outputs({ { "--svg", opts.svg } }, { { "the TRAIN_YAML", opts.path },
+      { "the model's config.json", (parsed.source or {}).path } })
+  end
   collector:flush()
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
   local params = model:params()

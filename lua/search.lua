@@ -149,6 +149,7 @@ end
 
 local function main(opts, w)
   local s = command.prepare(opts, w)
+  command.check_outputs(opts, s)
   if opts.verbosity >= 1 then header(opts, s) end
   local result = run_search(s)
   local counts = result:counts()

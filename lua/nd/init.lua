@@ -256,6 +256,14 @@ local api_search = require "nd.api.search"
 --- Seconds `n` estimates take in C (for benchmarks): `nd.time_estimate(model, run, n)`.
 -- @function nd.time_estimate
 
+--- Writes a whole file through a temporary file beside it and a rename,
+-- every step checked: `nd.write_file(path, text)` -> true, or nil and why.
+-- @function nd.write_file
+
+--- Which file a path names: `nd.file_id(path)` -> "DEVICE:INODE" and
+-- whether it is a regular file, or nil when there is none.
+-- @function nd.file_id
+
 --- Seconds `n` parameter counts take in C (for benchmarks): `nd.time_params(model, n)`.
 -- @function nd.time_params
 

@@ -198,5 +198,5 @@ A model found nowhere: the closest catalog ids.
   closest catalog ids: Qwen/Qwen3-32B, Qwen/Qwen3-8B, Qwen/Qwen3-0.6B; to fix it, put the checkpoint directory (holding config.json) at that path or in the Hugging Face cache, name a catalog id (ndlua verify.lua --list-models), or state the model's fields under model.config_overrides
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --context.device_num=8 --svg /nonexistent/dir/mem.svg
-  /nonexistent/dir/mem.svg: cannot write the chart: /nonexistent/dir/mem.svg: No such file or directory
+  /nonexistent/dir/mem.svg: cannot write: No such file or directory; the chart was not written
   [2]

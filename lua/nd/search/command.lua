@@ -363,6 +363,24 @@ function command.prepare(opts, w)
            policy = policy, spans_cp = b.parsed.run.shard_spans_cp == true }
 end
 
+--- Refuses outputs that are inputs (`--csv train.yaml`, `-o` over a yaml
+-- named resolved.yaml) or that clash (`--csv X --svg X`), before the search
+-- writes anything.
+function command.check_outputs(opts, s)
+  local outputs = {}
+  if opts.csv then outputs[#outputs + 1] = { "--csv", opts.csv } end
+  if opts.svg then outputs[#outputs + 1] = { "--svg", opts.svg } end
+  outputs[#outputs + 1] = { "-o", opts.output_dir .. "/resolved.yaml" }
+  local source = s.base.parsed.source or {}
+  local inputs = {
+    { "the TRAIN_YAML", s.base.path },
+    { "the search config (-s)", opts.search_config },
+    { "the ranking policy (--policy)", opts.policy and policies.is_file(opts.policy) and opts.policy or nil },
+    { "the model's config.json", source.path },
+  }
+  files.check_outputs(outputs, inputs)
+end
+
 --- The table a ranking policy's functions see besides the candidate
 -- (nd.policies): devices, node_devices, budget_bytes, global_batch and
 -- hardware (the profile).
