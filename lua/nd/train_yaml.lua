@@ -23,6 +23,7 @@ local units = require "nd.units"
 local errors = require "nd.errors"
 local warnings_mod = require "nd.warnings"
 local overrides = require "nd.overrides"
+local keys = require "nd.train_yaml.keys"
 local values = require "nd.train_yaml.values"
 local dtypes = require "nd.train_yaml.dtypes"
 local model_part = require "nd.train_yaml.model"
@@ -593,6 +594,7 @@ function train_yaml.parse(doc, opts)
   local r = values.reader(doc, { file = opts.file, warnings = w })
   local schema = train_yaml.schema(doc)
   local p, resolved = read_parts(r, schema == "automodels", opts)
+  keys.check(r)
   return {
     model = p.spec, run = run_table(p), source = resolved.source, schema = schema,
     mtp_unpriced = resolved.mtp_unpriced, replacements = p.replacements,
