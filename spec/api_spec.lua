@@ -62,9 +62,11 @@ describe("nd.load", function()
   end)
 
   it("keeps the warnings in the extras when quiet", function()
-    local _, _, extras = llama()
-    assert.are.same({ "no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one" },
-                    extras.warnings)
+    -- a misspelled key, set as -- overrides set it, is warned about (issue 13)
+    local _, _, extras = llama { overrides = { ["accelerator.tp_szie"] = 4 } }
+    assert.are.equal(1, #extras.warnings)
+    assert.matches("accelerator.tp_szie: no rule reads this key", extras.warnings[1], 1, true)
+    assert.matches("did you mean accelerator.tp_size?", extras.warnings[1], 1, true)
   end)
 
   it("lays overrides over the yaml and takes the device memory as -M does", function()

@@ -286,6 +286,7 @@ function model_source.resolve_model(section, opts)
   local found = model_source.resolve(section, opts)
   local spec
   if found.config then
+    hf_config.check_supported(found.config, found.source.path, found.overrides.arch)
     spec = hf_config.to_spec(found.config, { path = found.source.path, visual_seq_len = opts.visual_seq_len,
                                              warnings = opts.warnings })
   else

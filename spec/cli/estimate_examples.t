@@ -55,8 +55,7 @@ TP rank); its gradients the same. The catalog's llama config matches no op
 profile, hence the warning.
 
   $ ndlua estimate.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml
-  warning: no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
-  model     llama (arch default), built-in catalog meta-llama/Llama-3.1-70B
+  model     llama (arch llama), built-in catalog meta-llama/Llama-3.1-70B
             70.55 B parameters (70.55 B active); 80 layers: 80×decoder
   run       64 devices = dp 2 x tp 8 x pp 4 x cp 1 (dp from context.device_num); ep 1, etp 0, vpp 1
             batch 64 = micro-batch 1 x dp 2 x 32 micro-batches; sequence 8192 tokens
