@@ -50,6 +50,7 @@ local function header(opts, s)
 end
 
 local function run_search(s)
+  search.check_size(s.base.model, s.space, { dims = "-l", recompute = "--recompute", batch = "-b" })
   local update, finish = progress.new("searching")
   local result = require("nd.core").search(s.base.model, s.base.run, s.space, update)
   if finish then finish() end

@@ -264,6 +264,10 @@ local api_search = require "nd.api.search"
 -- whether it is a regular file, or nil when there is none.
 -- @function nd.file_id
 
+--- The candidates a search over `space` would test, counted without
+-- pricing any: `nd.search_count(model, space)` (nd.search.check_size).
+-- @function nd.search_count
+
 --- Seconds `n` parameter counts take in C (for benchmarks): `nd.time_params(model, n)`.
 -- @function nd.time_params
 

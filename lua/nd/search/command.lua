@@ -75,7 +75,13 @@ function command.read_options(argv)
   end
   opts.path, opts.overrides = args[1], list
   if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
-  if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
+  if opts.global_batch then
+    opts.global_batch = cli.positive_integer(opts.global_batch, "-b")
+    if opts.global_batch > search.MAX_GLOBAL_BATCH then
+      errors.raise { path = "-b", message = string.format("%d sequences is past the %d (2^30) a search takes",
+        opts.global_batch, search.MAX_GLOBAL_BATCH), accepted = "a global batch from 1 to 1073741824 sequences" }
+    end
+  end
   if opts.max_memory then
     opts.max_memory_text = opts.max_memory
     opts.max_memory = cli.size(opts.max_memory, "-M")
@@ -245,12 +251,19 @@ end
 
 -- The global batch: -b, else constraint.global_batch_size, else the yaml's.
 function command.batch_of(opts, cfg, b)
-  local gbs = opts.global_batch
-  if not gbs and cfg and (cfg.constraint.global_batch_size or 0) > 0 then gbs = cfg.constraint.global_batch_size end
-  gbs = gbs or b.stated_batch
+  local gbs, source = opts.global_batch, { path = "-b" }
+  if not gbs and cfg and (cfg.constraint.global_batch_size or 0) > 0 then
+    gbs, source = cfg.constraint.global_batch_size, { file = cfg.file, path = "constraint.global_batch_size" }
+  end
+  if not gbs then gbs, source = b.stated_batch, { file = b.file, path = "training.global_batch_size" } end
   if not gbs then
     errors.raise { file = b.file, path = "training.global_batch_size", message = "the yaml states no global batch",
                    accepted = "state it with -b B" }
+  end
+  if gbs > search.MAX_GLOBAL_BATCH then
+    errors.raise { file = source.file, path = source.path, message = string.format("%d sequences is past the %d "
+      .. "(2^30) a search takes", gbs, search.MAX_GLOBAL_BATCH), accepted = "a global batch from 1 to 1073741824 "
+      .. "sequences, or -b B" }
   end
   return gbs
 end
