@@ -147,6 +147,11 @@ int nd_lua_file_id(lua_State *L)
         return 1;
     }
     lua_pushfstring(L, "%I:%I", (lua_Integer)st.st_dev, (lua_Integer)st.st_ino);
-    lua_pushboolean(L, S_ISREG(st.st_mode));
+    if (S_ISREG(st.st_mode))
+        lua_pushliteral(L, "file");
+    else if (S_ISDIR(st.st_mode))
+        lua_pushliteral(L, "directory");
+    else
+        lua_pushliteral(L, "other");
     return 2;
 }

@@ -18,8 +18,8 @@ int nd_write_file(const char *path, const char *text, size_t n, const char **ste
 int nd_lua_write_file(lua_State *L);
 
 /* file_id(path): "DEVICE:INODE" of the file path names (links followed) and
- * whether it is a regular file, or nil when there is none: two paths naming
- * one file have one id. */
+ * its kind ("file", "directory", "other": a device, a pipe...), or nil when
+ * stat finds none: two paths naming one file have one id. */
 int nd_lua_file_id(lua_State *L);
 
 #endif

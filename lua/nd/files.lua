@@ -4,13 +4,20 @@
 
 local files = {}
 
---- What a path is: "file", "directory", or nil when it cannot be opened
--- (absent or unreadable).
+--- What a path is: "file" (a regular file is one even when its mode keeps
+-- it from being read: reading it then says why), "directory", or nil when
+-- there is none or it cannot be opened.
 -- @tparam string path
 -- @treturn string|nil
 function files.kind(path)
   local f = io.open(path, "r")
-  if not f then return nil end
+  if not f then
+    -- there but unreadable (its mode): "file", so that reading it names the
+    -- reason, rather than it being reported as missing
+    local id, kind = require("nd.core").file_id(path)
+    if id and kind == "file" then return "file" end
+    return nil
+  end
   local ok, _, code = f:read(0)
   f:close()
   if ok == nil and code == 21 then return "directory" end -- EISDIR
@@ -57,8 +64,8 @@ end
 function files.check_outputs(outputs, inputs)
   local errors = require "nd.errors"
   for i, o in ipairs(outputs) do
-    local id, regular = require("nd.core").file_id(o[2])
-    local is_device = id ~= nil and not regular -- /dev/null twice is no clash
+    local id, kind = require("nd.core").file_id(o[2])
+    local is_device = id ~= nil and kind ~= "file" -- /dev/null twice is no clash
     for _, input in ipairs(inputs) do
       if input[2] and files.same(o[2], input[2]) then
         errors.raise { path = o[1], message = string.format("%s is %s this run reads; writing it would destroy it",

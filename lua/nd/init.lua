@@ -260,8 +260,8 @@ local api_search = require "nd.api.search"
 -- every step checked: `nd.write_file(path, text)` -> true, or nil and why.
 -- @function nd.write_file
 
---- Which file a path names: `nd.file_id(path)` -> "DEVICE:INODE" and
--- whether it is a regular file, or nil when there is none.
+--- Which file a path names: `nd.file_id(path)` -> "DEVICE:INODE" and its
+-- kind ("file", "directory", "other"), or nil when there is none.
 -- @function nd.file_id
 
 --- The candidates a search over `space` would test, counted without
