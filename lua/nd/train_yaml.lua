@@ -569,7 +569,7 @@ local function census_seq_length(p)
   return p.sequence.seq_len_stated and p.sequence.seq_length or 4096
 end
 
-local read_parts, device_memory_of
+local read_parts, device_memory_of, check_expert_degree
 
 --- Reads a loaded train.yaml. The document is the reader's to change: the
 -- overrides are laid over it, and a legacy VLM's config_overrides.text_config
@@ -670,6 +670,30 @@ function device_memory_of(ctx, opts)
     train_yaml.memory_source("the default", train_yaml.DEFAULT_DEVICE_MEMORY)
 end
 
+-- The expert degree must split the routed experts evenly: an ep past the
+-- experts (1000000 for 128) or not dividing them (3 for 128) is no layout a
+-- trainer builds, and pricing it would put a fraction of an expert on a
+-- device. (An ep the data-parallel ranks cannot hold is the seed's clamping
+-- warning, in train_yaml.build.)
+function check_expert_degree(r, accel, spec)
+  local ep, experts = accel.ep, spec.num_experts or 0
+  if ep <= 1 then return end
+  local sec = accel.section
+  local key = values.truthy(r:value(sec, "ep_size")) and "ep_size" or "expert_parallel_degree"
+  if experts <= 1 then
+    r:warn(sec.path .. "." .. key, string.format("is %d, but the model has no routed experts: it splits nothing", ep))
+    return
+  end
+  if ep > experts or experts % ep ~= 0 then
+    local ok = {}
+    for d = 1, experts do
+      if experts % d == 0 and #ok < 12 then ok[#ok + 1] = tostring(d) end
+    end
+    r:fail(sec, key, string.format("%d does not divide the model's %d routed experts", ep, experts),
+           "a divisor of " .. experts .. " (" .. table.concat(ok, ", ") .. (#ok == 12 and ", ..." or "") .. ")")
+  end
+end
+
 -- Reads every section, in the seed's order: the context and the model
 -- first (the run's defaults depend on the model), then the run.
 function read_parts(r, auto, opts)
@@ -692,6 +716,7 @@ function read_parts(r, auto, opts)
   end
   p.recompute = train_yaml.read_recompute(r, resolved.run_keys, p.accel.pp, p.accel.vpp)
   p.moe = train_yaml.read_moe(r, spec, resolved.run_keys, p.accel.etp)
+  check_expert_degree(r, p.accel, spec)
   p.offset = train_yaml.read_offset(r, resolved.run_keys, p.accel.pp, p.accel.vpp,
                                     spec.num_hidden_layers + (spec.mtp_depth or 0))
   p.sequence = train_yaml.read_sequence(r, spec, resolved.run_keys)
