@@ -471,9 +471,15 @@ end)
 describe("the nd module", function()
   it("holds the study library, the SVG builder, units and census records", function()
     assert.are.equal(require "nd.study", nd.study)
-    assert.are.equal(require "nd.svg", nd.svg)
-    assert.are.equal(require "nd.units", nd.units)
-    assert.are.equal(require "nd.census", nd.census)
+    -- nd.svg, nd.units and nd.census are the libraries behind argument
+    -- checks (issue 13): every function of the library is reachable
+    for _, pair in ipairs({ { "nd.svg", nd.svg }, { "nd.units", nd.units }, { "nd.census", nd.census } }) do
+      for name, f in pairs(require(pair[1])) do
+        if type(f) == "function" then assert.is_function(pair[2][name], pair[1] .. "." .. name) end
+      end
+    end
+    assert.are.equal(require("nd.units").parse_bytes, nd.units.parse_bytes)
+    assert.has_error(function() nd.units.gib("1GB") end, "nd.units.gib: argument 1 (bytes) must be a number, got string")
     assert.are.equal(nd.study, require("nd").study)
   end)
 

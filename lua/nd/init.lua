@@ -378,7 +378,14 @@ function nd.candidate_run(run, candidate) return api.candidate_run(run, candidat
 -- file scripts/census.py wrote, `nd.census.beside(dir, seq)` finds
 -- census-<seq>.json beside a checkpoint, `nd.census.attach(spec,
 -- records)` lays records over a model spec.
-nd.census = require "nd.census"
+nd.census = setmetatable({
+  attach = function(spec, records)
+    local check = require "nd.api.check"
+    check.arg("nd.census.attach", 1, "spec", spec, "table")
+    check.arg("nd.census.attach", 2, "records", records, "table")
+    return require("nd.census").attach(spec, records)
+  end,
+}, { __index = require "nd.census" })
 
 --- A model priced from census records instead of formulas.
 -- @tparam userdata model nd.model
@@ -427,10 +434,36 @@ function nd.write_svg(path, svg) return api.write_svg(path, svg) end
 --- The study library (nd.study): sweep, largest, compare, print_table,
 -- svg_lines, svg_bars, svg_stages.
 nd.study = require "nd.study"
+-- nd.svg and nd.units as a script sees them: each function checks its
+-- arguments (a wrong one is an error naming it) before the library's own,
+-- which the reports call unchecked.
+local function checked(module, name, signatures)
+  local lib, check = require(module), require "nd.api.check"
+  local t = {}
+  for fname, args in pairs(signatures) do
+    t[fname] = function(...)
+      for i, a in ipairs(args) do
+        check.arg(name .. "." .. fname, i, a[1], (select(i, ...)), a[2], a[3])
+      end
+      return lib[fname](...)
+    end
+  end
+  return setmetatable(t, { __index = lib })
+end
+
 --- SVG documents and charts (nd.svg).
-nd.svg = require "nd.svg"
+nd.svg = checked("nd.svg", "nd.svg", {
+  escape = { { "text", "string" } }, document = { { "width", "number" }, { "height", "number" } },
+  stacked_bars = { { "chart", "table" } }, line_chart = { { "chart", "table" } },
+  grouped_bars = { { "chart", "table" } }, write = { { "path", "string" }, { "text", "string" } },
+})
 --- Sizes and times as text (nd.units): parse_bytes, format_bytes, gib, mib, seconds.
-nd.units = require "nd.units"
+nd.units = checked("nd.units", "nd.units", {
+  format_bytes = { { "bytes", "number" }, { "decimals", "number", true } },
+  gib = { { "bytes", "number" }, { "decimals", "number", true } },
+  mib = { { "bytes", "number" }, { "decimals", "number", true } },
+  seconds = { { "seconds", "number" } }, count = { { "n", "number" } },
+})
 -- END study API
 
 return nd
