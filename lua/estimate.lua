@@ -54,7 +54,7 @@ local function read_options(argv)
                    accepted = "ndlua estimate.lua --help" }
   end
   opts.path, opts.overrides = args[1], list
-  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
+  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d", cli.MAX_DEVICES, "devices") end
   if opts.device_memory then
     opts.device_memory_text = opts.device_memory
     opts.device_memory = cli.size(opts.device_memory, "-M")

@@ -75,6 +75,7 @@ end
 
 local function describe(v)
   if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "table" then return (v[1] ~= nil or next(v) == nil) and "a list" or "a mapping" end
   return tostring(v)
 end
 

@@ -571,6 +571,35 @@ end
 
 local read_parts, device_memory_of, check_expert_degree
 
+-- Keys only MindFormers' yaml schema has at its root (run_mode,
+-- parallel_config, runner_config, ...), or under model (model_config).
+local MINDFORMERS_ROOT = { "parallel_config", "runner_config", "recompute_config", "moe_config", "run_mode",
+                          "use_parallel", "micro_batch_interleave_num" }
+
+--- Refuses a MindFormers-schema yaml (sapp_nd's *-mindformers.yaml): ndlua
+-- reads HyperParallel's train.yaml, whose keys are other; read as one, such
+-- a file would price a model and strategy it does not state.
+function train_yaml.refuse_mindformers(doc, file)
+  if type(doc) ~= "table" then return end
+  local found, where_t
+  if type(doc.model) == "table" and type(doc.model.model_config) == "table" then
+    found, where_t = "model.model_config", doc.model
+  end
+  for _, k in ipairs(MINDFORMERS_ROOT) do
+    if not found and doc[k] ~= nil then found, where_t = k, doc end
+  end
+  if not found or doc.training ~= nil or doc.accelerator ~= nil or type(doc.train) == "table" then return end
+  local key = found:match("[^.]+$")
+  local f, line, col = core.where(where_t, key)
+  errors.raise { file = f or file, line = line, col = col, path = found,
+    message = "MindFormers schema is not read: this file states its model under model.model_config and its "
+      .. "strategy under parallel_config, where ndlua reads a HyperParallel train.yaml (model, accelerator, "
+      .. "training, fsdp_config)",
+    accepted = "a HyperParallel train.yaml (see examples/), e.g. parallel_config.model_parallel as "
+      .. "accelerator.tp_size, pipeline_stage as pp_size, data_parallel x model_parallel x pipeline_stage as "
+      .. "context.device_num, and the model as model.pretrained_model_name_or_path or model.config_overrides" }
+end
+
 --- Reads a loaded train.yaml. The document is the reader's to change: the
 -- overrides are laid over it, and a legacy VLM's config_overrides.text_config
 -- is folded into config_overrides.
@@ -590,6 +619,7 @@ function train_yaml.parse(doc, opts)
                    .. (type(doc) == "table" and "a list" or values.describe(doc)) }
   end
   if opts.overrides then overrides.apply(doc, overrides.list_of(opts.overrides)) end
+  train_yaml.refuse_mindformers(doc, opts.file)
   local w = opts.warnings or warnings_mod.new()
   local r = values.reader(doc, { file = opts.file, warnings = w })
   local schema = train_yaml.schema(doc)

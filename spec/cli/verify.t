@@ -271,7 +271,7 @@ nd/profiles/ directory on NDLUA_PATH:
 
   $ sed 's/arch: llama2/arch: qwne/' custom.yaml > typo.yaml
   $ ndlua verify.lua typo.yaml
-  arch: unknown arch 'qwne'; the op profiles are cm, deepseek, default, gemma, gpt, llama, llama2, mistral, mixtral, pangualpha, phi3, qwen, qwen3_5, t5, vision
+  typo.yaml:10:11: model.config_overrides.arch: unknown arch 'qwne'; the op profiles are cm, deepseek, default, gemma, gpt, llama, llama2, mistral, mixtral, pangualpha, phi3, qwen, qwen3_5, t5, vision
   [2]
 
 Refusals name the field, the file and the line:
@@ -293,7 +293,7 @@ Refusals name the field, the file and the line:
   >     num_key_value_heads: 5
   > YAML
   $ ndlua verify.lua heads.yaml
-  num_key_value_heads: num_attention_heads 32 is not divisible by num_key_value_heads 5
+  heads.yaml:4:26: model.config_overrides.num_key_value_heads: num_attention_heads 32 is not divisible by num_key_value_heads 5
   [2]
 
   $ printf 'train: {}\n' > empty.yaml

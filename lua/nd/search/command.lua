@@ -74,7 +74,7 @@ function command.read_options(argv)
       .. table.concat(args, " "), accepted = "ndlua search.lua --help" }
   end
   opts.path, opts.overrides = args[1], list
-  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
+  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d", cli.MAX_DEVICES, "devices") end
   if opts.global_batch then
     opts.global_batch = cli.positive_integer(opts.global_batch, "-b")
     if opts.global_batch > search.MAX_GLOBAL_BATCH then
