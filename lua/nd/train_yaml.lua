@@ -184,6 +184,15 @@ function train_yaml.read_fsdp(r, accel)
   return out
 end
 
+-- reads: compile.enabled. torch.compile fuses each norm and the SwiGLU
+-- product into kernels that keep their inputs and fp32 statistics, not
+-- eager PyTorch's upcast copies and intermediate products.
+function train_yaml.read_compile(r)
+  local c = r:section(nil, "compile")
+  local v = r:value(c, "enabled")
+  return v ~= nil and r:flag(c, "enabled", v) or false
+end
+
 -- The data-parallel degree (seed `_resolve_data_parallel`): context.device_num,
 -- else (AutoModels only) the device count of the command line (-d), divided
 -- by tp x pp x cp; else dp_replicate x dp_shard, with a warning under
@@ -565,6 +574,7 @@ local function run_table(p)
   run.offset = p.offset
   run.runtime = p.runtime
   if p.fsdp.offload_params then run.offload_params = true end
+  if p.compiled then run.fused_norm, run.fused_swiglu = true, true end
   run.mtp_in_offset = (p.spec.mtp_depth or 0) > 0
   run.seq_length = p.sequence.seq_length
   run.device_memory = p.device_memory
@@ -766,6 +776,7 @@ function read_parts(r, auto, opts)
   p.device_memory, p.device_memory_source, p.device_memory_shown = device_memory_of(p.ctx, opts)
   p.freeze_vision = resolved.freeze_vision
   p.replacements = train_yaml.read_plan_overrides(r)
+  p.compiled = train_yaml.read_compile(r)
   if p.ctx.census then
     p.spec = with_census(r, p, resolved, opts)
   end

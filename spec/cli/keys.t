@@ -45,8 +45,13 @@ price are warned about apart, when stated with another value than the
 one ndlua assumes:
 
   $ ndlua estimate.lua train.yaml -d 8 --fsdp_config.forward_prefetch_depth=2 --compile.enabled=true 2>&1 >/dev/null | grep -v 'rule reads'
-  warning: compile.enabled: is true (set by the command line's --compile.enabled=true), which the trainer reads but ndlua does not price: ndlua prices eager kernels; a compiled graph's fusion is not modelled; the estimate is for false
   warning: fsdp_config.forward_prefetch_depth: is 2 (set by the command line's --fsdp_config.forward_prefetch_depth=2), which the trainer reads but ndlua does not price: ndlua prices one layer gathered ahead (depth 1); the estimate is for 1
+
+compile.enabled is priced (issue 12): torch.compile fuses each norm and
+the SwiGLU product, whose kernels keep their inputs and fp32 statistics:
+
+  $ ndlua estimate.lua train.yaml -d 8 --compile.enabled=true --json 2>/dev/null | ndlua -e 'local t = require("nd").json.decode(io.read("a")); print(t.run.fused_norm, t.run.fused_swiglu)'
+  true	true
 
 The bundled examples and the upstream recipes state no key outside the
 lists:

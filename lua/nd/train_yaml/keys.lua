@@ -69,6 +69,7 @@ keys.SECTIONS = {
     "recompute_slice_activation",
     -- the trainer's
     "backward_prefetch_depth", "forward_prefetch_depth", "comm_fusion", "replicate_params", "requires_grad_sync",
+    -- read: offload prices the host's share (fsdp_config.enable_offload)
     "enable_offload",
   },
   activation_checkpoint = set { "mode", "recompute_slice_activation" },
@@ -102,9 +103,7 @@ end
 keys.UNPRICED = {
   ["fsdp_config.forward_prefetch_depth"] = { 1, "ndlua prices one layer gathered ahead (depth 1)" },
   ["fsdp_config.backward_prefetch_depth"] = { 1, "ndlua prices one layer gathered ahead (depth 1)" },
-  ["fsdp_config.enable_offload"] = { false, "ndlua prices every state on the device; offloading is not modelled" },
   ["activation_swap"] = { "none", "ndlua keeps every saved activation on the device; swapping is not modelled" },
-  ["compile.enabled"] = { false, "ndlua prices eager kernels; a compiled graph's fusion is not modelled" },
   ["mixed_precision.enabled"] = { false, "ndlua prices the dtypes the yaml states (fsdp_config.mix_precision, "
     .. "torch_dtype); autocast is not modelled" },
 }
