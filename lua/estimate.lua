@@ -21,6 +21,7 @@ local warnings = require "nd.warnings"
 local runtimes = require "nd.runtimes"
 local model_yaml = require "nd.model_yaml"
 local hardware = require "nd.hardware"
+local files = require "nd.files"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]\n"
@@ -37,9 +38,9 @@ local COMMAND = {
     { name = "devices", short = "d", arg = "N",
       help = "devices in the run, when the yaml states no context.device_num (AutoModels schema)" },
     { name = "device-memory", short = "M", arg = "SIZE",
-      help = "device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB, or -A's)" },
+      help = "device memory with its unit: 58GB or 64GiB (GB read as GiB); default -A's, else 64GB" },
     { name = "device-type", short = "A", arg = "NAME",
-      help = "hardware profile whose memory is the capacity when neither -M nor the yaml states one" },
+      help = "hardware profile whose memory is the capacity unless -M or the yaml states one" },
     { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (training.global_batch_size)" },
   },
 }
@@ -66,8 +67,15 @@ local function read_options(argv)
                    accepted = "ndlua estimate.lua --help" }
   end
   opts.path, opts.overrides = args[1], list
-  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
-  if opts.device_memory then opts.device_memory = cli.size(opts.device_memory, "-M") end
+  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d", cli.MAX_DEVICES, "devices") end
+  if opts.device_memory then
+    opts.device_memory_text = opts.device_memory
+    opts.device_memory = cli.size(opts.device_memory, "-M")
+  end
+  if opts.device_type then
+    local profile = hardware.load(opts.device_type)
+    opts.fallback_memory = { bytes = profile.memory_bytes, label = profile.name .. "'s memory", text = profile.memory }
+  end
   if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
   opts.run = model_yaml.read_options(opts)
   opts.run.devices, opts.run.global_batch = opts.devices, opts.global_batch
@@ -292,16 +300,16 @@ local function main(...)
     io.write(nd.yaml.encode(doc))
     return
   end
-  local memory = opts.device_memory
-  local ctx = type(doc) == "table" and type(doc.context) == "table" and doc.context or {}
-  if not memory and opts.device_type and ctx.max_device_memory == nil then
-    memory = hardware.load(opts.device_type).memory_bytes
-  end
-  local parsed = train_yaml.parse(doc, { file = file, devices = opts.devices, device_memory = memory,
-                                         warnings = collector, overrides = opts.overrides,
-                                         runtime = opts.runtime })
-  if memory and not opts.device_memory then parsed.device_memory_source = "-A " .. opts.device_type end
+  local parsed = train_yaml.parse(doc, { file = file, devices = opts.devices, device_memory = opts.device_memory,
+                                         device_memory_text = opts.device_memory_text,
+                                         fallback_memory = opts.fallback_memory, warnings = collector,
+                                         overrides = opts.overrides, runtime = opts.runtime })
   local model, run = train_yaml.build(parsed)
+  if opts.svg then
+    local yaml_path = not model_yaml.is_model_ref(opts.path) and opts.path or nil
+    files.check_outputs({ { "--svg", opts.svg } }, { { "the TRAIN_YAML", yaml_path },
+      { "the model's config.json", (parsed.source or {}).path } })
+  end
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
   for _, note in ipairs(est.notes or {}) do collector:warn("activation_checkpoint.mode", note) end
   collector:flush()
@@ -315,7 +323,7 @@ local function main(...)
   print_model(parsed, params)
   print_run(parsed)
   print_table(est, layers)
-  print_verdict(est, parsed.device_memory_source)
+  print_verdict(est, parsed.device_memory_shown)
   if opts.svg then print("chart: " .. opts.svg) end
 end
 

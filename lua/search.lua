@@ -50,6 +50,7 @@ local function header(opts, s)
 end
 
 local function run_search(s)
+  search.check_size(s.base.model, s.space, { dims = "-l", recompute = "--recompute", batch = "-b" })
   local update, finish = progress.new("searching")
   local result = require("nd.core").search(s.base.model, s.base.run, s.space, update)
   if finish then finish() end
@@ -150,6 +151,7 @@ end
 
 local function main(opts, w)
   local s = command.prepare(opts, w)
+  command.check_outputs(opts, s)
   if opts.verbosity >= 1 then header(opts, s) end
   local result = run_search(s)
   local counts = result:counts()

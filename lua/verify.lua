@@ -232,7 +232,7 @@ local function read_yaml(path, opts, list, collector)
                         shown = "--visual-seq-len" }
   end
   local memory = opts.device_memory and cli.size(opts.device_memory, "-M")
-  return train_yaml.load(path, { devices = opts.devices and cli.positive_integer(opts.devices, "-d"), device_memory = memory,
+  return train_yaml.load(path, { devices = opts.devices and cli.positive_integer(opts.devices, "-d", cli.MAX_DEVICES, "devices"), device_memory = memory,
                                  warnings = collector, overrides = list })
 end
 

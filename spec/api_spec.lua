@@ -62,9 +62,11 @@ describe("nd.load", function()
   end)
 
   it("keeps the warnings in the extras when quiet", function()
-    local _, _, extras = llama()
-    assert.are.same({ "no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one" },
-                    extras.warnings)
+    -- a misspelled key, set as -- overrides set it, is warned about (issue 13)
+    local _, _, extras = llama { overrides = { ["accelerator.tp_szie"] = 4 } }
+    assert.are.equal(1, #extras.warnings)
+    assert.matches("accelerator.tp_szie: no rule reads this key", extras.warnings[1], 1, true)
+    assert.matches("did you mean accelerator.tp_size?", extras.warnings[1], 1, true)
   end)
 
   it("lays overrides over the yaml and takes the device memory as -M does", function()
@@ -470,9 +472,15 @@ end)
 describe("the nd module", function()
   it("holds the study library, the SVG builder, units and census records", function()
     assert.are.equal(require "nd.study", nd.study)
-    assert.are.equal(require "nd.svg", nd.svg)
-    assert.are.equal(require "nd.units", nd.units)
-    assert.are.equal(require "nd.census", nd.census)
+    -- nd.svg, nd.units and nd.census are the libraries behind argument
+    -- checks (issue 13): every function of the library is reachable
+    for _, pair in ipairs({ { "nd.svg", nd.svg }, { "nd.units", nd.units }, { "nd.census", nd.census } }) do
+      for name, f in pairs(require(pair[1])) do
+        if type(f) == "function" then assert.is_function(pair[2][name], pair[1] .. "." .. name) end
+      end
+    end
+    assert.are.equal(require("nd.units").parse_bytes, nd.units.parse_bytes)
+    assert.has_error(function() nd.units.gib("1GB") end, "nd.units.gib: argument 1 (bytes) must be a number, got string")
     assert.are.equal(nd.study, require("nd").study)
   end)
 

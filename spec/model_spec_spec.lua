@@ -170,13 +170,17 @@ describe("model spec layer stacks per family", function()
     assert.is_false(s.family.flash_attention)
   end)
 
-  it("Llama and Gemma 2 fall back to the default profile with a warning", function()
+  it("Llama and Gemma 2 get their own profiles, with no warning (issue 13)", function()
     local w = warnings.quiet()
     local s = from_catalog("meta-llama/Llama-2-7b-hf", w)
-    assert.are.equal("default", s.arch)
+    assert.are.equal("llama", s.arch)                -- "model_type": "llama"
     assert.are.equal(32, s.num_key_value_heads)      -- "num_key_value_heads": 32
-    assert.matches("no op profile matches model 'llama'", w:all()[1], 1, true)
-    local g = from_catalog("google/gemma-2-9b")
+    assert.are.same({}, w:all())
+    local g = from_catalog("google/gemma-2-9b", w)
+    assert.are.equal("gemma", g.arch)                -- "model_type": "gemma2"
+    assert.are.same({}, w:all())
+    -- Gemma2DecoderLayer's four RMSNorms each keep their input: normOp 4
+    assert.are.equal(4, g.kinds.decoder.ops.normOp)
     assert.are.equal(4, g.layer_norms)
     assert.are.equal(256, g.head_dim)
   end)

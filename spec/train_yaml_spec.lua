@@ -369,6 +369,14 @@ describe("the fsdp_config section", function()
     assert.matches("fsdp_config.enable_offload", refused(QWEN .. "fsdp_config:\n  enable_offload: maybe\n"))
   end)
 
+  it("reads compile.enabled: torch.compile's fused norms and SwiGLU", function()
+    assert.is_nil(read(QWEN).run.fused_norm)
+    local run = read(QWEN .. "compile:\n  enabled: true\n").run
+    assert.is_true(run.fused_norm)
+    assert.is_true(run.fused_swiglu)
+    assert.is_nil(read(QWEN .. "compile:\n  enabled: false\n").run.fused_norm)
+  end)
+
   it("implies the hyperparallel runtime", function()
     assert.are.equal("hyperparallel", read(QWEN).run.runtime)
   end)

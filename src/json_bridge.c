@@ -12,6 +12,9 @@
 #include "luautil.h"
 
 #define MAX_DEPTH 256
+/* Values a document may hold, as the YAML loader's node limit: a config.json
+ * holds hundreds; 63 MiB of [0,0,...] would be 33 million, 30 s and 5.8 GB. */
+#define MAX_VALUES 1000000
 
 /* cJSON parses every number into a double, which loses integers past 2^53
  * and the difference between 3 and 3.0, and it keeps no positions. A scan
@@ -81,8 +84,11 @@ static int fail_at(lua_State *L, const char *name, const char *text, size_t offs
     return nd_bad_input(L, "%s:%d:%d: %s", name, line, col, what);
 }
 
-static void scan_add(lua_State *L, scan_t *s, size_t start, size_t length, long line, long col)
+static void scan_add(lua_State *L, scan_t *s, const char *text, size_t start, size_t length, long line, long col)
 {
+    if (s->count >= MAX_VALUES)
+        fail_at(L, s->name, text, start, "the document holds more than a million values; refusing it (a config.json "
+                                         "or census record holds hundreds)");
     if (s->count == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
         literal_t *v = realloc(s->values, cap * sizeof *v);
@@ -221,7 +227,7 @@ static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
             size_t end = skip_string(text, n, i);
             check_string(L, s, text, i, end);
             if (!is_key(text, n, end))
-                scan_add(L, s, i, 0, line, col);
+                scan_add(L, s, text, i, 0, line, col);
             prev = c;
             i = end;
         } else {
@@ -231,7 +237,7 @@ static void scan_values(lua_State *L, scan_t *s, const char *text, size_t n)
             size_t len = token_length(text, n, i, &number);
             if (number && !is_json_number(text + i, len) && s->bad_number == NO_OFFSET)
                 s->bad_number = i;
-            scan_add(L, s, i, number ? len : 0, line, col);
+            scan_add(L, s, text, i, number ? len : 0, line, col);
             prev = c;
             i += len;
         }

@@ -4,6 +4,7 @@
 #include <lauxlib.h>
 
 #include "docmeta.h"
+#include "file_write.h"
 #include "json_bridge.h"
 #include "lnd_activations.h"
 #include "lnd_estimate.h"
@@ -69,6 +70,8 @@ static const luaL_Reg core_functions[] = {
     {"time_estimate", lnd_time_estimate},
     {"time_params", lnd_time_params},
     {"activation_split", lnd_activation_split},
+    {"write_file", nd_lua_write_file},
+    {"file_id", nd_lua_file_id},
     {NULL, NULL},
 };
 

@@ -157,13 +157,27 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The most repetitions a benchmark call runs: 10 million estimates take
+ * about 20 s (2 us each); 2^63 would never return. */
+#define ND_MAX_TIMED 10000000
+
+/* The repetition count at `arg`: a whole number from 1 to ND_MAX_TIMED, else
+ * a bad-input error naming the function, the argument and the range. */
+static lua_Integer timed_count(lua_State *L, int arg, const char *fn, const char *what)
+{
+    lua_Number x = luaL_checknumber(L, arg);
+    if (!(x >= 1 && x <= ND_MAX_TIMED) || x != (lua_Number)(lua_Integer)x)
+        nd_bad_input(L, "%s: n (argument %d) must be a whole number of %s from 1 to %d, got %s", fn, arg, what,
+                     ND_MAX_TIMED, lua_tostring(L, arg));
+    return (lua_Integer)x;
+}
+
 /* nd.core.time_estimate(model, run, n) -> seconds n estimates took in C (for benchmarks) */
 int lnd_time_estimate(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
-    lua_Integer n = luaL_checkinteger(L, 3);
-    luaL_argcheck(L, n >= 1, 3, "a positive number of estimates");
+    lua_Integer n = timed_count(L, 3, "nd.time_estimate", "estimates");
     estimate_t *e = lnd_push_scratch(L);
     double peak = 0, start = now_seconds();
     for (lua_Integer i = 0; i < n; i++) {
@@ -180,8 +194,7 @@ int lnd_time_estimate(lua_State *L)
 int lnd_time_params(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
-    lua_Integer n = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, n >= 1, 2, "a positive number of counts");
+    lua_Integer n = timed_count(L, 2, "nd.time_params", "counts");
     double total = 0, start = now_seconds();
     for (lua_Integer i = 0; i < n; i++)
         total += model_count_params(m).total;

@@ -204,6 +204,26 @@ static int lnd_search(lua_State *L)
     return 1;
 }
 
+/* nd.core.search_count(model, space) -> the candidates nd.core.search would
+ * test, counted without pricing any (the space's size, checked against a
+ * limit before a search starts). */
+static int lnd_search_count(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    /* A result box, so that its __gc frees what read_space allocated even
+     * when it raises part-way. */
+    result_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    memset(box, 0, sizeof *box);
+    luaL_setmetatable(L, RESULT_TYPE);
+    read_space(L, 2, &box->space);
+    int64_t n = search_count(m, &box->space);
+    if (n < 0)
+        return luaL_error(L, "out of memory while counting the search space");
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
 static result_box *check_result(lua_State *L)
 {
     return luaL_checkudata(L, 1, RESULT_TYPE);
@@ -460,6 +480,7 @@ void lnd_open_search(lua_State *L)
 
 const luaL_Reg lnd_search_functions[] = {
     {"search", lnd_search},
+    {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},
     {"layer_traffic", lnd_layer_traffic},
     {"pipeline_step", lnd_pipeline_step},

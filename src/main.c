@@ -25,6 +25,22 @@ enum { EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
  * This pointer to its start keeps the state and all it holds reachable. */
 static void *volatile state_block;
 
+/* At exit, by return or by os.exit: output that could not be written (a
+ * full disk, /dev/full) makes the run fail, with the standard output named,
+ * rather than end 0 with the report lost. */
+static void check_stdout(void)
+{
+    int failed = ferror(stdout);
+    errno = 0;
+    if (fflush(stdout) != 0)
+        failed = 1;
+    if (!failed)
+        return;
+    fprintf(stderr, "ndlua: cannot write the standard output: %s\n",
+            errno != 0 ? strerror(errno) : "a write failed");
+    _exit(EXIT_BAD_INPUT);
+}
+
 static void print_usage(FILE *out, const paths_t *paths)
 {
     fprintf(out,
@@ -240,6 +256,10 @@ static int run(lua_State *L, const paths_t *paths, int argc, char **argv, const 
 int main(int argc, char **argv)
 {
     struct options opt;
+    if (atexit(check_stdout) != 0) {
+        fprintf(stderr, "ndlua: cannot register the exit check\n");
+        return EXIT_INTERNAL;
+    }
     if (parse_options(argc, argv, &opt) != 0)
         return EXIT_BAD_INPUT;
     paths_t *paths = paths_new(argv[0]);

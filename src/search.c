@@ -41,16 +41,36 @@ static int push_value(values *vs, int64_t x)
 }
 
 /* space(dim, n): the divisors of n ascending within [1, bound] when the
- * dimension is searched, else its pinned value. */
+ * dimension is searched, else its pinned value. Divisors come in pairs
+ * (x, n/x) with x <= sqrt(n): the small ones are found by trial up to
+ * sqrt(n), ascending, and their partners follow in reverse order, so the
+ * work is O(sqrt(n)) rather than O(n) (a global batch of 2^30 is 32768
+ * trials, not 2^30). */
 static int space_of(const dim_space *d, int64_t n, values *out)
 {
     out->n = 0;
     if (!d->searched)
         return push_value(out, d->pinned);
-    for (int64_t x = 1; x <= n; x++) {
-        if (d->bound > 0 && x > d->bound)
+    if (n < 1)
+        return 0;
+    int64_t bound = d->bound > 0 ? d->bound : n;
+    int small = 0; /* the divisors up to sqrt(n), pushed first */
+    for (int64_t x = 1; x <= n / x; x++) {
+        if (n % x != 0)
+            continue;
+        if (x > bound)
+            return 0; /* every larger divisor is past the bound too */
+        if (push_value(out, x) != 0)
+            return -1;
+        small++;
+    }
+    for (int i = small - 1; i >= 0; i--) {
+        int64_t x = out->v[i], partner = n / x;
+        if (partner == x)
+            continue;
+        if (partner > bound)
             break;
-        if (n % x == 0 && push_value(out, x) != 0)
+        if (push_value(out, partner) != 0)
             return -1;
     }
     return 0;
@@ -434,6 +454,58 @@ static int outer_loops(searcher *s, search_progress progress, void *data)
     }
     free_loop_values(&v);
     return rc < 0 ? -1 : 0;
+}
+
+static int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+static int64_t saturating_mul(int64_t a, int64_t b)
+{
+    if (a == 0 || b == 0)
+        return 0;
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+/* The VPP values inner_loops takes for a pipeline degree. */
+static int64_t vpp_count(const search_space *sp, int64_t layers, int64_t pp)
+{
+    if (!sp->dims[DIM_VPP].searched)
+        return 1;
+    int64_t top = pp < 4 ? pp : 4;
+    if (layers / pp < top)
+        top = layers / pp > 0 ? layers / pp : 1;
+    return top;
+}
+
+int64_t search_count(const model_t *m, const search_space *sp)
+{
+    loop_values v;
+    memset(&v, 0, sizeof v);
+    int64_t total = 0, n = sp->devices, b = sp->global_batch;
+    int64_t layers = model_body_layers(m) + model_mtp_layers(m);
+    int64_t per = saturating_mul(sp->dims[DIM_SP].searched ? 2 : 1, sp->n_modes > 0 ? sp->n_modes : 1);
+    int rc = space_of(&sp->dims[DIM_TP], n, &v.tp);
+    for (int i = 0; rc == 0 && i < v.tp.n; i++) {
+        int64_t tp = v.tp.v[i];
+        rc = space_of(&sp->dims[DIM_PP], n / tp, &v.pp);
+        for (int j = 0; rc == 0 && j < v.pp.n; j++) {
+            int64_t pp = v.pp.v[j];
+            rc = space_of(&sp->dims[DIM_CP], n / tp / pp, &v.cp);
+            for (int k = 0; rc == 0 && k < v.cp.n; k++) {
+                int64_t dp = n / tp / v.cp.v[k] / pp;
+                if (dp < 1)
+                    break;
+                rc = space_of(&sp->dims[DIM_MBS], b / pp / dp, &v.mbs);
+                if (rc == 0)
+                    rc = space_of(&sp->dims[DIM_EP], dp * tp, &v.ep);
+                if (rc == 0)
+                    rc = space_of(&sp->dims[DIM_OP], dp, &v.op);
+                int64_t inner = saturating_mul(saturating_mul(v.ep.n, v.op.n), vpp_count(sp, layers, pp));
+                total = saturating_add(total, saturating_mul(saturating_mul(v.mbs.n, inner), per));
+            }
+        }
+    }
+    free_loop_values(&v);
+    return rc != 0 ? -1 : total;
 }
 
 void search_result_init(search_result *res)

@@ -74,6 +74,11 @@ void search_result_free(search_result *res);
 int search_run(const model_t *m, const run_t *base, const search_space *sp, search_result *res,
                search_progress progress, void *progress_data);
 
+/* The candidates search_run would test (each recompute mode counted), found
+ * by walking the outer loops only: the inner ones multiply. Saturates at
+ * INT64_MAX; -1 when out of memory. */
+int64_t search_count(const model_t *m, const search_space *sp);
+
 /* The run a candidate stands for, laid over the base run (pointers of the
  * base that the candidate replaces are not copied: offsets, ranges). */
 void search_candidate_run(const run_t *base, const candidate *c, run_t *out);

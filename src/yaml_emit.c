@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #include "docmeta.h"
+#include "file_write.h"
 #include "luautil.h"
 #include "numfmt.h"
 #include "yaml_scalar.h"
@@ -261,12 +262,8 @@ int yaml_lua_dump(lua_State *L)
     encode_to_string(L);
     size_t n;
     const char *text = lua_tolstring(L, -1, &n);
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return nd_bad_input(L, "%s: cannot write: %s", path, strerror(errno));
-    size_t written = fwrite(text, 1, n, f);
-    int failed = fclose(f) != 0 || written != n;
-    if (failed)
-        return nd_bad_input(L, "%s: write failed", path);
+    const char *step = "cannot write";
+    if (nd_write_file(path, text, n, &step) != 0)
+        return nd_bad_input(L, "%s: %s: %s", path, step, strerror(errno));
     return 0;
 }

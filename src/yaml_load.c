@@ -25,6 +25,7 @@ typedef struct {
     const char *text;   /* the whole input, for positions of reader errors */
     int anchors;        /* stack index of anchor name -> {value, weight} */
     long expanded;      /* nodes so far, aliases counted at their full size */
+    long aliased;       /* of them, the nodes aliases stood for */
 } reader_t;
 
 static int reader_gc(lua_State *L)
@@ -105,12 +106,20 @@ static void next_event(lua_State *L, reader_t *r)
     r->has_event = 1;
 }
 
-static void count_nodes(lua_State *L, reader_t *r, long n, yaml_mark_t where)
+/* Counts n nodes (an alias's whole weight when `alias`); past the limit the
+ * document is refused, as an alias bomb only when aliases made most of it. */
+static void count_nodes(lua_State *L, reader_t *r, long n, yaml_mark_t where, int alias)
 {
     r->expanded += n;
-    if (r->expanded > MAX_EXPANDED_NODES)
+    if (alias)
+        r->aliased += n;
+    if (r->expanded <= MAX_EXPANDED_NODES)
+        return;
+    if (2 * r->aliased > r->expanded)
         fail_at(L, r, where, "the document expands to more than a million nodes through its aliases; "
                              "refusing it (a billion-laughs document?)");
+    fail_at(L, r, where, "the document holds more than a million nodes; refusing it (a train.yaml or search "
+                         "config holds hundreds)");
 }
 
 /* The type of the current scalar event: by its tag, else by YAML 1.1's
@@ -208,7 +217,7 @@ static void push_alias(lua_State *L, reader_t *r)
                            "recursive documents", name);
         fail_at(L, r, at, lua_tostring(L, -1));
     }
-    count_nodes(L, r, (long)weight, at);
+    count_nodes(L, r, (long)weight, at, 1);
     lua_rawgeti(L, -1, 1);
     lua_remove(L, -2);
 }
@@ -415,21 +424,21 @@ static void parse_node(lua_State *L, reader_t *r, int depth)
     case YAML_SCALAR_EVENT:
         anchor = copy_anchor(L, r->event.data.scalar.anchor);
         anchor_begin(L, r, (const unsigned char *)anchor);
-        count_nodes(L, r, 1, at);
+        count_nodes(L, r, 1, at, 0);
         push_scalar(L, r);
         break;
     case YAML_SEQUENCE_START_EVENT:
         refuse_depth(L, r, depth);
         anchor = copy_anchor(L, r->event.data.sequence_start.anchor);
         anchor_begin(L, r, (const unsigned char *)anchor);
-        count_nodes(L, r, 1, at);
+        count_nodes(L, r, 1, at, 0);
         parse_sequence(L, r, depth);
         break;
     case YAML_MAPPING_START_EVENT:
         refuse_depth(L, r, depth);
         anchor = copy_anchor(L, r->event.data.mapping_start.anchor);
         anchor_begin(L, r, (const unsigned char *)anchor);
-        count_nodes(L, r, 1, at);
+        count_nodes(L, r, 1, at, 0);
         parse_mapping(L, r, depth);
         break;
     default:

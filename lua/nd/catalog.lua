@@ -77,6 +77,9 @@ catalog.edit_distance = edit_distance
 -- `Qwen3-30B` finds `Qwen/Qwen3-30B-A3B`.
 function catalog.closest(id, n)
   n = n or 3
+  -- no hub id is hundreds of characters: past that, no id is close, and
+  -- the distance would cost length x length
+  if #id > 200 then return {} end
   local scored = {}
   for _, known in ipairs(catalog.ids()) do
     local name = known:match("/(.*)$") or known

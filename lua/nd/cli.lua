@@ -116,17 +116,28 @@ local function read_list(option, argv, i, inline, shown)
   return values, i
 end
 
---- A count given on the command line (`-d 64`): a whole number above 0.
+--- A count given on the command line (`-d 64`): a whole number above 0,
+-- and at most `max` when given.
 -- @tparam string|number text the value as given
 -- @tparam string option the option, named in the error (e.g. "-d")
+-- @tparam[opt] integer max the largest accepted
+-- @tparam[opt] string what what it counts ("devices"), for the message
 -- @treturn integer the count; a bad-input error otherwise
-function cli.positive_integer(text, option)
+function cli.positive_integer(text, option, max, what)
   local n = math.tointeger(tonumber(text))
   if not n or n < 1 then
     errors.raise { path = option, message = "takes a whole number above 0, got '" .. tostring(text) .. "'" }
   end
+  if max and n > max then
+    errors.raise { path = option, message = string.format("%d %s is past the %d ndlua prices", n, what or "", max),
+                   accepted = string.format("a whole number from 1 to %d", max) }
+  end
   return n
 end
+
+--- The most devices a run or search takes (the C core's bound on
+-- dp x tp x pp x cp, src/lnd_run.c): 2^20.
+cli.MAX_DEVICES = 1 << 20
 
 --- A memory size given on the command line (`-M 58GB`): bytes above 0
 -- (or from 0 with `allow_zero`).
@@ -136,6 +147,12 @@ end
 -- @treturn integer the bytes; a bad-input error otherwise
 function cli.size(text, option, allow_zero)
   local bytes, err = units.parse_bytes(text)
+  if bytes and bytes ~= 0 and not units.has_unit(text) then
+    errors.raise { path = option, message = string.format("'%s' has no unit; a size needs one on the command line as "
+      .. "in the yaml (%s would be read as %s bytes)", tostring(text), tostring(text), tostring(text)),
+      accepted = string.format("%sGB or %sGiB (both 2^30 bytes: ndlua reads GB as GiB), 512MiB, or %sB for bytes",
+                               tostring(text), tostring(text), tostring(text)) }
+  end
   if not bytes or (bytes <= 0 and not allow_zero) then
     errors.raise { path = option, message = err or "must be a size above 0" }
   end

@@ -29,12 +29,31 @@ local function location(f)
   return table.concat(parts, ": ") .. ": "
 end
 
+--- Text cut to `n` bytes (default 80) on a UTF-8 boundary, with how long
+-- it was: a value of megabytes is never echoed whole into a message.
+function errors.cut(text, n)
+  n = n or 80
+  if #text <= n then return text end
+  local cut = n
+  while cut > 0 and (text:byte(cut + 1) or 0) >= 0x80 and (text:byte(cut + 1) or 0) < 0xC0 do cut = cut - 1 end
+  return text:sub(1, cut) .. string.format("... (%d bytes)", #text)
+end
+
 --- Builds a bad-input error table (without raising it).
 -- @tparam table f fields: message (required), file, line, col, path, accepted
 function errors.new(f)
   assert(type(f) == "table" and f.message, "errors.new needs a message")
   local text = location(f) .. f.message
   if f.accepted then text = text .. "; " .. f.accepted end
+  if #text > 2000 then
+    -- a long message holds a value as the user gave it: every run of more
+    -- than 100 characters without a space is cut to 80
+    text = text:gsub("%S+", function(word)
+      if #word <= 100 then return nil end
+      local body, tail = word:match("^(.-)([;,:]?)$")
+      return errors.cut(body) .. tail
+    end)
+  end
   local e = { bad_input = true, message = text, reason = f.message, file = f.file,
               line = f.line, col = f.col, path = f.path, accepted = f.accepted }
   return setmetatable(e, BadInput)

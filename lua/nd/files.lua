@@ -4,17 +4,82 @@
 
 local files = {}
 
---- What a path is: "file", "directory", or nil when it cannot be opened
--- (absent or unreadable).
+--- What a path is: "file" (a regular file is one even when its mode keeps
+-- it from being read: reading it then says why), "directory", or nil when
+-- there is none or it cannot be opened.
 -- @tparam string path
 -- @treturn string|nil
 function files.kind(path)
   local f = io.open(path, "r")
-  if not f then return nil end
+  if not f then
+    -- there but unreadable (its mode): "file", so that reading it names the
+    -- reason, rather than it being reported as missing
+    local id, kind = require("nd.core").file_id(path)
+    if id and kind == "file" then return "file" end
+    return nil
+  end
   local ok, _, code = f:read(0)
   f:close()
   if ok == nil and code == 21 then return "directory" end -- EISDIR
   return "file"
+end
+
+--- Writes a whole output file, or raises a bad-input error naming it. A
+-- regular file is written beside itself and renamed over (a failure leaves
+-- the old one as it was); a device or pipe is written in place; every write,
+-- the close and the rename are checked (nd.core.write_file).
+-- @tparam string path the file
+-- @tparam string text its content
+-- @tparam string what what it holds, for the message ("the CSV")
+function files.write(path, text, what)
+  local ok, err = require("nd.core").write_file(path, text)
+  if not ok then
+    require("nd.errors").raise { path = path, message = err .. "; " .. what .. " was not written" }
+  end
+end
+
+-- An absolute path with `.` and `..` taken out (no link followed).
+local function absolute(path)
+  if path:sub(1, 1) ~= "/" then path = (os.getenv("PWD") or ".") .. "/" .. path end
+  local parts = {}
+  for part in path:gmatch("[^/]+") do
+    if part == ".." then parts[#parts] = nil elseif part ~= "." then parts[#parts + 1] = part end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+
+--- Whether two paths name one file: the same device and inode where it
+-- exists (links, `./`, hard links), else the same absolute path.
+function files.same(a, b)
+  local core = require "nd.core"
+  local ia, ib = core.file_id(a), core.file_id(b)
+  if ia and ib then return ia == ib end
+  return absolute(a) == absolute(b)
+end
+
+--- Refuses, before anything is written, an output that is one of the
+-- inputs or another output (`--csv train.yaml`, `--csv X --svg X`).
+-- @tparam table outputs `{ {option, path}, ... }` ("--csv", "out.csv")
+-- @tparam table inputs `{ {what, path}, ... }` ("the TRAIN_YAML", "train.yaml")
+function files.check_outputs(outputs, inputs)
+  local errors = require "nd.errors"
+  for i, o in ipairs(outputs) do
+    local id, kind = require("nd.core").file_id(o[2])
+    local is_device = id ~= nil and kind ~= "file" -- /dev/null twice is no clash
+    for _, input in ipairs(inputs) do
+      if input[2] and files.same(o[2], input[2]) then
+        errors.raise { path = o[1], message = string.format("%s is %s this run reads; writing it would destroy it",
+          o[2], input[1]), accepted = "name another file" }
+      end
+    end
+    for j = i + 1, #outputs do
+      local other = outputs[j]
+      if not is_device and files.same(o[2], other[2]) then
+        errors.raise { path = o[1], message = string.format("%s is also where %s writes; one would overwrite the "
+          .. "other", o[2], other[1]), accepted = "name two files" }
+      end
+    end
+  end
 end
 
 --- The files `nd/<subdir>/<name>.lua` on the Lua path: `{name = path}` and

@@ -13,6 +13,7 @@
 -- @module nd.hf_config
 
 local core = require "nd.core"
+local errors = require "nd.errors"
 
 local hf_config = {}
 
@@ -121,6 +122,12 @@ local CLASS_FACTS = {
     end },
   -- Qwen3NextAttention always gates its output (q_proj is 2 * heads * head_dim
   -- wide); Qwen3NextConfig derives layer_types from full_attention_interval.
+  -- Gemma3TextConfig: tie_word_embeddings and head_dim 256 by default;
+  -- Gemma3DecoderLayer has Gemma 2's four RMSNorms, and Gemma3Attention
+  -- q_norm and k_norm over head_dim.
+  { prefix = "gemma3", facts = function()
+      return { tie_word_embeddings = true, head_dim = 256, layer_norms = 4, qk_norm = true }
+    end },
   { prefix = "qwen3_next", facts = function(_, tower)
       return { attn_output_gate = true, layer_types = interval_layer_types(tower) }
     end },
@@ -236,6 +243,52 @@ local function vision_spec(vc, name, model_type, opts)
   apply_vision_facts(v, vc, model_type)
   v.max_position_embeddings = hf_config.visual_tokens(v, opts.visual_seq_len, opts.warnings)
   return v
+end
+
+--- The model_types whose config.json ndlua maps and prices, each with the
+-- op profile (lua/nd/profiles/) it is priced with. Any other model_type
+-- is refused unless the model states its op profile (config_overrides.arch):
+-- Falcon's multi-query, parallel-attention layer, Mamba's state-space
+-- blocks or T5's encoder-decoder would be priced as a decoder they are not.
+hf_config.SUPPORTED = {
+  { "llama", "llama" }, { "mistral", "mistral" }, { "mixtral", "mixtral" }, { "phi3", "phi3" },
+  { "gemma2", "gemma" }, { "gemma3_text", "gemma" },
+  { "qwen2", "qwen" }, { "qwen2_5_vl", "qwen" }, { "qwen3", "qwen" }, { "qwen3_moe", "qwen" },
+  { "qwen3_vl_moe", "qwen" }, { "qwen3_next", "qwen3_5" }, { "qwen3_5", "qwen3_5" }, { "qwen3_5_moe", "qwen3_5" },
+  { "deepseek_v2", "deepseek" }, { "deepseek_v3", "deepseek" }, { "gpt2", "gpt" },
+}
+
+--- The op profile a model_type maps to, or nil when it is not supported.
+function hf_config.profile_of(model_type)
+  for _, e in ipairs(hf_config.SUPPORTED) do
+    if e[1] == model_type then return e[2] end
+  end
+  return nil
+end
+
+--- Refuses a config.json whose model_type is not in hf_config.SUPPORTED,
+-- unless the model states its op profile (`arch`). A config stating no
+-- model_type is priced from its fields (with the profile warning).
+-- @tparam table config the decoded config.json (positions kept)
+-- @tparam string path the file, for the message
+-- @tparam[opt] string arch the op profile the model states
+function hf_config.check_supported(config, path, arch)
+  local model_type = config.model_type
+  if not present(model_type) or arch ~= nil then return end
+  if type(model_type) ~= "string" then
+    errors.at(config, "model_type", "model_type", "must be the name of the model's family, got "
+      .. type(model_type))
+  end
+  if hf_config.profile_of(model_type) then return end
+  local list = {}
+  for _, e in ipairs(hf_config.SUPPORTED) do list[#list + 1] = e[1] .. " (" .. e[2] .. ")" end
+  local file, line, col = core.where(config, "model_type")
+  errors.raise { file = file or path, line = line, col = col, path = "model_type",
+    message = string.format("model_type %s is not supported: ndlua has no layer model for it, and pricing it as "
+      .. "another family's would be wrong without a word", model_type),
+    accepted = "supported (with the op profile each is priced with): " .. table.concat(list, ", ")
+      .. "; or state an op profile with model.config_overrides.arch (" .. table.concat(require("nd.profiles").known_archs(), ", ")
+      .. ") to price it as that family" }
 end
 
 --- Maps a config.json table to an unsettled model spec.

@@ -263,6 +263,18 @@ local api_search = require "nd.api.search"
 --- Seconds `n` estimates take in C (for benchmarks): `nd.time_estimate(model, run, n)`.
 -- @function nd.time_estimate
 
+--- Writes a whole file through a temporary file beside it and a rename,
+-- every step checked: `nd.write_file(path, text)` -> true, or nil and why.
+-- @function nd.write_file
+
+--- Which file a path names: `nd.file_id(path)` -> "DEVICE:INODE" and its
+-- kind ("file", "directory", "other"), or nil when there is none.
+-- @function nd.file_id
+
+--- The candidates a search over `space` would test, counted without
+-- pricing any: `nd.search_count(model, space)` (nd.search.check_size).
+-- @function nd.search_count
+
 --- Seconds `n` parameter counts take in C (for benchmarks): `nd.time_params(model, n)`.
 -- @function nd.time_params
 
@@ -373,7 +385,14 @@ function nd.candidate_run(run, candidate) return api.candidate_run(run, candidat
 -- file scripts/census.py wrote, `nd.census.beside(dir, seq)` finds
 -- census-<seq>.json beside a checkpoint, `nd.census.attach(spec,
 -- records)` lays records over a model spec.
-nd.census = require "nd.census"
+nd.census = setmetatable({
+  attach = function(spec, records)
+    local check = require "nd.api.check"
+    check.arg("nd.census.attach", 1, "spec", spec, "table")
+    check.arg("nd.census.attach", 2, "records", records, "table")
+    return require("nd.census").attach(spec, records)
+  end,
+}, { __index = require "nd.census" })
 
 --- A model priced from census records instead of formulas.
 -- @tparam userdata model nd.model
@@ -422,10 +441,36 @@ function nd.write_svg(path, svg) return api.write_svg(path, svg) end
 --- The study library (nd.study): sweep, largest, compare, print_table,
 -- svg_lines, svg_bars, svg_stages.
 nd.study = require "nd.study"
+-- nd.svg and nd.units as a script sees them: each function checks its
+-- arguments (a wrong one is an error naming it) before the library's own,
+-- which the reports call unchecked.
+local function checked(module, name, signatures)
+  local lib, check = require(module), require "nd.api.check"
+  local t = {}
+  for fname, args in pairs(signatures) do
+    t[fname] = function(...)
+      for i, a in ipairs(args) do
+        check.arg(name .. "." .. fname, i, a[1], (select(i, ...)), a[2], a[3])
+      end
+      return lib[fname](...)
+    end
+  end
+  return setmetatable(t, { __index = lib })
+end
+
 --- SVG documents and charts (nd.svg).
-nd.svg = require "nd.svg"
+nd.svg = checked("nd.svg", "nd.svg", {
+  escape = { { "text", "string" } }, document = { { "width", "number" }, { "height", "number" } },
+  stacked_bars = { { "chart", "table" } }, line_chart = { { "chart", "table" } },
+  grouped_bars = { { "chart", "table" } }, write = { { "path", "string" }, { "text", "string" } },
+})
 --- Sizes and times as text (nd.units): parse_bytes, format_bytes, gib, mib, seconds.
-nd.units = require "nd.units"
+nd.units = checked("nd.units", "nd.units", {
+  format_bytes = { { "bytes", "number" }, { "decimals", "number", true } },
+  gib = { { "bytes", "number" }, { "decimals", "number", true } },
+  mib = { { "bytes", "number" }, { "decimals", "number", true } },
+  seconds = { { "seconds", "number" } }, count = { { "n", "number" } },
+})
 -- END study API
 
 return nd

@@ -23,6 +23,7 @@ local model_spec = require "nd.model_spec"
 local hf_config = require "nd.hf_config"
 
 local model_source = {}
+local placed
 
 --- config_overrides keys that are run facts, not model fields (R2 §a.3
 -- EXEC_OVERRIDE_KEYS); returned apart as `run`.
@@ -274,6 +275,54 @@ function model_source.load_config(path)
   return config
 end
 
+-- The key a config.json states a canonical field under (its own name, an
+-- alias such as n_embd, in the file or its text_config), with the table.
+local function config_key(config, field)
+  for _, t in ipairs({ config, type(config.text_config) == "table" and config.text_config or nil }) do
+    if t[field] ~= nil then return t, field end
+    for _, aliases in ipairs(hf_config.TEXT_ALIASES) do
+      if aliases[1] == field then
+        for i = 2, #aliases do
+          if t[aliases[i]] ~= nil then return t, aliases[i] end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- A model-spec refusal about a field (its path a bare field name) placed
+-- where the field was stated: model.config_overrides (which wins), the
+-- model section, else the config.json, with file, line and column. Other
+-- errors pass unchanged.
+function placed(err, section, found)
+  if type(err) ~= "table" or not err.bad_input or err.file or type(err.path) ~= "string"
+     or not err.path:match("^[%w_]+$") or type(section) ~= "table" then
+    return err
+  end
+  local field = err.path
+  local overrides = section.config_overrides
+  local t, key, shown
+  if type(overrides) == "table" and overrides[field] ~= nil then
+    t, key, shown = overrides, field, "model.config_overrides." .. field
+  elseif section[field] ~= nil then
+    t, key, shown = section, field, "model." .. field
+  elseif found.config then
+    t, key = config_key(found.config, field)
+    shown = key and ((t == found.config and "" or "text_config.") .. key)
+  end
+  if not t then
+    -- a field nothing states (a required one missing): the source is named
+    local source = found.source or {}
+    if source.path then return errors.new { file = source.path, path = field, message = err.reason,
+                                             accepted = err.accepted } end
+    return err
+  end
+  local file, line, col = core.where(t, key)
+  return errors.new { file = file or (found.source or {}).path, line = line, col = col, path = shown,
+                      message = err.reason, accepted = err.accepted }
+end
+
 --- Resolves a model section (or a hub id / directory string) to its
 -- settled spec: the config found, mapped (nd.hf_config), the explicit
 -- fields laid over it, validated and settled (nd.model_spec).
@@ -286,14 +335,16 @@ function model_source.resolve_model(section, opts)
   local found = model_source.resolve(section, opts)
   local spec
   if found.config then
+    hf_config.check_supported(found.config, found.source.path, found.overrides.arch)
     spec = hf_config.to_spec(found.config, { path = found.source.path, visual_seq_len = opts.visual_seq_len,
                                              warnings = opts.warnings })
   else
     spec = { name = found.name or "custom" }
   end
   for key, v in pairs(found.overrides) do spec[key] = v end
-  local settled = model_spec.settle(spec, { warnings = opts.warnings, visual_seq_len = opts.visual_seq_len,
-                                            where = "model.config_overrides" })
+  local ok, settled = pcall(model_spec.settle, spec, { warnings = opts.warnings, visual_seq_len = opts.visual_seq_len,
+                                                       where = "model.config_overrides" })
+  if not ok then error(placed(settled, section, found), 0) end
   return settled, found.source, found.run
 end
 

@@ -75,6 +75,7 @@ end
 
 local function describe(v)
   if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "table" then return (v[1] ~= nil or next(v) == nil) and "a list" or "a mapping" end
   return tostring(v)
 end
 
@@ -172,6 +173,11 @@ end
 local function settle_experts(s, warnings)
   local n_exp = s.num_experts or 0
   local is_moe = n_exp > 1
+  if n_exp == 1 and (s.num_experts_per_tok or 1) > 1 then
+    fail("num_experts_per_tok", string.format("num_experts_per_tok %d routes each token to more experts than the "
+      .. "1 num_experts states", s.num_experts_per_tok),
+      "num_experts_per_tok at most num_experts (a single expert is a dense feed-forward)")
+  end
   if is_moe and not s.moe_intermediate_size and not s.intermediate_size then
     fail("moe_intermediate_size", string.format(
       "no feed-forward width resolves for %d routed experts", n_exp),

@@ -19,8 +19,8 @@ profiles.OP_NAMES = { "attMM", "attBMM", "ffMM", "softmax", "dropout", "normOp",
                       "gather", "headCast", "ffAct", "linrec" }
 
 --- The profiles shipped in lua/nd/profiles/.
-profiles.BUILTIN = { "default", "llama2", "qwen", "qwen3_5", "deepseek", "mixtral",
-                     "t5", "pangualpha", "cm", "vision", "gpt" }
+profiles.BUILTIN = { "default", "llama", "llama2", "mistral", "phi3", "gemma", "qwen", "qwen3_5", "deepseek",
+                     "mixtral", "t5", "pangualpha", "cm", "vision", "gpt" }
 
 -- DEFAULT_RUN (R2 §b.1, memory-model.md §4.8) plus flash_attention: the
 -- family run facts a profile's `run` may override. kind: "bytes" = a whole
@@ -65,6 +65,8 @@ local ARCH_PREFIXES = {
   llama2 = "llama2", mixtral = "mixtral", t5 = "t5", pangualpha = "pangualpha",
   deepseek = "deepseek", qwen3_5 = "qwen3_5", ["qwen3.5"] = "qwen3_5",
   qwen3_next = "qwen3_5", qwen = "qwen", cm = "cm", gpt = "gpt",
+  -- issue 13: the families of nd.hf_config.SUPPORTED with a profile each
+  llama = "llama", mistral = "mistral", phi3 = "phi3", gemma = "gemma",
 }
 
 local registered = {}   -- arch -> checked profile (from files or register)

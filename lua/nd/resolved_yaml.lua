@@ -130,12 +130,7 @@ end
 
 --- Writes the document to `path`; a bad-input error when it cannot.
 function resolved.write(path, doc)
-  local f, err = io.open(path, "w")
-  if not f then
-    require("nd.errors").raise { path = path, message = "cannot write the resolved yaml: " .. tostring(err) }
-  end
-  f:write(core.yaml.encode(doc))
-  f:close()
+  require("nd.files").write(path, core.yaml.encode(doc), "the resolved yaml")
 end
 
 return resolved

@@ -224,16 +224,55 @@ function search.space(o)
   return space, bounds
 end
 
+--- The divisors of n ascending, at most `bound`: trial up to sqrt(n), each
+-- small divisor x giving its partner n // x, so the work is O(sqrt(n)) as
+-- in the C core's space_of (a batch of 2^30 is 32768 trials).
+function search.divisors(n, bound)
+  bound = bound or n
+  local small, large = {}, {}
+  local x = 1
+  while x <= n // x do
+    if n % x == 0 then
+      if x > bound then break end
+      small[#small + 1] = x
+      local partner = n // x
+      if partner ~= x and partner <= bound then large[#large + 1] = partner end
+    end
+    x = x + 1
+  end
+  for i = #large, 1, -1 do small[#small + 1] = large[i] end
+  return small
+end
+
 -- space(dim, n) of the loop nest (§b.3): the divisors of n within the
 -- bound when searched, else the pinned value.
 local function values_of(entry, n)
   if not entry.searched then return { entry.pinned } end
-  local out = {}
-  for x = 1, n do
-    if entry.bound and x > entry.bound then break end
-    if n % x == 0 then out[#out + 1] = x end
-  end
-  return out
+  return search.divisors(n, entry.bound)
+end
+
+--- The most candidates a search tests (each recompute mode counted): past
+-- it a search would run for minutes (about 30 million a second are tested
+-- and priced on one core; 808 million, 720720 devices of every dimension,
+-- took 25 s), so it is refused before it starts with how to narrow it.
+-- Raise it here for a machine that can wait.
+search.MAX_TESTED = 100000000
+
+--- The largest global batch a search takes, in sequences (the C core's
+-- bound on space.global_batch, src/lnd_search.c).
+search.MAX_GLOBAL_BATCH = 1 << 30
+
+--- Refuses a space of more than search.MAX_TESTED candidates, counted by
+-- the C core without pricing any (nd.core.search_count).
+-- @tparam table hints the names of the options that narrow it: `dims`,
+--   `batch`, `recompute` (the command line's, or nd.search's options)
+function search.check_size(model, space, hints)
+  local n = require("nd.core").search_count(model, space)
+  if n <= search.MAX_TESTED then return n end
+  errors.raise { message = string.format("the search space holds %d candidates, more than the %d a search tests "
+    .. "(search.MAX_TESTED in lua/nd/search.lua)", n, search.MAX_TESTED),
+    accepted = string.format("narrow it: fewer dimensions searched (%s), fewer recompute modes (%s), a global batch "
+      .. "with fewer divisors (%s), or fewer devices", hints.dims, hints.recompute, hints.batch) }
 end
 
 --- The DP x MBS products the nest builds (§b.3 down to MBS), sorted, and

@@ -430,12 +430,7 @@ end
 
 --- Writes text to a file; raises a bad-input error when it cannot.
 function svg.write(path, text)
-  local f, err = io.open(path, "w")
-  if not f then
-    require("nd.errors").raise { path = path, message = "cannot write the chart: " .. tostring(err) }
-  end
-  f:write(text)
-  f:close()
+  require("nd.files").write(path, text, "the chart")
 end
 
 return svg

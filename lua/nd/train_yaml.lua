@@ -23,6 +23,7 @@ local units = require "nd.units"
 local errors = require "nd.errors"
 local warnings_mod = require "nd.warnings"
 local overrides = require "nd.overrides"
+local keys = require "nd.train_yaml.keys"
 local values = require "nd.train_yaml.values"
 local dtypes = require "nd.train_yaml.dtypes"
 local model_part = require "nd.train_yaml.model"
@@ -181,6 +182,15 @@ function train_yaml.read_fsdp(r, accel)
   v = r:value(f, "enable_offload")
   out.offload_params = v ~= nil and r:flag(f, "enable_offload", v) or false
   return out
+end
+
+-- reads: compile.enabled. torch.compile fuses each norm and the SwiGLU
+-- product into kernels that keep their inputs and fp32 statistics, not
+-- eager PyTorch's upcast copies and intermediate products.
+function train_yaml.read_compile(r)
+  local c = r:section(nil, "compile")
+  local v = r:value(c, "enabled")
+  return v ~= nil and r:flag(c, "enabled", v) or false
 end
 
 -- The data-parallel degree (seed `_resolve_data_parallel`): context.device_num,
@@ -564,6 +574,7 @@ local function run_table(p)
   run.offset = p.offset
   run.runtime = p.runtime
   if p.fsdp.offload_params then run.offload_params = true end
+  if p.compiled then run.fused_norm, run.fused_swiglu = true, true end
   run.mtp_in_offset = (p.spec.mtp_depth or 0) > 0
   run.seq_length = p.sequence.seq_length
   run.device_memory = p.device_memory
@@ -578,7 +589,36 @@ local function census_seq_length(p)
   return p.sequence.seq_len_stated and p.sequence.seq_length or 4096
 end
 
-local read_parts
+local read_parts, device_memory_of, check_expert_degree
+
+-- Keys only MindFormers' yaml schema has at its root (run_mode,
+-- parallel_config, runner_config, ...), or under model (model_config).
+local MINDFORMERS_ROOT = { "parallel_config", "runner_config", "recompute_config", "moe_config", "run_mode",
+                          "use_parallel", "micro_batch_interleave_num" }
+
+--- Refuses a MindFormers-schema yaml (sapp_nd's *-mindformers.yaml): ndlua
+-- reads HyperParallel's train.yaml, whose keys are other; read as one, such
+-- a file would price a model and strategy it does not state.
+function train_yaml.refuse_mindformers(doc, file)
+  if type(doc) ~= "table" then return end
+  local found, where_t
+  if type(doc.model) == "table" and type(doc.model.model_config) == "table" then
+    found, where_t = "model.model_config", doc.model
+  end
+  for _, k in ipairs(MINDFORMERS_ROOT) do
+    if not found and doc[k] ~= nil then found, where_t = k, doc end
+  end
+  if not found or doc.training ~= nil or doc.accelerator ~= nil or type(doc.train) == "table" then return end
+  local key = found:match("[^.]+$")
+  local f, line, col = core.where(where_t, key)
+  errors.raise { file = f or file, line = line, col = col, path = found,
+    message = "MindFormers schema is not read: this file states its model under model.model_config and its "
+      .. "strategy under parallel_config, where ndlua reads a HyperParallel train.yaml (model, accelerator, "
+      .. "training, fsdp_config)",
+    accepted = "a HyperParallel train.yaml (see examples/), e.g. parallel_config.model_parallel as "
+      .. "accelerator.tp_size, pipeline_stage as pp_size, data_parallel x model_parallel x pipeline_stage as "
+      .. "context.device_num, and the model as model.pretrained_model_name_or_path or model.config_overrides" }
+end
 
 --- Reads a loaded train.yaml. The document is the reader's to change: the
 -- overrides are laid over it, and a legacy VLM's config_overrides.text_config
@@ -600,18 +640,19 @@ function train_yaml.parse(doc, opts)
                    .. (type(doc) == "table" and "a list" or values.describe(doc)) }
   end
   if opts.overrides then overrides.apply(doc, overrides.list_of(opts.overrides)) end
+  train_yaml.refuse_mindformers(doc, opts.file)
   local w = opts.warnings or warnings_mod.new()
   local r = values.reader(doc, { file = opts.file, warnings = w })
   local schema = train_yaml.schema(doc)
   local p, resolved = read_parts(r, schema == "automodels", opts)
+  keys.check(r)
   return {
     model = p.spec, run = run_table(p), source = resolved.source, schema = schema,
     mtp_unpriced = resolved.mtp_unpriced, replacements = p.replacements,
     seq_len_stated = p.sequence.seq_len_stated, stated_ac_mode = p.recompute.stated_ac_mode,
     stated_ac_path = p.recompute.mode_path,
     vision = resolved.vision, moe_dispatch = p.ctx.moe_dispatch, dp_source = p.dp_source,
-    device_memory_source = opts.device_memory and "-M" or p.ctx.device_memory and "context.max_device_memory"
-      or ("the default " .. train_yaml.DEFAULT_DEVICE_MEMORY),
+    device_memory_source = p.device_memory_source, device_memory_shown = p.device_memory_shown,
     census = { requested = p.ctx.census, spec = p.ctx.census_spec,
                seq_length = p.ctx.census and census_seq_length(p) or nil },
     warnings = w,
@@ -651,6 +692,59 @@ local function with_census(r, p, resolved, opts)
   return census.attach(p.spec, records)
 end
 
+--- Where a capacity came from, as output states it: the source and the size
+-- as written, and how its unit is read ("-M 80GB, GB read as GiB, 2^30 bytes").
+function train_yaml.memory_source(label, text)
+  local shown = text and (label .. " " .. tostring(text)) or label
+  local note = units.unit_note(text)
+  return note and (shown .. ", " .. note) or shown
+end
+
+-- The device capacity: -M (opts.device_memory, with opts.device_memory_text
+-- as written), else context.max_device_memory, else opts.fallback_memory
+-- ({bytes, label, text}: the device -A names), else the default. Returns
+-- bytes, where from ("-M", "context.max_device_memory", the fallback's label
+-- or "the default 64GB") and the source as output states it, with the size
+-- as written and how its unit is read.
+function device_memory_of(ctx, opts)
+  if opts.device_memory then
+    local text = opts.device_memory_text or (type(opts.device_memory) == "string" and opts.device_memory or nil)
+    return units.parse_bytes(opts.device_memory), "-M", train_yaml.memory_source("-M", text)
+  end
+  if ctx.device_memory then
+    return ctx.device_memory, "context.max_device_memory",
+      train_yaml.memory_source("context.max_device_memory", ctx.device_memory_text)
+  end
+  local f = opts.fallback_memory
+  if f then return f.bytes, f.label, train_yaml.memory_source(f.label, f.text) end
+  return units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY), "the default " .. train_yaml.DEFAULT_DEVICE_MEMORY,
+    train_yaml.memory_source("the default", train_yaml.DEFAULT_DEVICE_MEMORY)
+end
+
+-- The expert degree must split the routed experts evenly: an ep past the
+-- experts (1000000 for 128) or not dividing them (3 for 128) is no layout a
+-- trainer builds, and pricing it would put a fraction of an expert on a
+-- device. (An ep the data-parallel ranks cannot hold is the seed's clamping
+-- warning, in train_yaml.build.)
+function check_expert_degree(r, accel, spec)
+  local ep, experts = accel.ep, spec.num_experts or 0
+  if ep <= 1 then return end
+  local sec = accel.section
+  local key = values.truthy(r:value(sec, "ep_size")) and "ep_size" or "expert_parallel_degree"
+  if experts <= 1 then
+    r:warn(sec.path .. "." .. key, string.format("is %d, but the model has no routed experts: it splits nothing", ep))
+    return
+  end
+  if ep > experts or experts % ep ~= 0 then
+    local ok = {}
+    for d = 1, experts do
+      if experts % d == 0 and #ok < 12 then ok[#ok + 1] = tostring(d) end
+    end
+    r:fail(sec, key, string.format("%d does not divide the model's %d routed experts", ep, experts),
+           "a divisor of " .. experts .. " (" .. table.concat(ok, ", ") .. (#ok == 12 and ", ..." or "") .. ")")
+  end
+end
+
 -- Reads every section, in the seed's order: the context and the model
 -- first (the run's defaults depend on the model), then the run.
 function read_parts(r, auto, opts)
@@ -675,13 +769,14 @@ function read_parts(r, auto, opts)
   end
   p.recompute = train_yaml.read_recompute(r, resolved.run_keys, p.accel.pp, p.accel.vpp)
   p.moe = train_yaml.read_moe(r, spec, resolved.run_keys, p.accel.etp)
+  check_expert_degree(r, p.accel, spec)
   p.offset = train_yaml.read_offset(r, resolved.run_keys, p.accel.pp, p.accel.vpp,
                                     spec.num_hidden_layers + (spec.mtp_depth or 0))
   p.sequence = train_yaml.read_sequence(r, spec, resolved.run_keys)
-  p.device_memory = opts.device_memory and units.parse_bytes(opts.device_memory)
-    or p.ctx.device_memory or units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY)
+  p.device_memory, p.device_memory_source, p.device_memory_shown = device_memory_of(p.ctx, opts)
   p.freeze_vision = resolved.freeze_vision
   p.replacements = train_yaml.read_plan_overrides(r)
+  p.compiled = train_yaml.read_compile(r)
   if p.ctx.census then
     p.spec = with_census(r, p, resolved, opts)
   end

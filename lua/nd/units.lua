@@ -53,6 +53,28 @@ function units.parse_bytes(text)
   return math.floor(tonumber(value) * 1024 ^ power + 0.5)
 end
 
+--- How a size's unit is read, for output that states it: "GB read as GiB,
+-- 2^30 bytes" for the decimal-looking spellings (KB, MB, GB, TB, PB, and K,
+-- M, G, T, P alone), nil for a binary one (GiB) or bytes.
+-- @tparam string text a size as written ("58GB")
+-- @treturn string|nil the note
+function units.unit_note(text)
+  if type(text) ~= "string" then return nil end
+  local _, u = size:match(text)
+  if not u or u:sub(1, 1):lower() == "b" then return nil end
+  local letter = u:sub(1, 1):upper()
+  if text:lower():find("ib") then return nil end
+  return string.format("%sB read as %siB, 2^%d bytes", letter, letter, 10 * POWERS[letter:lower()])
+end
+
+--- Whether a size as written states its unit ("58GB", "512 B"), as a size
+-- on the command line or in a yaml must: a bare "58" is refused.
+function units.has_unit(text)
+  if type(text) ~= "string" then return false end
+  local _, u = size:match(text)
+  return u ~= nil
+end
+
 --- Formats bytes with a binary unit: "12.34 GiB", "512.0 MiB", "8 B".
 -- @tparam number n bytes
 -- @tparam[opt] integer decimals digits after the point (default 2)

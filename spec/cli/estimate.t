@@ -20,8 +20,8 @@ Options come from one table, which also writes --help:
   
   options:
     -d, --devices N           devices in the run, when the yaml states no context.device_num (AutoModels schema)
-    -M, --device-memory SIZE  device memory, such as 58GB or 64GiB (wins over context.max_device_memory; default 64GB, or -A's)
-    -A, --device-type NAME    hardware profile whose memory is the capacity when neither -M nor the yaml states one
+    -M, --device-memory SIZE  device memory with its unit: 58GB or 64GiB (GB read as GiB); default -A's, else 64GB
+    -A, --device-type NAME    hardware profile whose memory is the capacity unless -M or the yaml states one
     -b, --global-batch B      global batch in sequences (training.global_batch_size)
         --tp N                tensor-parallel degree (accelerator.tp_size)
         --pp N                pipeline stages (accelerator.pp_size)
@@ -64,7 +64,7 @@ same. Muon keeps one state a parameter; global batch 8 = 1 x 8 x 1.
   *     0     48        7.11        7.11 * (glob)
   
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
-  device capacity 64.00 GiB (the default 64GB): fits: peak * GiB on stage 0, * GiB to spare (glob)
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak * GiB on stage 0, * GiB to spare (glob)
 
 The same on 16 devices, as -d gives them (HSDP: dp 16 over shards of 8);
 the global batch of 8 is then no multiple of micro-batch 1 x dp 16, so the
@@ -80,7 +80,7 @@ A device too small: -M gives 8 GiB, and the verdict says by how much the
 peak passes it.
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -M 8GiB 2>/dev/null | tail -1
-  device capacity 8.00 GiB (-M): does NOT fit: peak * GiB on stage 0 exceeds it by * GiB (glob)
+  device capacity 8.00 GiB (-M 8GiB): does NOT fit: peak * GiB on stage 0 exceeds it by * GiB (glob)
 
 --json: one document, integers in bytes, keys sorted, the warnings kept
 (they go to stderr too). The byte
@@ -219,7 +219,7 @@ A model found nowhere: the closest catalog ids.
   closest catalog ids: Qwen/Qwen3-32B, Qwen/Qwen3-8B, Qwen/Qwen3-0.6B; to fix it, put the checkpoint directory (holding config.json) at that path or in the Hugging Face cache, name a catalog id (ndlua verify.lua --list-models), or state the model's fields under model.config_overrides
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --context.device_num=8 --svg /nonexistent/dir/mem.svg
-  /nonexistent/dir/mem.svg: cannot write the chart: /nonexistent/dir/mem.svg: No such file or directory
+  /nonexistent/dir/mem.svg: cannot write: No such file or directory; the chart was not written
   [2]
 
 --runtime names the training runtime whose kernels and allocator are

@@ -39,7 +39,7 @@ The checkpoint's MTP layer (num_nextn_predict_layers 1) is not built.
   ?     7      7 * (glob)
   
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
-  device capacity 64.00 GiB (context.max_device_memory): * (glob)
+  device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
 Without VPP, the seed's balanced offset: the same five stages one layer
 more.
@@ -57,8 +57,7 @@ TP rank); its gradients the same. The catalog's llama config matches no op
 profile, hence the warning.
 
   $ ndlua estimate.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml
-  warning: no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
-  model     llama (arch default), built-in catalog meta-llama/Llama-3.1-70B
+  model     llama (arch llama), built-in catalog meta-llama/Llama-3.1-70B
             70.55 B parameters (70.55 B active); 80 layers: 80×decoder
   run       64 devices = dp 2 x tp 8 x pp 4 x cp 1 (dp from context.device_num); ep 1, etp 0, vpp 1
             batch 64 = micro-batch 1 x dp 2 x 32 micro-batches; sequence 8192 tokens
@@ -74,7 +73,7 @@ profile, hence the warning.
   ?     3     20 * (glob)
   
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
-  device capacity 64.00 GiB (context.max_device_memory): * (glob)
+  device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
 Qwen3-VL-30B-A3B: the ImageTextToText class builds the tower; it is
 frozen. Every parameter is sharded 16 ways (FSDP over dp 16; the experts
@@ -98,7 +97,7 @@ only for the 30,532,122,624 of the language model (PARAMS.md):
   *     0     48        3.62        3.55 * (glob)
   
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
-  device capacity 64.00 GiB (the default 64GB): * (glob)
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-vl-30b-a3b/train.yaml --json | ndlua -e 'local t = require("nd").json.decode(io.read("a")); print(t.stages[1].bytes.params, t.stages[1].bytes.grads, t.run.freeze_vision, t.run.visual_seq_length)'
   3883844254	3816515328	true	1024

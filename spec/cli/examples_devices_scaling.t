@@ -8,7 +8,6 @@ writes. Pinned by hand: the device counts, the batch, 80 GiB, 8192 tokens
 (the yaml's); the ideal step is the first step times 64 over the devices.
 
   $ ndlua "$ROOT/examples/devices_scaling.lua" > out 2> err; cat err out
-  warning: no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
   meta-llama/Llama-3.1-70B, 8192 tokens a sequence, a global batch of 512 sequences, on H100 (80.00 GiB a device)
   the fastest strategy that fits, searched over every dimension and recompute mode:
   

@@ -8,7 +8,6 @@ its command line, as a user would. What is pinned follows by hand: 64 devices
 the checkpoint's max_position_embeddings, the lengths the example sweeps.
 
   $ ndlua "$ROOT/examples/max_seq_len.lua" > out 2> err; cat err out
-  warning: no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
   meta-llama/Llama-3.1-70B on 64 devices (dp 2 x tp 8 x pp 4), micro-batch 1, 64.00 GiB a device
   
   The longest sequence that fits, in steps of 1024 tokens (the model's limit: 131072 tokens):

@@ -8,7 +8,6 @@ times. Pinned by hand: 64 devices = dp 2 x tp 8 x pp 4, a batch of 64 of
 8192 tokens and 64 GiB from the yaml; micro-batches a step = 64 / (2 x size).
 
   $ ndlua "$ROOT/examples/recompute_tradeoff.lua" > out 2> err; cat err out
-  warning: no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
   meta-llama/Llama-3.1-70B on 64 devices (dp 2 x tp 8 x pp 4), a global batch of 64 x 8192 tokens, 64.00 GiB a device, timed on H100
   
   micro-batch  micro-batches a step  selective peak * full peak * full saves * selective step * full step * full costs * costs (share) (glob)

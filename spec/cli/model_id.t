@@ -43,7 +43,7 @@ estimate.lua on Qwen3-8B over 8 devices with TP 2 and a batch of 64: dp =
   *     0     36        2.05        2.05        4.10        3.01        3.48        6.38        1.00       22.07
   
   allocated 21.07 GiB, reserved 21.07 GiB on stage 0 (the reserve, 1.00 GiB, is for what no allocator counts)
-  device capacity 79.65 GiB (-A H100): fits: peak 22.07 GiB on stage 0, 57.58 GiB to spare
+  device capacity 79.65 GiB (H100's memory 81559MiB): fits: peak 22.07 GiB on stage 0, 57.58 GiB to spare
 
 --zero 2 keeps the weights gathered from forward to backward (FSDP's
 reshard_after_forward: false); --zero 0 shards nothing, so every rank
@@ -102,7 +102,7 @@ yaml below, then the search over it; -d is required):
     global_batch_size: 1024
     micro_batch_size: 1
   $ ndlua search.lua deepseek-ai/DeepSeek-V3 -d 1024 -b 1024 -o out -t 3
-  search: deepseek_v3 on 1024 devices (A2), a global batch of 1024, 64.00 GiB a device (A2's memory); recompute full (activation_checkpoint.mode); ranked by throughput
+  search: deepseek_v3 on 1024 devices (A2), a global batch of 1024, 64.00 GiB a device (A2's memory 64GB, GB read as GiB, 2^30 bytes); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: PP up to 61 (the machine's 128, 61 layers over VPP 1, a batch of 1024); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   135968 candidates tested: 50920 refused (a degree out of bounds 50920), 85048 priced for memory
   18735 fitting the budget of 64.00 GiB, 66313 dropped over it; searched in * s (glob)

@@ -19,7 +19,7 @@ profiles and ranking policies are files, listed from where they are found:
   options:
     -d,   --devices N           devices (default: the yaml's context.device_num)
     -b,   --global-batch B      global batch in sequences (default: the yaml's)
-    -M,   --max-memory SIZE     device memory cap, such as 58GB or 60GiB (default: context.max_device_memory, else the device's)
+    -M,   --max-memory SIZE     device memory cap with its unit, such as 58GB or 60GiB (GB read as GiB; default: context.max_device_memory, else the device's)
     -mem, --reserve SIZE        memory kept free, taken off the cap (default 0)
     -A,   --device-type NAME    hardware profile (default A2; see below)
     -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the yaml's, but MB and DP always vary: DP fills the devices the others leave
@@ -127,7 +127,7 @@ W/t (W = 4 layers + embedding + head = 132653056), 2·(d − 1)/d · W/t · 2 B:
 (step · 8 · 100 TFLOP/s): 71.1, 68.6, 58.4, 43.6 %.
 
   $ ndlua search.lua train.yaml -l DP TP -A flat8
-  search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory); recompute full (activation_checkpoint.mode); ranked by throughput
+  search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory 64GiB); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: TP up to 8 (the model's KV heads)
   4 candidates tested: none refused, 4 priced for memory
   4 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
@@ -163,15 +163,15 @@ log-probabilities 4·32000 bytes a token (this yaml's loss is not
 vocabulary-parallel), x 2048 tokens = 278,945,792 B = 0.26 GiB.)
 
   $ for t in 1 2 4 8; do ndlua estimate.lua train.yaml --accelerator.tp_size=$t | tail -1; done
-  device capacity 64.00 GiB (the default 64GB): fits: peak 2.87 GiB on stage 0, 61.13 GiB to spare
-  device capacity 64.00 GiB (the default 64GB): fits: peak 2.47 GiB on stage 0, 61.53 GiB to spare
-  device capacity 64.00 GiB (the default 64GB): fits: peak 2.27 GiB on stage 0, 61.73 GiB to spare
-  device capacity 64.00 GiB (the default 64GB): fits: peak 2.10 GiB on stage 0, 61.90 GiB to spare
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak 2.87 GiB on stage 0, 61.13 GiB to spare
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak 2.47 GiB on stage 0, 61.53 GiB to spare
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak 2.27 GiB on stage 0, 61.73 GiB to spare
+  device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak 2.10 GiB on stage 0, 61.90 GiB to spare
 
 So a cap of 2.6 GB (binary) drops TP 1; -v 2 says by how much:
 
   $ ndlua search.lua train.yaml -l DP TP -A flat8 -M 2.6GB -v 2
-  search: custom on 8 devices (flat8), a global batch of 16, 2.60 GiB a device (-M); recompute full (activation_checkpoint.mode); ranked by throughput
+  search: custom on 8 devices (flat8), a global batch of 16, 2.60 GiB a device (-M 2.6GB, GB read as GiB, 2^30 bytes); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: TP up to 8 (the model's KV heads)
   4 candidates tested: none refused, 4 priced for memory
   3 fitting the budget of 2.60 GiB, 1 dropped over it; searched in * s (glob)
@@ -214,7 +214,7 @@ sends, 2 · 2048 · 1024 · 2 B at 100 GB/s; the step is ΣX + (m − 1)·max X
 -v 3 also shows the space the search ran over:
 
   $ ndlua search.lua train.yaml -l DP TP PP -b 4 -A flat8 -v 3
-  search: custom on 8 devices (flat8), a global batch of 4, 64.00 GiB a device (flat8's memory); recompute full (activation_checkpoint.mode); ranked by throughput
+  search: custom on 8 devices (flat8), a global batch of 4, 64.00 GiB a device (flat8's memory 64GiB); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: PP up to 4 (the machine's 8, 4 layers over VPP 1, a batch of 4); TP up to 8 (the model's KV heads)
   space:
     DP   searched
@@ -254,7 +254,7 @@ sets aside TP 8. Of the 6: PP 4 TP 2 (-42), PP 2 TP 4 (-24), PP 2 TP 2
   > }
   > EOF
   $ ndlua search.lua train.yaml -l DP TP PP -b 4 -A flat8 --policy deep.lua
-  search: custom on 8 devices (flat8), a global batch of 4, 64.00 GiB a device (flat8's memory); recompute full (activation_checkpoint.mode); ranked by deep.lua
+  search: custom on 8 devices (flat8), a global batch of 4, 64.00 GiB a device (flat8's memory 64GiB); recompute full (activation_checkpoint.mode); ranked by deep.lua
   bounds: PP up to 4 (the machine's 8, 4 layers over VPP 1, a batch of 4); TP up to 8 (the model's KV heads)
   9 candidates tested: 3 refused (a degree out of bounds 3), 6 priced for memory
   6 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
@@ -354,13 +354,13 @@ Recompute as a dimension: each candidate priced under each mode listed
 (here off and full: 8 candidates, TP 1's off first, as the nest meets them):
 
   $ ndlua search.lua train.yaml -l DP TP -A flat8 --recompute off,full -v 1 -t 2 | head -3
-  search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory); recompute off, full (--recompute); ranked by throughput
+  search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory 64GiB); recompute off, full (--recompute); ranked by throughput
   bounds: TP up to 8 (the model's KV heads)
   8 candidates tested: none refused, 8 priced for memory
 
 A yaml can name the modes itself, in context.recompute (auto: all three):
 
   $ ndlua search.lua train.yaml -l DP TP -A flat8 --context.recompute=auto -t 1 | head -3
-  search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory); recompute off, selective, full (context.recompute); ranked by throughput
+  search: custom on 8 devices (flat8), a global batch of 16, 64.00 GiB a device (flat8's memory 64GiB); recompute off, selective, full (context.recompute); ranked by throughput
   bounds: TP up to 8 (the model's KV heads)
   12 candidates tested: none refused, 12 priced for memory

@@ -12,7 +12,7 @@ outside the lists, the 5 left all fit 54 GB; optimizer_weight_shard_size
 fixes the FSDP shard at 8.
 
   $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-qwen3_72b_128devices_search.yaml -o out -t 5
-  search: qwen3_5 on 128 devices (A2), a global batch of 1024, 54.00 GiB a device (cluster.device_memory_gb); recompute full (the search config); ranked by throughput
+  search: qwen3_5 on 128 devices (A2), a global batch of 1024, 54.00 GiB a device (cluster.device_memory_gb, GB read as GiB, 2^30 bytes); recompute full (the search config); ranked by throughput
   search config: dp searched over [1, 2, 4, 8, 16]; fsdp fixed 8 (model.optimizer_weight_shard_size); tp searched over [2, 4, 8]; pp searched over [2, 4, 8, 16]; cp fixed 1 (declared); ep fixed 1 (declared); micro_batch_num searched over [8, 16, 32, 64, 128]
   bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 1024); TP up to 8 (the model's KV heads)
   20 candidates tested: 15 refused (filtered out 15), 5 priced for memory
@@ -34,7 +34,7 @@ layers), `etp: 0`; the offset list (one pipeline's layout) is warned
 about, not read.
 
   $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-deepseek_v3_671b_512devices_search.yaml -o out -t 5
-  search: deepseek on 512 devices (A2), a global batch of 1024, 58.00 GiB a device (cluster.device_memory_gb); recompute full (the search config); ranked by throughput
+  search: deepseek on 512 devices (A2), a global batch of 1024, 58.00 GiB a device (cluster.device_memory_gb, GB read as GiB, 2^30 bytes); recompute full (the search config); ranked by throughput
   search config: dp searched over [8, 16, 32]; fsdp fixed 4 (model.optimizer_weight_shard_size); tp searched over [2, 4, 8]; pp searched over [4, 8, 16]; cp fixed 1 (declared); ep searched over [4, 8, 16]; micro_batch_num searched over [8, 16, 32, 64, 128]
   bounds: PP up to 62 (the machine's 64, 62 layers over VPP 1, a batch of 1024); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   318 candidates tested: 297 refused (filtered out 297), 21 priced for memory
@@ -62,7 +62,6 @@ Exit 2, naming each list and what passes without it:
   search: llama3-8b-dense on 32 devices (A2 (links 200 GB/s in a node, 100 GB/s between nodes)), a global batch of 128, 60.00 GiB a device (constraint.memory_limit_gb); recompute selective (the search config); ranked by throughput
   search config: dp searched over [1, 2, 4, 8]; fsdp searched over [1, 2]; tp searched over [1, 2, 4, 8]; pp searched over [1, 2, 4]; cp searched over [1, 2]; ep fixed 1 (declared); micro_batch_num searched over [1, 2, 4]
   bounds: PP up to 8 (the machine's 8, 32 layers over VPP 1, a batch of 128); TP up to 8 (the model's KV heads)
-  warning: no op profile matches model 'llama3-8b-dense', pricing it as 'default'; declare arch to choose one
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
   no candidate passes the search's rules: 116 candidates tested: 116 refused (filtered out 116), 0 priced for memory; the candidate lists refuse every one, and these alone:
@@ -71,7 +70,6 @@ Exit 2, naming each list and what passes without it:
   widen one of them, or state it auto
   [2]
   $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.ttachon.yaml -o out -v 0
-  warning: no op profile matches model 'llama3-8b-dense', pricing it as 'default'; declare arch to choose one
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
   no candidate passes the search's rules: 116 candidates tested: 116 refused (filtered out 116), 0 priced for memory; the candidate lists refuse every one, and these alone:
@@ -122,7 +120,6 @@ profile's name):
       3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 32 devices)
-  warning: no op profile matches model 'llama3-8b-dense', pricing it as 'default'; declare arch to choose one
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
 

@@ -179,11 +179,12 @@ Transformers derives them:
   model qwen3_next (arch qwen3_5)
     layers                             3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention, 3×linear_attention, 1×full_attention
 
-A model no profile matches is priced as 'default', with one warning:
+Each supported model_type has its op profile (hf_config.SUPPORTED; issue
+13 gave Llama, Mistral, Phi-3 and Gemma 2/3 theirs), so a Llama run no
+longer warns that no profile matches:
 
-  $ ndlua verify.lua meta-llama/Llama-3.1-8B | grep -E '^(model|warning)'
-  warning: no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
-  model llama (arch default)
+  $ ndlua verify.lua meta-llama/Llama-3.1-8B 2>&1 | grep -E '^(model|warning)'
+  model llama (arch llama)
 
 Where the config comes from: a directory of that name wins over the
 catalog, and the Hugging Face cache is looked in before the catalog.
@@ -270,7 +271,7 @@ nd/profiles/ directory on NDLUA_PATH:
 
   $ sed 's/arch: llama2/arch: qwne/' custom.yaml > typo.yaml
   $ ndlua verify.lua typo.yaml
-  arch: unknown arch 'qwne'; the op profiles are cm, deepseek, default, gpt, llama2, mixtral, pangualpha, qwen, qwen3_5, t5, vision
+  typo.yaml:10:11: model.config_overrides.arch: unknown arch 'qwne'; the op profiles are cm, deepseek, default, gemma, gpt, llama, llama2, mistral, mixtral, pangualpha, phi3, qwen, qwen3_5, t5, vision
   [2]
 
 Refusals name the field, the file and the line:
@@ -292,7 +293,7 @@ Refusals name the field, the file and the line:
   >     num_key_value_heads: 5
   > YAML
   $ ndlua verify.lua heads.yaml
-  num_key_value_heads: num_attention_heads 32 is not divisible by num_key_value_heads 5
+  heads.yaml:4:26: model.config_overrides.num_key_value_heads: num_attention_heads 32 is not divisible by num_key_value_heads 5
   [2]
 
   $ printf 'train: {}\n' > empty.yaml
@@ -307,8 +308,8 @@ Refusals name the field, the file and the line:
   > print(table.concat(nd.keys(t), " "))
   > print(t.source.kind, t.source.id, t.model.name, t.model.arch, t.model.layers[1].count)
   > print(string.format("%d %d", t.params.total, t.params.active))
-  > print(t.warnings[1])'
+  > print(#t.warnings)'
   activations_per_token flops_per_token model params source warnings
-  catalog	meta-llama/Llama-2-7b-hf	llama	default	32
+  catalog	meta-llama/Llama-2-7b-hf	llama	llama	32
   6738415616 6738415616
-  no op profile matches model 'llama', pricing it as 'default'; declare arch to choose one
+  0

@@ -58,12 +58,13 @@ end
 
 --- Runs `command` with sh in `dir` (from a script written there as `name`)
 -- after `env`; returns its output (stdout and stderr) and exit status.
-function shell.run(dir, name, env, command)
+-- `prefix` (optional) runs sh through it (setpriv ... to change user).
+function shell.run(dir, name, env, command, prefix)
   local script = dir .. "/" .. name
   local f = assert(io.open(script, "w"))
   f:write(env, "cd ", shell.quote(dir), " || exit 99\n", command, "\n")
   f:close()
-  local p = assert(io.popen("sh " .. shell.quote(script) .. " 2>&1"))
+  local p = assert(io.popen((prefix and (prefix .. " ") or "") .. "sh " .. shell.quote(script) .. " 2>&1"))
   local out = p:read("a")
   local _, _, status = p:close()
   return out, status

@@ -155,6 +155,7 @@ function api_search.search(model, run, opts)
     info.problem = problem
     return {}, info
   end
+  search.check_size(model, s.space, { dims = "opts.dims", recompute = "opts.recompute", batch = "opts.global_batch" })
   local result = core.search(model, s.base, s.space, opts.progress)
   local counts = result:counts()
   local info = info_of(s, counts)

@@ -53,13 +53,10 @@ end
 -- @tparam integer n the candidates
 -- @tparam function get `get(i)` -> the i-th candidate
 function csv.write(path, n, get)
-  local f, err = io.open(path, "w")
-  if not f then
-    require("nd.errors").raise { path = path, message = "cannot write the CSV: " .. tostring(err) }
-  end
-  f:write(csv.header(), "\n")
-  for i = 1, n do f:write(csv.row(get(i)), "\n") end
-  f:close()
+  local lines = { csv.header() }
+  for i = 1, n do lines[i + 1] = csv.row(get(i)) end
+  lines[#lines + 1] = ""
+  require("nd.files").write(path, table.concat(lines, "\n"), "the CSV")
 end
 
 return csv

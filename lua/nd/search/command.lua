@@ -16,6 +16,7 @@ local search_config = require "nd.search_config"
 local model_keys = require "nd.search_config.model_keys"
 local empty = require "nd.search.empty"
 local model_yaml = require "nd.model_yaml"
+local train_yaml = require "nd.train_yaml"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
 local table_report = require "nd.report.table"
@@ -34,7 +35,7 @@ local COMMAND = {
     { name = "devices", short = "d", arg = "N", help = "devices (default: the yaml's context.device_num)" },
     { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (default: the yaml's)" },
     { name = "max-memory", short = "M", arg = "SIZE",
-      help = "device memory cap, such as 58GB or 60GiB (default: context.max_device_memory, else the device's)" },
+      help = "device memory cap with its unit, such as 58GB or 60GiB (GB read as GiB; default: context.max_device_memory, else the device's)" },
     { name = "reserve", short = "mem", arg = "SIZE", help = "memory kept free, taken off the cap (default 0)" },
     { name = "device-type", short = "A", arg = "NAME", help = "hardware profile (default A2; see below)" },
     { name = "dims", short = "l", arg = "DIM...", list = true, item = "^%w+$",
@@ -81,9 +82,18 @@ function command.read_options(argv)
       .. table.concat(args, " "), accepted = "ndlua search.lua --help" }
   end
   opts.path, opts.overrides = args[1], list
-  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d") end
-  if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
-  if opts.max_memory then opts.max_memory = cli.size(opts.max_memory, "-M") end
+  if opts.devices then opts.devices = cli.positive_integer(opts.devices, "-d", cli.MAX_DEVICES, "devices") end
+  if opts.global_batch then
+    opts.global_batch = cli.positive_integer(opts.global_batch, "-b")
+    if opts.global_batch > search.MAX_GLOBAL_BATCH then
+      errors.raise { path = "-b", message = string.format("%d sequences is past the %d (2^30) a search takes",
+        opts.global_batch, search.MAX_GLOBAL_BATCH), accepted = "a global batch from 1 to 1073741824 sequences" }
+    end
+  end
+  if opts.max_memory then
+    opts.max_memory_text = opts.max_memory
+    opts.max_memory = cli.size(opts.max_memory, "-M")
+  end
   opts.reserve = opts.reserve and cli.size(opts.reserve, "-mem", true) or 0
   if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
   if opts.verbosity < 0 then errors.raise { path = "-v", message = "takes a level from 0" } end
@@ -255,13 +265,13 @@ function command.budget_of(opts, cfg, b, profile)
   local cap, source
   local c = cfg and cfg.cluster or {}
   if opts.max_memory then
-    cap, source = opts.max_memory, "-M"
+    cap, source = opts.max_memory, train_yaml.memory_source("-M", opts.max_memory_text)
   elseif c.device_memory_gb then
-    cap, source = math.floor(c.device_memory_gb * 2 ^ 30 + 0.5), "cluster.device_memory_gb"
+    cap, source = math.floor(c.device_memory_gb * 2 ^ 30 + 0.5), "cluster.device_memory_gb, GB read as GiB, 2^30 bytes"
   elseif b.parsed.device_memory_source == "context.max_device_memory" then
-    cap, source = b.parsed.run.device_memory, "context.max_device_memory"
+    cap, source = b.parsed.run.device_memory, b.parsed.device_memory_shown
   else
-    cap, source = profile.memory_bytes, profile.name .. "'s memory"
+    cap, source = profile.memory_bytes, train_yaml.memory_source(profile.name .. "'s memory", profile.memory)
   end
   local limit = cfg and cfg.constraint.memory_limit_gb
   if limit and limit > 0 and limit * 2 ^ 30 < cap then
@@ -278,12 +288,19 @@ end
 
 -- The global batch: -b, else constraint.global_batch_size, else the yaml's.
 function command.batch_of(opts, cfg, b)
-  local gbs = opts.global_batch
-  if not gbs and cfg and (cfg.constraint.global_batch_size or 0) > 0 then gbs = cfg.constraint.global_batch_size end
-  gbs = gbs or b.stated_batch
+  local gbs, source = opts.global_batch, { path = "-b" }
+  if not gbs and cfg and (cfg.constraint.global_batch_size or 0) > 0 then
+    gbs, source = cfg.constraint.global_batch_size, { file = cfg.file, path = "constraint.global_batch_size" }
+  end
+  if not gbs then gbs, source = b.stated_batch, { file = b.file, path = "training.global_batch_size" } end
   if not gbs then
     errors.raise { file = b.file, path = "training.global_batch_size", message = "the yaml states no global batch",
                    accepted = "state it with -b B" }
+  end
+  if gbs > search.MAX_GLOBAL_BATCH then
+    errors.raise { file = source.file, path = source.path, message = string.format("%d sequences is past the %d "
+      .. "(2^30) a search takes", gbs, search.MAX_GLOBAL_BATCH), accepted = "a global batch from 1 to 1073741824 "
+      .. "sequences, or -b B" }
   end
   return gbs
 end
@@ -410,6 +427,24 @@ function command.prepare(opts, w)
   return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
            modes = modes, modes_source = modes_source, space = space, bounds = bounds,
            policy = policy, spans_cp = b.parsed.run.shard_spans_cp == true }
+end
+
+--- Refuses outputs that are inputs (`--csv train.yaml`, `-o` over a yaml
+-- named resolved.yaml) or that clash (`--csv X --svg X`), before the search
+-- writes anything.
+function command.check_outputs(opts, s)
+  local outputs = {}
+  if opts.csv then outputs[#outputs + 1] = { "--csv", opts.csv } end
+  if opts.svg then outputs[#outputs + 1] = { "--svg", opts.svg } end
+  outputs[#outputs + 1] = { "-o", opts.output_dir .. "/resolved.yaml" }
+  local source = s.base.parsed.source or {}
+  local inputs = {
+    { "the TRAIN_YAML", s.base.path },
+    { "the search config (-s)", opts.search_config },
+    { "the ranking policy (--policy)", opts.policy and policies.is_file(opts.policy) and opts.policy or nil },
+    { "the model's config.json", source.path },
+  }
+  files.check_outputs(outputs, inputs)
 end
 
 --- The table a ranking policy's functions see besides the candidate

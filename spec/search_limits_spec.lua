@@ -1,0 +1,84 @@
+-- The search's work bounds (issue 13, item 6): divisors enumerated in
+-- O(sqrt(n)), the global batch bounded, the space counted before a search
+-- and refused past search.MAX_TESTED with how to narrow it.
+local nd = require "nd"
+local core = require "nd.core"
+local search = require "nd.search"
+local hardware = require "nd.hardware"
+local tiny = dofile("spec/support/tiny.lua")
+
+local FLAT = { name = "flat", peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } },
+               overlap = hardware.DEFAULT_OVERLAP, nd_comm_divisor = 1 }
+
+local function space(model, o)
+  local set = {}
+  for _, d in ipairs(o.searched or {}) do set[d] = true end
+  set.MB = true
+  return search.space { model = model:spec(), hardware = FLAT, devices = o.devices, global_batch = o.batch,
+                        budget_bytes = 1e15, searched = set, pinned = {}, recompute = o.recompute or { "off" },
+                        keep_dropped = 0 }
+end
+
+-- Divisors by trial of every number up to n: the definition, to check against.
+local function brute(n, bound)
+  local out = {}
+  for x = 1, math.min(n, bound or n) do
+    if n % x == 0 then out[#out + 1] = x end
+  end
+  return out
+end
+
+describe("search.divisors", function()
+  it("lists the divisors ascending, as trial of every number does, for 1 to 2000 and several bounds", function()
+    for n = 1, 2000 do
+      assert.are.same(brute(n), search.divisors(n))
+      for _, b in ipairs({ 1, 7, 64, 1000 }) do assert.are.same(brute(n, b), search.divisors(n, b)) end
+    end
+  end)
+
+  it("counts the divisors of large numbers from their factorizations", function()
+    -- 720720 = 2^4 3^2 5 7 11 13: (4+1)(2+1)(1+1)^4 = 240 divisors
+    assert.are.equal(240, #search.divisors(720720))
+    -- 2^40 has the 41 divisors 2^0 .. 2^40: 2^20 trials, where trial up to n took 2^40
+    local d = search.divisors(1 << 40)
+    assert.are.equal(41, #d)
+    assert.are.equal(1 << 40, d[41])
+    -- 2^30: 31 divisors; with a bound of 1000, 2^0 .. 2^9
+    assert.are.equal(31, #search.divisors(1 << 30))
+    assert.are.equal(10, #search.divisors(1 << 30, 1000))
+  end)
+end)
+
+describe("nd.core.search_count", function()
+  it("counts exactly the candidates nd.core.search tests", function()
+    local m = tiny.dense { num_hidden_layers = 8, num_key_value_heads = 4 }
+    for _, o in ipairs({
+      { devices = 8, batch = 16, searched = { "DP", "MP", "PP" } },
+      { devices = 24, batch = 96, searched = { "DP", "MP", "PP", "CP", "VPP", "OP", "SP", "MBS" },
+        recompute = { "off", "selective", "full" } },
+      { devices = 12, batch = 720, searched = { "DP", "PP", "MBS", "OP" } },
+    }) do
+      local sp = space(m, o)
+      local n = core.search_count(m, sp)
+      local result = core.search(m, nd.run {}, sp)
+      assert.are.equal(result:counts().tested, n)
+      assert.is_true(n > 0)
+    end
+  end)
+
+  it("refuses a space past search.MAX_TESTED before searching, saying how to narrow it", function()
+    local m = tiny.dense { num_hidden_layers = 8 }
+    local sp = space(m, { devices = 24, batch = 96, searched = { "DP", "MP", "PP", "CP", "OP", "SP", "MBS" } })
+    local n = core.search_count(m, sp)
+    local saved = search.MAX_TESTED
+    search.MAX_TESTED = n - 1
+    local ok, err = pcall(search.check_size, m, sp, { dims = "-l", recompute = "--recompute", batch = "-b" })
+    search.MAX_TESTED = saved
+    assert.is_false(ok)
+    assert.is_true(err.bad_input)
+    assert.matches(string.format("the search space holds %d candidates, more than the %d", n, n - 1), err.message,
+                   1, true)
+    assert.matches("narrow it: fewer dimensions searched (-l)", err.message, 1, true)
+    assert.are.equal(n, search.check_size(m, sp, {}))
+  end)
+end)
