@@ -6,6 +6,7 @@
 #   make valgrind   the CLI transcripts and the bad-input corpus under valgrind
 #   make fuzz       each fuzz target for FUZZ_SECONDS (libFuzzer, ASan + UBSan)
 #   make bench      benchmarks (medians of several runs)
+#   make validate   ndlua against published measured runs (spec/validation/): table, CSV, SVG
 #   make install PREFIX=/usr/local
 
 VERSION  := 0.1.0
@@ -29,7 +30,7 @@ OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)
 LIBOBJ   := $(filter-out $(BUILD)/main.o,$(OBJ))
 CTESTS   := $(patsubst spec/c/%.c,$(BUILD)/spec/%,$(wildcard spec/c/test_*.c))
 
-.PHONY: census-report all deps test-deps test test-only run asan valgrind fuzz fuzz-build bench install uninstall clean
+.PHONY: validate census-report all deps test-deps test test-only run asan valgrind fuzz fuzz-build bench install uninstall clean
 
 all: $(BIN)
 
@@ -95,6 +96,11 @@ $(BUILD)/fuzz/fuzz_%: spec/fuzz/harness.c $(LIBOBJ) | $(BUILD)
 	@mkdir -p $(BUILD)/fuzz
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' -DFUZZ_ROOT='"$(CURDIR)"' \
 	  -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+
+# ndlua against published measured runs (spec/validation/, issue 12): the
+# table on stdout, the rows as CSV and a chart of the errors in $(BUILD)/.
+validate: $(BIN) | $(BUILD)
+	./$(BIN) scripts/validate.lua --csv $(BUILD)/validation.csv --svg $(BUILD)/validation.svg
 
 census-report: $(BIN) test-deps
 	./$(BIN) scripts/census_report.lua
