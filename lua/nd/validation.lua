@@ -10,6 +10,7 @@
 --     metric = "allocated", measured = 69.1, unit = "GB", tolerance = 0.03,
 --     note = "what is assumed and why",
 --     known_gap = "why it is over (optional)",
+--     reached = 0.045,                          -- with known_gap: the |error| reached, a fraction
 --     ndlua = function(result, model, run, case) ... end }  -- optional
 --
 -- `validation.evaluate(case)` builds the model and the run, prices them
@@ -81,6 +82,9 @@ function validation.check_case(case)
   if case.kind == "time" and type(case.hardware) ~= "string" then return "a time case needs hardware (a name)" end
   if case.ndlua ~= nil and type(case.ndlua) ~= "function" then return "ndlua must be a function" end
   if case.known_gap ~= nil and type(case.known_gap) ~= "string" then return "known_gap must be a text" end
+  if case.known_gap ~= nil and (type(case.reached) ~= "number" or case.reached <= 0) then
+    return "a case with known_gap states reached, the error it reached (a fraction), which make test holds it to"
+  end
   return nil
 end
 

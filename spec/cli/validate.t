@@ -28,7 +28,7 @@ their `ndlua` functions, so the table is known: 12 against 10 measured is
   >   return { id = id, group = group, kind = "memory", source = "this transcript", config = "a small model",
   >            model = MODEL, run = run or { dp = 2, seq_length = 512 }, metric = "allocated",
   >            measured = measured, unit = "GB", tolerance = tolerance, note = "synthetic",
-  >            known_gap = gap, ndlua = function() return value end }
+  >            known_gap = gap, reached = gap and 0.5, ndlua = function() return value end }
   > end
   > return {
   >   case("close", "first", 10, 9.5, 0.10),

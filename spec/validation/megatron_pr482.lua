@@ -26,6 +26,7 @@ return {
   },
   {
     id = "megatron-pr482-tp2", group = "megatron memory", kind = "memory", source = SOURCE,
+    reached = 0.045, -- the error reached: make test fails past it (a regression)
     known_gap = "ndlua 53.41 GB, -4.1 %: the peak stage holds params 6.74, fp32 grad buffer 13.48, main "
       .. "params 3.37, Adam 6.74, activations 22.24 and backward working set 0.79 GB; the missing 2.3 "
       .. "GB is not yet located",
@@ -38,6 +39,7 @@ return {
   },
   {
     id = "megatron-pr482-pp2", group = "megatron memory", kind = "memory", source = SOURCE,
+    reached = 0.035, -- the error reached: make test fails past it (a regression)
     known_gap = "ndlua 48.14 GB, -3.3 %: the first stage holds params 6.74, grad buffer 13.48, main params "
       .. "3.37, Adam 6.74 and activations 17.28 GB (2 micro-batches in flight); the missing 1.7 GB is "
       .. "not yet located",
@@ -50,6 +52,7 @@ return {
   },
   {
     id = "megatron-pr482-tp8", group = "megatron memory", kind = "memory", source = SOURCE,
+    reached = 0.045, -- the error reached: make test fails past it (a regression)
     known_gap = "ndlua 27.53 GB, -4.4 %: params 1.68, grad buffer 3.37, main params 3.37, Adam 6.74 and "
       .. "activations 12.10 GB; the missing 1.3 GB is not yet located",
     config = "Llama-2-7B, TP 8 x DP 1, micro-batch 4, seq 2048, bf16, flash attention",

@@ -27,6 +27,7 @@ end
 return {
   {
     id = "narayanan-1.7b", group = "megatron time", kind = "time", source = SOURCE,
+    reached = 0.16, -- the error reached: make test fails past it (a regression)
     known_gap = "ndlua 158.6 TFLOP/s, +15.8 %: just past the bar on the smallest model (h 2304, TP 1, DP 32), "
       .. "where ndlua's step is shorter than Megatron's; its small GEMMs likely run below the A100 "
       .. "profile's size-independent rate. 3.6B and up are within",
