@@ -1,7 +1,9 @@
 Expert parallelism in the ranking (issue 14 item 3): DeepSeek-V3 on 2048
 H800s at its published batch (15360 sequences of 4096 tokens; DeepSeek-AI,
 arXiv:2412.19437, sections 3.1-3.2 and 4.2), the search over every
-dimension and recompute mode.
+dimension and recompute mode. (Two million candidates a search: these
+run the binary itself, not under $NDLUA_WRAPPER, where valgrind would take
+most of an hour over what the small searches of search.t check already.)
 
 Under DualPipe, the schedule DeepSeek-V3 trained with, one micro-batch's
 expert all-to-all runs under another's compute (src/timing.c hides 90 % of
@@ -12,7 +14,7 @@ GB/s) and the others over InfiniBand (45 GB/s) at once, so EP 16 sends 8
 of its 15 shares over InfiniBand, EP 32 24 of 31 and EP 64 56 of 63, and
 their ep share grows with EP:
 
-  $ ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto --accelerator.pipeline_scheduler=dualpipev -o out -t 5
+  $ $ROOT/ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto --accelerator.pipeline_scheduler=dualpipev -o out -t 5
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); VPP up to 2 (DualPipeV runs two chunks a stage); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 1174542 refused (a degree out of bounds 1168944, global batch 5598), 862278 priced for memory
@@ -37,7 +39,7 @@ carrying 7.4 s of all-to-all and 4.6 s of recompute the TP 8 one has not.
 ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
 2048-wide matmuls to 256), which weighs against TP in practice:
 
-  $ ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --csv all.csv
+  $ $ROOT/ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --csv all.csv
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 823842 refused (a degree out of bounds 815808, global batch 8034), 1212978 priced for memory
