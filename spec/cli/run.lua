@@ -18,7 +18,10 @@
 -- $TESTDIR the directory of the transcript; `ndlua` on $PATH is the binary
 -- under test, wrapped by $NDLUA_WRAPPER (e.g. valgrind) when that is set.
 --
--- Usage: ndlua spec/cli/run.lua FILE.t...
+-- Usage: ndlua spec/cli/run.lua [--update] FILE.t...
+-- --update writes each failing block's output back into its transcript as
+-- its expected output (an expected line the output still matches, a glob
+-- or a pattern, is kept): for a change whose every new number was checked.
 
 local shell = dofile("spec/support/shell.lua")
 local shell_quote, capture, make_bindir, absolute = shell.quote, shell.capture, shell.make_bindir, shell.absolute
@@ -80,6 +83,29 @@ local function compare(expected, got)
   return true
 end
 
+local UPDATE = false
+
+local function rewrite(file, fixes)
+  if #fixes == 0 then return end
+  local lines = {}
+  for line in io.lines(file) do lines[#lines + 1] = line end
+  table.sort(fixes, function(a, b) return a.block.line > b.block.line end)
+  for _, f in ipairs(fixes) do
+    local first = f.block.line + select(2, f.block.command:gsub("\n", "")) + 1
+    local n = #f.block.expected
+    for _ = 1, n do table.remove(lines, first) end
+    for i = #f.got, 1, -1 do
+      local want = f.block.expected[i]
+      local l = f.got[i]
+      if want and line_matches(want, l) then l = want end
+      table.insert(lines, first, l == "" and "  " or "  " .. l)
+    end
+  end
+  local out = io.open(file, "w")
+  out:write(table.concat(lines, "\n"), "\n")
+  out:close()
+end
+
 local function main(files)
   local bindir = make_bindir()
   local count, failed = 0, 0
@@ -87,6 +113,7 @@ local function main(files)
     local tmp = capture("mktemp -d")
     local testdir = absolute(file):match("^(.*)/[^/]*$")
     local env = shell.environment(bindir, tmp, { TESTDIR = testdir })
+    local fixes = {}
     for _, block in ipairs(parse(file)) do
       count = count + 1
       local got = run_block(block, env, tmp)
@@ -95,6 +122,7 @@ local function main(files)
         print(string.format("ok %d - %s", count, title))
       else
         failed = failed + 1
+        fixes[#fixes + 1] = { block = block, got = got }
         print(string.format("not ok %d - %s", count, title))
         print("# expected:")
         for _, l in ipairs(block.expected) do print("#   " .. l) end
@@ -103,10 +131,16 @@ local function main(files)
       end
     end
     os.execute("rm -rf " .. shell_quote(tmp))
+    if UPDATE then rewrite(file, fixes) end
   end
   os.execute("rm -rf " .. shell_quote(bindir))
   print("1.." .. count)
   os.exit(failed == 0 and 0 or 1)
 end
 
-main(arg)
+local files = { ... }
+if files[1] == "--update" then
+  UPDATE = true
+  table.remove(files, 1)
+end
+main(files)
