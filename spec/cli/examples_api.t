@@ -47,7 +47,7 @@ echo of the input is mixed into the session, so only whole result lines are
 picked out), `nd` is loaded and the API at hand:
 
   $ printf 'model, run = nd.load(os.getenv("ROOT") .. "/examples/llama-3.1-70b-tp-pp-sp/train.yaml", {quiet = true})\nrun.tp\nnd.hardware("H100").peak_tflops\nnd.estimate(model, {})\n' > input
-  $ TERM=dumb timeout 60 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '8|989|ndlua: nd.estimate: .*'
+  $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '8|989|ndlua: nd.estimate: .*'
   8
   989
   ndlua: nd.estimate: argument 2 (run) must be an nd.run, got table

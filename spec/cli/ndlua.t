@@ -210,7 +210,7 @@ echo of the input is mixed into the session, so only whole result lines are
 picked out):
 
   $ printf 'x = 41\nx + 1\nnd.yaml.decode("a: off").a\nerror("e")\nfor i = 1, 2 do\nprint(i * 10)\nend\n' > input
-  $ TERM=dumb timeout 60 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '42|false|ndlua: stdin:1: e|10|20|nd> '
+  $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '42|false|ndlua: stdin:1: e|10|20|nd> '
   42
   false
   ndlua: stdin:1: e
@@ -223,7 +223,7 @@ Tab completes the names of nd and its modules (`nd.ver` to `nd.version`,
 `nd.units.gi` to `nd.units.gib`; readline reads the tab from the input):
 
   $ printf 't = {tp = 2, dims = {"DP", "TP"}}\nt\nnd.ver\t\nnd.units.gi\t(2^30)\nnd.hardware("H800").levels\n' > input
-  $ TERM=dumb timeout 60 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -E '^\{|^0\.|GiB$'
+  $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -E '^\{|^0\.|GiB$'
   {dims = {"DP", "TP"}, tp = 2}
   0.1.0
   1.00 GiB
