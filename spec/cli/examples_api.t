@@ -46,7 +46,7 @@ At the interactive prompt (`script` gives ndlua a terminal; the terminal's
 echo of the input is mixed into the session, so only whole result lines are
 picked out), `nd` is loaded and the API at hand:
 
-  $ printf 'model, run = nd.load(os.getenv("ROOT") .. "/examples/llama-3.1-70b-tp-pp-sp/train.yaml", {quiet = true})\nrun.tp\nnd.hardware("H100").peak_tflops\nnd.estimate(model, {})\n' > input
+  $ printf 'model, run = nd.load(os.getenv("ROOT") .. "/examples/llama-3.1-70b-tp-pp-sp/train.yaml", {quiet = true})\nrun.tp\nnd.hardware("H100").peak_tflops\nnd.estimate(model, {})\nos.exit(0)\n' > input
   $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '8|989|ndlua: nd.estimate: .*'
   8
   989
