@@ -558,12 +558,17 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     e->op_sac_fallback = false;
     p.op_sac_fallback = &e->op_sac_fallback;
     e->peak = -1;
+    e->stopped = false;
     for (int64_t s = 0; s < r->pp; s++) {
         if (price_stage(e, m, r, &p, s) != 0)
             return -1;
         if (e->stages[s].total > e->peak) {
             e->peak = e->stages[s].total;
             e->peak_stage = s;
+        }
+        if (e->stop_early && e->peak > e->stop_above) {
+            e->stopped = true;
+            break;
         }
     }
     e->fits = e->peak <= (double)r->device_memory_bytes;

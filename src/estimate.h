@@ -87,6 +87,11 @@ typedef struct {
     int vision_memo_cap;
     const layout_t *lay;      /* the layout priced: &layout or the given one */
     bool peak_only;           /* keep stage sums, not rows (the search's pricing) */
+    /* The search's early stop: with stop_early, the estimate ends at the
+     * first stage whose total passes stop_above (peak is then that stage's
+     * total, a lower bound of the true peak, and `stopped` is set). */
+    bool stop_early, stopped;
+    double stop_above;
     kind_price *memo;         /* n_kinds x 3 recompute options */
     int memo_cap;
     act_cache_entry *act_cache; /* n_kinds x 2 (plain, switched) */

@@ -290,6 +290,19 @@ static int push_candidate(candidate **arr, size_t *n, size_t *cap, const candida
     return 0;
 }
 
+/* A candidate over the budget is wanted whole only while examples of
+ * dropped ones are still kept, or when it may be the lightest dropped one.
+ * Once a stage's total passes both the budget and the lightest peak so far,
+ * neither can hold: the estimate stops there (the candidate is dropped, and
+ * its exact peak, which no report reads, is left unpriced). */
+static void set_early_stop(searcher *s)
+{
+    const search_result *res = s->res;
+    s->est.stop_early = res->has_lightest && (int64_t)res->n_drops >= s->sp->keep_dropped;
+    double budget = s->sp->budget_bytes, lightest = res->lightest.peak;
+    s->est.stop_above = lightest > budget ? lightest : budget;
+}
+
 /* Prices one valid candidate: its memory, and when it fits, its time. */
 static int price(searcher *s, candidate *c)
 {
@@ -300,6 +313,7 @@ static int price(searcher *s, candidate *c)
     const layout_t *lay = cached_layout(s, &r, c, &failed);
     if (lay == NULL && !failed)
         return -1;
+    set_early_stop(s);
     if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0) {
         res->refused[REFUSE_LAYOUT]++;
         return 0;
@@ -307,6 +321,10 @@ static int price(searcher *s, candidate *c)
     res->priced++;
     c->peak = s->est.peak;
     c->peak_stage = s->est.peak_stage;
+    if (s->est.stopped) {
+        res->dropped++;
+        return 0;
+    }
     if (c->peak > s->sp->budget_bytes) {
         res->dropped++;
         if (!res->has_lightest || c->peak < res->lightest.peak) {
