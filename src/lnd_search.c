@@ -28,7 +28,21 @@ typedef struct {
     search_space space;
     run_t base;
     bool has_base;
+    const model_t *model; /* the searched model, kept alive as the box's user value */
+    search_scorer *scorer; /* made on the first nd_score asked for */
 } result_box;
+
+/* The reference score of the box's fitting candidates from..to-1, computed
+ * where the search left it (src/search.c prices it only on demand). */
+static void score_nd(lua_State *L, result_box *box, size_t from, size_t to)
+{
+    if (box->model == NULL || from >= to)
+        return;
+    if (box->scorer == NULL)
+        box->scorer = search_scorer_new(box->model, &box->base, &box->space);
+    if (box->scorer == NULL || search_scorer_score(box->scorer, box->res.fit + from, to - from) != 0)
+        luaL_error(L, "out of memory while scoring candidates");
+}
 
 static void free_space(search_space *sp)
 {
@@ -41,6 +55,8 @@ static void free_space(search_space *sp)
 static int result_gc(lua_State *L)
 {
     result_box *box = luaL_checkudata(L, 1, RESULT_TYPE);
+    search_scorer_free(box->scorer);
+    box->scorer = NULL;
     search_result_free(&box->res);
     free_space(&box->space);
     if (box->has_base)
@@ -191,9 +207,12 @@ static int lnd_search(lua_State *L)
     run_t *base = lnd_check_run(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     bool has_progress = lua_isfunction(L, 4);
-    result_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    result_box *box = lua_newuserdatauv(L, sizeof *box, 1);
     memset(box, 0, sizeof *box);
     luaL_setmetatable(L, RESULT_TYPE);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    box->model = m;
     read_space(L, 3, &box->space);
     if (run_copy(&box->base, base) != 0)
         return luaL_error(L, "out of memory");
@@ -307,6 +326,8 @@ static int result_candidate(lua_State *L)
 {
     result_box *box = check_result(L);
     const candidate *c = candidate_at(L, box, 2);
+    size_t i = (size_t)(c - box->res.fit);
+    score_nd(L, box, i, i + 1);
     lua_settop(L, 3);
     push_candidate(L, box, c);
     lua_pushinteger(L, luaL_checkinteger(L, 2));
@@ -359,6 +380,8 @@ static int result_sort(lua_State *L)
         if (keys[i] == NULL)
             return luaL_argerror(L, 2, "sort keys are names");
         lua_pop(L, 1); /* the string stays alive in the table */
+        if (strstr(keys[i], "nd_score") != NULL)
+            score_nd(L, box, 0, box->res.n_fit);
     }
     int rc = search_sort(&box->res, keys, n);
     if (rc == -1)

@@ -336,8 +336,9 @@ static int price(searcher *s, candidate *c)
         return 0;
     }
     timing_run(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &c->time);
-    c->nd_score = nd_score(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw);
-    if (c->time.step < 0 || c->nd_score < 0)
+    c->nd_score = 0.0;
+    c->nd_scored = false;
+    if (c->time.step < 0)
         return -1;
     c->score = c->time.step;
     c->kept = true;
@@ -538,6 +539,66 @@ void search_result_free(search_result *res)
     search_result_init(res);
 }
 
+static void searcher_free(searcher *s)
+{
+    estimate_free(&s->est);
+    if (s->layouts != NULL)
+        for (int i = 0; i < LAYOUT_SLOTS; i++)
+            if (s->layouts[i].used)
+                layout_free(&s->layouts[i].layout);
+    free(s->layouts);
+}
+
+struct search_scorer {
+    searcher s;
+};
+
+search_scorer *search_scorer_new(const model_t *m, const run_t *base, const search_space *sp)
+{
+    search_scorer *sc = calloc(1, sizeof *sc);
+    if (sc == NULL)
+        return NULL;
+    searcher s = {m, base, sp, NULL, {0}, false, model_body_layers(m) + model_mtp_layers(m), NULL, 0};
+    sc->s = s;
+    estimate_init(&sc->s.est);
+    sc->s.est.peak_only = true;
+    sc->s.layouts = calloc(LAYOUT_SLOTS, sizeof *sc->s.layouts);
+    if (sc->s.layouts == NULL) {
+        free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+void search_scorer_free(search_scorer *sc)
+{
+    if (sc == NULL)
+        return;
+    searcher_free(&sc->s);
+    free(sc);
+}
+
+int search_scorer_score(search_scorer *sc, candidate *cands, size_t n)
+{
+    searcher *s = &sc->s;
+    for (size_t i = 0; i < n; i++) {
+        candidate *c = &cands[i];
+        if (c->nd_scored)
+            continue;
+        run_t r;
+        search_candidate_run(s->base, c, &r);
+        bool failed;
+        const layout_t *lay = cached_layout(s, &r, c, &failed);
+        if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0)
+            return -1;
+        c->nd_score = nd_score(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw);
+        if (c->nd_score < 0)
+            return -1;
+        c->nd_scored = true;
+    }
+    return 0;
+}
+
 int search_run(const model_t *m, const run_t *base, const search_space *sp, search_result *res,
                search_progress progress, void *progress_data)
 {
@@ -554,11 +615,7 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
     derive(m, base, &d);
     s.accumulates = d.accumulates_grads;
     int rc = outer_loops(&s, progress, progress_data);
-    estimate_free(&s.est);
-    for (int i = 0; i < LAYOUT_SLOTS; i++)
-        if (s.layouts[i].used)
-            layout_free(&s.layouts[i].layout);
-    free(s.layouts);
+    searcher_free(&s);
     res->elapsed_s = now_seconds() - start;
     if (rc != 0)
         snprintf(res->error, sizeof res->error, "out of memory while searching");

@@ -47,6 +47,7 @@ typedef struct {
     int64_t peak_stage;
     step_time time;
     double nd_score, score;        /* score: set by a ranking policy */
+    bool nd_scored;                /* nd_score is computed (search_score_nd) */
     bool kept;                     /* false: a policy's keep() refused it */
     int64_t order;                 /* its place in the loop nest (ties keep it) */
 } candidate;
@@ -78,6 +79,16 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
  * by walking the outer loops only: the inner ones multiply. Saturates at
  * INT64_MAX; -1 when out of memory. */
 int64_t search_count(const model_t *m, const search_space *sp);
+
+/* The reference score (nd_score) is left by the search to the candidates a
+ * policy, a sort or a report reads: a scorer computes it for those that
+ * lack it, keeping its estimate and layouts across calls. The model, base
+ * run and space must outlive it. */
+typedef struct search_scorer search_scorer;
+search_scorer *search_scorer_new(const model_t *m, const run_t *base, const search_space *sp); /* NULL: out of memory */
+/* Returns 0, or -1 (out of memory, or a candidate's layout no longer builds). */
+int search_scorer_score(search_scorer *sc, candidate *cands, size_t n);
+void search_scorer_free(search_scorer *sc);
 
 /* The run a candidate stands for, laid over the base run (pointers of the
  * base that the candidate replaces are not copied: offsets, ranges). */
