@@ -38,7 +38,6 @@ static int reserve_stages(estimate_t *e, int64_t pp)
         }
     }
     e->pp = pp;
-    memset(e->stages, 0, (size_t)pp * sizeof *e->stages);
     e->n_rows = 0;
     return 0;
 }
@@ -503,6 +502,7 @@ static void offload(stage_estimate *st, const run_t *r)
 static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)
 {
     stage_estimate *st = &e->stages[s];
+    memset(st, 0, sizeof *st);
     st->first_row = e->n_rows;
     const chunk_layout *out = NULL;
     for (int64_t c = 0; c < r->vpp; c++)

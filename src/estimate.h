@@ -89,7 +89,8 @@ typedef struct {
     bool peak_only;           /* keep stage sums, not rows (the search's pricing) */
     /* The search's early stop: with stop_early, the estimate ends at the
      * first stage whose total passes stop_above (peak is then that stage's
-     * total, a lower bound of the true peak, and `stopped` is set). */
+     * total, a lower bound of the true peak, `stopped` is set, and the
+     * stages after it hold nothing to read). */
     bool stop_early, stopped;
     double stop_above;
     kind_price *memo;         /* n_kinds x 3 recompute options */

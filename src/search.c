@@ -360,17 +360,19 @@ static recompute_mode own_mode(const run_t *base)
     return REC_OFF;
 }
 
+/* The candidate under each recompute mode. The rules read the degrees
+ * alone, so one verdict holds for every mode (and counts once a mode). */
 static int consider(searcher *s, candidate *c)
 {
     int n_modes = s->sp->n_modes > 0 ? s->sp->n_modes : 1;
+    s->res->tested += n_modes;
+    refusal why = validate(s, c);
+    if (why != REFUSE_COUNT) {
+        s->res->refused[why] += n_modes;
+        return 0;
+    }
     for (int i = 0; i < n_modes; i++) {
         c->mode = s->sp->n_modes > 0 ? s->sp->modes[i] : own_mode(s->base);
-        s->res->tested++;
-        refusal why = validate(s, c);
-        if (why != REFUSE_COUNT) {
-            s->res->refused[why]++;
-            continue;
-        }
         if (price(s, c) != 0)
             return -1;
     }
