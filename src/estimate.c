@@ -69,13 +69,17 @@ typedef struct {
     bool *op_sac_fallback;      /* set when a selective layer falls back from torchtitan's rule */
 } pricing;
 
+void estimate_forget_prices(kind_price *memo, const model_t *m)
+{
+    for (int i = 0; i < 3 * m->n_kinds; i++)
+        memo[i].ready = false;
+}
+
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
                             kind_price *memo)
 {
     double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
     pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL, NULL};
-    for (int i = 0; i < 3 * m->n_kinds; i++)
-        memo[i].ready = false;
     return p;
 }
 
@@ -398,6 +402,7 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
         snprintf(e->error, sizeof e->error, "out of memory");
         return -1;
     }
+    estimate_forget_prices(memo, v);
     pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision, memo);
     p.op_sac_fallback = &e->op_sac_fallback;
     const chunk_layout *ch = layout_chunk(tower, 0, 0);
@@ -547,12 +552,17 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     e->error[0] = '\0';
     e->census_used = false;
     e->lay = given;
-    kind_price *memo = memo_for(e, m);
+    kind_price *memo = e->reuse_memo != NULL ? e->reuse_memo : memo_for(e, m);
     if (reserve_stages(e, r->pp) != 0 || memo == NULL) {
         snprintf(e->error, sizeof e->error, "out of memory");
         return -1;
     }
-    derive(m, r, &e->derived);
+    if (e->reuse_derived != NULL)
+        e->derived = *e->reuse_derived;
+    else
+        derive(m, r, &e->derived);
+    if (e->reuse_memo == NULL)
+        estimate_forget_prices(memo, m); /* prices hold for one estimate unless the caller keeps them */
     pricing p = make_pricing(m, r, &e->derived, false, r->frozen, memo);
     p.act_cache = act_cache_for(e, m);
     e->op_sac_fallback = false;

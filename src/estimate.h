@@ -93,6 +93,12 @@ typedef struct {
      * stages after it hold nothing to read). */
     bool stop_early, stopped;
     double stop_above;
+    /* The search's reuse across candidates that differ only in what their
+     * layer prices do not read (VPP): when set, the estimate takes
+     * reuse_derived as the run's derived values and fills reuse_memo (3 x
+     * n_kinds, by kind and recompute mode) instead of pricing afresh. */
+    const derived_t *reuse_derived;
+    kind_price *reuse_memo;
     kind_price *memo;         /* n_kinds x 3 recompute options */
     int memo_cap;
     act_cache_entry *act_cache; /* n_kinds x 2 (plain, switched) */
@@ -107,6 +113,9 @@ void estimate_free(estimate_t *e);
  * does not fit the stack). Reuses e's memory across calls. All byte values
  * are doubles; callers round each reported component to the nearest byte. */
 int estimate_run(estimate_t *e, const model_t *m, const run_t *r);
+/* Marks every layer price of the memo (3 x n_kinds) as not yet computed. */
+void estimate_forget_prices(kind_price *memo, const model_t *m);
+
 /* The same over a layout already built for this model and run (the search caches them). */
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);
 

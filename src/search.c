@@ -109,6 +109,16 @@ typedef struct {
 
 #define LAYOUT_SLOTS 4096
 
+/* What a candidate's layer prices read are its degrees but VPP (and PP only
+ * as one stage or more, fixed within inner_loops): the candidates of one
+ * (TP, PP, CP, MBS, EP) that differ in VPP share them. A slot per (OP, SP)
+ * holds the derived values of each recompute mode and the layer prices. */
+typedef struct {
+    derived_t derived[3];
+    bool derived_ok[3];
+    kind_price *memo; /* 3 x n_kinds */
+} price_slot;
+
 typedef struct {
     const model_t *m;
     const run_t *base;
@@ -119,7 +129,46 @@ typedef struct {
     int64_t layers;
     layout_slot *layouts; /* an open-addressing table of LAYOUT_SLOTS */
     int n_layouts;
+    price_slot *slots;    /* NULL: no reuse (the scorer) */
+    kind_price *slot_memo;
+    int n_slots, slot;
 } searcher;
+
+/* Slots for n (OP, SP) pairs, every price forgotten; -1 when out of memory. */
+static int reset_slots(searcher *s, int n)
+{
+    int kinds = s->m->n_kinds > 0 ? s->m->n_kinds : 1;
+    if (n > s->n_slots) {
+        price_slot *slots = realloc(s->slots, (size_t)n * sizeof *slots);
+        if (slots == NULL)
+            return -1;
+        s->slots = slots;
+        kind_price *memo = realloc(s->slot_memo, (size_t)n * 3 * (size_t)kinds * sizeof *memo);
+        if (memo == NULL)
+            return -1;
+        s->slot_memo = memo;
+        s->n_slots = n;
+    }
+    for (int i = 0; i < n; i++) {
+        price_slot *sl = &s->slots[i];
+        sl->memo = s->slot_memo + (size_t)i * 3 * (size_t)kinds;
+        memset(sl->derived_ok, 0, sizeof sl->derived_ok);
+        estimate_forget_prices(sl->memo, s->m);
+    }
+    return 0;
+}
+
+/* Points the estimate at the current slot's derived values and prices for the run's mode. */
+static void reuse_slot(searcher *s, const run_t *r, recompute_mode mode)
+{
+    price_slot *sl = &s->slots[s->slot];
+    if (!sl->derived_ok[mode]) {
+        derive(s->m, r, &sl->derived[mode]);
+        sl->derived_ok[mode] = true;
+    }
+    s->est.reuse_derived = &sl->derived[mode];
+    s->est.reuse_memo = sl->memo;
+}
 
 /* The cached layout of the candidate's run, built on first use; NULL when the
  * run's layout does not fit the stack (error in *failed) or memory runs out. */
@@ -314,6 +363,7 @@ static int price(searcher *s, candidate *c)
     if (lay == NULL && !failed)
         return -1;
     set_early_stop(s);
+    reuse_slot(s, &r, c->mode);
     if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0) {
         res->refused[REFUSE_LAYOUT]++;
         return 0;
@@ -394,12 +444,15 @@ static int inner_loops(searcher *s, candidate *c, values *ep, values *vpp, value
     int n_sp = sp->dims[DIM_SP].searched ? 2 : 1;
     for (int a = 0; a < ep->n; a++) {
         g[DIM_EP] = ep->v[a];
+        if (reset_slots(s, op->n * n_sp) != 0)
+            return -1;
         for (int b = 0; b < vpp->n; b++) {
             g[DIM_VPP] = vpp->v[b];
             for (int o = 0; o < op->n; o++) {
                 g[DIM_OP] = op->v[o];
                 for (int q = 0; q < n_sp; q++) {
                     g[DIM_SP] = sp->dims[DIM_SP].searched ? q : sp->dims[DIM_SP].pinned;
+                    s->slot = o * n_sp + q;
                     if (consider(s, c) != 0)
                         return -1;
                 }
@@ -543,6 +596,8 @@ void search_result_free(search_result *res)
 
 static void searcher_free(searcher *s)
 {
+    free(s->slots);
+    free(s->slot_memo);
     estimate_free(&s->est);
     if (s->layouts != NULL)
         for (int i = 0; i < LAYOUT_SLOTS; i++)
@@ -560,7 +615,7 @@ search_scorer *search_scorer_new(const model_t *m, const run_t *base, const sear
     search_scorer *sc = calloc(1, sizeof *sc);
     if (sc == NULL)
         return NULL;
-    searcher s = {m, base, sp, NULL, {0}, false, model_body_layers(m) + model_mtp_layers(m), NULL, 0};
+    searcher s = {.m = m, .base = base, .sp = sp, .layers = model_body_layers(m) + model_mtp_layers(m)};
     sc->s = s;
     estimate_init(&sc->s.est);
     sc->s.est.peak_only = true;
@@ -605,7 +660,7 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
                search_progress progress, void *progress_data)
 {
     double start = now_seconds();
-    searcher s = {m, base, sp, res, {0}, false, model_body_layers(m) + model_mtp_layers(m), NULL, 0};
+    searcher s = {.m = m, .base = base, .sp = sp, .res = res, .layers = model_body_layers(m) + model_mtp_layers(m)};
     estimate_init(&s.est);
     s.est.peak_only = true;
     s.layouts = calloc(LAYOUT_SLOTS, sizeof *s.layouts);
