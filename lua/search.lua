@@ -87,7 +87,8 @@ local function write_resolved(opts, s, best)
   local doc = s.base.synthetic or command.source_doc(opts, s.cfg, s.base.path)
   local notes = resolved_yaml.apply(doc, s.base.schema, best)
   local dir = opts.output_dir
-  if not os.rename(dir, dir) then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") end
+  local made, err = require("nd.core").mkdir_p(dir)
+  if not made then errors.raise { message = err .. "; the resolved yaml was not written" } end
   local path = dir .. "/resolved.yaml"
   resolved_yaml.write(path, doc)
   return path, notes

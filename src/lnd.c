@@ -5,6 +5,7 @@
 
 #include "docmeta.h"
 #include "file_write.h"
+#include "fs.h"
 #include "json_bridge.h"
 #include "lnd_activations.h"
 #include "lnd_estimate.h"
@@ -72,6 +73,9 @@ static const luaL_Reg core_functions[] = {
     {"activation_split", lnd_activation_split},
     {"write_file", nd_lua_write_file},
     {"file_id", nd_lua_file_id},
+    {"list_dir", nd_lua_list_dir},
+    {"mkdir_p", nd_lua_mkdir_p},
+    {"isatty", nd_lua_isatty},
     {NULL, NULL},
 };
 

@@ -95,11 +95,12 @@ function files.on_lua_path(subdir)
     local dir = root and root .. "nd/" .. subdir
     if dir and not seen[dir] then
       seen[dir] = true
-      local p = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+      -- a folder that cannot be listed (none there) holds nothing; hidden
+      -- files are left out
       local found = {}
-      if p then
-        for line in p:lines() do found[#found + 1] = line:match("^([%w_%-%.]+)%.lua$") end
-        p:close()
+      for _, entry in ipairs(require("nd.core").list_dir(dir) or {}) do
+        local name = entry:sub(1, 1) ~= "." and entry:match("^([%w_%-%.]+)%.lua$")
+        if name then found[#found + 1] = name end
       end
       table.sort(found)
       for _, name in ipairs(found) do

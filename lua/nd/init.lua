@@ -271,6 +271,17 @@ local api_search = require "nd.api.search"
 -- kind ("file", "directory", "other"), or nil when there is none.
 -- @function nd.file_id
 
+--- The names in a directory, "." and ".." left out, sorted bytewise:
+-- `nd.list_dir(path)` -> {name...}, or nil and why (no `ls` child).
+-- @function nd.list_dir
+
+--- Makes a directory and its missing parents, as `mkdir -p` does:
+-- `nd.mkdir_p(path)` -> true, or nil and why naming the path.
+-- @function nd.mkdir_p
+
+--- Whether a file descriptor (0, 1, 2) is a terminal: `nd.isatty(fd)` -> boolean.
+-- @function nd.isatty
+
 --- The candidates a search over `space` would test, counted without
 -- pricing any: `nd.search_count(model, space)` (nd.search.check_size).
 -- @function nd.search_count

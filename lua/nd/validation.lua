@@ -180,14 +180,11 @@ end
 -- @treturn table the cases, each with `file` set
 function validation.load(dir)
   local names = {}
-  local p = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
-  if p then
-    for name in p:lines() do
-      if name:match("%.lua$") then names[#names + 1] = name end
-    end
-    p:close()
+  -- a directory that cannot be listed (none there) holds no cases; hidden
+  -- files are left out; list_dir sorts the names bytewise
+  for _, name in ipairs(require("nd.core").list_dir(dir) or {}) do
+    if name:sub(1, 1) ~= "." and name:match("%.lua$") then names[#names + 1] = name end
   end
-  table.sort(names)
   local cases = {}
   for _, name in ipairs(names) do
     local path = dir .. "/" .. name

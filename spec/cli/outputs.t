@@ -100,3 +100,13 @@ Two outputs to one device are no clash:
 
   $ ndlua search.lua train.yaml -d 8 -l DP TP -v 0 -t 1 --csv /dev/null --svg /dev/null | wc -l
   3
+
+The directory of -o is made with its missing parents (nd.core.mkdir_p, no
+`mkdir -p` child); one that cannot be made (a file is in its way) is named
+with the reason, and nothing is written:
+
+  $ ndlua search.lua train.yaml -d 8 -l DP TP -v 0 -t 1 -o out/deeper/deepest > /dev/null && ls out/deeper/deepest
+  resolved.yaml
+  $ touch blocker && ndlua search.lua train.yaml -d 8 -l DP TP -v 0 -t 1 -o blocker/below > /dev/null
+  blocker/below: cannot create the directory: Not a directory; the resolved yaml was not written
+  [2]

@@ -6,12 +6,9 @@ local progress = {}
 
 local tty -- whether stderr is a terminal, asked once
 
---- Whether stderr is a terminal (`test -t 2`, asked of the shell once).
+--- Whether stderr is a terminal (isatty(2), asked once).
 function progress.stderr_is_tty()
-  if tty == nil then
-    local ok = os.execute("test -t 2")
-    tty = ok == true
-  end
+  if tty == nil then tty = require("nd.core").isatty(2) end
   return tty
 end
 
