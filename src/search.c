@@ -117,6 +117,7 @@ typedef struct {
     derived_t derived[3];
     bool derived_ok[3];
     kind_price *memo; /* 3 x n_kinds */
+    layer_time *times; /* 3 x n_kinds */
 } price_slot;
 
 typedef struct {
@@ -131,7 +132,9 @@ typedef struct {
     int n_layouts;
     price_slot *slots;    /* NULL: no reuse (the scorer) */
     kind_price *slot_memo;
+    layer_time *slot_times;
     int n_slots, slot;
+    timing_memo timing;   /* its layers: the current slot's times */
 } searcher;
 
 /* Slots for n (OP, SP) pairs, every price forgotten; -1 when out of memory. */
@@ -147,13 +150,19 @@ static int reset_slots(searcher *s, int n)
         if (memo == NULL)
             return -1;
         s->slot_memo = memo;
+        layer_time *times = realloc(s->slot_times, (size_t)n * 3 * (size_t)kinds * sizeof *times);
+        if (times == NULL)
+            return -1;
+        s->slot_times = times;
         s->n_slots = n;
     }
     for (int i = 0; i < n; i++) {
         price_slot *sl = &s->slots[i];
         sl->memo = s->slot_memo + (size_t)i * 3 * (size_t)kinds;
+        sl->times = s->slot_times + (size_t)i * 3 * (size_t)kinds;
         memset(sl->derived_ok, 0, sizeof sl->derived_ok);
         estimate_forget_prices(sl->memo, s->m);
+        timing_forget_layers(sl->times, s->m);
     }
     return 0;
 }
@@ -168,6 +177,7 @@ static void reuse_slot(searcher *s, const run_t *r, recompute_mode mode)
     }
     s->est.reuse_derived = &sl->derived[mode];
     s->est.reuse_memo = sl->memo;
+    s->timing.layers = sl->times;
 }
 
 /* The cached layout of the candidate's run, built on first use; NULL when the
@@ -385,7 +395,7 @@ static int price(searcher *s, candidate *c)
             return push_candidate(&res->drops, &res->n_drops, &res->cap_drops, c);
         return 0;
     }
-    timing_run(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &c->time);
+    timing_run_memo(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &s->timing, &c->time);
     c->nd_score = 0.0;
     c->nd_scored = false;
     if (c->time.step < 0)
@@ -598,6 +608,8 @@ static void searcher_free(searcher *s)
 {
     free(s->slots);
     free(s->slot_memo);
+    free(s->slot_times);
+    timing_memo_free(&s->timing);
     estimate_free(&s->est);
     if (s->layouts != NULL)
         for (int i = 0; i < LAYOUT_SLOTS; i++)

@@ -204,26 +204,59 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     return moved;
 }
 
-static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run)
+static layer_time price_layer(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                              recompute_mode mode)
 {
     double tokens = d->tokens;
-    const layer_kind *k = &m->kinds[run->kind];
     layer_flops f = kind_flops(m, k, (double)r->seq_length, 0.5);
-    double n = (double)run->count, fwd = layer_forward_flops(&f, r, d) * tokens;
-    double share = rerun_share(k, &f, run->mode);
+    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, rerun_share(k, &f, mode),
+                     layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(k, r, d),
+                     layer_traffic_bytes(m, k, r, d)};
+    return lt;
+}
+
+/* The layer price of a run of layers: from the memo when it holds it. */
+static layer_time layer_time_of(const model_t *m, const run_t *r, const derived_t *d, const layer_run *run,
+                                layer_time *layers)
+{
+    const layer_kind *k = &m->kinds[run->kind];
+    if (layers == NULL || run->switches != NULL)
+        return price_layer(m, k, r, d, run->mode);
+    layer_time *lt = &layers[3 * run->kind + (int)run->mode];
+    if (!lt->ready)
+        *lt = price_layer(m, k, r, d, run->mode);
+    return *lt;
+}
+
+static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run,
+                    layer_time *layers)
+{
+    layer_time lt = layer_time_of(m, r, d, run, layers);
+    double n = (double)run->count, fwd = lt.forward_flops, share = lt.share, moved = lt.moved;
     w->forward_flops += n * fwd;
     w->recompute_flops += n * share * fwd;
-    double moved = layer_moved_per_token(m, k, r, d) * tokens;
     w->forward_moved += n * moved;
     w->recompute_moved += n * share * moved;
-    layer_traffic t = layer_traffic_bytes(m, k, r, d);
+    layer_traffic t = lt.traffic;
     /* a fully recomputed layer sends its forward traffic again: half of TP and
      * EP's (one way of two), a third of ring CP's */
     double again = run->mode == REC_FULL ? 1.0 : 0.0;
     w->tp += n * t.tp * (1.0 + again / 2.0);
     w->cp += n * t.cp * (1.0 + again / 3.0);
     w->ep += n * t.ep * (1.0 + again / 2.0);
-    w->weights += n * layer_rank_weights(k, r, d);
+    w->weights += n * lt.weights;
+}
+
+void timing_forget_layers(layer_time *layers, const model_t *m)
+{
+    for (int i = 0; i < 3 * m->n_kinds; i++)
+        layers[i].ready = false;
+}
+
+void timing_memo_free(timing_memo *memo)
+{
+    free(memo->stage_x);
+    memset(memo, 0, sizeof *memo);
 }
 
 /* The vision tower on the first stage: its forward FLOPs for the visual
@@ -238,14 +271,14 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
 }
 
 static void stage_work_of(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, int64_t s,
-                          stage_work *w)
+                          layer_time *layers, stage_work *w)
 {
     memset(w, 0, sizeof *w);
     double tokens = d->tokens, h = (double)m->hidden;
     for (int64_t c = 0; c < l->vpp; c++) {
         const chunk_layout *ch = layout_chunk(l, s, c);
         for (int i = 0; i < ch->n_runs; i++)
-            add_run(w, m, r, d, &l->runs[ch->first_run + i]);
+            add_run(w, m, r, d, &l->runs[ch->first_run + i], layers);
         if (ch->embedding)
             w->weights += model_embedding_params(m) / (double)r->tp;
         if (ch->output) {
@@ -287,10 +320,43 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
 void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
                 step_time *out)
 {
+    timing_memo memo;
+    memset(&memo, 0, sizeof memo);
+    timing_run_memo(m, r, d, l, hw, &memo, out);
+    timing_memo_free(&memo);
+}
+
+/* The stage-time scratch for pp stages; NULL when out of memory. */
+static double *stage_scratch(timing_memo *memo, int64_t pp)
+{
+    if (memo->cap_x < pp) {
+        double *x = realloc(memo->stage_x, (size_t)pp * sizeof *x);
+        if (x == NULL)
+            return NULL;
+        memo->stage_x = x;
+        memo->cap_x = pp;
+    }
+    return memo->stage_x;
+}
+
+/* The model's FLOPs a token of a sequence, as the memo keeps them. */
+static double model_flops_total(const model_t *m, int64_t seq, timing_memo *memo)
+{
+    if (!memo->has_flops || memo->flops_seq != seq) {
+        memo->flops_total = model_count_flops(m, seq).total;
+        memo->flops_seq = seq;
+        memo->has_flops = true;
+    }
+    return memo->flops_total;
+}
+
+void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
+                     timing_memo *memo, step_time *out)
+{
     memset(out, 0, sizeof *out);
     double parts[7], worst[7] = {0}, dp_seconds = 0;
     int64_t pp = r->pp;
-    double *x = malloc((size_t)pp * sizeof *x);
+    double *x = stage_scratch(memo, pp);
     if (x == NULL) {
         out->step = -1.0; /* out of memory: the caller reports it */
         return;
@@ -299,7 +365,7 @@ void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layo
     double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * d->tokens * (double)m->hidden * d->bytes_compute : 0.0;
     for (int64_t s = 0; s < pp; s++) {
         stage_work w;
-        stage_work_of(m, r, d, l, s, &w);
+        stage_work_of(m, r, d, l, s, memo->layers, &w);
         x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, parts);
         if (x[s] >= x[out->straggler]) {
             out->straggler = s;
@@ -321,11 +387,10 @@ void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layo
     out->pp = m_b * worst[6];
     out->dp = dp_seconds;
     out->bubble = bubble;
-    free(x);
     out->step = step + dp_seconds;
     double tokens = (double)r->global_batch_size * (double)r->seq_length;
     double devices = (double)(r->dp * r->tp * r->pp * r->cp);
-    out->model_flops = 3.0 * model_count_flops(m, r->seq_length).total * tokens;
+    out->model_flops = 3.0 * model_flops_total(m, r->seq_length, memo) * tokens;
     out->tokens_per_s_per_device = out->step > 0 ? tokens / out->step / devices : 0.0;
     out->mfu = out->step > 0 ? out->model_flops / (out->step * devices * hw->peak_tflops * 1e12) : 0.0;
 }

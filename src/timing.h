@@ -2,6 +2,7 @@
 #ifndef NDLUA_TIMING_H
 #define NDLUA_TIMING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "derive.h"
@@ -52,8 +53,36 @@ double level_gbps(const hardware_t *hw, int64_t span);
 /* The pipeline's step time from the stage times (seconds a micro-batch) under the run's schedule. */
 double pipeline_step(const run_t *r, const double *stage_times, int64_t pp, double *bubble);
 
+/* One layer of a kind at one recompute mode as a step prices it, for one
+ * micro-batch: forward FLOPs, the share a recompute reruns, HBM bytes of
+ * the element-wise ops, collective bytes and the weights on a rank. */
+typedef struct {
+    bool ready;
+    double forward_flops, share, moved, weights;
+    layer_traffic traffic;
+} layer_time;
+
+/* What timing_run_memo keeps across runs of one model and sequence: the
+ * layer prices (3 x n_kinds by kind and mode, owned by the caller, valid
+ * while the degrees they read stay; NULL: priced each time), the model's
+ * FLOPs a token at the sequence, and a scratch for the stage times. */
+typedef struct {
+    layer_time *layers;
+    bool has_flops;
+    int64_t flops_seq;
+    double flops_total;
+    double *stage_x;
+    int64_t cap_x;
+} timing_memo;
+
 /* Prices a step of the run over its layout. */
 void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
                 step_time *out);
+/* The same, keeping what memo allows across calls (the search). */
+void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
+                     timing_memo *memo, step_time *out);
+/* Marks every layer price of layers (3 x n_kinds) as not yet computed. */
+void timing_forget_layers(layer_time *layers, const model_t *m);
+void timing_memo_free(timing_memo *memo);
 
 #endif
