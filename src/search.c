@@ -726,10 +726,12 @@ static int compare(const candidate *a, const candidate *b, const sort_key *keys,
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* A bottom-up merge sort: stable, and it needs no global comparator state. */
-static int merge_sort(candidate *v, size_t n, const sort_key *keys, int nk)
+/* A bottom-up merge sort of indices into v: stable, and it needs no
+ * global comparator state. Moving 4-byte indices rather than the records
+ * keeps the sort's memory small; the records move once, at the end. */
+static int merge_sort_indices(const candidate *v, uint32_t *idx, size_t n, const sort_key *keys, int nk)
 {
-    candidate *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (tmp == NULL)
         return -1;
     for (size_t width = 1; width < n; width *= 2) {
@@ -737,16 +739,53 @@ static int merge_sort(candidate *v, size_t n, const sort_key *keys, int nk)
             size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
             size_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                tmp[k++] = compare(&v[j], &v[i], keys, nk) < 0 ? v[j++] : v[i++];
+                tmp[k++] = compare(&v[idx[j]], &v[idx[i]], keys, nk) < 0 ? idx[j++] : idx[i++];
             while (i < mid)
-                tmp[k++] = v[i++];
+                tmp[k++] = idx[i++];
             while (j < hi)
-                tmp[k++] = v[j++];
+                tmp[k++] = idx[j++];
         }
-        memcpy(v, tmp, n * sizeof *v);
+        memcpy(idx, tmp, n * sizeof *idx);
     }
     free(tmp);
     return 0;
+}
+
+/* Puts v in the order idx gives (v[i] becomes the old v[idx[i]]), in place:
+ * each cycle of the permutation is walked once, holding one record aside.
+ * idx is consumed (each place, once filled, points at itself). */
+static void apply_order(candidate *v, uint32_t *idx, size_t n)
+{
+    for (size_t start = 0; start < n; start++) {
+        if (idx[start] == start)
+            continue;
+        candidate held = v[start];
+        size_t at = start;
+        while (idx[at] != start) {
+            size_t from = idx[at];
+            v[at] = v[from];
+            idx[at] = (uint32_t)at;
+            at = from;
+        }
+        v[at] = held;
+        idx[at] = (uint32_t)at;
+    }
+}
+
+static int sort_candidates(candidate *v, size_t n, const sort_key *keys, int nk)
+{
+    if (n > UINT32_MAX)
+        return -1;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (idx == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
+    int rc = merge_sort_indices(v, idx, n, keys, nk);
+    if (rc == 0)
+        apply_order(v, idx, n);
+    free(idx);
+    return rc;
 }
 
 int search_sort(search_result *res, const char *const *names, int n)
@@ -768,7 +807,7 @@ int search_sort(search_result *res, const char *const *names, int n)
             return -1;
         }
     }
-    int rc = merge_sort(res->fit, res->n_fit, keys, n);
+    int rc = sort_candidates(res->fit, res->n_fit, keys, n);
     free(keys);
     return rc < 0 ? -2 : 0;
 }
