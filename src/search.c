@@ -387,13 +387,20 @@ static int price(searcher *s, candidate *c)
     }
     if (c->peak > s->sp->budget_bytes) {
         res->dropped++;
-        if (!res->has_lightest || c->peak < res->lightest.peak) {
-            res->lightest = *c;
+        bool lightest = !res->has_lightest || c->peak < res->lightest.peak;
+        bool example = (int64_t)res->n_drops < s->sp->keep_dropped;
+        if (!lightest && !example)
+            return 0;
+        candidate dropped = *c; /* no time: nothing but its memory was priced */
+        memset(&dropped.time, 0, sizeof dropped.time);
+        dropped.nd_score = dropped.score = 0.0;
+        dropped.nd_scored = dropped.kept = false;
+        dropped.order = 0;
+        if (lightest) {
+            res->lightest = dropped;
             res->has_lightest = true;
         }
-        if ((int64_t)res->n_drops < s->sp->keep_dropped)
-            return push_candidate(&res->drops, &res->n_drops, &res->cap_drops, c);
-        return 0;
+        return example ? push_candidate(&res->drops, &res->n_drops, &res->cap_drops, &dropped) : 0;
     }
     timing_run_memo(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &s->timing, &c->time);
     c->nd_score = 0.0;
