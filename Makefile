@@ -23,7 +23,7 @@ BIN      ?= ndlua
 WARN     := -Wall -Wextra -Werror
 CPPFLAGS := -D_XOPEN_SOURCE=700 -DNDLUA_VERSION='"$(VERSION)"' -I/usr/include/lua5.4 -I/usr/include/cjson -Isrc
 CFLAGS   := -std=c11 $(OPT) -g $(WARN) $(SAN)
-LDLIBS   := -llua5.4 -lyaml -lcjson -ldl -lm
+LDLIBS   := -llua5.4 -lyaml -lcjson -ldl -lm -pthread
 
 SRC      := $(wildcard src/*.c)
 OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "nd_score.h"
+#include "search_pool.h"
 
 const char *const DIM_NAMES[DIM_COUNT] = {"DP", "EP", "MP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP"};
 const char *const REFUSAL_NAMES[REFUSE_COUNT] = {
@@ -525,26 +526,121 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int outer_loops(searcher *s, search_progress progress, void *data)
+/* The (TP, PP) pairs of the outer loops, in the nest's order, each with the
+ * share of the loops done once it is (for progress). */
+int search_pairs(const search_space *sp, search_pair **out, size_t *n_out)
 {
-    loop_values v;
-    memset(&v, 0, sizeof v);
-    candidate c;
-    memset(&c, 0, sizeof c);
-    int64_t *g = c.degree, n = s->sp->devices;
-    int rc = space_of(&s->sp->dims[DIM_TP], n, &v.tp);
-    for (int i = 0; rc == 0 && i < v.tp.n; i++) {
-        g[DIM_TP] = v.tp.v[i];
-        rc = space_of(&s->sp->dims[DIM_PP], n / g[DIM_TP], &v.pp);
-        for (int j = 0; rc == 0 && j < v.pp.n; j++) {
-            g[DIM_PP] = v.pp.v[j];
-            rc = cp_loops(s, &c, &v);
-            if (rc == 0 && progress != NULL && progress(data, ((double)i + (double)(j + 1) / v.pp.n) / v.tp.n) != 0)
-                rc = 1;
+    values tp = {0}, pp = {0};
+    search_pair *pairs = NULL;
+    size_t n = 0, cap = 0;
+    int64_t devices = sp->devices;
+    int rc = space_of(&sp->dims[DIM_TP], devices, &tp);
+    for (int i = 0; rc == 0 && i < tp.n; i++) {
+        rc = space_of(&sp->dims[DIM_PP], devices / tp.v[i], &pp);
+        for (int j = 0; rc == 0 && j < pp.n; j++) {
+            if (n == cap) {
+                size_t grown = cap ? 2 * cap : 64;
+                search_pair *p = realloc(pairs, grown * sizeof *p);
+                if (p == NULL) {
+                    rc = -1;
+                    break;
+                }
+                pairs = p;
+                cap = grown;
+            }
+            pairs[n++] = (search_pair){tp.v[i], pp.v[j], ((double)i + (double)(j + 1) / pp.n) / tp.n};
         }
     }
-    free_loop_values(&v);
-    return rc < 0 ? -1 : 0;
+    free(tp.v);
+    free(pp.v);
+    if (rc != 0) {
+        free(pairs);
+        return -1;
+    }
+    *out = pairs;
+    *n_out = n;
+    return 0;
+}
+
+static void searcher_free(searcher *s)
+{
+    free(s->slots);
+    free(s->slot_memo);
+    free(s->slot_times);
+    timing_memo_free(&s->timing);
+    estimate_free(&s->est);
+    if (s->layouts != NULL)
+        for (int i = 0; i < LAYOUT_SLOTS; i++)
+            if (s->layouts[i].used)
+                layout_free(&s->layouts[i].layout);
+    free(s->layouts);
+}
+
+static int searcher_init(searcher *s, const model_t *m, const run_t *base, const search_space *sp)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->base = base;
+    s->sp = sp;
+    s->layers = model_body_layers(m) + model_mtp_layers(m);
+    estimate_init(&s->est);
+    s->est.peak_only = true;
+    s->layouts = calloc(LAYOUT_SLOTS, sizeof *s->layouts);
+    if (s->layouts == NULL)
+        return -1;
+    derived_t d;
+    derive(m, base, &d);
+    s->accumulates = d.accumulates_grads;
+    return 0;
+}
+
+struct search_worker {
+    searcher s;
+    loop_values v;
+};
+
+search_worker *search_worker_new(const model_t *m, const run_t *base, const search_space *sp)
+{
+    search_worker *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return NULL;
+    if (searcher_init(&w->s, m, base, sp) != 0) {
+        search_worker_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void search_worker_free(search_worker *w)
+{
+    if (w == NULL)
+        return;
+    searcher_free(&w->s);
+    free_loop_values(&w->v);
+    free(w);
+}
+
+int search_worker_pair(search_worker *w, const search_pair *pair, search_result *into)
+{
+    candidate c;
+    memset(&c, 0, sizeof c);
+    c.degree[DIM_TP] = pair->tp;
+    c.degree[DIM_PP] = pair->pp;
+    w->s.res = into;
+    return cp_loops(&w->s, &c, &w->v);
+}
+
+/* The pairs one after another on this thread, into res itself. */
+static int run_serial(search_worker *w, const search_pair *pairs, size_t n, search_result *res,
+                      search_progress progress, void *data)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (search_worker_pair(w, &pairs[i], res) != 0)
+            return -1;
+        if (progress != NULL && progress(data, pairs[i].done) != 0)
+            break;
+    }
+    return 0;
 }
 
 static int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
@@ -611,20 +707,6 @@ void search_result_free(search_result *res)
     search_result_init(res);
 }
 
-static void searcher_free(searcher *s)
-{
-    free(s->slots);
-    free(s->slot_memo);
-    free(s->slot_times);
-    timing_memo_free(&s->timing);
-    estimate_free(&s->est);
-    if (s->layouts != NULL)
-        for (int i = 0; i < LAYOUT_SLOTS; i++)
-            if (s->layouts[i].used)
-                layout_free(&s->layouts[i].layout);
-    free(s->layouts);
-}
-
 struct search_scorer {
     searcher s;
 };
@@ -634,13 +716,8 @@ search_scorer *search_scorer_new(const model_t *m, const run_t *base, const sear
     search_scorer *sc = calloc(1, sizeof *sc);
     if (sc == NULL)
         return NULL;
-    searcher s = {.m = m, .base = base, .sp = sp, .layers = model_body_layers(m) + model_mtp_layers(m)};
-    sc->s = s;
-    estimate_init(&sc->s.est);
-    sc->s.est.peak_only = true;
-    sc->s.layouts = calloc(LAYOUT_SLOTS, sizeof *sc->s.layouts);
-    if (sc->s.layouts == NULL) {
-        free(sc);
+    if (searcher_init(&sc->s, m, base, sp) != 0) {
+        search_scorer_free(sc);
         return NULL;
     }
     return sc;
@@ -679,19 +756,18 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
                search_progress progress, void *progress_data)
 {
     double start = now_seconds();
-    searcher s = {.m = m, .base = base, .sp = sp, .res = res, .layers = model_body_layers(m) + model_mtp_layers(m)};
-    estimate_init(&s.est);
-    s.est.peak_only = true;
-    s.layouts = calloc(LAYOUT_SLOTS, sizeof *s.layouts);
-    if (s.layouts == NULL) {
-        snprintf(res->error, sizeof res->error, "out of memory while searching");
-        return -1;
+    search_pair *pairs = NULL;
+    size_t n = 0;
+    int rc = search_pairs(sp, &pairs, &n);
+    int threads = search_threads(sp, n);
+    if (rc == 0 && threads > 1)
+        rc = search_pool_run(m, base, sp, pairs, n, threads, res, progress, progress_data);
+    else if (rc == 0) {
+        search_worker *w = search_worker_new(m, base, sp);
+        rc = w == NULL ? -1 : run_serial(w, pairs, n, res, progress, progress_data);
+        search_worker_free(w);
     }
-    derived_t d;
-    derive(m, base, &d);
-    s.accumulates = d.accumulates_grads;
-    int rc = outer_loops(&s, progress, progress_data);
-    searcher_free(&s);
+    free(pairs);
     res->elapsed_s = now_seconds() - start;
     if (rc != 0)
         snprintf(res->error, sizeof res->error, "out of memory while searching");

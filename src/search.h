@@ -38,6 +38,7 @@ typedef struct {
     int n_modes;                   /* 0: the base run's own run-wide recompute (search.c own_mode) */
     hardware_t hw;
     int64_t keep_dropped;          /* dropped candidates kept as examples */
+    int threads;                   /* threads the search runs on (0: the online cores) */
 } search_space;
 
 typedef struct {

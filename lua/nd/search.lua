@@ -73,6 +73,9 @@ function search.shown(c, spans_cp)
   return c
 end
 
+--- The most threads a search runs on (the C core's bound on space.threads).
+search.MAX_THREADS = 1024
+
 --- The recompute modes, in the order a search prices them.
 search.MODES = { "off", "selective", "full" }
 
@@ -198,7 +201,7 @@ end
 --   `devices`, `global_batch`, `budget_bytes`, `searched` (set of C dim
 --   names), `pinned` (values of the others), `allowed` (candidate lists
 --   by dim, optional), `recompute` (modes), `keep_dropped`, `schedule`
---   (the run's pp_schedule)
+--   (the run's pp_schedule), `threads` (default 1; 0: every online core)
 -- @treturn table the space
 -- @treturn table the bounds (search.bounds)
 function search.space(o)
@@ -219,7 +222,7 @@ function search.space(o)
   local space = {
     devices = o.devices, global_batch = o.global_batch, budget_bytes = o.budget_bytes, dims = dims,
     recompute = o.recompute, hardware = hardware.core(o.hardware, o.runtime, o.overlapped_grad_reduce),
-    keep_dropped = o.keep_dropped or 100,
+    keep_dropped = o.keep_dropped or 100, threads = o.threads or 1,
   }
   return space, bounds
 end

@@ -42,6 +42,8 @@ local COMMAND = {
       help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the "
         .. "yaml's, but MB and DP always vary: DP fills the devices the others leave" },
     { name = "top", short = "t", arg = "N", default = 10, help = "candidates shown" },
+    { name = "jobs", short = "j", arg = "N", default = 0,
+      help = "threads the search runs on (0: every online core; the result is the same for any N)" },
     { name = "search-config", short = "s", arg = "FILE", help = "a search config (search.yaml)" },
     { name = "recompute", arg = "MODES", list = true, item = "^%a+$",
       help = "recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)" },
@@ -96,6 +98,10 @@ function command.read_options(argv)
   end
   opts.reserve = opts.reserve and cli.size(opts.reserve, "-mem", true) or 0
   if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
+  if opts.jobs < 0 or opts.jobs > search.MAX_THREADS then
+    errors.raise { path = "-j", message = "runs on 0 to " .. search.MAX_THREADS .. " threads, got " .. opts.jobs,
+                   accepted = "0 (every online core) or a thread count" }
+  end
   if opts.verbosity < 0 then errors.raise { path = "-v", message = "takes a level from 0" } end
   if opts.dims then opts.dim_set = search.parse_dims(opts.dims) end
   if opts.recompute then
@@ -417,7 +423,7 @@ function command.prepare(opts, w)
   local space, bounds = search.space {
     model = b.spec, hardware = profile, devices = b.devices, global_batch = gbs, budget_bytes = budget,
     searched = searched, pinned = pinned, allowed = allowed, recompute = modes,
-    keep_dropped = opts.verbosity >= 2 and 1000 or 0, schedule = b.parsed.run.pp_schedule,
+    keep_dropped = opts.verbosity >= 2 and 1000 or 0, schedule = b.parsed.run.pp_schedule, threads = opts.jobs,
     runtime = b.parsed.run.runtime, overlapped_grad_reduce = b.parsed.run.overlapped_grad_reduce == true,
   }
   local problem = search.batch_problem(space, b.accumulates, b.stated_batch, cfg and {

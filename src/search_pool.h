@@ -1,0 +1,37 @@
+/* search_pool.h: the search's outer (TP, PP) pairs shared out over threads. */
+#ifndef NDLUA_SEARCH_POOL_H
+#define NDLUA_SEARCH_POOL_H
+
+#include <stddef.h>
+
+#include "search.h"
+
+/* One pair of the outer loops, and the share of the loops done once it is. */
+typedef struct {
+    int64_t tp, pp;
+    double done;
+} search_pair;
+
+/* The pairs in the loop nest's order (search.c). Returns 0, or -1 when out of memory. */
+int search_pairs(const search_space *sp, search_pair **pairs, size_t *n);
+
+/* A worker runs the loops inside pairs, with its own estimate and caches
+ * (search.c): a pair's counts, fitting candidates (each `order` its place
+ * among the pair's), examples of dropped ones and lightest go into `into`. */
+typedef struct search_worker search_worker;
+search_worker *search_worker_new(const model_t *m, const run_t *base, const search_space *sp); /* NULL: no memory */
+int search_worker_pair(search_worker *w, const search_pair *pair, search_result *into);           /* 0, or -1 */
+void search_worker_free(search_worker *w);
+
+/* The threads a search of n pairs runs on: the space's `threads`, or the
+ * online cores when it states 0, never more than the pairs. */
+int search_threads(const search_space *sp, size_t n);
+
+/* Runs the pairs on `threads` threads and merges each pair's result into
+ * res in the nest's order, so the result is the one a single thread gives.
+ * progress is called on this thread as pairs complete in order. Returns 0,
+ * or -1 (out of memory, or no thread could start). */
+int search_pool_run(const model_t *m, const run_t *base, const search_space *sp, const search_pair *pairs, size_t n,
+                    int threads, search_result *res, search_progress progress, void *progress_data);
+
+#endif
