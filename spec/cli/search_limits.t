@@ -28,3 +28,20 @@ a search used to run for tens of seconds without a word.
   the search space holds 333423744 candidates, more than the 100000000 a search tests (search.MAX_TESTED in lua/nd/search.lua); narrow it: fewer dimensions searched (-l), fewer recompute modes (--recompute), a global batch with fewer divisors (-b), or fewer devices
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 720720 -b 720720 -M 58GB -A A3 --recompute auto > /dev/null 2>&1; echo $?
   2
+
+The search runs its outer (TP, PP) pairs on -j threads (0, the default:
+every online core) and merges them in the loop nest's order, so every
+thread count gives the same candidates, in the same order, to the last
+digit of the CSV:
+
+  $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 256 -b 512 -A A3 -M 58GB --recompute auto -j 1 --csv one.csv -o one > /dev/null 2>&1
+  $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 256 -b 512 -A A3 -M 58GB --recompute auto -j 5 --csv five.csv -o five > /dev/null 2>&1
+  $ wc -l < one.csv; cmp one.csv five.csv && cmp one/resolved.yaml five/resolved.yaml && echo same
+  3374
+  same
+  $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 64 -j -1
+  -j: runs on 0 to 1024 threads, got -1; 0 (every online core) or a thread count
+  [2]
+  $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 64 -j 2000
+  -j: runs on 0 to 1024 threads, got 2000; 0 (every online core) or a thread count
+  [2]
