@@ -24,6 +24,7 @@ profiles and ranking policies are files, listed from where they are found:
     -A,   --device-type NAME    hardware profile (default A2; see below)
     -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the yaml's, but MB and DP always vary: DP fills the devices the others leave
     -t,   --top N               candidates shown (default 10)
+    -j,   --jobs N              threads the search runs on, 0 for every online core; any N gives the same result (default 0)
     -s,   --search-config FILE  a search config (search.yaml)
           --recompute MODES     recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)
           --policy NAME|FILE    ranking policy (default throughput; see below)

@@ -43,7 +43,7 @@ local COMMAND = {
         .. "yaml's, but MB and DP always vary: DP fills the devices the others leave" },
     { name = "top", short = "t", arg = "N", default = 10, help = "candidates shown" },
     { name = "jobs", short = "j", arg = "N", default = 0,
-      help = "threads the search runs on (0: every online core; the result is the same for any N)" },
+      help = "threads the search runs on, 0 for every online core; any N gives the same result" },
     { name = "search-config", short = "s", arg = "FILE", help = "a search config (search.yaml)" },
     { name = "recompute", arg = "MODES", list = true, item = "^%a+$",
       help = "recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)" },
