@@ -177,6 +177,7 @@ static void read_space(lua_State *L, int t, search_space *sp)
     sp->budget_bytes = field_number(L, t, "space.", "budget_bytes", 0, 1e18, 0);
     sp->keep_dropped = field_int(L, t, "space.", "keep_dropped", 0, 1000000, 100, false);
     sp->threads = (int)field_int(L, t, "space.", "threads", 0, 1024, 1, false);
+    sp->floor = field_bool(L, t, "space.", "floor", false);
     read_dims(L, t, sp);
     read_modes(L, t, sp);
     if (lua_getfield(L, t, "hardware") != LUA_TTABLE)

@@ -39,6 +39,8 @@ typedef struct {
     hardware_t hw;
     int64_t keep_dropped;          /* dropped candidates kept as examples */
     int threads;                   /* threads the search runs on (0: the online cores) */
+    bool floor;                    /* make bench's floor: the nest and its rules, each valid
+                                    * candidate "priced" by one sum a stage and layer kind */
 } search_space;
 
 typedef struct {
