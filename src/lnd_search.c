@@ -313,7 +313,9 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
     lnd_set_number(L, "score", c->score);
     lua_pushboolean(L, c->kept);
     lua_setfield(L, -2, "kept");
-    push_step_time(L, &c->time);
+    step_time t;
+    search_candidate_time(&box->res, &box->space, &box->base, c, &t);
+    push_step_time(L, &t);
 }
 
 static const candidate *candidate_at(lua_State *L, result_box *box, int arg)
@@ -385,7 +387,7 @@ static int result_sort(lua_State *L)
         if (strstr(keys[i], "nd_score") != NULL)
             score_nd(L, box, 0, box->res.n_fit);
     }
-    int rc = search_sort(&box->res, keys, n);
+    int rc = search_sort(&box->res, &box->space, &box->base, keys, n);
     if (rc == -1)
         return luaL_error(L, "sort: unknown key (keys: step_time_s, peak_bytes, nd_score, score, mfu, "
                              "tokens_per_s_per_device, each optionally prefixed with -)");

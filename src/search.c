@@ -22,6 +22,12 @@ const char *const REFUSAL_NAMES[REFUSE_COUNT] = {
     "CP constraints", "global batch", "layout",
 };
 
+/* The loop nest's position: the degrees (SP as 0/1) and the recompute mode. */
+typedef struct {
+    int64_t degree[DIM_COUNT];
+    recompute_mode mode;
+} probe;
+
 typedef struct {
     int64_t *v;
     int n, cap;
@@ -136,6 +142,7 @@ typedef struct {
     layer_time *slot_times;
     int n_slots, slot;
     timing_memo timing;   /* its layers: the current slot's times */
+    double floor_sink;    /* the floor's sums, kept so that they are computed */
 } searcher;
 
 /* Slots for n (OP, SP) pairs, every price forgotten; -1 when out of memory. */
@@ -183,13 +190,13 @@ static void reuse_slot(searcher *s, const run_t *r, recompute_mode mode)
 
 /* The cached layout of the candidate's run, built on first use; NULL when the
  * run's layout does not fit the stack (error in *failed) or memory runs out. */
-static const layout_t *cached_layout(searcher *s, const run_t *r, const candidate *c, bool *failed)
+static const layout_t *cached_layout(searcher *s, const run_t *r, recompute_mode mode, bool *failed)
 {
     *failed = false;
-    uint64_t h = (uint64_t)r->pp * 1000003u + (uint64_t)r->vpp * 97u + (uint64_t)c->mode;
+    uint64_t h = (uint64_t)r->pp * 1000003u + (uint64_t)r->vpp * 97u + (uint64_t)mode;
     for (int probe = 0; probe < LAYOUT_SLOTS; probe++) {
         layout_slot *slot = &s->layouts[(h + (uint64_t)probe) % LAYOUT_SLOTS];
-        if (slot->used && slot->pp == r->pp && slot->vpp == r->vpp && slot->mode == (int)c->mode)
+        if (slot->used && slot->pp == r->pp && slot->vpp == r->vpp && slot->mode == (int)mode)
             return &slot->layout;
         if (slot->used)
             continue;
@@ -204,7 +211,7 @@ static const layout_t *cached_layout(searcher *s, const run_t *r, const candidat
         slot->used = true;
         slot->pp = r->pp;
         slot->vpp = r->vpp;
-        slot->mode = (int)c->mode;
+        slot->mode = (int)mode;
         s->n_layouts++;
         return &slot->layout;
     }
@@ -216,7 +223,7 @@ static const layout_t *cached_layout(searcher *s, const run_t *r, const candidat
 }
 
 /* §b.4 rule 1: the degrees themselves. */
-static bool degrees_valid(const searcher *s, const candidate *c)
+static bool degrees_valid(const searcher *s, const probe *c)
 {
     const search_space *sp = s->sp;
     const int64_t *g = c->degree;
@@ -241,7 +248,7 @@ static bool degrees_valid(const searcher *s, const candidate *c)
     return !(sp->dims[DIM_SP].searched && sp->dims[DIM_CP].searched && g[DIM_SP] && g[DIM_CP] > 1);
 }
 
-static bool filtered(const search_space *sp, const candidate *c)
+static bool filtered(const search_space *sp, const probe *c)
 {
     for (int i = 0; i < DIM_COUNT; i++)
         if (!allowed(&sp->dims[i], c->degree[i]))
@@ -250,7 +257,7 @@ static bool filtered(const search_space *sp, const candidate *c)
 }
 
 /* §b.4 rules 2 and 3: experts. */
-static refusal experts_valid(const searcher *s, const candidate *c)
+static refusal experts_valid(const searcher *s, const probe *c)
 {
     const model_t *m = s->m;
     const int64_t *g = c->degree;
@@ -270,7 +277,7 @@ static refusal experts_valid(const searcher *s, const candidate *c)
 }
 
 /* §b.5: context parallelism. */
-static bool cp_valid(const searcher *s, const candidate *c)
+static bool cp_valid(const searcher *s, const probe *c)
 {
     const int64_t *g = c->degree;
     int64_t cp = g[DIM_CP], tp = g[DIM_TP];
@@ -286,14 +293,14 @@ static bool cp_valid(const searcher *s, const candidate *c)
 }
 
 /* §b.4 rule 5: the candidate makes the global batch exactly. */
-static bool batch_valid(const searcher *s, const candidate *c)
+static bool batch_valid(const searcher *s, const probe *c)
 {
     const int64_t *g = c->degree;
     int64_t gbs = g[DIM_PP] > 1 || s->accumulates ? g[DIM_DP] * g[DIM_MB] * g[DIM_MBS] : g[DIM_DP] * g[DIM_MBS];
     return gbs == s->sp->global_batch;
 }
 
-static refusal validate(const searcher *s, const candidate *c)
+static refusal validate(const searcher *s, const probe *c)
 {
     if (!degrees_valid(s, c))
         return REFUSE_BOUNDS;
@@ -309,7 +316,7 @@ static refusal validate(const searcher *s, const candidate *c)
     return REFUSE_COUNT;
 }
 
-void search_candidate_run(const run_t *base, const candidate *c, run_t *out)
+static void probe_run(const run_t *base, const probe *c, run_t *out)
 {
     *out = *base;
     const int64_t *g = c->degree;
@@ -334,6 +341,32 @@ void search_candidate_run(const run_t *base, const candidate *c, run_t *out)
     out->full_recompute.counts = NULL;
     out->selective_recompute.form = c->mode == REC_SELECTIVE ? FORM_ALL : FORM_NONE;
     out->selective_recompute.counts = NULL;
+}
+
+void search_candidate_run(const run_t *base, const candidate *c, run_t *out)
+{
+    probe p;
+    for (int i = 0; i < DIM_COUNT; i++)
+        p.degree[i] = c->degree[i];
+    p.mode = (recompute_mode)c->mode;
+    probe_run(base, &p, out);
+}
+
+/* A search at 16384 devices keeps some 330 thousand candidates: 160 bytes
+ * each holds them in about 50 MiB. */
+_Static_assert(sizeof(candidate) <= 160, "a candidate record grew past 160 bytes");
+
+/* The record of a priced candidate, untimed. */
+static candidate record_of(const probe *p, double peak, int64_t peak_stage)
+{
+    candidate c;
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < DIM_COUNT; i++)
+        c.degree[i] = (int32_t)p->degree[i];
+    c.mode = (uint8_t)p->mode;
+    c.peak = peak;
+    c.peak_stage = (int32_t)peak_stage;
+    return c;
 }
 
 static int push_candidate(candidate **arr, size_t *n, size_t *cap, const candidate *c)
@@ -366,29 +399,29 @@ static void set_early_stop(searcher *s)
 /* The benchmark's floor (make bench): what pricing a candidate cannot do
  * without, a multiply-add a stage and layer kind, kept from being optimised
  * away by its sum. Every candidate counts as priced and dropped. */
-static int price_floor(searcher *s, candidate *c)
+static int price_floor(searcher *s, const probe *c)
 {
     const int64_t *g = c->degree;
     double sum = 0;
     for (int64_t stage = 0; stage < g[DIM_PP]; stage++)
         for (int k = 0; k < s->m->n_kinds; k++)
             sum += (double)(g[DIM_TP] * g[DIM_CP] + k) * (double)(stage + g[DIM_MB]) / (double)g[DIM_DP];
-    c->peak = sum;
+    s->floor_sink += sum;
     s->res->priced++;
     s->res->dropped++;
     return 0;
 }
 
 /* Prices one valid candidate: its memory, and when it fits, its time. */
-static int price(searcher *s, candidate *c)
+static int price(searcher *s, const probe *c)
 {
     search_result *res = s->res;
     if (s->sp->floor)
         return price_floor(s, c);
     run_t r;
-    search_candidate_run(s->base, c, &r);
+    probe_run(s->base, c, &r);
     bool failed;
-    const layout_t *lay = cached_layout(s, &r, c, &failed);
+    const layout_t *lay = cached_layout(s, &r, c->mode, &failed);
     if (lay == NULL && !failed)
         return -1;
     set_early_stop(s);
@@ -398,39 +431,34 @@ static int price(searcher *s, candidate *c)
         return 0;
     }
     res->priced++;
-    c->peak = s->est.peak;
-    c->peak_stage = s->est.peak_stage;
     if (s->est.stopped) {
         res->dropped++;
         return 0;
     }
-    if (c->peak > s->sp->budget_bytes) {
+    candidate rec = record_of(c, s->est.peak, s->est.peak_stage);
+    if (rec.peak > s->sp->budget_bytes) {
         res->dropped++;
-        bool lightest = !res->has_lightest || c->peak < res->lightest.peak;
-        bool example = (int64_t)res->n_drops < s->sp->keep_dropped;
-        if (!lightest && !example)
-            return 0;
-        candidate dropped = *c; /* no time: nothing but its memory was priced */
-        memset(&dropped.time, 0, sizeof dropped.time);
-        dropped.nd_score = dropped.score = 0.0;
-        dropped.nd_scored = dropped.kept = false;
-        dropped.order = 0;
-        if (lightest) {
-            res->lightest = dropped;
+        bool lightest = !res->has_lightest || rec.peak < res->lightest.peak;
+        if (lightest) { /* no time: nothing but its memory was priced */
+            res->lightest = rec;
             res->has_lightest = true;
         }
-        return example ? push_candidate(&res->drops, &res->n_drops, &res->cap_drops, &dropped) : 0;
+        if ((int64_t)res->n_drops < s->sp->keep_dropped)
+            return push_candidate(&res->drops, &res->n_drops, &res->cap_drops, &rec);
+        return 0;
     }
-    timing_run_memo(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &s->timing, &c->time);
-    c->nd_score = 0.0;
-    c->nd_scored = false;
-    if (c->time.step < 0)
+    step_time t;
+    timing_run_memo(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &s->timing, &t);
+    if (t.step < 0)
         return -1;
-    c->score = c->time.step;
-    c->kept = true;
-    c->order = res->fitting;
+    rec.time = (candidate_time){t.forward, t.backward, t.recompute, t.tp, t.cp, t.ep, t.pp, t.dp, t.bubble, t.step};
+    rec.straggler = (int32_t)t.straggler;
+    rec.timed = true;
+    rec.score = t.step;
+    rec.kept = true;
+    rec.order = (int32_t)res->fitting;
     res->fitting++;
-    return push_candidate(&res->fit, &res->n_fit, &res->cap_fit, c);
+    return push_candidate(&res->fit, &res->n_fit, &res->cap_fit, &rec);
 }
 
 /* The base run's own recompute as one mode for every layer: a run-wide full
@@ -448,7 +476,7 @@ static recompute_mode own_mode(const run_t *base)
 
 /* The candidate under each recompute mode. The rules read the degrees
  * alone, so one verdict holds for every mode (and counts once a mode). */
-static int consider(searcher *s, candidate *c)
+static int consider(searcher *s, probe *c)
 {
     int n_modes = s->sp->n_modes > 0 ? s->sp->n_modes : 1;
     s->res->tested += n_modes;
@@ -466,7 +494,7 @@ static int consider(searcher *s, candidate *c)
 }
 
 /* The inner loops: EP, VPP, OP, SP (and the recompute modes). */
-static int inner_loops(searcher *s, candidate *c, values *ep, values *vpp, values *op)
+static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *op)
 {
     const search_space *sp = s->sp;
     int64_t *g = c->degree;
@@ -514,7 +542,7 @@ static void free_loop_values(loop_values *v)
 }
 
 /* CP, then DP and MBS (MB follows). */
-static int cp_loops(searcher *s, candidate *c, loop_values *v)
+static int cp_loops(searcher *s, probe *c, loop_values *v)
 {
     const search_space *sp = s->sp;
     int64_t *g = c->degree, n = sp->devices, b = sp->global_batch;
@@ -640,7 +668,7 @@ void search_worker_free(search_worker *w)
 
 int search_worker_pair(search_worker *w, const search_pair *pair, search_result *into)
 {
-    candidate c;
+    probe c;
     memset(&c, 0, sizeof c);
     c.degree[DIM_TP] = pair->tp;
     c.degree[DIM_PP] = pair->pp;
@@ -759,7 +787,7 @@ int search_scorer_score(search_scorer *sc, candidate *cands, size_t n)
         run_t r;
         search_candidate_run(s->base, c, &r);
         bool failed;
-        const layout_t *lay = cached_layout(s, &r, c, &failed);
+        const layout_t *lay = cached_layout(s, &r, (recompute_mode)c->mode, &failed);
         if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0)
             return -1;
         c->nd_score = nd_score(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw);
@@ -774,6 +802,7 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
                search_progress progress, void *progress_data)
 {
     double start = now_seconds();
+    res->flops_per_token = timing_flops_per_token(m, base->seq_length);
     search_pair *pairs = NULL;
     size_t n = 0;
     int rc = search_pairs(sp, &pairs, &n);
@@ -792,123 +821,25 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
     return rc;
 }
 
-/* Sorting: the value a key names, negated for a descending key ("-mfu"). */
-typedef struct {
-    int field; /* index into KEY_NAMES */
-    double sign;
-} sort_key;
-
-static const char *const KEY_NAMES[] = {"step_time_s", "peak_bytes", "nd_score", "score", "mfu",
-                                        "tokens_per_s_per_device", NULL};
-
-static double key_value(const candidate *c, int field)
+void search_candidate_time(const search_result *res, const search_space *sp, const run_t *base, const candidate *c,
+                           step_time *out)
 {
-    switch (field) {
-    case 0: return c->time.step;
-    case 1: return c->peak;
-    case 2: return c->nd_score;
-    case 3: return c->score;
-    case 4: return c->time.mfu;
-    default: return c->time.tokens_per_s_per_device;
-    }
-}
-
-static int compare(const candidate *a, const candidate *b, const sort_key *keys, int n)
-{
-    if (a->kept != b->kept)
-        return a->kept ? -1 : 1;
-    for (int i = 0; i < n; i++) {
-        double x = keys[i].sign * key_value(a, keys[i].field), y = keys[i].sign * key_value(b, keys[i].field);
-        if (x < y)
-            return -1;
-        if (x > y)
-            return 1;
-    }
-    return a->order < b->order ? -1 : a->order > b->order;
-}
-
-/* A bottom-up merge sort of indices into v: stable, and it needs no
- * global comparator state. Moving 4-byte indices rather than the records
- * keeps the sort's memory small; the records move once, at the end. */
-static int merge_sort_indices(const candidate *v, uint32_t *idx, size_t n, const sort_key *keys, int nk)
-{
-    uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (tmp == NULL)
-        return -1;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = compare(&v[idx[j]], &v[idx[i]], keys, nk) < 0 ? idx[j++] : idx[i++];
-            while (i < mid)
-                tmp[k++] = idx[i++];
-            while (j < hi)
-                tmp[k++] = idx[j++];
-        }
-        memcpy(idx, tmp, n * sizeof *idx);
-    }
-    free(tmp);
-    return 0;
-}
-
-/* Puts v in the order idx gives (v[i] becomes the old v[idx[i]]), in place:
- * each cycle of the permutation is walked once, holding one record aside.
- * idx is consumed (each place, once filled, points at itself). */
-static void apply_order(candidate *v, uint32_t *idx, size_t n)
-{
-    for (size_t start = 0; start < n; start++) {
-        if (idx[start] == start)
-            continue;
-        candidate held = v[start];
-        size_t at = start;
-        while (idx[at] != start) {
-            size_t from = idx[at];
-            v[at] = v[from];
-            idx[at] = (uint32_t)at;
-            at = from;
-        }
-        v[at] = held;
-        idx[at] = (uint32_t)at;
-    }
-}
-
-static int sort_candidates(candidate *v, size_t n, const sort_key *keys, int nk)
-{
-    if (n > UINT32_MAX)
-        return -1;
-    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    if (idx == NULL)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        idx[i] = (uint32_t)i;
-    int rc = merge_sort_indices(v, idx, n, keys, nk);
-    if (rc == 0)
-        apply_order(v, idx, n);
-    free(idx);
-    return rc;
-}
-
-int search_sort(search_result *res, const char *const *names, int n)
-{
-    sort_key *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
-    if (keys == NULL)
-        return -2;
-    for (int i = 0; i < n; i++) {
-        const char *name = names[i];
-        keys[i].sign = name[0] == '-' ? -1.0 : 1.0;
-        if (name[0] == '-')
-            name++;
-        keys[i].field = -1;
-        for (int f = 0; KEY_NAMES[f] != NULL; f++)
-            if (strcmp(name, KEY_NAMES[f]) == 0)
-                keys[i].field = f;
-        if (keys[i].field < 0) {
-            free(keys);
-            return -1;
-        }
-    }
-    int rc = sort_candidates(res->fit, res->n_fit, keys, n);
-    free(keys);
-    return rc < 0 ? -2 : 0;
+    memset(out, 0, sizeof *out);
+    if (!c->timed)
+        return;
+    const candidate_time *t = &c->time;
+    out->forward = t->forward;
+    out->backward = t->backward;
+    out->recompute = t->recompute;
+    out->tp = t->tp;
+    out->cp = t->cp;
+    out->ep = t->ep;
+    out->pp = t->pp;
+    out->dp = t->dp;
+    out->bubble = t->bubble;
+    out->step = t->step;
+    out->straggler = c->straggler;
+    run_t r;
+    search_candidate_run(base, c, &r);
+    timing_rates(out, &r, res->flops_per_token, &sp->hw);
 }

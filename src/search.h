@@ -43,20 +43,32 @@ typedef struct {
                                     * candidate "priced" by one sum a stage and layer kind */
 } search_space;
 
+/* A candidate's step as the search keeps it: the parts (seconds) and the
+ * step. Its straggler, model FLOPs, MFU and throughput follow from these
+ * and the candidate (search_candidate_time), so they are not stored. */
 typedef struct {
-    int64_t degree[DIM_COUNT];     /* sp as 0/1 */
-    recompute_mode mode;
-    double peak;
-    int64_t peak_stage;
-    step_time time;
-    double nd_score, score;        /* score: set by a ranking policy */
-    bool nd_scored;                /* nd_score is computed (search_score_nd) */
+    double forward, backward, recompute, tp, cp, ep, pp, dp, bubble, step;
+} candidate_time;
+
+/* A priced candidate as a search result holds it: small, as a search may
+ * keep hundreds of thousands (degrees fit 32 bits: devices and the global
+ * batch are bounded far below 2^31). */
+typedef struct {
+    int32_t degree[DIM_COUNT];     /* sp as 0/1 */
+    int32_t peak_stage, straggler;
+    int32_t order;                 /* its place in the loop nest (ties keep it) */
+    uint8_t mode;                  /* a recompute_mode */
+    bool timed;                    /* its step was priced (it fits the budget) */
     bool kept;                     /* false: a policy's keep() refused it */
-    int64_t order;                 /* its place in the loop nest (ties keep it) */
+    bool nd_scored;                /* nd_score is computed (search_scorer_score) */
+    double peak;
+    candidate_time time;
+    double nd_score, score;        /* score: set by a ranking policy */
 } candidate;
 
 typedef struct {
     int64_t tested, refused[REFUSE_COUNT], priced, fitting, dropped;
+    double flops_per_token;        /* the model's at the run's sequence (for MFU) */
     candidate *fit;
     size_t n_fit, cap_fit;
     candidate *drops;              /* up to keep_dropped examples, in order */
@@ -97,9 +109,13 @@ void search_scorer_free(search_scorer *sc);
  * base that the candidate replaces are not copied: offsets, ranges). */
 void search_candidate_run(const run_t *base, const candidate *c, run_t *out);
 
+/* The whole step of a candidate of res (zero when it was not timed). */
+void search_candidate_time(const search_result *res, const search_space *sp, const run_t *base, const candidate *c,
+                           step_time *out);
+
 /* Sorts the candidates by the named fields ("step_time_s", "peak_bytes",
  * "nd_score", "score", "-mfu" for descending...), kept ones first, stable.
  * Returns -1 for an unknown field, -2 when out of memory. */
-int search_sort(search_result *res, const char *const *keys, int n_keys);
+int search_sort(search_result *res, const search_space *sp, const run_t *base, const char *const *keys, int n_keys);
 
 #endif

@@ -105,7 +105,7 @@ static int merge(search_result *res, const search_result *part, int64_t keep_dro
     if (append(&res->fit, &res->n_fit, &res->cap_fit, part->fit, part->n_fit) != 0)
         return -1;
     for (size_t i = first; i < res->n_fit; i++)
-        res->fit[i].order += res->fitting;
+        res->fit[i].order += (int32_t)res->fitting;
     size_t room = keep_dropped > (int64_t)res->n_drops ? (size_t)keep_dropped - res->n_drops : 0;
     size_t take = part->n_drops < room ? part->n_drops : room;
     if (append(&res->drops, &res->n_drops, &res->cap_drops, part->drops, take) != 0)

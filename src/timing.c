@@ -388,9 +388,16 @@ void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const
     out->dp = dp_seconds;
     out->bubble = bubble;
     out->step = step + dp_seconds;
+    timing_rates(out, r, model_flops_total(m, r->seq_length, memo), hw);
+}
+
+void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw)
+{
     double tokens = (double)r->global_batch_size * (double)r->seq_length;
     double devices = (double)(r->dp * r->tp * r->pp * r->cp);
-    out->model_flops = 3.0 * model_flops_total(m, r->seq_length, memo) * tokens;
-    out->tokens_per_s_per_device = out->step > 0 ? tokens / out->step / devices : 0.0;
-    out->mfu = out->step > 0 ? out->model_flops / (out->step * devices * hw->peak_tflops * 1e12) : 0.0;
+    t->model_flops = 3.0 * flops_per_token * tokens;
+    t->tokens_per_s_per_device = t->step > 0 ? tokens / t->step / devices : 0.0;
+    t->mfu = t->step > 0 ? t->model_flops / (t->step * devices * hw->peak_tflops * 1e12) : 0.0;
 }
+
+double timing_flops_per_token(const model_t *m, int64_t seq) { return model_count_flops(m, seq).total; }

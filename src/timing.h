@@ -81,6 +81,11 @@ void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layo
 /* The same, keeping what memo allows across calls (the search). */
 void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
                      timing_memo *memo, step_time *out);
+/* A step's model FLOPs (3 x the forward's, flops_per_token a token), its
+ * tokens a second a device and its MFU, from t->step and the run. */
+void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw);
+/* The model's forward FLOPs a token at a sequence length. */
+double timing_flops_per_token(const model_t *m, int64_t seq);
 /* Marks every layer price of layers (3 x n_kinds) as not yet computed. */
 void timing_forget_layers(layer_time *layers, const model_t *m);
 void timing_memo_free(timing_memo *memo);

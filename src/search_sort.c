@@ -1,0 +1,165 @@
+/* search_sort.c: ordering a search's fitting candidates by named keys.
+ *
+ * Kept candidates come first, then the keys in turn (a "-" before a name
+ * sorts descending), then the order the loop nest found them in, so the
+ * sort is stable and its result does not depend on how it runs. The key
+ * values are worked out once a candidate into a table (MFU and throughput
+ * follow from the step, src/search.c search_candidate_time); 4-byte indices
+ * are merge-sorted over it, and the records move once, at the end. */
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int field; /* index into KEY_NAMES */
+    double sign;
+} sort_key;
+
+static const char *const KEY_NAMES[] = {"step_time_s", "peak_bytes", "nd_score", "score", "mfu",
+                                        "tokens_per_s_per_device", NULL};
+
+/* The keys the names give; -1 when one is unknown. */
+static int parse_keys(const char *const *names, int n, sort_key *keys)
+{
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i];
+        keys[i].sign = name[0] == '-' ? -1.0 : 1.0;
+        if (name[0] == '-')
+            name++;
+        keys[i].field = -1;
+        for (int f = 0; KEY_NAMES[f] != NULL; f++)
+            if (strcmp(name, KEY_NAMES[f]) == 0)
+                keys[i].field = f;
+        if (keys[i].field < 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const search_result *res;
+    const search_space *sp;
+    const run_t *base;
+} sort_source;
+
+static double key_value(const sort_source *src, const candidate *c, int field)
+{
+    step_time t;
+    switch (field) {
+    case 0: return c->time.step;
+    case 1: return c->peak;
+    case 2: return c->nd_score;
+    case 3: return c->score;
+    case 4: search_candidate_time(src->res, src->sp, src->base, c, &t); return t.mfu;
+    default: search_candidate_time(src->res, src->sp, src->base, c, &t); return t.tokens_per_s_per_device;
+    }
+}
+
+/* The table of signed key values, nk a candidate; NULL when out of memory. */
+static double *key_table(const sort_source *src, const sort_key *keys, int nk)
+{
+    size_t n = src->res->n_fit;
+    double *table = malloc((n * (size_t)nk > 0 ? n * (size_t)nk : 1) * sizeof *table);
+    if (table == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < nk; k++)
+            table[i * (size_t)nk + (size_t)k] = keys[k].sign * key_value(src, &src->res->fit[i], keys[k].field);
+    return table;
+}
+
+typedef struct {
+    const candidate *v;
+    const double *table;
+    int nk;
+} sort_view;
+
+static int compare(const sort_view *s, uint32_t a, uint32_t b)
+{
+    const candidate *x = &s->v[a], *y = &s->v[b];
+    if (x->kept != y->kept)
+        return x->kept ? -1 : 1;
+    const double *ka = s->table + (size_t)a * (size_t)s->nk, *kb = s->table + (size_t)b * (size_t)s->nk;
+    for (int i = 0; i < s->nk; i++) {
+        if (ka[i] < kb[i])
+            return -1;
+        if (ka[i] > kb[i])
+            return 1;
+    }
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A bottom-up merge sort of indices: stable, with no global comparator state. */
+static int merge_sort_indices(const sort_view *s, uint32_t *idx, size_t n)
+{
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (tmp == NULL)
+        return -1;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = compare(s, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Puts v in the order idx gives (v[i] becomes the old v[idx[i]]), in place:
+ * each cycle of the permutation is walked once, holding one record aside.
+ * idx is consumed (each place, once filled, points at itself). */
+static void apply_order(candidate *v, uint32_t *idx, size_t n)
+{
+    for (size_t start = 0; start < n; start++) {
+        if (idx[start] == start)
+            continue;
+        candidate held = v[start];
+        size_t at = start;
+        while (idx[at] != start) {
+            size_t from = idx[at];
+            v[at] = v[from];
+            idx[at] = (uint32_t)at;
+            at = from;
+        }
+        v[at] = held;
+        idx[at] = (uint32_t)at;
+    }
+}
+
+int search_sort(search_result *res, const search_space *sp, const run_t *base, const char *const *names, int n)
+{
+    size_t count = res->n_fit;
+    if (count > UINT32_MAX)
+        return -2;
+    sort_key *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
+    if (keys == NULL)
+        return -2;
+    if (parse_keys(names, n, keys) != 0) {
+        free(keys);
+        return -1;
+    }
+    sort_source src = {res, sp, base};
+    double *table = key_table(&src, keys, n);
+    uint32_t *idx = malloc((count ? count : 1) * sizeof *idx);
+    int rc = table == NULL || idx == NULL ? -2 : 0;
+    if (rc == 0) {
+        for (size_t i = 0; i < count; i++)
+            idx[i] = (uint32_t)i;
+        sort_view view = {res->fit, table, n};
+        rc = merge_sort_indices(&view, idx, count) != 0 ? -2 : 0;
+    }
+    if (rc == 0)
+        apply_order(res->fit, idx, count);
+    free(idx);
+    free(table);
+    free(keys);
+    return rc;
+}
