@@ -30,6 +30,8 @@ local model_part = require "nd.train_yaml.model"
 local census = require "nd.census"
 local census_record = require "nd.census_record"
 local runtimes = require "nd.runtimes"
+local models = require "nd.model"
+local runs = require "nd.run"
 
 local train_yaml = {}
 
@@ -790,8 +792,7 @@ end
 -- @treturn userdata nd.model
 -- @treturn userdata nd.run
 function train_yaml.build(parsed)
-  local nd = require "nd"
-  local m, run = nd.model(parsed.model), nd.run(parsed.run)
+  local m, run = models.new(parsed.model), runs.new(parsed.run)
   local derived = run:derived(m)
   if derived.experts_clamped then
     local r = parsed.run
