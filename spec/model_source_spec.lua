@@ -1,6 +1,6 @@
 -- Where a model's config comes from (lua/nd/model_source.lua): a local
 -- directory, the Hugging Face cache, the built-in catalog, config_overrides;
--- and what the model section lays over it (R2 §a.3 _explicit_overrides,
+-- and what the model section lays over it (model-spec-census-train-yaml.md §a.3 _explicit_overrides,
 -- §a.5, §e.1). The HF caches here are fakes built in a temp directory with
 -- the layout huggingface_hub writes: models--ORG--NAME/refs/<rev> holding a
 -- commit hash, snapshots/<hash>/config.json.

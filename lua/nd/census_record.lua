@@ -1,5 +1,5 @@
 --- Census records (`KindActivations`): bytes per token one layer of a kind
--- keeps for backward, as scripts/census.py measures them. Reference R2 §c.1.
+-- keeps for backward, as scripts/census.py measures them. reference model-spec-census-train-yaml.md §c.1.
 -- @module nd.census_record
 
 local errors = require "nd.errors"
