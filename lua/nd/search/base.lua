@@ -32,7 +32,7 @@ local function read_batch(r)
            global_batch_size = count("global_batch_size") }
 end
 
--- context.recompute: the recompute modes the search prices (R3 §e), or nil.
+-- context.recompute: the recompute modes the search prices (search-ranking-cli.md §e), or nil.
 local function read_recompute(r, ctx)
   local v = r:value(ctx, "recompute")
   if v == nil then return nil end
