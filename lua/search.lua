@@ -5,7 +5,7 @@
 --   ndlua search.lua train.yaml -d 8 -l DP TP --recompute auto --json
 --   ndlua search.lua train.yaml -s search.yaml --policy examples/policies/team.lua
 --
--- What varies and within which bounds is Lua (nd.search, nd.search_config,
+-- What varies and within which bounds is Lua (nd.search, nd.search.config,
 -- read from the command line by nd.search.command); the loop nest, the
 -- rules and the pricing run in C (nd.core.search); the ranking is a policy
 -- (nd.policies); the outputs are nd.report.* and nd.resolved_yaml.
@@ -17,7 +17,7 @@ local warnings = require "nd.warnings"
 local search = require "nd.search"
 local command = require "nd.search.command"
 local outcome = require "nd.search.outcome"
-local search_config = require "nd.search_config"
+local search_config = require "nd.search.config"
 local policies = require "nd.policies"
 local resolved_yaml = require "nd.resolved_yaml"
 local table_report = require "nd.report.table"

@@ -1,5 +1,5 @@
 -- Model spec validation and settling (lua/nd/model_spec.lua, layer_stack.lua,
--- census_record.lua). Rules: reference model-spec-census-train-yaml.md §a.2-§a.3 (fields, validation,
+-- census/record.lua). Rules: reference model-spec-census-train-yaml.md §a.2-§a.3 (fields, validation,
 -- settled facts), §b.2-§b.4 (layer stack), §c.1 (census records), §f (vision).
 -- Family stacks are checked against the catalog config.json text by hand.
 local model_spec = require "nd.model_spec"

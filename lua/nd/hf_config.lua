@@ -1,5 +1,5 @@
 --- A Transformers config.json mapped to a model spec (canonical field names).
--- reference model-spec-census-train-yaml.md §a.3 (aliases, derivations), §a.4 (families), §f (vision).
+-- Reference model-spec-census-train-yaml.md §a.3 (aliases, derivations), §a.4 (families), §f (vision).
 -- The result is an unsettled spec: nd.model_spec validates and settles it.
 --
 -- Rules, in order:

@@ -1,5 +1,5 @@
 --- The layer stack of a model: ordered groups `{kind, count, mtp}` of the
--- kinds an op profile declares. reference model-spec-census-train-yaml.md §b.2 (groups and their
+-- kinds an op profile declares. Reference model-spec-census-train-yaml.md §b.2 (groups and their
 -- counts), §b.3 (deriving a stack), §b.4 (resolving it on a profile).
 -- @module nd.layer_stack
 

@@ -1,5 +1,5 @@
 --- Where a model's config comes from, and what the model section lays over
--- it. reference model-spec-census-train-yaml.md §a.3 (_explicit_overrides, exec_overrides), §a.5
+-- it. Reference model-spec-census-train-yaml.md §a.3 (_explicit_overrides, exec_overrides), §a.5
 -- (config_overrides alone), §e.1 (model.* keys), DESIGN.md "Inputs".
 --
 -- The config.json is looked for, in order:

@@ -1,7 +1,7 @@
 --- Model spec validation and settling: a spec (the canonical fields of a
 -- Transformers config, config_overrides laid over) becomes the *settled*
 -- spec that `nd.core.model` takes (lua/nd/README.md describes it).
--- reference model-spec-census-train-yaml.md §a.1-§a.3 (fields, coercions, validation, settled facts),
+-- Reference model-spec-census-train-yaml.md §a.1-§a.3 (fields, coercions, validation, settled facts),
 -- §b (the layer stack), §c.1 (census records), §f (vision tower).
 -- Every refusal is a bad-input error whose message names the field.
 -- @module nd.model_spec
@@ -10,7 +10,7 @@ local core = require "nd.core"
 local errors = require "nd.errors"
 local profiles = require "nd.profiles"
 local layer_stack = require "nd.layer_stack"
-local census_record = require "nd.census_record"
+local census_record = require "nd.census.record"
 local hf_config = require "nd.hf_config"
 
 local model_spec = {}

@@ -1,6 +1,6 @@
 --- Op profiles: the layer kinds of a model family, their op counts and the
 -- family's run defaults, as Lua data files `nd/profiles/<arch>.lua`.
--- reference model-spec-census-train-yaml.md §b.1 (profiles, DEFAULT_RUN), §a.3 (infer_arch),
+-- Reference model-spec-census-train-yaml.md §b.1 (profiles, DEFAULT_RUN), §a.3 (infer_arch),
 -- memory-model.md §4.8 (what the run defaults mean), §5.2 (counts).
 --
 -- A profile file is found on the Lua path as module `nd.profiles.<arch>`,

@@ -12,8 +12,8 @@ local units = require "nd.units"
 local files = require "nd.files"
 local search = require "nd.search"
 local search_base = require "nd.search.base"
-local search_config = require "nd.search_config"
-local model_keys = require "nd.search_config.model_keys"
+local search_config = require "nd.search.config"
+local model_keys = require "nd.search.config.model_keys"
 local model_yaml = require "nd.model_yaml"
 local train_yaml = require "nd.train_yaml"
 local hardware = require "nd.hardware"
@@ -142,7 +142,7 @@ end
 
 -- The train.yaml a search config without one stands for: its model fields
 -- as config_overrides, its run facts at their keys (AutoModels schema;
--- nd.search_config.model_keys).
+-- nd.search.config.model_keys).
 local function synthetic_doc(cfg, w)
   local m = cfg.model_keys
   if next(m.fields) == nil then
