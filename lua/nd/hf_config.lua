@@ -1,6 +1,6 @@
 --- A Transformers config.json mapped to a model spec (canonical field names).
 -- Reference model-spec-census-train-yaml.md §a.3 (aliases, derivations), §a.4 (families), §f (vision).
--- The result is an unsettled spec: nd.model_spec validates and settles it.
+-- The result is an unsettled spec: nd.model.spec validates and settles it.
 --
 -- Rules, in order:
 -- 1. The text tower is `text_config` when the config has one (VL models),

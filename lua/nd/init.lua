@@ -16,7 +16,7 @@ for name, value in pairs(core) do
   nd[name] = value
 end
 
--- BEGIN model resolution (issue 3; lua/nd/model.lua, model_source.lua, model_spec.lua)
+-- BEGIN model resolution (issue 3; lua/nd/model.lua, model/source.lua, model/spec.lua)
 -- nd.resolve_model(section_or_id, opts) -> settled spec, source, run keys
 -- nd.model(spec | section | id, opts) -> nd.core.model(settled spec)
 -- Without opts.warnings, warnings go to one collector printing to stderr.

@@ -6,8 +6,8 @@
 -- @module nd.model
 
 local core = require "nd.core"
-local model_source = require "nd.model_source"
-local model_spec = require "nd.model_spec"
+local model_source = require "nd.model.source"
+local model_spec = require "nd.model.spec"
 local stderr_warnings = require("nd.warnings").new()
 
 local model = {}

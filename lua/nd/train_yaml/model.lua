@@ -1,12 +1,12 @@
---- The model a train.yaml trains: its `model` section resolved (nd.model_source),
+--- The model a train.yaml trains: its `model` section resolved (nd.model.source),
 -- then trimmed to what the run's trainer builds. Seed parser
 -- `_resolve_model_config_pipeline`, `_without_mtp`, `_builds_vision_tower`;
 -- reference model-spec-census-train-yaml.md §e.1 (model.* keys) and §f (multimodal).
 -- @module nd.train_yaml.model
 
 local errors = require "nd.errors"
-local model_source = require "nd.model_source"
-local model_spec = require "nd.model_spec"
+local model_source = require "nd.model.source"
+local model_spec = require "nd.model.spec"
 local values = require "nd.train_yaml.values"
 
 local model = {}
@@ -83,7 +83,7 @@ local function check_describes_model(r, sec)
   local over = sec.t.config_overrides
   over = type(over) == "table" and over or {}
   for key in pairs(over) do
-    -- an unknown key: nd.model_source refuses it, with a better message
+    -- an unknown key: nd.model.source refuses it, with a better message
     if not model_spec.is_field(key) and not model_source.is_run_key(key) then return end
   end
   local missing = {}

@@ -9,7 +9,7 @@
 -- refused).
 -- @module nd.search.config.model_keys
 
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 
 local model_keys = {}
 

@@ -4,7 +4,7 @@
 -- Reference model-spec-census-train-yaml.md §a.1-§a.3 (fields, coercions, validation, settled facts),
 -- §b (the layer stack), §c.1 (census records), §f (vision tower).
 -- Every refusal is a bad-input error whose message names the field.
--- @module nd.model_spec
+-- @module nd.model.spec
 
 local core = require "nd.core"
 local errors = require "nd.errors"

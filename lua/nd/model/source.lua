@@ -13,13 +13,13 @@
 --   3. the built-in catalog by hub id (nd.catalog);
 --   4. model.config_overrides alone.
 -- Nothing is downloaded, ever.
--- @module nd.model_source
+-- @module nd.model.source
 
 local core = require "nd.core"
 local errors = require "nd.errors"
 local files = require "nd.files"
 local catalog = require "nd.catalog"
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 local hf_config = require "nd.hf_config"
 
 local model_source = {}
@@ -325,7 +325,7 @@ end
 
 --- Resolves a model section (or a hub id / directory string) to its
 -- settled spec: the config found, mapped (nd.hf_config), the explicit
--- fields laid over it, validated and settled (nd.model_spec).
+-- fields laid over it, validated and settled (nd.model.spec).
 -- @tparam[opt] table opts `getenv`, `warnings`, `visual_seq_len`
 -- @treturn table the settled spec
 -- @treturn table the source `{kind, path, id, revision, description}`
