@@ -5,7 +5,7 @@
 --   ndlua search.lua train.yaml -d 8 -l DP TP --recompute auto --json
 --   ndlua search.lua train.yaml -s search.yaml --policy examples/policies/team.lua
 --
--- What varies and within which bounds is Lua (nd.search, nd.search_config,
+-- What varies and within which bounds is Lua (nd.search, nd.search.config,
 -- read from the command line by nd.search.command); the loop nest, the
 -- rules and the pricing run in C (nd.core.search); the ranking is a policy
 -- (nd.policies); the outputs are nd.report.* and nd.resolved_yaml.
@@ -16,7 +16,8 @@ local units = require "nd.units"
 local warnings = require "nd.warnings"
 local search = require "nd.search"
 local command = require "nd.search.command"
-local search_config = require "nd.search_config"
+local outcome = require "nd.search.outcome"
+local search_config = require "nd.search.config"
 local policies = require "nd.policies"
 local resolved_yaml = require "nd.resolved_yaml"
 local table_report = require "nd.report.table"
@@ -25,7 +26,7 @@ local json_report = require "nd.report.json"
 local chart = require "nd.report.chart"
 local progress = require "nd.report.progress"
 
-local full_shard_exclusion, excluded_text = command.full_shard_exclusion, command.excluded_text
+local full_shard_exclusion, excluded_text = outcome.full_shard_exclusion, outcome.excluded_text
 
 -- Writes a line of the text report (nothing under --json).
 local function say(opts, line)
@@ -59,13 +60,13 @@ end
 
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
-  local problem = command.not_found(result, counts, s.budget, s.spans_cp, command.hints(s.cfg),
+  local problem = outcome.not_found(result, counts, s.budget, s.spans_cp, outcome.hints(s.cfg),
                                     { space = s.space, model = s.base.model, run = s.base.run })
   if problem then errors.raise { message = problem } end
 end
 
 local function policy_context(s)
-  return command.policy_context(s.base.devices, s.profile, s.budget, s.gbs)
+  return outcome.policy_context(s.base.devices, s.profile, s.budget, s.gbs)
 end
 
 -- The candidates as reports and policies see them (search.candidate).

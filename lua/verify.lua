@@ -20,7 +20,7 @@ local overrides = require "nd.overrides"
 local train_yaml = require "nd.train_yaml"
 local layer_stack = require "nd.layer_stack"
 local census = require "nd.census"
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 local profiles = require "nd.profiles"
 local warnings = require "nd.warnings"
 

@@ -1,7 +1,7 @@
 -- Transformers config.json -> model spec fields (lua/nd/hf_config.lua).
 -- Each expected value is read off the config.json text of the catalog file
 -- named in the test (lua/nd/catalog/ORG--NAME/config.json), or follows the
--- rule of reference R2 §a.3 / §a.4 cited beside it.
+-- rule of reference model-spec-census-train-yaml.md §a.3 / §a.4 cited beside it.
 local hf_config = require "nd.hf_config"
 local catalog = require "nd.catalog"
 local core = require "nd.core"

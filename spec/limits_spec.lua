@@ -194,7 +194,7 @@ describe("numeric ranges at the C boundary", function()
 end)
 
 describe("a config.json that is no JSON object (found by reading the fuzzers' JSON as a checkpoint)", function()
-  local model_source = require "nd.model_source"
+  local model_source = require "nd.model.source"
   for _, case in ipairs({ { "42", "42" }, { "null", "null" }, { "true", "true" }, { '"qwen"', 'the string "qwen"' },
                           { "[1, 2]", "a JSON array" }, { "[]", "an empty JSON array" } }) do
     it("refuses " .. case[1] .. " by name, where it indexed a number before", function()

@@ -1,10 +1,10 @@
--- Where a model's config comes from (lua/nd/model_source.lua): a local
+-- Where a model's config comes from (lua/nd/model/source.lua): a local
 -- directory, the Hugging Face cache, the built-in catalog, config_overrides;
--- and what the model section lays over it (R2 §a.3 _explicit_overrides,
+-- and what the model section lays over it (model-spec-census-train-yaml.md §a.3 _explicit_overrides,
 -- §a.5, §e.1). The HF caches here are fakes built in a temp directory with
 -- the layout huggingface_hub writes: models--ORG--NAME/refs/<rev> holding a
 -- commit hash, snapshots/<hash>/config.json.
-local model_source = require "nd.model_source"
+local model_source = require "nd.model.source"
 local catalog = require "nd.catalog"
 local core = require "nd.core"
 local warnings = require "nd.warnings"
@@ -51,7 +51,7 @@ local function refused(f, ...)
   return err.message
 end
 
-describe("nd.model_source", function()
+describe("nd.model.source", function()
   local tmp
   before_each(function() tmp = tempdir() end)
   after_each(function() os.execute("rm -rf '" .. tmp .. "'") end)

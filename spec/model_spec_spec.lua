@@ -1,8 +1,8 @@
--- Model spec validation and settling (lua/nd/model_spec.lua, layer_stack.lua,
--- census_record.lua). Rules: reference R2 §a.2-§a.3 (fields, validation,
+-- Model spec validation and settling (lua/nd/model/spec.lua, layer_stack.lua,
+-- census/record.lua). Rules: reference model-spec-census-train-yaml.md §a.2-§a.3 (fields, validation,
 -- settled facts), §b.2-§b.4 (layer stack), §c.1 (census records), §f (vision).
 -- Family stacks are checked against the catalog config.json text by hand.
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 local layer_stack = require "nd.layer_stack"
 local hf_config = require "nd.hf_config"
 local catalog = require "nd.catalog"
@@ -193,7 +193,7 @@ describe("model spec layer stacks per family", function()
     assert.are.equal("vision", v.arch)
     assert.are.equal(2, v.kinds.encoder.ops.ffMM)
     assert.are.equal(72, v.head_dim)                 -- 1152 / 16
-    assert.is_true(v.family.shard_activations)       -- follows the qwen family (R2 §f.5)
+    assert.is_true(v.family.shard_activations)       -- follows the qwen family (model-spec-census-train-yaml.md §f.5)
     assert.are.equal(576, v.max_position_embeddings)
   end)
 

@@ -1,5 +1,5 @@
 -- Op profiles (lua/nd/profiles.lua, lua/nd/profiles/*.lua).
--- Expected counts are the tables of reference R2 §b.1 and memory-model.md §5.2.
+-- Expected counts are the tables of reference model-spec-census-train-yaml.md §b.1 and memory-model.md §5.2.
 local profiles = require "nd.profiles"
 local warnings = require "nd.warnings"
 
@@ -44,7 +44,7 @@ describe("nd.profiles", function()
     raised(profiles.get, "../etc")
   end)
 
-  it("states the op counts of R2 §b.1", function()
+  it("states the op counts of model-spec-census-train-yaml.md §b.1", function()
     local default = { 4, 2, 3, 1, 0, 2, 4, 1, 1, 0 }
     assert.are.same(default, vector(profiles.get("default"), "decoder"))
     assert.are.same(default, vector(profiles.get("qwen"), "decoder"))
@@ -84,7 +84,7 @@ describe("nd.profiles", function()
                       overlapped_grad_reduce = false, flash_attention = true }, profiles.default_run())
   end)
 
-  it("resolves each family's run and model defaults (R2 §b.1)", function()
+  it("resolves each family's run and model defaults (model-spec-census-train-yaml.md §b.1)", function()
     assert.is_true(profiles.family("qwen").shard_activations)
     assert.is_true(profiles.family("qwen3_5").shard_activations)
     assert.are.equal(2, profiles.family("mixtral").grad_bytes)
@@ -104,7 +104,8 @@ describe("nd.profiles", function()
   end)
 
   describe("infer_arch", function()
-    it("takes the longest known prefix of the lowercased name (R2 §a.3, plus gpt)", function()
+    it("takes the longest known prefix of the lowercased name (model-spec-census-train-yaml.md §a.3, plus gpt)",
+       function()
       local w = warnings.quiet()
       local cases = {
         qwen2 = "qwen", qwen3_moe = "qwen", qwen3_5_moe = "qwen3_5", ["Qwen3.5-9B"] = "qwen3_5",

@@ -1,8 +1,8 @@
--- The search config (lua/nd/search_config.lua): reading each section with
+-- The search config (lua/nd/search/config.lua): reading each section with
 -- its types, the validator's errors and warnings by field path with their
 -- line (search-ranking-cli §b.6), and the message that ends a search.
 local nd = require "nd"
-local search_config = require "nd.search_config"
+local search_config = require "nd.search.config"
 local warnings = require "nd.warnings"
 local tiny = dofile("spec/support/tiny.lua")
 
@@ -221,7 +221,7 @@ end)
 -- write Llama's n_layers/dim/inter_dim/n_heads/n_kv_heads and DeepSeek's
 -- moe_inter_dim) and run facts, as the train.yaml the config stands for.
 describe("a search config's model under the reference's names", function()
-  local model_keys = require "nd.search_config.model_keys"
+  local model_keys = require "nd.search.config.model_keys"
 
   it("maps each name to its model field, and run facts to legacy train.yaml keys", function()
     local cfg = read([[

@@ -1,7 +1,7 @@
 -- Reading a train.yaml (lua/nd/train_yaml.lua), the run's rules: batch,
 -- optimizer, gradient clipping, activation checkpointing, dtypes, the
 -- sequence length, the MoE run keys, the pipeline offset, plan_overrides,
--- and command-line overrides (lua/nd/overrides.lua). Reference R2 §e.1-§e.3
+-- and command-line overrides (lua/nd/overrides.lua). Reference model-spec-census-train-yaml.md §e.1-§e.3
 -- and the seed parser; the schemas and sections are in train_yaml_spec.lua.
 -- Model facts from the catalog's config.json: Qwen3-8B has 36 layers,
 -- max_position_embeddings 40960 and torch_dtype bfloat16; Qwen3-30B-A3B 128

@@ -1,7 +1,7 @@
 -- Reading a train.yaml (lua/nd/train_yaml.lua): the schemas, the model
 -- section, the context, accelerator and fsdp_config sections, the device
--- count and the sharding rules. Each rule of the key table of reference R2
--- §e.1 is tested stated, fallen back and defaulted; each warning of §e.2
+-- count and the sharding rules. Each rule of the key table of reference
+-- model-spec-census-train-yaml.md §e.1 is tested stated, fallen back and defaulted; each warning of §e.2
 -- raised exactly when its condition holds, and once; each error of §e.3
 -- names its key path and its place in the file. The run-level rules (batch,
 -- optimizer, recompute, dtypes, sequence, MoE, offset, plan_overrides,

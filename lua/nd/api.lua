@@ -17,6 +17,10 @@ local errors = require "nd.errors"
 local format = require "nd.study.format"
 local svg = require "nd.svg"
 local csv_report = require "nd.report.csv"
+local models = require "nd.model"
+local study = require "nd.study"
+local table_report = require "nd.report.table"
+local units = require "nd.units"
 
 local api = {}
 
@@ -112,8 +116,7 @@ function api.with_census(model, records)
   elseif type(records) ~= "table" or type(records.activations) ~= "table" then
     check.fail("nd.with_census", 2, "census", "a census file's path or what nd.census.load returns", records)
   end
-  local nd = require "nd"
-  return nd.model(census.attach(model:spec(), records))
+  return models.new(census.attach(model:spec(), records))
 end
 
 --- The run of a search candidate: see nd.candidate_run.
@@ -199,5 +202,56 @@ function api.write_svg(path, text)
   if path == "-" then return write_text(path, text) end
   svg.write(path, text)
 end
+
+--- Census records as a script sees them (nd.census): nd.census's
+-- functions, `attach` with its arguments checked.
+api.census = setmetatable({
+  attach = function(spec, records)
+    check.arg("nd.census.attach", 1, "spec", spec, "table")
+    check.arg("nd.census.attach", 2, "records", records, "table")
+    return census.attach(spec, records)
+  end,
+}, { __index = census })
+
+--- Rows as a table with units: see nd.print_table.
+function api.print_table(rows, columns, opts)
+  if columns == nil and type(rows) == "table" and api.are_candidates(rows) then
+    local out = type(opts) == "table" and opts.out or io.stdout
+    for _, line in ipairs(table_report.table(rows)) do out:write(line, "\n") end
+    return
+  end
+  return study.print_table(rows, columns, opts)
+end
+
+-- A library module as a script sees it: each function named in
+-- `signatures` checks its arguments (a wrong one is an error naming it)
+-- before the library's own, which the reports call unchecked.
+local function checked(lib, name, signatures)
+  local t = {}
+  for fname, args in pairs(signatures) do
+    t[fname] = function(...)
+      for i, a in ipairs(args) do
+        check.arg(name .. "." .. fname, i, a[1], (select(i, ...)), a[2], a[3])
+      end
+      return lib[fname](...)
+    end
+  end
+  return setmetatable(t, { __index = lib })
+end
+
+--- nd.svg: SVG documents and charts, checked.
+api.svg = checked(svg, "nd.svg", {
+  escape = { { "text", "string" } }, document = { { "width", "number" }, { "height", "number" } },
+  stacked_bars = { { "chart", "table" } }, line_chart = { { "chart", "table" } },
+  grouped_bars = { { "chart", "table" } }, write = { { "path", "string" }, { "text", "string" } },
+})
+
+--- nd.units: sizes and times as text, checked.
+api.units = checked(units, "nd.units", {
+  format_bytes = { { "bytes", "number" }, { "decimals", "number", true } },
+  gib = { { "bytes", "number" }, { "decimals", "number", true } },
+  mib = { { "bytes", "number" }, { "decimals", "number", true } },
+  seconds = { { "seconds", "number" } }, count = { { "n", "number" } },
+})
 
 return api

@@ -8,7 +8,7 @@
 local core = require "nd.core"
 local errors = require "nd.errors"
 local files = require "nd.files"
-local census_record = require "nd.census_record"
+local census_record = require "nd.census.record"
 
 local census = {}
 

@@ -1,6 +1,6 @@
 --- A Transformers config.json mapped to a model spec (canonical field names).
--- Reference R2 §a.3 (aliases, derivations), §a.4 (families), §f (vision).
--- The result is an unsettled spec: nd.model_spec validates and settles it.
+-- Reference model-spec-census-train-yaml.md §a.3 (aliases, derivations), §a.4 (families), §f (vision).
+-- The result is an unsettled spec: nd.model.spec validates and settles it.
 --
 -- Rules, in order:
 -- 1. The text tower is `text_config` when the config has one (VL models),
@@ -21,7 +21,7 @@ local function present(v)
   return v ~= nil and not core.isnull(v)
 end
 
--- Canonical text field -> its aliases, first stated wins (R2 §a.3). Beyond
+-- Canonical text field -> its aliases, first stated wins (model-spec-census-train-yaml.md §a.3). Beyond
 -- the reference's table:
 -- * GPT-2 names (n_embd, n_layer, n_head, n_inner, n_positions) come last:
 --   they are what GPT2Config's attribute_map points hidden_size etc. at.
@@ -71,7 +71,7 @@ hf_config.TEXT_ALIASES = {
 -- configs their torch_dtype.
 local TOP_LEVEL_FALLBACK = { tie_word_embeddings = true, torch_dtype = true }
 
--- Vision tower field -> aliases on vision_config (R2 §a.3).
+-- Vision tower field -> aliases on vision_config (model-spec-census-train-yaml.md §a.3).
 hf_config.VISION_ALIASES = {
   { "hidden_size", "hidden_size" },
   { "num_hidden_layers", "depth", "num_hidden_layers" },
@@ -214,7 +214,7 @@ end
 
 --- The visual token count of a tower: `visual_seq_len` (context.visual_seq_len)
 -- when given, else num_position_embeddings // spatial_merge_size^2, else
--- 1024 with a warning (R2 §a.3, §f).
+-- 1024 with a warning (model-spec-census-train-yaml.md §a.3, §f).
 function hf_config.visual_tokens(vision, visual_seq_len, warnings)
   if visual_seq_len and visual_seq_len > 0 then return visual_seq_len end
   local grid = vision.num_position_embeddings

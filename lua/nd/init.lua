@@ -1,6 +1,12 @@
 --- The nd module: ndlua's Lua API.
 -- `local nd = require "nd"` gives the C core (YAML and JSON bridges, the
 -- model, run and estimate types) and the Lua library built on it.
+--
+-- This file is the facade and the reference: it defines nothing, it
+-- re-exports what the library modules define (nd.model, nd.run, nd.api,
+-- nd.api.search, nd.study), each with its documentation. No module of the
+-- library requires "nd" (spec/require_graph_spec.lua): a module needing
+-- a model or a run requires nd.model or nd.run.
 -- @module nd
 
 local core = require "nd.core"
@@ -10,43 +16,25 @@ for name, value in pairs(core) do
   nd[name] = value
 end
 
--- BEGIN model resolution (issue 3; lua/nd/model_source.lua, model_spec.lua)
+-- BEGIN model resolution (issue 3; lua/nd/model.lua, model/source.lua, model/spec.lua)
 -- nd.resolve_model(section_or_id, opts) -> settled spec, source, run keys
 -- nd.model(spec | section | id, opts) -> nd.core.model(settled spec)
 -- Without opts.warnings, warnings go to one collector printing to stderr.
-local model_source = require "nd.model_source"
-local model_spec = require "nd.model_spec"
-local stderr_warnings = require("nd.warnings").new()
-local function with_warnings(opts)
-  local out = { warnings = stderr_warnings }
-  for k, v in pairs(opts or {}) do out[k] = v end
-  return out
-end
-
-local function check_model_arg(fname, spec, opts)
-  if type(spec) ~= "string" and type(spec) ~= "table" then
-    error(string.format("%s: argument 1 (spec) must be a hub id, a model section or a model spec, got %s", fname,
-                        type(spec)), 3)
-  end
-  if opts ~= nil and type(opts) ~= "table" then
-    error(string.format("%s: argument 2 (opts) must be a table of options, got %s", fname, type(opts)), 3)
-  end
-end
+local model = require "nd.model"
 
 --- Resolves a model: finds its config (a checkpoint directory, the
 -- Hugging Face cache, the built-in catalog, or config_overrides), maps it
 -- and settles it (lua/nd/README.md).
+-- @function nd.resolve_model
 -- @param section a hub id ("Qwen/Qwen3-8B") or a train.yaml's model section
 -- @tparam[opt] table opts `warnings` (a collector), `visual_seq_len`, `getenv`
 -- @treturn table the settled spec
 -- @treturn table the source `{kind, path, id, revision, snapshot, description}`
 -- @treturn table the run keys of config_overrides
-function nd.resolve_model(section, opts)
-  check_model_arg("nd.resolve_model", section, opts)
-  return model_source.resolve_model(section, with_warnings(opts))
-end
+nd.resolve_model = model.resolve
 
 --- A model: the C core's nd.model of a settled spec.
+-- @function nd.model
 -- @param spec a hub id ("Qwen/Qwen3-8B", from the catalog or the HF
 --   cache), a model section ({pretrained_model_name_or_path = ...,
 --   config_overrides = {...}}), or a model spec (settled or not)
@@ -54,142 +42,28 @@ end
 -- @treturn userdata nd.model: `model:params()`, `model:flops(seq)`,
 --   `model:spec()`, `model:stack()`, tostring
 -- @usage local m = nd.model("Qwen/Qwen3-8B"); print(m:params().total)
-function nd.model(spec, opts)
-  check_model_arg("nd.model", spec, opts)
-  opts = with_warnings(opts)
-  if type(spec) == "string" or (type(spec) == "table" and (spec.pretrained_model_name_or_path
-      or spec.config_path or spec.config_overrides)) then
-    spec = model_source.resolve_model(spec, opts)
-  elseif not model_spec.is_settled(spec) then
-    spec = model_spec.settle(spec, opts)
-  end
-  return core.model(spec)
-end
+nd.model = model.new
 -- END model resolution
 
--- BEGIN runs and estimates (issue 4; src/lnd_run.c, src/lnd_estimate.c)
+-- BEGIN runs and estimates (issue 4; lua/nd/run.lua, src/lnd_run.c, src/lnd_estimate.c)
 -- nd.run(table) -> nd.run: the C core's run table, plus sizes as text
 -- (device_memory = "58GB", reserve_bytes = "2GiB") and `zero = 1 | 2 | 3`
 -- (optimizer states; + gradients; + parameters sharded over DP).
 -- run:with(changes) -> a new run with the changes laid over; the original
--- is unchanged. nd.estimate(model, run) and nd.layout(model, run) as in C.
-local units = require "nd.units"
-local errors = require "nd.errors"
-
-local runtimes = require "nd.runtimes"
-
--- ZeRO-3 is FSDP: parameters and gradients sharded with the optimizer
--- states, each layer's weights gathered for its forward and its backward
--- and its gradients reduce-scattered (grad_shard_as_params).
-local ZERO_STAGES = {
-  [1] = { optimizer_parallel = true, param_shard = false, grad_shard = false },
-  [2] = { optimizer_parallel = true, param_shard = false, grad_shard = true },
-  [3] = { optimizer_parallel = true, param_shard = true, grad_shard = true, grad_shard_as_params = true },
-}
-
-local function run_table(spec)
-  local t = runtimes.apply(spec)
-  for _, key in ipairs { "device_memory", "reserve_bytes" } do
-    if type(t[key]) == "string" then
-      local n, err = units.parse_bytes(t[key])
-      if not n then errors.raise { path = key, message = err } end
-      t[key] = n
-    end
-  end
-  if t.zero ~= nil then
-    local stage = ZERO_STAGES[t.zero]
-    if not stage and t.zero ~= 0 then
-      errors.raise { path = "zero", message = "ZeRO stage " .. tostring(t.zero) .. " is not 0, 1, 2 or 3" }
-    end
-    for k, v in pairs(stage or {}) do
-      if t[k] == nil then t[k] = v end
-    end
-    t.zero = nil
-  end
-  return t
-end
+-- is unchanged (lua/nd/run.lua). nd.estimate(model, run) and
+-- nd.layout(model, run) as in C.
+local run = require "nd.run"
 
 --- A run: the degrees, batch, sequence, dtypes, optimizer, schedule and
 -- recompute of one strategy (the fields of src/lnd_run.c RUN_KEYS), with
 -- sizes as text (`device_memory = "58GB"`) and `zero = 1 | 2 | 3`.
+-- @function nd.run
 -- @tparam table spec run fields; unstated degrees are 1
 -- @treturn userdata nd.run: `run:with(changes)`, `run:derived(model)`,
 --   `run:micro_factor(stage, chunk)`, `run:spec()`, `run.tp` (a field as
 --   stated, nil when unstated), tostring
 -- @usage local r = nd.run{dp = 8, tp = 2, seq_length = 8192, zero = 1}
-function nd.run(spec)
-  if type(spec) ~= "table" then
-    error("nd.run: argument 1 (spec) must be a table of run fields, got " .. type(spec), 2)
-  end
-  local r = core.run(run_table(spec))
-  return r
-end
-
-local run_methods = getmetatable(core.run {}).methods
-
--- Fields that state the same fact in other forms: a change stating one
--- drops the others the run held (a mode replaces per-stage recompute).
-local REPLACES = {
-  recompute = { "full_recompute", "selective_recompute" },
-  full_recompute = { "recompute" }, selective_recompute = { "recompute" },
-}
-
--- After a change of dp, micro_batch_size or global_batch_size that leaves
--- micro_batch_num unstated, the count is derived again from the global
--- batch (which must be a whole number of micro_batch_size x dp).
-local function rebatch(t, changes)
-  if changes.micro_batch_num ~= nil or t.micro_batch_num == nil or not t.global_batch_size then return end
-  if changes.dp == nil and changes.micro_batch_size == nil and changes.global_batch_size == nil then return end
-  local per_step = (t.micro_batch_size or 1) * (t.dp or 1)
-  if t.global_batch_size % per_step ~= 0 then
-    errors.raise { path = "run:with", message = string.format("global_batch_size %d is not a multiple of "
-      .. "micro_batch_size x dp = %d x %d", t.global_batch_size, t.micro_batch_size or 1, t.dp or 1),
-      accepted = "change global_batch_size too, or state micro_batch_num" }
-  end
-  t.micro_batch_num = nil
-end
-
--- After a change of pp, an offset list of the old pipeline that moves no
--- layer (all zeros: the balanced split) is dropped.
-local function repipe(t, changes)
-  if changes.pp == nil or changes.offset ~= nil or type(t.offset) ~= "table" then return end
-  for _, v in ipairs(t.offset) do
-    if v ~= 0 then return end
-  end
-  t.offset = nil
-end
-
---- A new run with `changes` laid over this run's fields; the original is
--- unchanged. `nd.null` as a value removes a field. A recompute stated in
--- one form (`recompute = "selective"`) replaces the others
--- (full_recompute, selective_recompute); a change of dp,
--- micro_batch_size or global_batch_size without micro_batch_num derives
--- the micro-batch count again from the global batch; a change of pp drops
--- a balanced (all-zero) offset list of the old pipeline.
--- @tparam table changes run fields (nd.run's)
--- @treturn userdata nd.run
--- @usage local r2 = run:with{tp = 4, recompute = "selective"}
-function run_methods.with(self, changes)
-  if type(changes) ~= "table" then
-    error("run:with: argument 1 (changes) must be a table of run fields, got " .. type(changes), 2)
-  end
-  local t = {}
-  for k, v in pairs(self:spec()) do t[k] = v end
-  if changes.runtime ~= nil and t.runtime ~= nil then -- a new runtime: the old one's fields go
-    for _, k in ipairs(runtimes.fields_of(t.runtime, t)) do t[k] = nil end
-  end
-  for k in pairs(changes) do
-    for _, other in ipairs(REPLACES[k] or {}) do
-      if changes[other] == nil then t[other] = nil end
-    end
-  end
-  for k, v in pairs(changes) do
-    if core.isnull(v) then t[k] = nil else t[k] = v end
-  end
-  rebatch(t, changes)
-  repipe(t, changes)
-  return nd.run(t)
-end
+nd.run = run.new
 -- END runs and estimates
 
 
@@ -302,7 +176,7 @@ local api_search = require "nd.api.search"
 -- @tparam userdata model nd.model
 -- @tparam userdata run nd.run
 -- @treturn table `{{stage, chunks = {{first, count, embedding, output, runs}}}}`
-function nd.layout(model, run) return api.layout(model, run) end
+nd.layout = api.layout
 
 --- The study API.
 -- @section study
@@ -320,7 +194,8 @@ function nd.layout(model, run) return api.layout(model, run) end
 --   `run_table` (the fields the run was built from),
 --   `device_memory_source`, `parsed` (all nd.train_yaml.parse returns)
 -- @usage local model, run = nd.load("train.yaml", {devices = 64})
-function nd.load(path, opts) return api.load(path, opts) end
+-- @function nd.load
+nd.load = api.load
 
 --- The memory every device of every pipeline stage needs.
 -- @tparam userdata model nd.model
@@ -330,7 +205,8 @@ function nd.load(path, opts) return api.load(path, opts) end
 --   rows}}, peak_bytes, peak_stage, capacity_bytes, fits, census_used,
 --   experts_clamped}` (bytes; stages count from 0)
 -- @usage print(nd.estimate(model, run:with{tp = 4}).peak_bytes)
-function nd.estimate(model, run) return api.estimate(model, run) end
+-- @function nd.estimate
+nd.estimate = api.estimate
 
 --- The time model of one run on a device: the step time, its parts and
 -- the model FLOPs utilisation.
@@ -343,7 +219,8 @@ function nd.estimate(model, run) return api.estimate(model, run) end
 --   backward_s, recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s},
 --   hardware}` (seconds)
 -- @usage nd.step_time(model, run, "H100").step_time_s
-function nd.step_time(model, run, hardware) return api.step_time(model, run, hardware) end
+-- @function nd.step_time
+nd.step_time = api.step_time
 
 --- A hardware profile (a copy: change it freely).
 -- @tparam string name a profile's name or alias, any case (A2, A3,
@@ -351,11 +228,13 @@ function nd.step_time(model, run, hardware) return api.step_time(model, run, har
 -- @treturn table `{name, about, memory, memory_bytes, peak_tflops,
 --   sustained_tflops, levels = {{devices, gbps}}, overlap, nd_comm_divisor}`
 -- @usage local h = nd.hardware("H100"); h.sustained_tflops = 500
-function nd.hardware(name) return api.hardware(name) end
+-- @function nd.hardware
+nd.hardware = api.hardware
 
 --- The names of the hardware profiles.
 -- @treturn table names, sorted
-function nd.hardware_names() return api.hardware_names() end
+-- @function nd.hardware_names
+nd.hardware_names = api.hardware_names
 
 --- Searches the parallel strategies of a model for the fastest that fit,
 -- as search.lua does for a train.yaml; the run gives everything the
@@ -382,7 +261,8 @@ function nd.hardware_names() return api.hardware_names() end
 --   elapsed_s), kept, excluded, problem}`: `problem` says why the list
 --   is empty
 -- @usage local best = nd.search(model, run, {devices = 128, hardware = "H100"})[1]
-function nd.search(model, run, opts) return api_search.search(model, run, opts) end
+-- @function nd.search
+nd.search = api_search.search
 
 --- The run of a search candidate: the run with the candidate's degrees,
 -- batch, optimizer shard and recompute laid over (nd.estimate of it
@@ -390,26 +270,22 @@ function nd.search(model, run, opts) return api_search.search(model, run, opts) 
 -- @tparam userdata run the run searched
 -- @tparam table candidate one of nd.search's
 -- @treturn userdata nd.run
-function nd.candidate_run(run, candidate) return api.candidate_run(run, candidate) end
+-- @function nd.candidate_run
+nd.candidate_run = api.candidate_run
 
 --- Census records (nd.census): `nd.census.load(path)` reads a census
 -- file scripts/census.py wrote, `nd.census.beside(dir, seq)` finds
 -- census-<seq>.json beside a checkpoint, `nd.census.attach(spec,
 -- records)` lays records over a model spec.
-nd.census = setmetatable({
-  attach = function(spec, records)
-    local check = require "nd.api.check"
-    check.arg("nd.census.attach", 1, "spec", spec, "table")
-    check.arg("nd.census.attach", 2, "records", records, "table")
-    return require("nd.census").attach(spec, records)
-  end,
-}, { __index = require "nd.census" })
+-- @table nd.census
+nd.census = api.census
 
 --- A model priced from census records instead of formulas.
 -- @tparam userdata model nd.model
 -- @param census a census file's path, or what nd.census.load returns
 -- @treturn userdata nd.model
-function nd.with_census(model, census) return api.with_census(model, census) end
+-- @function nd.with_census
+nd.with_census = api.with_census
 
 --- Prints rows as a table with units (bytes in MiB or GiB, seconds); see
 -- nd.study.print_table. nd.search's candidates without columns print as
@@ -417,14 +293,8 @@ function nd.with_census(model, census) return api.with_census(model, census) end
 -- @tparam table rows a list of tables
 -- @tparam[opt] table columns keys or `{key, title, unit, digits, format}`
 -- @tparam[opt] table opts `title`, `out` (a file)
-function nd.print_table(rows, columns, opts)
-  if columns == nil and type(rows) == "table" and api.are_candidates(rows) then
-    local out = type(opts) == "table" and opts.out or io.stdout
-    for _, line in ipairs(require("nd.report.table").table(rows)) do out:write(line, "\n") end
-    return
-  end
-  return nd.study.print_table(rows, columns, opts)
-end
+-- @function nd.print_table
+nd.print_table = api.print_table
 
 --- Writes rows as CSV (numbers at full precision, bytes as bytes).
 -- @tparam string path the file ("-": standard output)
@@ -432,56 +302,38 @@ end
 -- @tparam[opt] table columns keys (dotted keys reach in: "parts.dp_s");
 --   nil: every key, sorted, or for nd.search's candidates search.lua's
 --   --csv columns (nd.report.csv)
-function nd.write_csv(path, rows, columns) return api.write_csv(path, rows, columns) end
+-- @function nd.write_csv
+nd.write_csv = api.write_csv
 
 --- Writes a value as JSON, indented.
 -- @tparam string path the file ("-": standard output)
 -- @param value a table (nd.json.array marks empty lists)
-function nd.write_json(path, value) return api.write_json(path, value) end
+-- @function nd.write_json
+nd.write_json = api.write_json
 
 --- Writes a value as YAML.
 -- @tparam string path the file ("-": standard output)
 -- @param value a table
-function nd.write_yaml(path, value) return api.write_yaml(path, value) end
+-- @function nd.write_yaml
+nd.write_yaml = api.write_yaml
 
 --- Writes SVG text (nd.study's charts, nd.svg's) to a file.
 -- @tparam string path the file ("-": standard output)
 -- @tparam string svg the SVG text
-function nd.write_svg(path, svg) return api.write_svg(path, svg) end
+-- @function nd.write_svg
+nd.write_svg = api.write_svg
 
 --- The study library (nd.study): sweep, largest, compare, print_table,
 -- svg_lines, svg_bars, svg_stages.
 nd.study = require "nd.study"
--- nd.svg and nd.units as a script sees them: each function checks its
+
+--- SVG documents and charts (nd.svg), each function checking its
 -- arguments (a wrong one is an error naming it) before the library's own,
 -- which the reports call unchecked.
-local function checked(module, name, signatures)
-  local lib, check = require(module), require "nd.api.check"
-  local t = {}
-  for fname, args in pairs(signatures) do
-    t[fname] = function(...)
-      for i, a in ipairs(args) do
-        check.arg(name .. "." .. fname, i, a[1], (select(i, ...)), a[2], a[3])
-      end
-      return lib[fname](...)
-    end
-  end
-  return setmetatable(t, { __index = lib })
-end
-
---- SVG documents and charts (nd.svg).
-nd.svg = checked("nd.svg", "nd.svg", {
-  escape = { { "text", "string" } }, document = { { "width", "number" }, { "height", "number" } },
-  stacked_bars = { { "chart", "table" } }, line_chart = { { "chart", "table" } },
-  grouped_bars = { { "chart", "table" } }, write = { { "path", "string" }, { "text", "string" } },
-})
---- Sizes and times as text (nd.units): parse_bytes, format_bytes, gib, mib, seconds.
-nd.units = checked("nd.units", "nd.units", {
-  format_bytes = { { "bytes", "number" }, { "decimals", "number", true } },
-  gib = { { "bytes", "number" }, { "decimals", "number", true } },
-  mib = { { "bytes", "number" }, { "decimals", "number", true } },
-  seconds = { { "seconds", "number" } }, count = { { "n", "number" } },
-})
+nd.svg = api.svg
+--- Sizes and times as text (nd.units): parse_bytes, format_bytes, gib,
+-- mib, seconds; checked as nd.svg's.
+nd.units = api.units
 -- END study API
 
 return nd

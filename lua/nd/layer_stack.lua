@@ -1,5 +1,5 @@
 --- The layer stack of a model: ordered groups `{kind, count, mtp}` of the
--- kinds an op profile declares. Reference R2 §b.2 (groups and their
+-- kinds an op profile declares. Reference model-spec-census-train-yaml.md §b.2 (groups and their
 -- counts), §b.3 (deriving a stack), §b.4 (resolving it on a profile).
 -- @module nd.layer_stack
 
@@ -18,7 +18,7 @@ local function quoted_list(names)
 end
 layer_stack.quoted_list = quoted_list
 
---- Checks a stated `layers` list (R2 §b.2): a non-empty array of groups
+--- Checks a stated `layers` list (model-spec-census-train-yaml.md §b.2): a non-empty array of groups
 -- with exactly the keys kind, count, mtp; returns normalised groups.
 function layer_stack.check_groups(list, where)
   where = where or "layers"
@@ -49,7 +49,7 @@ function layer_stack.check_groups(list, where)
   return groups
 end
 
---- Checks that a stack's body and MTP groups add up (R2 §b.2): MTP groups
+--- Checks that a stack's body and MTP groups add up (model-spec-census-train-yaml.md §b.2): MTP groups
 -- come last, body counts sum to num_hidden_layers, MTP counts to mtp_depth.
 function layer_stack.check_counts(groups, num_layers, mtp_depth, where)
   where = where or "layers"
@@ -87,7 +87,7 @@ local function run_length(kinds)
 end
 
 -- Groups from layer_types when the profile declares every name (step 1 of
--- R2 §b.3); nil (with a warning) when it does not.
+-- model-spec-census-train-yaml.md §b.3); nil (with a warning) when it does not.
 local function groups_from_layer_types(profile, n, layer_types, warnings)
   if #layer_types < n then
     fail("layer_types", string.format("layer_types lists %d layer types, but num_hidden_layers is %d",
@@ -111,7 +111,7 @@ local function groups_from_layer_types(profile, n, layer_types, warnings)
   return nil
 end
 
--- The structural body of a profile (step 2 of R2 §b.3).
+-- The structural body of a profile (step 2 of model-spec-census-train-yaml.md §b.3).
 local function structural_groups(profile, n, first_k_dense, is_moe)
   local groups = {}
   if profile.kinds.dense and profile.kinds.moe then
@@ -135,7 +135,7 @@ local function structural_groups(profile, n, first_k_dense, is_moe)
   return groups
 end
 
---- Derives a stack (R2 §b.3) from the layer count, MTP depth, layer_types
+--- Derives a stack (model-spec-census-train-yaml.md §b.3) from the layer count, MTP depth, layer_types
 -- and first_k_dense_replace.
 -- @tparam table profile a checked profile (nd.profiles)
 -- @tparam table f fields: num_layers, mtp_depth, layer_types, first_k_dense, is_moe
@@ -153,7 +153,7 @@ function layer_stack.derive(profile, f, warnings)
   return groups
 end
 
---- Checks that every group names a kind of the profile (R2 §b.4).
+--- Checks that every group names a kind of the profile (model-spec-census-train-yaml.md §b.4).
 function layer_stack.check_kinds(groups, profile, where)
   for i, g in ipairs(groups) do
     if not profile.kinds[g.kind] then

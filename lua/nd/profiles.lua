@@ -1,6 +1,6 @@
 --- Op profiles: the layer kinds of a model family, their op counts and the
 -- family's run defaults, as Lua data files `nd/profiles/<arch>.lua`.
--- Reference R2 §b.1 (profiles, DEFAULT_RUN), §a.3 (infer_arch),
+-- Reference model-spec-census-train-yaml.md §b.1 (profiles, DEFAULT_RUN), §a.3 (infer_arch),
 -- memory-model.md §4.8 (what the run defaults mean), §5.2 (counts).
 --
 -- A profile file is found on the Lua path as module `nd.profiles.<arch>`,
@@ -14,7 +14,7 @@ local errors = require "nd.errors"
 
 local profiles = {}
 
---- The op vector, in its serialisation order (R2 §b.1).
+--- The op vector, in its serialisation order (model-spec-census-train-yaml.md §b.1).
 profiles.OP_NAMES = { "attMM", "attBMM", "ffMM", "softmax", "dropout", "normOp",
                       "gather", "headCast", "ffAct", "linrec" }
 
@@ -22,7 +22,7 @@ profiles.OP_NAMES = { "attMM", "attBMM", "ffMM", "softmax", "dropout", "normOp",
 profiles.BUILTIN = { "default", "llama", "llama2", "mistral", "phi3", "gemma", "qwen", "qwen3_5", "deepseek",
                      "mixtral", "t5", "pangualpha", "cm", "vision", "gpt" }
 
--- DEFAULT_RUN (R2 §b.1, memory-model.md §4.8) plus flash_attention: the
+-- DEFAULT_RUN (model-spec-census-train-yaml.md §b.1, memory-model.md §4.8) plus flash_attention: the
 -- family run facts a profile's `run` may override. kind: "bytes" = a whole
 -- number >= 0, "count" = a whole number >= 0, "flag" = a boolean.
 local RUN_FIELDS = {
@@ -58,7 +58,7 @@ function profiles.run_names()
   return out
 end
 
--- Name prefixes -> arch (R2 §a.3 infer_arch, plus gpt; qwen3_next added:
+-- Name prefixes -> arch (model-spec-census-train-yaml.md §a.3 infer_arch, plus gpt; qwen3_next added:
 -- Qwen3-Next is the Qwen3.5 hybrid of linear and full attention, which
 -- the qwen profile would price as full attention throughout).
 local ARCH_PREFIXES = {

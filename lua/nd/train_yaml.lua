@@ -1,5 +1,5 @@
 --- Reading a HyperParallel train.yaml as the seed parser reads it
--- (reference/seed-cost_model_parser_hyper.txt; R2 §e key table, warnings and
+-- (reference/seed-cost_model_parser_hyper.txt; model-spec-census-train-yaml.md §e key table, warnings and
 -- errors; §f multimodal). The result is a settled model spec and a run
 -- table for nd.run. One function per section, each naming the key paths it
 -- reads; a team changes a default or adds a key here, never in C.
@@ -8,7 +8,7 @@
 --   local parsed = train_yaml.load("train.yaml", {devices = 64})
 --   local m, run = nd.model(parsed.model), nd.run(parsed.run)
 --
--- Two schemas (R2 §e): the AutoModels one (model.pretrained_model_name_or_path,
+-- Two schemas (model-spec-census-train-yaml.md §e): the AutoModels one (model.pretrained_model_name_or_path,
 -- or a root `training`, `accelerator` or `fsdp_config` section) and the
 -- legacy hyper_v2 one (`train.*`, `data.*`). Sections fall back from the
 -- first to the second: `accelerator` -> `train.accelerator`, `training` ->
@@ -28,8 +28,10 @@ local values = require "nd.train_yaml.values"
 local dtypes = require "nd.train_yaml.dtypes"
 local model_part = require "nd.train_yaml.model"
 local census = require "nd.census"
-local census_record = require "nd.census_record"
+local census_record = require "nd.census.record"
 local runtimes = require "nd.runtimes"
+local models = require "nd.model"
+local runs = require "nd.run"
 
 local train_yaml = {}
 
@@ -49,7 +51,7 @@ local function one_of(list, v)
   return false
 end
 
---- The schema of a document: "automodels" or "legacy" (R2 §e
+--- The schema of a document: "automodels" or "legacy" (model-spec-census-train-yaml.md §e
 -- `is_auto_models_schema`): a truthy model.pretrained_model_name_or_path,
 -- or a root training, accelerator or fsdp_config section, even an empty one.
 function train_yaml.schema(doc)
@@ -790,8 +792,7 @@ end
 -- @treturn userdata nd.model
 -- @treturn userdata nd.run
 function train_yaml.build(parsed)
-  local nd = require "nd"
-  local m, run = nd.model(parsed.model), nd.run(parsed.run)
+  local m, run = models.new(parsed.model), runs.new(parsed.run)
   local derived = run:derived(m)
   if derived.experts_clamped then
     local r = parsed.run

@@ -21,8 +21,10 @@
 -- the message: it is never skipped.
 -- @module nd.validation
 
-local nd = require "nd"
 local warnings = require "nd.warnings"
+local models = require "nd.model"
+local runs = require "nd.run"
+local api = require "nd.api"
 
 local validation = {}
 
@@ -104,15 +106,15 @@ function validation.devices(run)
   return (run.dp or 1) * (run.tp or 1) * (run.pp or 1) * (run.cp or 1)
 end
 
-local models = {}
+local by_id = {}
 
 -- The model of a case: hub ids are resolved once (the catalog, quietly).
 local function model_of(spec)
   if type(spec) == "string" then
-    if not models[spec] then models[spec] = nd.model(spec, { warnings = warnings.quiet() }) end
-    return models[spec]
+    if not by_id[spec] then by_id[spec] = models.new(spec, { warnings = warnings.quiet() }) end
+    return by_id[spec]
   end
-  return nd.model(spec, { warnings = warnings.quiet() })
+  return models.new(spec, { warnings = warnings.quiet() })
 end
 
 -- The message of an error value: a bad-input table's text, or a Lua
@@ -125,12 +127,12 @@ end
 -- ndlua's value of a case, in the case's unit.
 local function price(case)
   local model = model_of(case.model)
-  local run = nd.run(case.run)
+  local run = runs.new(case.run)
   local result
   if case.kind == "memory" then
-    result = nd.estimate(model, run)
+    result = api.estimate(model, run)
   else
-    result = nd.step_time(model, run, case.hardware)
+    result = api.step_time(model, run, case.hardware)
   end
   if case.ndlua then
     local v = case.ndlua(result, model, run, case)

@@ -1,5 +1,5 @@
 """Census records (bytes per token, micro-batch 1) of every kind of a model and of its
-output layer, in the schema ndlua reads (`activations`, `output_activations`; R2 §c.1).
+output layer, in the schema ndlua reads (`activations`, `output_activations`; model-spec-census-train-yaml.md §c.1).
 
 A record measures the layer (X1) and the layer with its tensor-parallel widths halved
 (X2, spec.halved): the part TP does not divide is max(0, 2*X2 - X1)/s, the part it

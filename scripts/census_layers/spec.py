@@ -14,7 +14,7 @@ FAMILIES = {
     "deepseek": "deepseek", "qwen3_5": "qwen3_5", "gpt": "gpt",
 }
 
-# Fields that tensor parallelism divides; the TP-halved layer has them halved (R2 §c.2).
+# Fields that tensor parallelism divides; the TP-halved layer has them halved (model-spec-census-train-yaml.md §c.2).
 TP_FIELDS = ("num_attention_heads", "num_key_value_heads", "intermediate_size",
              "moe_intermediate_size", "shared_expert_intermediate_size",
              "linear_num_key_heads", "linear_num_value_heads")

@@ -4,7 +4,7 @@
 -- candidate lists), the loop and the pricing nd.core.search's, the ranking
 -- a policy's (nd.policies), and what the command line and this share
 -- (the policy's context, the FSDP exclusion, the empty-result messages)
--- nd.search.command's.
+-- nd.search.outcome's.
 -- @module nd.api.search
 
 local core = require "nd.core"
@@ -12,6 +12,7 @@ local check = require "nd.api.check"
 local api = require "nd.api"
 local search = require "nd.search"
 local policies = require "nd.policies"
+local outcome = require "nd.search.outcome"
 
 local api_search = {}
 
@@ -146,7 +147,6 @@ function api_search.search(model, run, opts)
   check.arg("nd.search", 1, "model", model, "model")
   check.arg("nd.search", 2, "run", run, "run")
   opts = check.options("nd.search", 3, opts, OPTIONS)
-  local command = require "nd.search.command"
   local s = prepare(model, run, opts)
   local problem = search.batch_problem(s.space, run:derived(model).accumulates_grads, nil,
     { batch = "opts.global_batch", shrink = "let DP shrink by naming PP, CP or TP in opts.dims" })
@@ -159,14 +159,14 @@ function api_search.search(model, run, opts)
   local result = core.search(model, s.base, s.space, opts.progress)
   local counts = result:counts()
   local info = info_of(s, counts)
-  info.problem = command.not_found(result, counts, s.budget, s.spans_cp, HINTS,
+  info.problem = outcome.not_found(result, counts, s.budget, s.spans_cp, HINTS,
                                    { space = s.space, model = model, run = s.base })
   if info.problem then return {}, info end
   local function get(i, with_stages)
     return search.candidate(result, i, with_stages and model or nil, s.spans_cp)
   end
-  local ctx = command.policy_context(s.devices, s.profile, s.budget, s.global_batch)
-  info.kept, info.excluded = policies.apply(result, s.policy, ctx, get, nil, command.full_shard_exclusion(s.space))
+  local ctx = outcome.policy_context(s.devices, s.profile, s.budget, s.global_batch)
+  info.kept, info.excluded = policies.apply(result, s.policy, ctx, get, nil, outcome.full_shard_exclusion(s.space))
   if info.kept == 0 then
     info.problem = string.format("the policy %s keeps none of the %d fitting candidates", s.policy.name,
                                  counts.fitting)

@@ -1,6 +1,6 @@
 -- deepseek.lua: op profile of DeepSeek-V2/V3 (MLA attention): the first
 -- first_k_dense_replace layers are dense, the rest (and MTP) MoE. MLA's
--- value head width defaults to 128. Reference R2 §b.1, §b.3,
+-- value head width defaults to 128. Reference model-spec-census-train-yaml.md §b.1, §b.3,
 -- memory-model.md §5.1.
 return {
   default = "moe",

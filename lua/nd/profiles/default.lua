@@ -1,5 +1,5 @@
 -- default.lua: op profile of a plain pre-norm decoder (Llama, Gemma, any
--- model no other profile matches). Reference R2 §b.1, memory-model.md §5.2.
+-- model no other profile matches). Reference model-spec-census-train-yaml.md §b.1, memory-model.md §5.2.
 --
 -- A profile is plain data. Copy this file to <arch>.lua in an nd/profiles/
 -- directory on NDLUA_PATH (or load it with nd.profiles.load_file) to make a

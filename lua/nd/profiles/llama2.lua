@@ -1,6 +1,6 @@
 -- llama2.lua: op profile of Llama 2 named models (a name starting "llama2").
 -- Counts as default; the family accumulates gradients in 2 bytes even
--- without pipeline parallelism. Reference R2 §b.1, memory-model.md §4.8, §5.1.
+-- without pipeline parallelism. Reference model-spec-census-train-yaml.md §b.1, memory-model.md §4.8, §5.1.
 return {
   default = "decoder",
   kinds = {

@@ -1,7 +1,7 @@
 -- mistral.lua: op profile of Mistral (MistralForCausalLM): the Llama layer,
 -- with sliding-window attention that flash attention prices as the full
 -- one's memory.
--- The op counts are default.lua's (reference R2 §b.1): a model of this
+-- The op counts are default.lua's (reference model-spec-census-train-yaml.md §b.1): a model of this
 -- family is priced as before, under its own name, and a team can tune it
 -- here without touching the others.
 return {

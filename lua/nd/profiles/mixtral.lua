@@ -1,6 +1,6 @@
 -- mixtral.lua: op profile of Mixtral. Two softmaxes (attention and router)
 -- and five norm ops a layer; gradients in 2 bytes.
--- Counts from reference R2 §b.1 (the newest profile, test_op_profiles.py).
+-- Counts from reference model-spec-census-train-yaml.md §b.1 (the newest profile, test_op_profiles.py).
 -- memory-model.md §5.2 read an older mixtral.yaml with the default counts
 -- (softmax 1, normOp 2); its §12 shows the documented 39474 MB needs
 -- softmax 2 / normOp 5, which the newest profile states.

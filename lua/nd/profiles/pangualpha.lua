@@ -1,5 +1,5 @@
 -- pangualpha.lua: op profile of PanGu-alpha. Dropout masks in 1 byte.
--- Counts from memory-model.md §5.2; run from reference R2 §b.1.
+-- Counts from memory-model.md §5.2; run from reference model-spec-census-train-yaml.md §b.1.
 return {
   default = "decoder",
   kinds = {

@@ -1,7 +1,7 @@
 -- phi3.lua: op profile of Phi-3 (Phi3ForCausalLM): the Llama layer with q,
 -- k, v fused in qkv_proj and gate and up in gate_up_proj: the same weights
 -- and the same saved tensors.
--- The op counts are default.lua's (reference R2 §b.1): a model of this
+-- The op counts are default.lua's (reference model-spec-census-train-yaml.md §b.1): a model of this
 -- family is priced as before, under its own name, and a team can tune it
 -- here without touching the others.
 return {

@@ -2,7 +2,7 @@
 -- linear-attention layers between full-attention layers, named by the
 -- config's layer_types. A linear layer has no s^2 score terms (attBMM,
 -- softmax, headCast 0) and one delta-rule state update (linrec 1).
--- Reference R2 §b.1, §b.5.
+-- Reference model-spec-census-train-yaml.md §b.1, §b.5.
 return {
   default = "full_attention",
   kinds = {

@@ -1,7 +1,7 @@
 -- t5.lua: op profile of T5 encoder-decoder models: the first half of the
 -- layers are encoder layers, the second half decoder layers (with
 -- cross-attention: 8 projections). Dropout masks in 1 byte.
--- Counts from memory-model.md §5.2; run from reference R2 §b.1.
+-- Counts from memory-model.md §5.2; run from reference model-spec-census-train-yaml.md §b.1.
 return {
   default = "encoder",
   kinds = {

@@ -1,6 +1,6 @@
 -- vision.lua: op profile of a vision tower (ViT encoder): a plain
 -- 2-matmul MLP. The tower's activation sharding follows its language
--- family (nd.model_spec settles it). Reference R2 §b.1, §f.
+-- family (nd.model.spec settles it). Reference model-spec-census-train-yaml.md §b.1, §f.
 return {
   default = "encoder",
   kinds = {

@@ -14,6 +14,8 @@ local train_yaml = require "nd.train_yaml"
 local values = require "nd.train_yaml.values"
 local warnings_mod = require "nd.warnings"
 local search = require "nd.search"
+local models = require "nd.model"
+local runs = require "nd.run"
 
 local base = {}
 
@@ -30,7 +32,7 @@ local function read_batch(r)
            global_batch_size = count("global_batch_size") }
 end
 
--- context.recompute: the recompute modes the search prices (R3 §e), or nil.
+-- context.recompute: the recompute modes the search prices (search-ranking-cli.md §e), or nil.
 local function read_recompute(r, ctx)
   local v = r:value(ctx, "recompute")
   if v == nil then return nil end
@@ -103,9 +105,8 @@ function base.read(doc, o)
     if not about_replaced(w) then o.warnings:warn(w) end
   end
   parsed.warnings = o.warnings
-  local nd = require "nd"
-  local model = nd.model(parsed.model, { warnings = o.warnings })
-  local run = nd.run(parsed.run)
+  local model = models.new(parsed.model, { warnings = o.warnings })
+  local run = runs.new(parsed.run)
   stated.MBS = batch.micro_batch_size
   local stated_batch = batch.global_batch_size
   if not stated_batch and batch.micro_batch_num and stated.DP then

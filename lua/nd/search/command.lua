@@ -4,7 +4,7 @@
 -- modes and dimensions, each from the first place that states it.
 -- @module nd.search.command
 
-local nd = require "nd"
+local core = require "nd.core"
 local cli = require "nd.cli"
 local errors = require "nd.errors"
 local overrides = require "nd.overrides"
@@ -12,14 +12,12 @@ local units = require "nd.units"
 local files = require "nd.files"
 local search = require "nd.search"
 local search_base = require "nd.search.base"
-local search_config = require "nd.search_config"
-local model_keys = require "nd.search_config.model_keys"
-local empty = require "nd.search.empty"
+local search_config = require "nd.search.config"
+local model_keys = require "nd.search.config.model_keys"
 local model_yaml = require "nd.model_yaml"
 local train_yaml = require "nd.train_yaml"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
-local table_report = require "nd.report.table"
 
 local command = {}
 
@@ -150,7 +148,7 @@ end
 
 -- The train.yaml a search config without one stands for: its model fields
 -- as config_overrides, its run facts at their keys (AutoModels schema;
--- nd.search_config.model_keys).
+-- nd.search.config.model_keys).
 local function synthetic_doc(cfg, w)
   local m = cfg.model_keys
   if next(m.fields) == nil then
@@ -218,7 +216,7 @@ function command.source_doc(opts, cfg, path, w)
   if path and opts.model_ref then
     doc = model_yaml.build(path, opts.run)
   elseif path then
-    doc = nd.yaml.load(path)
+    doc = core.yaml.load(path)
     -- -b is the search's batch, not the yaml's: it stays as the file states it
     local run = { seq = opts.run.seq, zero = opts.run.zero, devices = opts.run.devices }
     if type(doc) == "table" then model_yaml.apply(doc, run, false) end
@@ -451,63 +449,6 @@ function command.check_outputs(opts, s)
     { "the model's config.json", source.path },
   }
   files.check_outputs(outputs, inputs)
-end
-
---- The table a ranking policy's functions see besides the candidate
--- (nd.policies): devices, node_devices, budget_bytes, global_batch and
--- hardware (the profile).
-function command.policy_context(devices, profile, budget_bytes, global_batch)
-  return { devices = devices, node_devices = hardware.node_devices(profile), budget_bytes = budget_bytes,
-           global_batch = global_batch, hardware = profile }
-end
-
---- With OP kept at the yaml's shard (above 1) and DP searched, a candidate
--- whose DP (x CP) is 1 is priced with the optimizer shard on over one rank,
--- a strategy the yaml's dp_shard_size cannot state (1 turns FSDP off): set
--- aside, so that every candidate shown is one resolved.yaml reproduces.
--- @treturn function|nil `exclude(c)` for nd.policies.apply, or nil
-function command.full_shard_exclusion(space)
-  local op = space.dims.OP
-  if op.searched or op.pinned <= 1 or not space.dims.DP.searched then return nil end
-  return function(c) return c.op_priced > 1 and c.op == 1 end
-end
-
---- What the report says of the candidates full_shard_exclusion set aside.
-function command.excluded_text(n)
-  return string.format("%d set aside: DP x CP of 1 leaves the yaml's FSDP one rank to shard over, which its "
-    .. "dp_shard_size cannot state; name OP in -l to price them", n)
-end
-
---- The options a message about an empty search points to: the command
--- line's, or those a search config's invocation takes (nd.search.empty).
-function command.hints(cfg)
-  if cfg then return empty.config_hints(cfg.recompute.fixed) end
-  return empty.CLI_HINTS
-end
-
---- Why a search result has no candidate to recommend (none priced: the
--- rule that refused them and what relaxes it; none within the budget: the
--- lightest and its overshoot), or nil.
--- @tparam[opt] table hints the names of the options to change: `dims`,
---   `batch`, `memory`, `recompute`, `ep`, `cp`, `list` (default the
---   command line's)
--- @tparam[opt] table probe `space`, `model`, `run`: the search, to test its
---   candidate lists one at a time
-function command.not_found(result, counts, budget_bytes, spans_cp, hints, probe)
-  local h = hints or empty.CLI_HINTS
-  if counts.priced == 0 then
-    probe = probe or {}
-    return empty.explain { counts = counts, budget_bytes = budget_bytes, hints = h, space = probe.space,
-                           model = probe.model, run = probe.run }
-  end
-  if counts.fitting == 0 then
-    local c = search.shown(result:lightest(), spans_cp)
-    return string.format("nothing fits the budget of %s: all %d priced candidates are over it; the "
-      .. "lightest, %s, needs %s (stage %d), %s over. Raise %s, search more dimensions (%s) or recompute "
-      .. "(%s)", units.gib(budget_bytes), counts.priced, table_report.degrees(c), units.gib(c.peak_bytes),
-      c.peak_stage, units.gib(c.overshoot_bytes), h.memory, h.dims, h.recompute)
-  end
-  return nil
 end
 
 command.COMMAND = COMMAND

@@ -30,7 +30,7 @@ function empty.config_hints(fixed_recompute)
   }
 end
 
--- The search config's key of each dimension (nd.search_config.DIMS inverted).
+-- The search config's key of each dimension (nd.search.config.DIMS inverted).
 empty.CONFIG_KEYS = { DP = "dp", OP = "fsdp", MP = "tp", PP = "pp", CP = "cp", EP = "ep", MB = "micro_batch_num" }
 
 local LOWER = { DP = "dp", EP = "ep", MP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs",

@@ -9,7 +9,7 @@
 -- @module nd.train_yaml.keys
 
 local core = require "nd.core"
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 
 local keys = {}
 

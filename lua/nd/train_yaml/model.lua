@@ -1,12 +1,12 @@
---- The model a train.yaml trains: its `model` section resolved (nd.model_source),
+--- The model a train.yaml trains: its `model` section resolved (nd.model.source),
 -- then trimmed to what the run's trainer builds. Seed parser
 -- `_resolve_model_config_pipeline`, `_without_mtp`, `_builds_vision_tower`;
--- reference R2 §e.1 (model.* keys) and §f (multimodal).
+-- reference model-spec-census-train-yaml.md §e.1 (model.* keys) and §f (multimodal).
 -- @module nd.train_yaml.model
 
 local errors = require "nd.errors"
-local model_source = require "nd.model_source"
-local model_spec = require "nd.model_spec"
+local model_source = require "nd.model.source"
+local model_spec = require "nd.model.spec"
 local values = require "nd.train_yaml.values"
 
 local model = {}
@@ -47,7 +47,7 @@ end
 -- fields under config_overrides.text_config, as Transformers nests them,
 -- and switch the tower with config_overrides.vl. Neither is a model spec
 -- field. Decision: text_config's fields are the spec's own (the spec *is*
--- the text tower, R2 §a.3), so they are moved up, a field stated both ways
+-- the text tower, model-spec-census-train-yaml.md §a.3), so they are moved up, a field stated both ways
 -- being refused; `vl` is taken out and returned (false: no tower is built).
 -- The loaded section is rewritten in place.
 local function fold_legacy_overrides(r, sec)
@@ -83,7 +83,7 @@ local function check_describes_model(r, sec)
   local over = sec.t.config_overrides
   over = type(over) == "table" and over or {}
   for key in pairs(over) do
-    -- an unknown key: nd.model_source refuses it, with a better message
+    -- an unknown key: nd.model.source refuses it, with a better message
     if not model_spec.is_field(key) and not model_source.is_run_key(key) then return end
   end
   local missing = {}

@@ -1,21 +1,21 @@
 --- Model spec validation and settling: a spec (the canonical fields of a
 -- Transformers config, config_overrides laid over) becomes the *settled*
 -- spec that `nd.core.model` takes (lua/nd/README.md describes it).
--- Reference R2 §a.1-§a.3 (fields, coercions, validation, settled facts),
+-- Reference model-spec-census-train-yaml.md §a.1-§a.3 (fields, coercions, validation, settled facts),
 -- §b (the layer stack), §c.1 (census records), §f (vision tower).
 -- Every refusal is a bad-input error whose message names the field.
--- @module nd.model_spec
+-- @module nd.model.spec
 
 local core = require "nd.core"
 local errors = require "nd.errors"
 local profiles = require "nd.profiles"
 local layer_stack = require "nd.layer_stack"
-local census_record = require "nd.census_record"
+local census_record = require "nd.census.record"
 local hf_config = require "nd.hf_config"
 
 local model_spec = {}
 
--- The fields of a model spec in print order, with their type (R2 §a.2):
+-- The fields of a model spec in print order, with their type (model-spec-census-train-yaml.md §a.2):
 -- int (whole number; "pos": > 0 when stated, else >= 0), float, flag
 -- (a real boolean), string, dtype, and the structured fields.
 -- learned_position_embeddings is ndlua's: the rows of a learned position
@@ -79,7 +79,7 @@ local function describe(v)
   return tostring(v)
 end
 
--- One value coerced by its kind (R2 §a.2 from_dict); `key` is the path
+-- One value coerced by its kind (model-spec-census-train-yaml.md §a.2 from_dict); `key` is the path
 -- named in messages.
 local function coerce_value(key, v, kind, positive)
   if kind == "int" then
@@ -131,7 +131,7 @@ function model_spec.coerce(spec, where)
   return out
 end
 
--- Required fields present and positive (R2 §a.2 validation 1).
+-- Required fields present and positive (model-spec-census-train-yaml.md §a.2 validation 1).
 local function check_required(s)
   for _, key in ipairs(model_spec.REQUIRED) do
     if s[key] == nil then
@@ -141,7 +141,7 @@ local function check_required(s)
   end
 end
 
--- KV heads, head width (R2 §a.2 validation 2, effective_head_dim). An MLA
+-- KV heads, head width (model-spec-census-train-yaml.md §a.2 validation 2, effective_head_dim). An MLA
 -- model's head width is its value width: v_head_dim, else the family's
 -- (DeepSeek: 128; memory-model.md §4.8), as the reference's derive sets dh.
 local function settle_attention(s, family)
@@ -165,7 +165,7 @@ local function settle_attention(s, family)
   end
 end
 
--- MoE checks on the stated widths, then the derivations (R2 §a.2
+-- MoE checks on the stated widths, then the derivations (model-spec-census-train-yaml.md §a.2
 -- validation 3-4, §a.3 _derive_shared_experts, _derive_dense_ffn_width).
 -- shared_expert_intermediate_size is the width of all shared experts
 -- together (Qwen states one shared MLP); unstated, the C core takes
@@ -211,7 +211,7 @@ local function settle_experts(s, warnings)
   return true
 end
 
--- The gated-DeltaNet dims: all or none (R2 §b.4 LinearAttentionDims).
+-- The gated-DeltaNet dims: all or none (model-spec-census-train-yaml.md §b.4 LinearAttentionDims).
 local function check_linear_dims(s)
   local stated, missing = 0, {}
   for _, key in ipairs(model_spec.LINEAR_DIMS) do
@@ -232,7 +232,7 @@ local function name_has(name, ...)
   return false
 end
 
--- The settled facts inferred from the name when unstated (R2 §a.3 _validated).
+-- The settled facts inferred from the name when unstated (model-spec-census-train-yaml.md §a.3 _validated).
 local function settle_flags(s, warnings)
   s.name = s.name or "custom"
   s.arch = s.arch or profiles.infer_arch(s.name, warnings)
@@ -251,7 +251,7 @@ local function settle_flags(s, warnings)
   default("layer_norms", 2)
 end
 
--- Declared op counts must name exactly the profile's kinds (R2 §b.1 resolve_ops).
+-- Declared op counts must name exactly the profile's kinds (model-spec-census-train-yaml.md §b.1 resolve_ops).
 local function declared_ops(ops, profile, where)
   if not ops then return {} end
   local names = {}
@@ -282,7 +282,7 @@ local function kinds_of(groups, profile, declared)
   return kinds
 end
 
--- The stack (stated or derived) and the kinds it uses (R2 §b.2-§b.4).
+-- The stack (stated or derived) and the kinds it uses (model-spec-census-train-yaml.md §b.2-§b.4).
 local function settle_layers(s, profile, is_moe, has_linear_dims, warnings)
   local groups
   if s.layers then
@@ -305,7 +305,7 @@ local function settle_layers(s, profile, is_moe, has_linear_dims, warnings)
   return groups, kinds
 end
 
--- The fields of a vision tower spec (R2 §a.2 VisionSpec), with the extras
+-- The fields of a vision tower spec (model-spec-census-train-yaml.md §a.2 VisionSpec), with the extras
 -- the C core counts a tower's parameters from (patch conv, deepstack
 -- mergers, biases).
 local VISION_FIELDS = {
@@ -341,7 +341,7 @@ local function coerce_vision(v)
   return t
 end
 
---- Settles a vision tower spec on the `vision` profile (R2 §a.2 VisionSpec, §f).
+--- Settles a vision tower spec on the `vision` profile (model-spec-census-train-yaml.md §a.2 VisionSpec, §f).
 -- @tparam table v the tower spec
 -- @tparam table text_family the language model's family facts
 -- @tparam table opts visual_seq_len, warnings

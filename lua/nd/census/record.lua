@@ -1,6 +1,6 @@
 --- Census records (`KindActivations`): bytes per token one layer of a kind
--- keeps for backward, as scripts/census.py measures them. Reference R2 §c.1.
--- @module nd.census_record
+-- keeps for backward, as scripts/census.py measures them. Reference model-spec-census-train-yaml.md §c.1.
+-- @module nd.census.record
 
 local errors = require "nd.errors"
 local profiles = require "nd.profiles"

@@ -1,5 +1,5 @@
 --- Where a model's config comes from, and what the model section lays over
--- it. Reference R2 §a.3 (_explicit_overrides, exec_overrides), §a.5
+-- it. Reference model-spec-census-train-yaml.md §a.3 (_explicit_overrides, exec_overrides), §a.5
 -- (config_overrides alone), §e.1 (model.* keys), DESIGN.md "Inputs".
 --
 -- The config.json is looked for, in order:
@@ -13,19 +13,19 @@
 --   3. the built-in catalog by hub id (nd.catalog);
 --   4. model.config_overrides alone.
 -- Nothing is downloaded, ever.
--- @module nd.model_source
+-- @module nd.model.source
 
 local core = require "nd.core"
 local errors = require "nd.errors"
 local files = require "nd.files"
 local catalog = require "nd.catalog"
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 local hf_config = require "nd.hf_config"
 
 local model_source = {}
 local placed
 
---- config_overrides keys that are run facts, not model fields (R2 §a.3
+--- config_overrides keys that are run facts, not model fields (model-spec-census-train-yaml.md §a.3
 -- EXEC_OVERRIDE_KEYS); returned apart as `run`.
 model_source.RUN_KEYS = { "offset", "full_rec", "sel_rec", "capacity_factor", "cap_fact", "use_gmm", "gmm",
                           "seq_length" }
@@ -74,7 +74,7 @@ local function string_key(section, key)
   return v
 end
 
---- The Hugging Face hub cache directory (R2 §e.1 model.cache_dir; the
+--- The Hugging Face hub cache directory (model-spec-census-train-yaml.md §e.1 model.cache_dir; the
 -- HF_HUB_CACHE / HF_HOME rules of huggingface_hub).
 function model_source.hf_cache_dir(section, getenv)
   getenv = getenv or os.getenv
@@ -168,7 +168,7 @@ end
 
 -- The explicit model fields: canonical fields written directly in the model
 -- section, then config_overrides over them (it wins). None and "auto" are
--- not statements (R2 §a.3 _explicit_overrides).
+-- not statements (model-spec-census-train-yaml.md §a.3 _explicit_overrides).
 local function explicit_fields(section, override_fields)
   local explicit = {}
   for key, v in pairs(section) do
@@ -182,7 +182,7 @@ local function explicit_fields(section, override_fields)
   return explicit
 end
 
--- Whether overrides describe a model: any field but torch_dtype (R2 §a.5).
+-- Whether overrides describe a model: any field but torch_dtype (model-spec-census-train-yaml.md §a.5).
 local function describes_model(fields)
   for key in pairs(fields) do
     if key ~= "torch_dtype" then return true end
@@ -325,7 +325,7 @@ end
 
 --- Resolves a model section (or a hub id / directory string) to its
 -- settled spec: the config found, mapped (nd.hf_config), the explicit
--- fields laid over it, validated and settled (nd.model_spec).
+-- fields laid over it, validated and settled (nd.model.spec).
 -- @tparam[opt] table opts `getenv`, `warnings`, `visual_seq_len`
 -- @treturn table the settled spec
 -- @treturn table the source `{kind, path, id, revision, description}`

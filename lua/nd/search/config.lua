@@ -19,13 +19,13 @@
 -- Both collect every problem with its field path, file, line and column;
 -- errors end the search with "Search config validation failed with K
 -- error(s)." (exit status 2), warnings are printed and the search goes on.
--- @module nd.search_config
+-- @module nd.search.config
 
 local core = require "nd.core"
 local errors = require "nd.errors"
 local search = require "nd.search"
 local describe = require("nd.train_yaml.values").describe
-local model_keys = require "nd.search_config.model_keys"
+local model_keys = require "nd.search.config.model_keys"
 local SCHEDULES = require("nd.train_yaml").SCHEDULES
 
 local search_config = {}

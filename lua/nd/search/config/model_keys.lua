@@ -7,9 +7,9 @@
 -- reads: a model spec field, a key of the train.yaml the search config
 -- stands for, or nothing (a key ndlua cannot price is warned about, never
 -- refused).
--- @module nd.search_config.model_keys
+-- @module nd.search.config.model_keys
 
-local model_spec = require "nd.model_spec"
+local model_spec = require "nd.model.spec"
 
 local model_keys = {}
 
