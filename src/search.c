@@ -222,28 +222,48 @@ static const layout_t *cached_layout(searcher *s, const run_t *r, recompute_mode
     return &s->est.layout;
 }
 
-/* §b.4 rule 1: the degrees themselves. */
-static bool degrees_valid(const searcher *s, const probe *c)
+/* §b.4 rule 1: the degrees themselves, in two parts. The outer degrees
+ * (TP, PP, CP, DP, MBS, MB) decide one part alone, once for the whole of
+ * inner_loops; a candidate passes the rule when both parts hold. */
+static const int OUTER_DIMS[] = {DIM_DP, DIM_TP, DIM_CP, DIM_PP, DIM_MB, DIM_MBS};
+static const int INNER_DIMS[] = {DIM_EP, DIM_VPP, DIM_OP, DIM_SP};
+
+static bool dims_in_bounds(const search_space *sp, const int64_t *g, const int *dims, int n)
 {
-    const search_space *sp = s->sp;
-    const int64_t *g = c->degree;
-    if (sp->dims[DIM_PP].searched && g[DIM_MB] < g[DIM_PP])
-        return false;
-    if (!(g[DIM_PP] > 1 || g[DIM_MB] == 1 || s->accumulates))
-        return false;
-    if (!power_of_two(g[DIM_TP]) || !power_of_two(g[DIM_OP]))
-        return false;
-    /* a pipeline of more stages than layers, more chunks than a stage has
-     * layers, or DualPipeV past two chunks, lays out no model */
-    if (g[DIM_PP] > s->layers || g[DIM_VPP] > (g[DIM_PP] > 1 ? s->layers / g[DIM_PP] : 1) ||
-        (s->base->schedule == SCHED_ZERO_BUBBLE_V && g[DIM_VPP] > 2))
-        return false;
-    for (int i = 0; i < DIM_COUNT; i++) {
+    for (int k = 0; k < n; k++) {
+        int i = dims[k];
         const dim_space *d = &sp->dims[i];
         if (g[i] < (i == DIM_SP ? 0 : 1) || (d->searched && d->bound > 0 && g[i] > d->bound))
             return false;
     }
-    if (!sp->dims[DIM_DP].searched && g[DIM_DP] != sp->dims[DIM_DP].pinned)
+    return true;
+}
+
+static bool outer_degrees_valid(const searcher *s, const int64_t *g)
+{
+    const search_space *sp = s->sp;
+    if (sp->dims[DIM_PP].searched && g[DIM_MB] < g[DIM_PP])
+        return false;
+    if (!(g[DIM_PP] > 1 || g[DIM_MB] == 1 || s->accumulates))
+        return false;
+    /* a pipeline of more stages than layers lays out no model */
+    if (!power_of_two(g[DIM_TP]) || g[DIM_PP] > s->layers)
+        return false;
+    if (!dims_in_bounds(sp, g, OUTER_DIMS, (int)(sizeof OUTER_DIMS / sizeof OUTER_DIMS[0])))
+        return false;
+    return sp->dims[DIM_DP].searched || g[DIM_DP] == sp->dims[DIM_DP].pinned;
+}
+
+static bool inner_degrees_valid(const searcher *s, const int64_t *g)
+{
+    const search_space *sp = s->sp;
+    if (!power_of_two(g[DIM_OP]))
+        return false;
+    /* more chunks than a stage has layers, or DualPipeV past two chunks, lays out no model */
+    if (g[DIM_VPP] > (g[DIM_PP] > 1 ? s->layers / g[DIM_PP] : 1) ||
+        (s->base->schedule == SCHED_ZERO_BUBBLE_V && g[DIM_VPP] > 2))
+        return false;
+    if (!dims_in_bounds(sp, g, INNER_DIMS, (int)(sizeof INNER_DIMS / sizeof INNER_DIMS[0])))
         return false;
     return !(sp->dims[DIM_SP].searched && sp->dims[DIM_CP].searched && g[DIM_SP] && g[DIM_CP] > 1);
 }
@@ -300,9 +320,11 @@ static bool batch_valid(const searcher *s, const probe *c)
     return gbs == s->sp->global_batch;
 }
 
+/* The rules in the reference's order, for a candidate whose outer degrees
+ * passed their part of rule 1 (inner_loops refuses the others whole). */
 static refusal validate(const searcher *s, const probe *c)
 {
-    if (!degrees_valid(s, c))
+    if (!inner_degrees_valid(s, c->degree))
         return REFUSE_BOUNDS;
     if (filtered(s->sp, c))
         return REFUSE_FILTERED;
@@ -506,6 +528,12 @@ static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *o
     if (range_space(&sp->dims[DIM_VPP], vpp_top, vpp) != 0 || space_of(&sp->dims[DIM_OP], g[DIM_DP], op) != 0)
         return -1;
     int n_sp = sp->dims[DIM_SP].searched ? 2 : 1;
+    if (!outer_degrees_valid(s, g)) { /* every candidate inside fails rule 1 */
+        int64_t n = (int64_t)ep->n * vpp->n * op->n * n_sp * (sp->n_modes > 0 ? sp->n_modes : 1);
+        s->res->tested += n;
+        s->res->refused[REFUSE_BOUNDS] += n;
+        return 0;
+    }
     for (int a = 0; a < ep->n; a++) {
         g[DIM_EP] = ep->v[a];
         if (reset_slots(s, op->n * n_sp) != 0)
