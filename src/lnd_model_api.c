@@ -7,6 +7,7 @@
 #include <lauxlib.h>
 
 #include "lnd_push.h"
+#include "lua_fields.h"
 
 static int model_gc(lua_State *L)
 {
@@ -32,30 +33,39 @@ model_t *lnd_check_model(lua_State *L, int idx)
     return box->model;
 }
 
-static void push_params(lua_State *L, const model_params *p)
-{
-    lua_createtable(L, 0, 3);
-    lnd_set_number(L, "total", p->total);
-    lnd_set_number(L, "active", p->active);
-    lua_createtable(L, 0, 10);
-    lnd_set_number(L, "embedding", p->embedding);
-    lnd_set_number(L, "attention", p->attention);
-    lnd_set_number(L, "norms", p->norms);
-    lnd_set_number(L, "dense_mlp", p->dense_mlp);
-    lnd_set_number(L, "routed_experts", p->routed_experts);
-    lnd_set_number(L, "shared_experts", p->shared_experts);
-    lnd_set_number(L, "router", p->router);
-    lnd_set_number(L, "output", p->output);
-    lnd_set_number(L, "mtp", p->mtp);
-    lnd_set_number(L, "vision", p->vision);
-    lua_setfield(L, -2, "by_part");
-}
+#define NUM(S, m) FIELD_NUM(S, #m, m, 0, 0, 0)
+#define P(m) NUM(model_params, m)
+#define F(m) NUM(model_flops, m)
+
+static const field_desc PARAMS_TOTALS[] = {P(total), P(active), FIELD_END};
+static const field_desc PARAMS_BY_PART[] = {
+    P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router),
+    P(output), P(mtp), P(vision), FIELD_END,
+};
+static const field_desc FLOPS_TOTALS[] = {F(total), F(causal_factor), FIELD_END};
+static const field_desc FLOPS_BY_PART[] = {
+    F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
+    F(router), F(output), F(mtp), F(vision), FIELD_END,
+};
+static const field_desc KIND_SIZES[] = {
+    NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim),
+    NUM(layer_kind, v_head_dim), NUM(layer_kind, ffn_width), FIELD_END,
+};
+static const field_desc KIND_PARAMS[] = {
+    NUM(layer_params, attention), NUM(layer_params, norms), NUM(layer_params, dense_mlp), NUM(layer_params, router),
+    FIELD_NUM(layer_params, "routed_experts", routed, 0, 0, 0),
+    FIELD_NUM(layer_params, "shared_experts", shared, 0, 0, 0), FIELD_END,
+};
 
 /* model:params() -> {total, active, by_part = {...}} */
 static int model_params_method(lua_State *L)
 {
     model_params p = model_count_params(lnd_check_model(L, 1));
-    push_params(L, &p);
+    lua_createtable(L, 0, 3);
+    fields_push(L, PARAMS_TOTALS, &p);
+    lua_createtable(L, 0, 10);
+    fields_push(L, PARAMS_BY_PART, &p);
+    lua_setfield(L, -2, "by_part");
     return 1;
 }
 
@@ -67,21 +77,11 @@ static int model_flops_method(lua_State *L)
     luaL_argcheck(L, s >= 1 && s <= ((lua_Integer)1 << 31), 2, "seq_len must be a positive number of tokens");
     model_flops f = model_count_flops(m, (int64_t)s);
     lua_createtable(L, 0, 4);
-    lnd_set_number(L, "total", f.total);
-    lnd_set_number(L, "causal_factor", f.causal_factor);
+    fields_push(L, FLOPS_TOTALS, &f);
     lua_pushinteger(L, s);
     lua_setfield(L, -2, "seq_len");
     lua_createtable(L, 0, 10);
-    lnd_set_number(L, "attention_proj", f.attention_proj);
-    lnd_set_number(L, "attention_scores", f.attention_scores);
-    lnd_set_number(L, "linear_recurrence", f.linear_recurrence);
-    lnd_set_number(L, "mlp", f.mlp);
-    lnd_set_number(L, "routed_experts", f.routed_experts);
-    lnd_set_number(L, "shared_experts", f.shared_experts);
-    lnd_set_number(L, "router", f.router);
-    lnd_set_number(L, "output", f.output);
-    lnd_set_number(L, "mtp", f.mtp);
-    lnd_set_number(L, "vision", f.vision);
+    fields_push(L, FLOPS_BY_PART, &f);
     lua_setfield(L, -2, "by_part");
     return 1;
 }
@@ -103,20 +103,11 @@ static void push_kind(lua_State *L, const layer_kind *k)
     lua_setfield(L, -2, "attention");
     lua_pushstring(L, k->moe ? "moe" : "dense");
     lua_setfield(L, -2, "ffn");
-    lnd_set_number(L, "heads", k->heads);
-    lnd_set_number(L, "kv_heads", k->kv_heads);
-    lnd_set_number(L, "qk_head_dim", k->qk_head_dim);
-    lnd_set_number(L, "v_head_dim", k->v_head_dim);
-    lnd_set_number(L, "ffn_width", k->ffn_width);
+    fields_push(L, KIND_SIZES, k);
     lua_pushboolean(L, k->census != NULL);
     lua_setfield(L, -2, "census");
     lua_createtable(L, 0, 6);
-    lnd_set_number(L, "attention", k->params.attention);
-    lnd_set_number(L, "norms", k->params.norms);
-    lnd_set_number(L, "dense_mlp", k->params.dense_mlp);
-    lnd_set_number(L, "router", k->params.router);
-    lnd_set_number(L, "routed_experts", k->params.routed);
-    lnd_set_number(L, "shared_experts", k->params.shared);
+    fields_push(L, KIND_PARAMS, &k->params);
     lua_setfield(L, -2, "params");
 }
 

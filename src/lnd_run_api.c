@@ -7,6 +7,7 @@
 #include "lnd_push.h"
 #include "lnd_run.h"
 #include "lnd_types.h"
+#include "lua_fields.h"
 #include "schedule.h"
 
 static void push_switches(lua_State *L, const signed char *sw)
@@ -18,35 +19,25 @@ static void push_switches(lua_State *L, const signed char *sw)
     }
 }
 
-static void push_shards(lua_State *L, const derived_t *d)
-{
-    lnd_set_number(L, "shard_p_os_non_exp_partial", d->shard_p_os_non_exp_partial);
-    lnd_set_number(L, "shard_p_os_non_exp", d->shard_p_os_non_exp);
-    lnd_set_number(L, "shard_p_os_exp_partial", d->shard_p_os_exp_partial);
-    lnd_set_number(L, "shard_p_os_exp", d->shard_p_os_exp);
-    lnd_set_number(L, "shard_grad_non_exp", d->shard_grad_non_exp);
-    lnd_set_number(L, "shard_grad_exp", d->shard_grad_exp);
-    lnd_set_number(L, "shard_grad_exp_partial", d->shard_grad_exp_partial);
-    lnd_set_number(L, "shard_embed", d->shard_embed);
-    lnd_set_number(L, "gather_embed", d->gather_embed);
-    lnd_set_int(L, "shard_recompute_input", d->shard_recompute_input);
-    lnd_set_int(L, "shard_output_activ", d->shard_output_activ);
-}
+#define I64(m) FIELD_I64(derived_t, #m, m, 0, 0, 0)
+#define INT(m) FIELD_INT(derived_t, #m, m, 0, 0, 0)
+#define NUM(m) FIELD_NUM(derived_t, #m, m, 0, 0, 0)
+#define B(m) FIELD_BOOL(derived_t, #m, m, false)
 
-static void push_bytes(lua_State *L, const derived_t *d)
-{
-    lnd_set_int(L, "bytes_p", d->bytes_p);
-    lnd_set_int(L, "bytes_compute", d->bytes_compute);
-    lnd_set_int(L, "bytes_softmax", d->bytes_softmax);
-    lnd_set_int(L, "bytes_grad", d->bytes_grad);
-    lnd_set_int(L, "bytes_os", d->bytes_os);
-    lnd_set_int(L, "bytes_optim", d->bytes_optim);
-    lnd_set_int(L, "bytes_optim_table", d->bytes_optim_table);
-    lnd_set_int(L, "bytes_norm", d->bytes_norm);
-    lnd_set_int(L, "bytes_dropout", d->bytes_dropout);
-}
+/* What run:derived(model) gives, by the reference's names, in the order it is set. */
+static const field_desc DERIVED_FIELDS[] = {
+    I64(sp), I64(t_exp), I64(d_exp), I64(edp_group), I64(expert_dp_ranks), B(experts_clamped), I64(param_cp),
+    I64(optimizer_ranks), NUM(shard_p_os_non_exp_partial), NUM(shard_p_os_non_exp), NUM(shard_p_os_exp_partial),
+    NUM(shard_p_os_exp), NUM(shard_grad_non_exp), NUM(shard_grad_exp), NUM(shard_grad_exp_partial),
+    NUM(shard_embed), NUM(gather_embed), I64(shard_recompute_input), I64(shard_output_activ), B(fsdp),
+    INT(comm_d_non_exp), INT(comm_d_exp), B(comm_t), B(comm_ep), B(comm_cp), B(keeps_param_casts), FIELD_STOP,
+    FIELD_BOOL(derived_t, "flash_attention", flash, false), NUM(s_fa), INT(n_qknorm), INT(bytes_p),
+    INT(bytes_compute), INT(bytes_softmax), INT(bytes_grad), INT(bytes_os), INT(bytes_optim),
+    INT(bytes_optim_table), INT(bytes_norm), INT(bytes_dropout), B(accumulates_grads), B(shard_activations),
+    B(shards_logits), NUM(tokens), FIELD_END,
+};
 
-/* run:derived(model) -> every quantity derive computes, by the reference's names */
+/* run:derived(model) -> every quantity derive computes */
 static int run_derived(lua_State *L)
 {
     run_t *r = lnd_check_run(L, 1);
@@ -54,32 +45,10 @@ static int run_derived(lua_State *L)
     derived_t d;
     derive(m, r, &d);
     lua_createtable(L, 0, 48);
-    lnd_set_int(L, "sp", d.sp);
-    lnd_set_int(L, "t_exp", d.t_exp);
-    lnd_set_int(L, "d_exp", d.d_exp);
-    lnd_set_int(L, "edp_group", d.edp_group);
-    lnd_set_int(L, "expert_dp_ranks", d.expert_dp_ranks);
-    lnd_set_bool(L, "experts_clamped", d.experts_clamped);
-    lnd_set_int(L, "param_cp", d.param_cp);
-    lnd_set_int(L, "optimizer_ranks", d.optimizer_ranks);
-    push_shards(L, &d);
-    lnd_set_bool(L, "fsdp", d.fsdp);
-    lnd_set_int(L, "comm_d_non_exp", d.comm_d_non_exp);
-    lnd_set_int(L, "comm_d_exp", d.comm_d_exp);
-    lnd_set_bool(L, "comm_t", d.comm_t);
-    lnd_set_bool(L, "comm_ep", d.comm_ep);
-    lnd_set_bool(L, "comm_cp", d.comm_cp);
-    lnd_set_bool(L, "keeps_param_casts", d.keeps_param_casts);
+    const field_desc *rest = fields_push(L, DERIVED_FIELDS, &d);
     push_switches(L, d.switches);
     lua_setfield(L, -2, "switches");
-    lnd_set_bool(L, "flash_attention", d.flash);
-    lnd_set_number(L, "s_fa", d.s_fa);
-    lnd_set_int(L, "n_qknorm", d.n_qknorm);
-    push_bytes(L, &d);
-    lnd_set_bool(L, "accumulates_grads", d.accumulates_grads);
-    lnd_set_bool(L, "shard_activations", d.shard_activations);
-    lnd_set_bool(L, "shards_logits", d.shards_logits);
-    lnd_set_number(L, "tokens", d.tokens);
+    fields_push(L, rest, &d);
     return 1;
 }
 
