@@ -1,27 +1,16 @@
 /* lnd_search.c: nd.core.search and nd.core.step_time: the search engine and the time model seen from Lua. */
-#include "lnd_search.h"
+#include "lnd.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <lauxlib.h>
-
-#include "estimate.h"
-#include "lnd_activations.h"
-#include "lnd_estimate.h"
-#include "lnd_push.h"
-#include "lnd_run.h"
-#include "lnd_types.h"
-#include "lua_fields.h"
 #include "derive.h"
-#include "luautil.h"
 #include "nd_score.h"
 #include "search.h"
 
 #define RESULT_TYPE "nd.search_result"
-
 
 typedef struct {
     search_result res;
@@ -285,7 +274,7 @@ static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base,
     int rc = estimate_run(&e, m, &r);
     lua_createtable(L, (int)r.pp, 0);
     for (int64_t s = 0; rc == 0 && s < r.pp; s++) {
-        lnd_push_number(L, (double)llround(e.stages[s].total));
+        field_push_number(L, (double)llround(e.stages[s].total));
         lua_rawseti(L, -2, s + 1);
     }
     estimate_free(&e);
@@ -300,17 +289,16 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
             lua_pushboolean(L, c->degree[i] != 0);
             lua_setfield(L, -2, "sp");
         } else {
-            lnd_set_int(L, keys[i], c->degree[i]);
+            field_set_int(L, keys[i], c->degree[i]);
         }
     }
-    lnd_set_int(L, "etp", box->base.etp);
-    lua_pushstring(L, RECOMPUTE_NAMES[c->mode]);
-    lua_setfield(L, -2, "recompute");
-    lnd_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
-    lnd_set_int(L, "peak_stage", c->peak_stage);
-    lnd_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
-    lnd_set_number(L, "nd_score", c->nd_score);
-    lnd_set_number(L, "score", c->score);
+    field_set_int(L, "etp", box->base.etp);
+    field_set_string(L, "recompute", RECOMPUTE_NAMES[c->mode]);
+    field_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
+    field_set_int(L, "peak_stage", c->peak_stage);
+    field_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
+    field_set_number(L, "nd_score", c->nd_score);
+    field_set_number(L, "score", c->score);
     lua_pushboolean(L, c->kept);
     lua_setfield(L, -2, "kept");
     push_step_time(L, &c->time);
@@ -363,11 +351,11 @@ static int result_counts(lua_State *L)
     int64_t refused = 0;
     for (int i = 0; i < REFUSE_COUNT; i++) {
         if (r->refused[i] > 0)
-            lnd_set_int(L, REFUSAL_NAMES[i], r->refused[i]);
+            field_set_int(L, REFUSAL_NAMES[i], r->refused[i]);
         refused += r->refused[i];
     }
     lua_setfield(L, -2, "refused");
-    lnd_set_int(L, "refused_total", refused);
+    field_set_int(L, "refused_total", refused);
     return 1;
 }
 
@@ -444,7 +432,7 @@ static int lnd_step_time(lua_State *L)
     double score = nd_score(m, r, &e->derived, &e->layout, &hw);
     lua_createtable(L, 0, 8);
     push_step_time(L, &t);
-    lnd_set_number(L, "nd_score", score);
+    field_set_number(L, "nd_score", score);
     return 1;
 }
 
@@ -461,10 +449,10 @@ static int lnd_layer_traffic(lua_State *L)
     layer_traffic t = layer_traffic_bytes(m, k, r, &d);
     double weights = luaL_optnumber(L, 4, layer_rank_weights(k, r, &d));
     lua_createtable(L, 0, 4);
-    lnd_set_number(L, "tp", t.tp);
-    lnd_set_number(L, "cp", t.cp);
-    lnd_set_number(L, "ep", t.ep);
-    lnd_set_number(L, "dp", dp_traffic_bytes(r, &d, weights));
+    field_set_number(L, "tp", t.tp);
+    field_set_number(L, "cp", t.cp);
+    field_set_number(L, "ep", t.ep);
+    field_set_number(L, "dp", dp_traffic_bytes(r, &d, weights));
     return 1;
 }
 

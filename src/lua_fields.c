@@ -1,4 +1,5 @@
-/* lua_fields.c: checked reading of integer, number, flag and name fields from Lua tables. */
+/* lua_fields.c: checked reading of integer, number, flag and name fields from Lua tables, by hand or
+ * by a field table, and writing fields back. */
 #include "lua_fields.h"
 
 #include <math.h>
@@ -7,7 +8,6 @@
 
 #include <lauxlib.h>
 
-#include "lnd_push.h"
 #include "luautil.h"
 
 /* The longest name a spec field holds (a model, an arch, a kind, a choice). */
@@ -147,28 +147,6 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     return copy;
 }
 
-static bool is_known(const char *key, const char *const *known)
-{
-    for (; *known != NULL; known++)
-        if (strcmp(key, *known) == 0)
-            return true;
-    return false;
-}
-
-void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const char *const *known)
-{
-    t = lua_absindex(L, t);
-    lua_pushnil(L);
-    while (lua_next(L, t) != 0) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING)
-            nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, shown(L, -1));
-        const char *key = lua_tostring(L, -1);
-        if (!is_known(key, known))
-            nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, push_cut(L, -1));
-    }
-}
-
 static int read_choice(lua_State *L, int t, const char *prefix, const field_desc *d)
 {
     char *s = field_string(L, t, prefix, d->key, NULL);
@@ -251,7 +229,7 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
         else if (d->kind == FD_INT || d->kind == FD_TRI || d->kind == FD_ENUM)
             lua_pushinteger(L, *(const int *)at);
         else if (d->kind == FD_NUM)
-            lnd_push_number(L, *(const double *)at);
+            field_push_number(L, *(const double *)at);
         else if (d->kind == FD_BOOL)
             lua_pushboolean(L, *(const bool *)at);
         else
@@ -259,4 +237,36 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
         lua_setfield(L, -2, d->key);
     }
     return d->kind == FD_STOP ? d + 1 : d;
+}
+
+void field_push_number(lua_State *L, double d)
+{
+    if (isfinite(d) && d == floor(d) && fabs(d) < 9.0e15)
+        lua_pushinteger(L, (lua_Integer)d);
+    else
+        lua_pushnumber(L, d);
+}
+
+void field_set_number(lua_State *L, const char *key, double d)
+{
+    field_push_number(L, d);
+    lua_setfield(L, -2, key);
+}
+
+void field_set_int(lua_State *L, const char *key, int64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, key);
+}
+
+void field_set_bool(lua_State *L, const char *key, bool v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, key);
+}
+
+void field_set_string(lua_State *L, const char *key, const char *s)
+{
+    lua_pushstring(L, s);
+    lua_setfield(L, -2, key);
 }

@@ -1,4 +1,4 @@
-/* lua_fields.h: reading checked fields of a spec table at the Lua boundary. */
+/* lua_fields.h: reading checked fields of a spec table at the Lua boundary, and writing fields back. */
 #ifndef NDLUA_LUA_FIELDS_H
 #define NDLUA_LUA_FIELDS_H
 
@@ -22,9 +22,14 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
 /* Whether the key holds a value (not nil, not nd.null). */
 bool field_present(lua_State *L, int t, const char *key);
 
-/* Refuses any key of the table not in the NULL-terminated list; `what`
- * names the table in the message ("model spec"). */
-void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const char *const *known);
+/* Pushes d as an integer when it is whole and fits, else as a float. */
+void field_push_number(lua_State *L, double d);
+/* t[key] = a number (whole ones as integers), an integer, a boolean, a
+ * string, for the table t on top of the stack. */
+void field_set_number(lua_State *L, const char *key, double d);
+void field_set_int(lua_State *L, const char *key, int64_t v);
+void field_set_bool(lua_State *L, const char *key, bool v);
+void field_set_string(lua_State *L, const char *key, const char *s);
 
 /* A field table: one descriptor per field of a C struct, in the order it
  * is read (and written back), ended by FIELD_END. FIELD_STOP marks where a
