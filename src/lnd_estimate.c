@@ -11,7 +11,6 @@
 
 static const char ESTIMATE_TYPE[] = "ndlua.estimate";
 
-
 /* Bytes are computed as doubles and rounded once, to the nearest byte, when
  * they are reported; a stage's total is the sum of its rounded parts. A
  * part past 2^59 bytes (512 PiB) is refused rather than rounded: llround

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Ranges keep every product of sizes far inside a double's exact integers:
  * sizes are multiplied as doubles (exact to 2^53), never as int64. */
 #define MAX_WIDTH ((int64_t)1 << 24)   /* hidden, FFN and latent widths */
@@ -39,7 +38,6 @@ model_t *lnd_check_model(lua_State *L, int idx)
         luaL_argerror(L, idx, "a model that was never built");
     return box->model;
 }
-
 
 #define I64(key, m, lo, hi, d) FIELD_I64(model_t, key, m, lo, hi, d)
 #define REQ(key, m, lo, hi) FIELD_REQ(model_t, key, m, lo, hi)

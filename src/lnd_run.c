@@ -400,15 +400,16 @@ static void push_switches(lua_State *L, const signed char *sw)
 
 /* What run:derived(model) gives, by the reference's names, in the order it is set. */
 static const field_desc DERIVED_FIELDS[] = {
-    D_I64(sp), D_I64(t_exp), D_I64(d_exp), D_I64(edp_group), D_I64(expert_dp_ranks), D_B(experts_clamped), D_I64(param_cp),
-    D_I64(optimizer_ranks), D_NUM(shard_p_os_non_exp_partial), D_NUM(shard_p_os_non_exp), D_NUM(shard_p_os_exp_partial),
-    D_NUM(shard_p_os_exp), D_NUM(shard_grad_non_exp), D_NUM(shard_grad_exp), D_NUM(shard_grad_exp_partial),
-    D_NUM(shard_embed), D_NUM(gather_embed), D_I64(shard_recompute_input), D_I64(shard_output_activ), D_B(fsdp),
-    D_INT(comm_d_non_exp), D_INT(comm_d_exp), D_B(comm_t), D_B(comm_ep), D_B(comm_cp), D_B(keeps_param_casts), FIELD_STOP,
+    D_I64(sp), D_I64(t_exp), D_I64(d_exp), D_I64(edp_group), D_I64(expert_dp_ranks), D_B(experts_clamped),
+    D_I64(param_cp), D_I64(optimizer_ranks), D_NUM(shard_p_os_non_exp_partial), D_NUM(shard_p_os_non_exp),
+    D_NUM(shard_p_os_exp_partial), D_NUM(shard_p_os_exp), D_NUM(shard_grad_non_exp), D_NUM(shard_grad_exp),
+    D_NUM(shard_grad_exp_partial), D_NUM(shard_embed), D_NUM(gather_embed), D_I64(shard_recompute_input),
+    D_I64(shard_output_activ), D_B(fsdp), D_INT(comm_d_non_exp), D_INT(comm_d_exp), D_B(comm_t), D_B(comm_ep),
+    D_B(comm_cp), D_B(keeps_param_casts), FIELD_STOP, /* switches */
     FIELD_BOOL(derived_t, "flash_attention", flash, false), D_NUM(s_fa), D_INT(n_qknorm), D_INT(bytes_p),
     D_INT(bytes_compute), D_INT(bytes_softmax), D_INT(bytes_grad), D_INT(bytes_os), D_INT(bytes_optim),
-    D_INT(bytes_optim_table), D_INT(bytes_norm), D_INT(bytes_dropout), D_B(accumulates_grads), D_B(shard_activations),
-    D_B(shards_logits), D_NUM(tokens), FIELD_END,
+    D_INT(bytes_optim_table), D_INT(bytes_norm), D_INT(bytes_dropout), D_B(accumulates_grads),
+    D_B(shard_activations), D_B(shards_logits), D_NUM(tokens), FIELD_END,
 };
 
 /* run:derived(model) -> every quantity derive computes */
