@@ -45,20 +45,36 @@ estimate_t *lnd_push_scratch(lua_State *L)
     return e;
 }
 
+#define ROW_I64(m) FIELD_I64(estimate_row, #m, m, 0, 0, 0)
+#define ROW_B(m) FIELD_BOOL(estimate_row, #m, m, false)
+#define CHUNK_I64(S, m) FIELD_I64(S, #m, m, 0, 0, 0)
+#define SPLIT(m) FIELD_NUM(act_split, #m, m, 0, 0, 0)
+
+static const field_desc ROW_FIELDS[] = {
+    ROW_I64(chunk), FIELD_STR(estimate_row, "kind", kind), ROW_I64(count), ROW_B(mtp), ROW_B(vision), ROW_B(census),
+    FIELD_STOP, ROW_I64(in_flight), FIELD_END,
+};
+static const field_desc CHUNK_FIELDS[] = {
+    CHUNK_I64(chunk_layout, first), CHUNK_I64(chunk_layout, count),
+    FIELD_BOOL(chunk_layout, "embedding", embedding, false), FIELD_BOOL(chunk_layout, "output", output, false),
+    FIELD_END,
+};
+static const field_desc RUN_FIELDS[] = {
+    CHUNK_I64(layer_run, first), CHUNK_I64(layer_run, count), FIELD_BOOL(layer_run, "mtp", mtp, false), FIELD_END,
+};
+static const field_desc SPLIT_FIELDS[] = {
+    SPLIT(shared), SPLIT(tp), SPLIT(expert), FIELD_STOP, SPLIT(layer), SPLIT(layer_tp), FIELD_END,
+};
+
 static void push_row(lua_State *L, const estimate_row *row)
 {
     lua_createtable(L, 0, 12);
-    field_set_int(L, "chunk", row->chunk);
-    field_set_string(L, "kind", row->kind);
-    field_set_int(L, "count", row->count);
-    field_set_bool(L, "mtp", row->mtp);
-    field_set_bool(L, "vision", row->vision);
-    field_set_bool(L, "census", row->census);
+    const field_desc *d = fields_push(L, ROW_FIELDS, row);
     field_set_string(L, "recompute", row->type == ROW_LAYERS ? RECOMPUTE_NAMES[row->mode] : "off");
     field_set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
     field_set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
     field_set_int(L, "comm_bytes_per_layer", bytes(L, row->comm_per_layer));
-    field_set_int(L, "in_flight", row->in_flight);
+    fields_push(L, d, row);
 }
 
 /* Pushes one stage's table; returns its rounded total. */
@@ -211,18 +227,13 @@ int lnd_estimate(lua_State *L)
 static void push_chunk(lua_State *L, const layout_t *l, const chunk_layout *ch, const model_t *m)
 {
     lua_createtable(L, 0, 5);
-    field_set_int(L, "first", ch->first);
-    field_set_int(L, "count", ch->count);
-    field_set_bool(L, "embedding", ch->embedding);
-    field_set_bool(L, "output", ch->output);
+    fields_push(L, CHUNK_FIELDS, ch);
     lua_createtable(L, ch->n_runs, 0);
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         lua_createtable(L, 0, 5);
         field_set_string(L, "kind", m->kinds[run->kind].name);
-        field_set_int(L, "first", run->first);
-        field_set_int(L, "count", run->count);
-        field_set_bool(L, "mtp", run->mtp);
+        fields_push(L, RUN_FIELDS, run);
         field_set_string(L, "recompute", RECOMPUTE_NAMES[run->mode]);
         lua_rawseti(L, -2, i + 1);
     }
@@ -255,12 +266,9 @@ int lnd_layout(lua_State *L)
 static void push_split(lua_State *L, const act_split *a, double per_token)
 {
     lua_createtable(L, 0, 4);
-    field_set_number(L, "shared", a->shared);
-    field_set_number(L, "tp", a->tp);
-    field_set_number(L, "expert", a->expert);
+    const field_desc *d = fields_push(L, SPLIT_FIELDS, a);
     field_set_number(L, "per_token", per_token);
-    field_set_number(L, "layer", a->layer);
-    field_set_number(L, "layer_tp", a->layer_tp);
+    fields_push(L, d, a);
 }
 
 /* nd.core.activation_split(model, run, kind, recompute) -> the formula's bytes

@@ -232,6 +232,8 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
             field_push_number(L, *(const double *)at);
         else if (d->kind == FD_BOOL)
             lua_pushboolean(L, *(const bool *)at);
+        else if (d->kind == FD_NAME)
+            lua_pushstring(L, *(const char *const *)at);
         else
             continue;
         lua_setfield(L, -2, d->key);

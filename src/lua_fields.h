@@ -45,7 +45,7 @@ typedef enum {
     FD_BOOL, /* bool */
     FD_TRI,  /* an int: -1 when absent, else 0 or 1 (run.h's tristate) */
     FD_ENUM, /* an int-sized enum, stated by name (choices) */
-    FD_NAME, /* a name, checked and dropped */
+    FD_NAME, /* a name, checked and dropped; written back from a const char * */
 } field_kind;
 
 /* The names an FD_ENUM accepts (NULL-terminated), the value of each, and
@@ -76,6 +76,7 @@ typedef struct {
 #define FIELD_TRI(S, key, m) {key, FD_TRI, FIELD_AT(S, int, m), 0, 1, -1, false, NULL}
 #define FIELD_ENUM(S, T, key, m, choices) {key, FD_ENUM, FIELD_AT(S, T, m), 0, 0, 0, false, choices}
 #define FIELD_NAME(key) {key, FD_NAME, 0, 0, 0, 0, false, NULL}
+#define FIELD_STR(S, key, m) {key, FD_NAME, FIELD_AT(S, const char *, m), 0, 0, 0, false, NULL}
 #define FIELD_KEY(key) {key, FD_KEY, 0, 0, 0, 0, false, NULL}
 #define FIELD_STOP {NULL, FD_STOP, 0, 0, 0, 0, false, NULL}
 #define FIELD_END {NULL, FD_END, 0, 0, 0, 0, false, NULL}
