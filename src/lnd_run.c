@@ -35,6 +35,10 @@ static const char *const CP_ALGOS[] = {"colossalai_cp", "ring", "hybrid_cp", "hy
 static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
 static const field_choices CP_ALGO = {CP_ALGOS, CP_ALGO_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
 
+_Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == sizeof(int) &&
+                   sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int),
+               "the field table writes enums and tristates as ints");
+
 #define I64(m, lo, hi, d) FIELD_I64(run_t, #m, m, lo, hi, d)
 #define WIDTH(m, d) FIELD_INT(run_t, #m, m, (d) < 0 ? 0 : 1, 16, d)
 #define B(m, d) FIELD_BOOL(run_t, #m, m, d)
@@ -362,7 +366,7 @@ static void read_run(lua_State *L, run_t *r)
     d = fields_read(L, 1, "", d, r);
     if (field_present(L, 1, "device_memory") && lua_getfield(L, 1, "device_memory") != LUA_TNUMBER)
         nd_bad_input(L, "device_memory must be a number of bytes (nd.run reads sizes such as \"58GB\")");
-    lua_settop(L, 2);
+    lua_settop(L, 2); /* the table and the box, without the value the check pushed */
     fields_read(L, 1, "", d, r);
     read_pipeline(L, 1, r);
     read_recompute(L, 1, r);

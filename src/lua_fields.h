@@ -38,13 +38,13 @@ void field_set_string(lua_State *L, const char *key, const char *s);
 typedef enum {
     FD_END,  /* ends the table */
     FD_STOP, /* ends a segment */
-    FD_KEY,  /* a key the table may hold, read by hand */
+    FD_KEY,  /* a key the table may hold, read by hand (or by Lua alone) */
     FD_I64,  /* int64_t from lo to hi */
     FD_INT,  /* int from lo to hi */
     FD_NUM,  /* double from lo to hi */
     FD_BOOL, /* bool */
     FD_TRI,  /* an int: -1 when absent, else 0 or 1 (run.h's tristate) */
-    FD_ENUM, /* an int-sized enum, stated by name (choices) */
+    FD_ENUM, /* an int-sized enum, stated by name (choices); absent: the first value */
     FD_NAME, /* a name, checked and dropped; written back from a const char * */
 } field_kind;
 

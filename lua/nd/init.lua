@@ -110,7 +110,7 @@ local function run_table(spec)
 end
 
 --- A run: the degrees, batch, sequence, dtypes, optimizer, schedule and
--- recompute of one strategy (the fields of src/lnd_run.c RUN_KEYS), with
+-- recompute of one strategy (the fields of src/lnd_run.c RUN_FIELDS), with
 -- sizes as text (`device_memory = "58GB"`) and `zero = 1 | 2 | 3`.
 -- @tparam table spec run fields; unstated degrees are 1
 -- @treturn userdata nd.run: `run:with(changes)`, `run:derived(model)`,
