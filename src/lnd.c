@@ -7,11 +7,6 @@
 #include "file_write.h"
 #include "fs.h"
 #include "json_bridge.h"
-#include "lnd_activations.h"
-#include "lnd_estimate.h"
-#include "lnd_run.h"
-#include "lnd_search.h"
-#include "lnd_types.h"
 #include "luautil.h"
 #include "yaml_bridge.h"
 
@@ -30,6 +25,36 @@ static int nd_fail(lua_State *L)
     }
     const char *msg = luaL_checkstring(L, 1);
     return nd_bad_input(L, "%s", msg);
+}
+
+int lnd_index_methods_then_spec(lua_State *L)
+{
+    luaL_getmetafield(L, 1, "methods");
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) != LUA_TNIL)
+        return 1;
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, 2);
+    lua_gettable(L, -2);
+    return 1;
+}
+
+void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods)
+{
+    if (!luaL_newmetatable(L, name)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, lnd_index_methods_then_spec);
+    lua_setfield(L, -2, "__index");
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "methods");
+    lua_pop(L, 1);
 }
 
 /* isnull(v): whether v is nd.null. */
@@ -83,7 +108,7 @@ int luaopen_nd_core(lua_State *L)
 {
     docmeta_open(L);
     lnd_open_model(L);
-    lnd_open_run_api(L);
+    lnd_open_run(L);
     lnd_open_search(L);
     luaL_newlib(L, core_functions);
     luaL_setfuncs(L, lnd_search_functions, 0);

@@ -1,13 +1,63 @@
-/* lnd.h: the nd.core module, the C half of `require "nd"`. */
+/* lnd.h: nd.core, the C half of `require "nd"`, and what its binding files share: one file a
+ * type (lnd_model.c: nd.model, lnd_run.c: nd.run, lnd_search.c: the search result), the memory
+ * model's functions (lnd_estimate.c), and the module (lnd.c). */
 #ifndef NDLUA_LND_H
 #define NDLUA_LND_H
 
+#include <stdbool.h>
+
+#include <lauxlib.h>
 #include <lua.h>
+
+#include "estimate.h"
+#include "lua_fields.h"
+#include "luautil.h"
+#include "model.h"
+#include "run.h"
+#include "timing.h"
 
 /* Registers nd.core in package.preload; returns 0. */
 int lnd_preload(lua_State *L);
-
 /* Opens nd.core and pushes its table. */
 int luaopen_nd_core(lua_State *L);
+
+/* An __index for userdata whose metatable holds a `methods` table and whose
+ * first user value is the table it was built from: a method, else that
+ * table's field (model.hidden_size, run.tp). */
+int lnd_index_methods_then_spec(lua_State *L);
+/* Registers the metatable `name` of a userdata type built from a table:
+ * __gc, __tostring, its methods, and lnd_index_methods_then_spec. */
+void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods);
+
+/* nd.model: nd.core.model(spec), the model of the nd.model at index idx (or
+ * an argument error), the layer kind of it named by argument arg, and the
+ * registration of its metatable. */
+int lnd_model_new(lua_State *L);
+model_t *lnd_check_model(lua_State *L, int idx);
+const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg);
+void lnd_open_model(lua_State *L);
+
+/* nd.run: nd.core.run(table), the run at index idx, and the registration. */
+int lnd_run_new(lua_State *L);
+run_t *lnd_check_run(lua_State *L, int idx);
+void lnd_open_run(lua_State *L);
+
+/* The memory model: a scratch estimate on the stack (freed by __gc, also
+ * when an error is raised), and nd.core.estimate(model, run), layout(model,
+ * run), time_estimate(model, run, n), time_params(model, n),
+ * activation_split(model, run, kind). */
+estimate_t *lnd_push_scratch(lua_State *L);
+int lnd_estimate(lua_State *L);
+int lnd_layout(lua_State *L);
+int lnd_time_estimate(lua_State *L);
+int lnd_time_params(lua_State *L);
+int lnd_activation_split(lua_State *L);
+
+/* The search: search, search_count, step_time, layer_traffic,
+ * pipeline_step; the result's metatable; a hardware profile read into hw
+ * (bad-input errors name the field). */
+extern const luaL_Reg lnd_search_functions[];
+void lnd_open_search(lua_State *L);
+void lnd_read_hardware(lua_State *L, int t, hardware_t *hw);
 
 #endif

@@ -1,20 +1,15 @@
-/* lnd_estimate.c: nd.estimate, nd.layout and run:derived(), the memory model seen from Lua. */
-#include "lnd_estimate.h"
+/* lnd_estimate.c: nd.estimate, nd.layout, nd.activation_split and the benchmark timers: the
+ * memory model seen from Lua. */
+#include "lnd.h"
 
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
-#include <lauxlib.h>
-
-#include "estimate.h"
-#include "lnd_push.h"
-#include "lnd_run.h"
-#include "lnd_types.h"
-#include "luautil.h"
+#include "activations.h"
+#include "derive.h"
 
 static const char ESTIMATE_TYPE[] = "ndlua.estimate";
-
 
 /* Bytes are computed as doubles and rounded once, to the nearest byte, when
  * they are reported; a stage's total is the sum of its rounded parts. A
@@ -50,22 +45,36 @@ estimate_t *lnd_push_scratch(lua_State *L)
     return e;
 }
 
+#define ROW_I64(m) FIELD_I64(estimate_row, #m, m, 0, 0, 0)
+#define ROW_B(m) FIELD_BOOL(estimate_row, #m, m, false)
+#define CHUNK_I64(S, m) FIELD_I64(S, #m, m, 0, 0, 0)
+#define SPLIT(m) FIELD_NUM(act_split, #m, m, 0, 0, 0)
+
+static const field_desc ROW_FIELDS[] = {
+    ROW_I64(chunk), FIELD_STR(estimate_row, "kind", kind), ROW_I64(count), ROW_B(mtp), ROW_B(vision), ROW_B(census),
+    FIELD_STOP, ROW_I64(in_flight), FIELD_END,
+};
+static const field_desc CHUNK_FIELDS[] = {
+    CHUNK_I64(chunk_layout, first), CHUNK_I64(chunk_layout, count),
+    FIELD_BOOL(chunk_layout, "embedding", embedding, false), FIELD_BOOL(chunk_layout, "output", output, false),
+    FIELD_END,
+};
+static const field_desc RUN_FIELDS[] = {
+    CHUNK_I64(layer_run, first), CHUNK_I64(layer_run, count), FIELD_BOOL(layer_run, "mtp", mtp, false), FIELD_END,
+};
+static const field_desc SPLIT_FIELDS[] = {
+    SPLIT(shared), SPLIT(tp), SPLIT(expert), FIELD_STOP, SPLIT(layer), SPLIT(layer_tp), FIELD_END,
+};
+
 static void push_row(lua_State *L, const estimate_row *row)
 {
     lua_createtable(L, 0, 12);
-    lnd_set_int(L, "chunk", row->chunk);
-    lua_pushstring(L, row->kind);
-    lua_setfield(L, -2, "kind");
-    lnd_set_int(L, "count", row->count);
-    lnd_set_bool(L, "mtp", row->mtp);
-    lnd_set_bool(L, "vision", row->vision);
-    lnd_set_bool(L, "census", row->census);
-    lua_pushstring(L, row->type == ROW_LAYERS ? RECOMPUTE_NAMES[row->mode] : "off");
-    lua_setfield(L, -2, "recompute");
-    lnd_set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
-    lnd_set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
-    lnd_set_int(L, "comm_bytes_per_layer", bytes(L, row->comm_per_layer));
-    lnd_set_int(L, "in_flight", row->in_flight);
+    const field_desc *d = fields_push(L, ROW_FIELDS, row);
+    field_set_string(L, "recompute", row->type == ROW_LAYERS ? RECOMPUTE_NAMES[row->mode] : "off");
+    field_set_int(L, "static_bytes_per_layer", bytes(L, static_total(&row->static_per_layer)));
+    field_set_int(L, "activation_bytes_per_layer", bytes(L, row->activation_per_layer));
+    field_set_int(L, "comm_bytes_per_layer", bytes(L, row->comm_per_layer));
+    fields_push(L, d, row);
 }
 
 /* Pushes one stage's table; returns its rounded total. */
@@ -79,17 +88,17 @@ static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
     static const char *const names[9] = {"params", "grads", "optimizer", "main_params", "activations",
                                          "comm", "backward_overhead", "fragmentation", "reserve"};
     lua_createtable(L, 0, 16);
-    lnd_set_int(L, "stage", s);
+    field_set_int(L, "stage", s);
     int64_t total = 0;
     for (int i = 0; i < 9; i++) {
         if (i == 7 && parts[i] == 0)
             continue; /* the allocator's fragmentation: shown where a runtime states it */
-        lnd_set_int(L, names[i], parts[i]);
+        field_set_int(L, names[i], parts[i]);
         total += parts[i];
     }
-    lnd_set_int(L, "total", total);
-    lnd_set_int(L, "allocated", total - parts[8] - parts[7]);
-    lnd_set_int(L, "reserved", total - parts[8]);
+    field_set_int(L, "total", total);
+    field_set_int(L, "allocated", total - parts[8] - parts[7]);
+    field_set_int(L, "reserved", total - parts[8]);
     if (st->host > 0) {
         static const char *const host_names[5] = {"params", "grads", "optimizer", "main_params", "activations"};
         double host[5] = {st->host_stat.params, st->host_stat.grads, st->host_stat.optimizer,
@@ -97,10 +106,10 @@ static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
         lua_createtable(L, 0, 6);
         int64_t sum = 0;
         for (int i = 0; i < 5; i++) {
-            lnd_set_int(L, host_names[i], bytes(L, host[i]));
+            field_set_int(L, host_names[i], bytes(L, host[i]));
             sum += bytes(L, host[i]);
         }
-        lnd_set_int(L, "total", sum);
+        field_set_int(L, "total", sum);
         lua_setfield(L, -2, "host");
     }
     lua_createtable(L, st->n_rows, 0);
@@ -126,8 +135,8 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
         }
     }
     lua_setfield(L, -2, "stages");
-    lnd_set_int(L, "peak_bytes", peak);
-    lnd_set_int(L, "peak_stage", peak_stage);
+    field_set_int(L, "peak_bytes", peak);
+    field_set_int(L, "peak_stage", peak_stage);
     /* the peak stage's allocated and reserved bytes (its total less the reserve) */
     lua_getfield(L, -1, "stages");
     lua_rawgeti(L, -1, peak_stage + 1);
@@ -136,9 +145,9 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     lua_getfield(L, -1, "reserved");
     lua_setfield(L, -4, "reserved_bytes");
     lua_pop(L, 2);
-    lnd_set_int(L, "capacity_bytes", r->device_memory_bytes);
-    lnd_set_bool(L, "fits", peak <= r->device_memory_bytes);
-    lnd_set_bool(L, "census_used", e->census_used);
+    field_set_int(L, "capacity_bytes", r->device_memory_bytes);
+    field_set_bool(L, "fits", peak <= r->device_memory_bytes);
+    field_set_bool(L, "census_used", e->census_used);
     if (e->op_sac_fallback) {
         lua_createtable(L, 1, 0);
         lua_pushstring(L, "selective_rule torchtitan: its per-op checkpointing is priced for dense full-attention "
@@ -147,7 +156,7 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
         lua_rawseti(L, -2, 1);
         lua_setfield(L, -2, "notes");
     }
-    lnd_set_bool(L, "experts_clamped", e->derived.experts_clamped);
+    field_set_bool(L, "experts_clamped", e->derived.experts_clamped);
 }
 
 static double now_seconds(void)
@@ -218,21 +227,14 @@ int lnd_estimate(lua_State *L)
 static void push_chunk(lua_State *L, const layout_t *l, const chunk_layout *ch, const model_t *m)
 {
     lua_createtable(L, 0, 5);
-    lnd_set_int(L, "first", ch->first);
-    lnd_set_int(L, "count", ch->count);
-    lnd_set_bool(L, "embedding", ch->embedding);
-    lnd_set_bool(L, "output", ch->output);
+    fields_push(L, CHUNK_FIELDS, ch);
     lua_createtable(L, ch->n_runs, 0);
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         lua_createtable(L, 0, 5);
-        lua_pushstring(L, m->kinds[run->kind].name);
-        lua_setfield(L, -2, "kind");
-        lnd_set_int(L, "first", run->first);
-        lnd_set_int(L, "count", run->count);
-        lnd_set_bool(L, "mtp", run->mtp);
-        lua_pushstring(L, RECOMPUTE_NAMES[run->mode]);
-        lua_setfield(L, -2, "recompute");
+        field_set_string(L, "kind", m->kinds[run->kind].name);
+        fields_push(L, RUN_FIELDS, run);
+        field_set_string(L, "recompute", RECOMPUTE_NAMES[run->mode]);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "runs");
@@ -249,7 +251,7 @@ int lnd_layout(lua_State *L)
     lua_createtable(L, (int)r->pp, 0);
     for (int64_t s = 0; s < r->pp; s++) {
         lua_createtable(L, 0, 2);
-        lnd_set_int(L, "stage", s);
+        field_set_int(L, "stage", s);
         lua_createtable(L, (int)r->vpp, 0);
         for (int64_t c = 0; c < r->vpp; c++) {
             push_chunk(L, &e->layout, layout_chunk(&e->layout, s, c), m);
@@ -258,5 +260,39 @@ int lnd_layout(lua_State *L)
         lua_setfield(L, -2, "chunks");
         lua_rawseti(L, -2, s + 1);
     }
+    return 1;
+}
+
+static void push_split(lua_State *L, const act_split *a, double per_token)
+{
+    lua_createtable(L, 0, 4);
+    const field_desc *d = fields_push(L, SPLIT_FIELDS, a);
+    field_set_number(L, "per_token", per_token);
+    fields_push(L, d, a);
+}
+
+/* nd.core.activation_split(model, run, kind, recompute) -> the formula's bytes
+ * per token of one layer, split as parallelism divides them:
+ *   {saved = {shared, tp, expert, per_token}, selective = {...}}
+ * `shared` is what TP does not divide (a census's `saved`), tp + expert what
+ * it does (`saved_tp`); per_token is after the run's division. */
+int lnd_activation_split(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    const layer_kind *k = lnd_check_kind(L, m, 3);
+    derived_t d;
+    derive(m, r, &d);
+    double seq = (double)r->seq_length;
+    act_split plain = kind_activations(m, k, r, &d, NULL, seq);
+    act_split sel = kind_activations(m, k, r, &d, HYPERPARALLEL_SWITCHES, seq);
+    lua_createtable(L, 0, 3);
+    push_split(L, &plain, act_per_token(&plain, r, &d));
+    lua_setfield(L, -2, "saved");
+    push_split(L, &sel, act_per_token(&sel, r, &d));
+    lua_setfield(L, -2, "selective");
+    act_split out = output_activations(m, r, &d);
+    push_split(L, &out, out.shared / (double)d.sp + out.tp / output_tp_divisor(r, &d));
+    lua_setfield(L, -2, "output");
     return 1;
 }

@@ -1,14 +1,11 @@
-/* lnd_model.c: the nd.model userdata: a settled model spec read into model_t. */
-#include "lnd_types.h"
+/* lnd_model.c: the nd.model userdata: a settled model spec read into model_t, and its methods
+ * (params, flops, spec, stack, tostring). */
+#include "lnd.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <lauxlib.h>
-
-#include "lua_fields.h"
-#include "luautil.h"
 
 /* Ranges keep every product of sizes far inside a double's exact integers:
  * sizes are multiplied as doubles (exact to 2^53), never as int64. */
@@ -20,31 +17,91 @@
 #define MAX_TOKENS ((int64_t)1 << 31)
 #define MAX_KINDS 1024
 
-static const char *const SPEC_KEYS[] = {
-    "name", "arch", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-    "head_dim", "intermediate_size", "vocab_size", "max_position_embeddings", "num_experts",
-    "num_experts_per_tok", "num_shared_experts", "moe_intermediate_size", "shared_expert_intermediate_size",
-    "first_k_dense_replace", "mtp_depth", "multiple_of", "ffn_dim_multiplier", "kv_lora_rank", "q_lora_rank",
-    "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_output_gate", "tie_word_embeddings", "qk_norm",
-    "qkv_bias", "o_bias", "mlp_bias", "norm_bias", "shared_expert_gate", "layer_norms", "torch_dtype",
-    "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads", "linear_value_head_dim",
-    "linear_conv_kernel_dim", "learned_position_embeddings", "kinds", "layers", "family", "activations",
-    "output_activations", "vision", "layer_types", "ops",
-    /* vision towers */
-    "out_hidden_size", "patch_size", "spatial_merge_size", "num_position_embeddings", "temporal_patch_size",
-    "in_channels", "patch_bias", "deepstack_mergers",
-    NULL,
+#define MODEL_TYPE "nd.model"
+
+typedef struct {
+    model_t *model; /* freed by __gc */
+} model_box;
+
+static int model_gc(lua_State *L)
+{
+    model_box *box = luaL_checkudata(L, 1, MODEL_TYPE);
+    model_free(box->model);
+    box->model = NULL;
+    return 0;
+}
+
+model_t *lnd_check_model(lua_State *L, int idx)
+{
+    model_box *box = luaL_checkudata(L, idx, MODEL_TYPE);
+    if (box->model == NULL)
+        luaL_argerror(L, idx, "a model that was never built");
+    return box->model;
+}
+
+#define I64(key, m, lo, hi, d) FIELD_I64(model_t, key, m, lo, hi, d)
+#define REQ(key, m, lo, hi) FIELD_REQ(model_t, key, m, lo, hi)
+#define B(key, m) FIELD_BOOL(model_t, key, m, false)
+
+/* A model spec's fields in the order they are read; the stops fall where a
+ * check or a field read by hand comes between them. The last segment is a
+ * vision tower's alone. */
+static const field_desc MODEL_FIELDS[] = {
+    REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
+    REQ("num_attention_heads", heads, 1, MAX_HEADS), FIELD_STOP,
+    I64("num_key_value_heads", kv_heads, 1, MAX_HEADS, 0), FIELD_STOP,
+    I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0),
+    I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0), I64("layer_norms", layer_norms, 0, 64, 2),
+    I64("learned_position_embeddings", learned_positions, 0, MAX_TOKENS, 0),
+    I64("mtp_depth", mtp_depth, 0, MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),
+    I64("num_experts_per_tok", top_k, 1, MAX_EXPERTS, 1), I64("num_shared_experts", shared_experts, 0, MAX_EXPERTS, 0),
+    I64("moe_intermediate_size", expert_width, 0, MAX_WIDTH, 0),
+    I64("shared_expert_intermediate_size", shared_width, 0, MAX_WIDTH, 0), FIELD_STOP,
+    I64("first_k_dense_replace", first_dense, 0, MAX_LAYERS, 0), FIELD_STOP,
+    I64("kv_lora_rank", kv_lora_rank, 0, MAX_WIDTH, 0), I64("q_lora_rank", q_lora_rank, 0, MAX_WIDTH, 0),
+    I64("qk_rope_head_dim", rope_head_dim, 0, MAX_WIDTH, 0), I64("qk_nope_head_dim", nope_head_dim, 0, MAX_WIDTH, 0),
+    I64("v_head_dim", v_head_dim, 0, MAX_WIDTH, 0), I64("linear_num_key_heads", lin_key_heads, 0, MAX_HEADS, 0),
+    I64("linear_key_head_dim", lin_key_dim, 0, MAX_WIDTH, 0),
+    I64("linear_num_value_heads", lin_value_heads, 0, MAX_HEADS, 0),
+    I64("linear_value_head_dim", lin_value_dim, 0, MAX_WIDTH, 0),
+    I64("linear_conv_kernel_dim", lin_conv, 0, 1024, 0), B("attn_output_gate", attn_output_gate),
+    B("tie_word_embeddings", tied), B("qk_norm", qk_norm), B("qkv_bias", qkv_bias), B("o_bias", o_bias),
+    B("mlp_bias", mlp_bias), B("norm_bias", norm_bias), B("shared_expert_gate", shared_gate), FIELD_STOP,
+    I64("patch_size", patch_size, 0, 4096, 0), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
+    I64("in_channels", in_channels, 1, 64, 3), I64("spatial_merge_size", merge_size, 1, 64, 1),
+    I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0), I64("deepstack_mergers", deepstack_mergers, 0, 64, 0),
+    B("patch_bias", patch_bias), FIELD_STOP,
+    /* read by hand, or by the Lua side alone */
+    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("head_dim"),
+    FIELD_KEY("num_position_embeddings"), FIELD_KEY("multiple_of"), FIELD_KEY("ffn_dim_multiplier"),
+    FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"), FIELD_KEY("family"),
+    FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"), FIELD_KEY("layer_types"),
+    FIELD_KEY("ops"), FIELD_END,
 };
 
-static const char *const FAMILY_KEYS[] = {
-    "grad_bytes", "optimizer_state_bytes", "optimizer_states", "main_param_bytes", "norm_bytes",
-    "dropout_bytes", "grad_accumulation", "shard_activations", "loss_parallel", "reshard_params",
-    "deferred_grad_accumulation", "overlapped_grad_reduce", "flash_attention", "v_head_dim", NULL,
+#define FAM_INT(key, d) FIELD_INT(family_run, #key, key, 0, 16, d)
+#define FAM_BOOL(key, d) FIELD_BOOL(family_run, #key, key, d)
+
+/* A family's run defaults (its op profile's `run` section); the defaults are
+ * DEFAULT_RUN of the reference's op profiles (memory-model.md §4.8), flash attention on. */
+static const field_desc FAMILY_FIELDS[] = {
+    FAM_INT(grad_bytes, 4), FAM_INT(optimizer_state_bytes, 4), FAM_INT(optimizer_states, 2),
+    FAM_INT(main_param_bytes, 0), FAM_INT(norm_bytes, 4), FAM_INT(dropout_bytes, 0),
+    FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
+    FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
+    FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
+    FIELD_I64(family_run, "v_head_dim", v_head_dim, 1, MAX_WIDTH, 0), FIELD_END,
 };
 
-static const char *const CENSUS_KEYS[] = {
-    "saved", "saved_tp", "working", "working_tp", "seq_length", "selective", "selective_tp",
-    "selective_attention_mm", "selective_ffn_mm", "ops", "ops_tp", NULL,
+#define CENSUS(key, lo, hi) FIELD_NUM(census_record, #key, key, lo, hi, 0)
+
+/* A census record's fields after its four required sizes (read by hand). */
+static const field_desc CENSUS_FIELDS[] = {
+    FIELD_REQ(census_record, "seq_length", seq_length, 1, MAX_TOKENS), FIELD_STOP,
+    CENSUS(selective, 0, 1e15), CENSUS(selective_tp, 0, 1e15), FIELD_STOP,
+    CENSUS(selective_attention_mm, 0, 1), CENSUS(selective_ffn_mm, 0, 1), FIELD_STOP,
+    FIELD_KEY("saved"), FIELD_KEY("saved_tp"), FIELD_KEY("working"), FIELD_KEY("working_tp"), FIELD_KEY("ops"),
+    FIELD_KEY("ops_tp"), FIELD_END,
 };
 
 static char *join(lua_State *L, const char *a, const char *b)
@@ -55,41 +112,25 @@ static char *join(lua_State *L, const char *a, const char *b)
 
 static void read_family(lua_State *L, int spec, const char *prefix, family_run *f)
 {
-    /* DEFAULT_RUN of the reference's op profiles (memory-model.md §4.8), flash attention on */
-    family_run d = {4, 4, 2, 0, 4, 0, false, false, true, false, false, false, true, 0};
-    *f = d;
     if (lua_getfield(L, spec, "family") != LUA_TTABLE) {
         lua_pop(L, 1);
-        return;
+        lua_newtable(L); /* every field its default */
     }
     int t = lua_gettop(L);
     const char *p = join(L, prefix, "family.");
-    field_refuse_unknown(L, t, p, "family", FAMILY_KEYS);
-    f->grad_bytes = (int)field_int(L, t, p, "grad_bytes", 0, 16, d.grad_bytes, false);
-    f->optimizer_state_bytes = (int)field_int(L, t, p, "optimizer_state_bytes", 0, 16, d.optimizer_state_bytes, false);
-    f->optimizer_states = (int)field_int(L, t, p, "optimizer_states", 0, 16, d.optimizer_states, false);
-    f->main_param_bytes = (int)field_int(L, t, p, "main_param_bytes", 0, 16, d.main_param_bytes, false);
-    f->norm_bytes = (int)field_int(L, t, p, "norm_bytes", 0, 16, d.norm_bytes, false);
-    f->dropout_bytes = (int)field_int(L, t, p, "dropout_bytes", 0, 16, d.dropout_bytes, false);
-    f->grad_accumulation = field_bool(L, t, p, "grad_accumulation", d.grad_accumulation);
-    f->shard_activations = field_bool(L, t, p, "shard_activations", d.shard_activations);
-    f->loss_parallel = field_bool(L, t, p, "loss_parallel", d.loss_parallel);
-    f->reshard_params = field_bool(L, t, p, "reshard_params", d.reshard_params);
-    f->deferred_grad_accumulation = field_bool(L, t, p, "deferred_grad_accumulation", d.deferred_grad_accumulation);
-    f->overlapped_grad_reduce = field_bool(L, t, p, "overlapped_grad_reduce", d.overlapped_grad_reduce);
-    f->flash_attention = field_bool(L, t, p, "flash_attention", d.flash_attention);
-    f->v_head_dim = field_int(L, t, p, "v_head_dim", 1, MAX_WIDTH, 0, false);
+    fields_refuse_unknown(L, t, p, "family", FAMILY_FIELDS);
+    fields_read(L, t, p, FAMILY_FIELDS, f);
     lua_pop(L, 2);
 }
 
 /* Reads a census record at index t; the record lives in a malloc'd block. */
-census_record *lnd_read_census(lua_State *L, int t, const char *path)
+static census_record *read_census(lua_State *L, int t, const char *path)
 {
     t = lua_absindex(L, t);
     if (!lua_istable(L, t))
         nd_bad_input(L, "%s must be a census record (a table of bytes per token)", path);
     const char *p = join(L, path, ".");
-    field_refuse_unknown(L, t, path, "census record", CENSUS_KEYS);
+    fields_refuse_unknown(L, t, path, "census record", CENSUS_FIELDS);
     census_record r;
     memset(&r, 0, sizeof r);
     const char *base[] = {"saved", "saved_tp", "working", "working_tp"};
@@ -99,18 +140,16 @@ census_record *lnd_read_census(lua_State *L, int t, const char *path)
             nd_bad_input(L, "%s%s is required in a census record", p, base[i]);
         *dst[i] = field_number(L, t, p, base[i], 0, 1e15, 0);
     }
-    r.seq_length = field_int(L, t, p, "seq_length", 1, MAX_TOKENS, 0, true);
+    const field_desc *d = fields_read(L, t, p, CENSUS_FIELDS, &r);
     r.has_selective = field_present(L, t, "selective") || field_present(L, t, "selective_tp");
     if (r.has_selective && !(field_present(L, t, "selective") && field_present(L, t, "selective_tp")))
         nd_bad_input(L, "%s states one of selective and selective_tp without the other", path);
-    r.selective = field_number(L, t, p, "selective", 0, 1e15, 0);
-    r.selective_tp = field_number(L, t, p, "selective_tp", 0, 1e15, 0);
+    d = fields_read(L, t, p, d, &r);
     r.has_shares = field_present(L, t, "selective_attention_mm") || field_present(L, t, "selective_ffn_mm");
     if (r.has_shares &&
         !(field_present(L, t, "selective_attention_mm") && field_present(L, t, "selective_ffn_mm")))
         nd_bad_input(L, "%s states one of selective_attention_mm and selective_ffn_mm without the other", path);
-    r.selective_attention_mm = field_number(L, t, p, "selective_attention_mm", 0, 1, 0);
-    r.selective_ffn_mm = field_number(L, t, p, "selective_ffn_mm", 0, 1, 0);
+    fields_read(L, t, p, d, &r);
     lua_pop(L, 1);
     census_record *copy = malloc(sizeof *copy);
     if (copy == NULL)
@@ -249,82 +288,47 @@ static void check_stack(lua_State *L, const model_t *m, const char *prefix)
                      (lua_Integer)m->mtp_depth);
 }
 
-static void read_core(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
+static void read_tower(lua_State *L, int spec, model_t *m, const char *prefix, const field_desc *d)
 {
-    m->hidden = field_int(L, spec, prefix, "hidden_size", 1, MAX_WIDTH, 0, true);
-    m->layers = field_int(L, spec, prefix, "num_hidden_layers", 1, MAX_LAYERS, 0, true);
-    m->heads = field_int(L, spec, prefix, "num_attention_heads", 1, MAX_HEADS, 0, true);
-    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
-    m->kv_heads = field_int(L, spec, prefix, "num_key_value_heads", 1, MAX_HEADS, m->heads, false);
-    if (m->heads % m->kv_heads != 0)
-        nd_bad_input(L, "%snum_attention_heads (%I) is not divisible by num_key_value_heads (%I)", prefix,
-                     (lua_Integer)m->heads, (lua_Integer)m->kv_heads);
-    m->head_dim = (double)field_int(L, spec, prefix, "head_dim", 1, MAX_WIDTH, 0, false);
-    m->ffn_width = field_int(L, spec, prefix, "intermediate_size", 0, MAX_WIDTH, 0, false);
-    m->max_positions = field_int(L, spec, prefix, "max_position_embeddings", 0, MAX_TOKENS, 0, false);
-    m->layer_norms = field_int(L, spec, prefix, "layer_norms", 0, 64, 2, false);
-    m->learned_positions = field_int(L, spec, prefix, "learned_position_embeddings", 0, MAX_TOKENS, 0, false);
-    m->mtp_depth = field_int(L, spec, prefix, "mtp_depth", 0, MAX_LAYERS, 0, false);
-}
-
-static void read_moe(lua_State *L, int spec, model_t *m, const char *prefix)
-{
-    m->experts = field_int(L, spec, prefix, "num_experts", 0, MAX_EXPERTS, 1, false);
-    if (m->experts < 1)
-        m->experts = 1;
-    m->top_k = field_int(L, spec, prefix, "num_experts_per_tok", 1, MAX_EXPERTS, 1, false);
-    m->shared_experts = field_int(L, spec, prefix, "num_shared_experts", 0, MAX_EXPERTS, 0, false);
-    m->expert_width = field_int(L, spec, prefix, "moe_intermediate_size", 0, MAX_WIDTH, 0, false);
-    if (m->expert_width == 0 && m->experts > 1)
-        m->expert_width = m->ffn_width; /* Mixtral runs its experts at the dense width */
-    int64_t shared = field_int(L, spec, prefix, "shared_expert_intermediate_size", 0, MAX_WIDTH, 0, false);
-    m->shared_width = shared > 0 ? shared : m->shared_experts * m->expert_width;
-    if (m->shared_experts > 0 && m->shared_width <= 0)
-        nd_bad_input(L, "%snum_shared_experts is set but no width resolves for it; declare "
-                        "shared_expert_intermediate_size or moe_intermediate_size", prefix);
-    m->first_dense = field_int(L, spec, prefix, "first_k_dense_replace", 0, MAX_LAYERS, 0, false);
-    if (m->experts > 1 && m->top_k > m->experts)
-        nd_bad_input(L, "%snum_experts_per_tok (%I) exceeds num_experts (%I)", prefix, (lua_Integer)m->top_k,
-                     (lua_Integer)m->experts);
-}
-
-static void read_attention_extras(lua_State *L, int spec, model_t *m, const char *prefix)
-{
-    m->kv_lora_rank = field_int(L, spec, prefix, "kv_lora_rank", 0, MAX_WIDTH, 0, false);
-    m->q_lora_rank = field_int(L, spec, prefix, "q_lora_rank", 0, MAX_WIDTH, 0, false);
-    m->rope_head_dim = field_int(L, spec, prefix, "qk_rope_head_dim", 0, MAX_WIDTH, 0, false);
-    m->nope_head_dim = field_int(L, spec, prefix, "qk_nope_head_dim", 0, MAX_WIDTH, 0, false);
-    m->v_head_dim = field_int(L, spec, prefix, "v_head_dim", 0, MAX_WIDTH, 0, false);
-    m->lin_key_heads = field_int(L, spec, prefix, "linear_num_key_heads", 0, MAX_HEADS, 0, false);
-    m->lin_key_dim = field_int(L, spec, prefix, "linear_key_head_dim", 0, MAX_WIDTH, 0, false);
-    m->lin_value_heads = field_int(L, spec, prefix, "linear_num_value_heads", 0, MAX_HEADS, 0, false);
-    m->lin_value_dim = field_int(L, spec, prefix, "linear_value_head_dim", 0, MAX_WIDTH, 0, false);
-    m->lin_conv = field_int(L, spec, prefix, "linear_conv_kernel_dim", 0, 1024, 0, false);
-    m->attn_output_gate = field_bool(L, spec, prefix, "attn_output_gate", false);
-    m->tied = field_bool(L, spec, prefix, "tie_word_embeddings", false);
-    m->qk_norm = field_bool(L, spec, prefix, "qk_norm", false);
-    m->qkv_bias = field_bool(L, spec, prefix, "qkv_bias", false);
-    m->o_bias = field_bool(L, spec, prefix, "o_bias", false);
-    m->mlp_bias = field_bool(L, spec, prefix, "mlp_bias", false);
-    m->norm_bias = field_bool(L, spec, prefix, "norm_bias", false);
-    m->shared_gate = field_bool(L, spec, prefix, "shared_expert_gate", false);
-}
-
-static void read_tower_extras(lua_State *L, int spec, model_t *m, const char *prefix)
-{
-    m->patch_size = field_int(L, spec, prefix, "patch_size", 0, 4096, 0, false);
-    m->temporal_patch = field_int(L, spec, prefix, "temporal_patch_size", 1, 64, 1, false);
-    m->in_channels = field_int(L, spec, prefix, "in_channels", 1, 64, 3, false);
-    m->merge_size = field_int(L, spec, prefix, "spatial_merge_size", 1, 64, 1, false);
-    m->out_hidden = field_int(L, spec, prefix, "out_hidden_size", 0, MAX_WIDTH, 0, false);
-    m->deepstack_mergers = field_int(L, spec, prefix, "deepstack_mergers", 0, 64, 0, false);
-    m->patch_bias = field_bool(L, spec, prefix, "patch_bias", false);
+    fields_read(L, spec, prefix, d, m);
     if (m->learned_positions == 0)
         m->learned_positions = field_int(L, spec, prefix, "num_position_embeddings", 0, MAX_TOKENS, 0, false);
     if (m->patch_size == 0)
         m->patch_size = 1; /* a tower without a stated patch still prices as a tower */
     if (m->out_hidden == 0)
         m->out_hidden = m->hidden;
+}
+
+/* Reads the spec's fields, segment by segment of MODEL_FIELDS, with the
+ * checks and the fields read by hand between them. */
+static void read_fields(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
+{
+    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
+    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
+    d = fields_read(L, spec, prefix, d, m);
+    if (m->kv_heads == 0)
+        m->kv_heads = m->heads;
+    if (m->heads % m->kv_heads != 0)
+        nd_bad_input(L, "%snum_attention_heads (%I) is not divisible by num_key_value_heads (%I)", prefix,
+                     (lua_Integer)m->heads, (lua_Integer)m->kv_heads);
+    m->head_dim = (double)field_int(L, spec, prefix, "head_dim", 1, MAX_WIDTH, 0, false);
+    d = fields_read(L, spec, prefix, d, m);
+    if (m->experts < 1)
+        m->experts = 1;
+    if (m->expert_width == 0 && m->experts > 1)
+        m->expert_width = m->ffn_width; /* Mixtral runs its experts at the dense width */
+    if (m->shared_width == 0)
+        m->shared_width = m->shared_experts * m->expert_width;
+    if (m->shared_experts > 0 && m->shared_width <= 0)
+        nd_bad_input(L, "%snum_shared_experts is set but no width resolves for it; declare "
+                        "shared_expert_intermediate_size or moe_intermediate_size", prefix);
+    d = fields_read(L, spec, prefix, d, m);
+    if (m->experts > 1 && m->top_k > m->experts)
+        nd_bad_input(L, "%snum_experts_per_tok (%I) exceeds num_experts (%I)", prefix, (lua_Integer)m->top_k,
+                     (lua_Integer)m->experts);
+    d = fields_read(L, spec, prefix, d, m);
+    if (tower)
+        read_tower(L, spec, m, prefix, d);
 }
 
 /* spec.activations: a census record per kind of the stack. */
@@ -343,14 +347,14 @@ static void read_activations(lua_State *L, int spec, model_t *m, const char *pre
                 nd_bad_input(L, "%sactivations: a census record of kind '%s', which no layer of the stack is",
                              prefix, kind);
             const char *path = lua_pushfstring(L, "%sactivations.%s", prefix, kind);
-            m->kinds[found].census = lnd_read_census(L, -2, path);
+            m->kinds[found].census = read_census(L, -2, path);
             lua_pop(L, 2);
         }
     }
     lua_pop(L, 1);
     if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE) {
         const char *path = lua_pushfstring(L, "%soutput_activations", prefix);
-        m->output_census = lnd_read_census(L, -2, path);
+        m->output_census = read_census(L, -2, path);
     }
     lua_settop(L, top);
 }
@@ -373,14 +377,10 @@ static void read_vision(lua_State *L, int spec, model_t *m)
 static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
 {
     spec = lua_absindex(L, spec);
-    field_refuse_unknown(L, spec, prefix, "model spec", SPEC_KEYS);
+    fields_refuse_unknown(L, spec, prefix, "model spec", MODEL_FIELDS);
     m->name = field_string(L, spec, prefix, "name", tower ? "vision" : "custom");
     m->arch = field_string(L, spec, prefix, "arch", tower ? "vision" : "default");
-    read_core(L, spec, m, prefix, tower);
-    read_moe(L, spec, m, prefix);
-    read_attention_extras(L, spec, m, prefix);
-    if (tower)
-        read_tower_extras(L, spec, m, prefix);
+    read_fields(L, spec, m, prefix, tower);
     read_family(L, spec, prefix, &m->family);
     read_groups(L, spec, m, prefix);
     check_stack(L, m, prefix);
@@ -394,7 +394,9 @@ int lnd_model_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    model_box *box = lnd_push_model_box(L);
+    model_box *box = lua_newuserdatauv(L, sizeof *box, 1); /* user value: the spec table */
+    box->model = NULL;
+    luaL_setmetatable(L, MODEL_TYPE);
     box->model = calloc(1, sizeof *box->model);
     if (box->model == NULL)
         return luaL_error(L, "out of memory");
@@ -406,4 +408,158 @@ int lnd_model_new(lua_State *L)
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, 2, 1);
     return 1;
+}
+
+#define NUM(S, m) FIELD_NUM(S, #m, m, 0, 0, 0)
+#define P(m) NUM(model_params, m)
+#define F(m) NUM(model_flops, m)
+
+static const field_desc PARAMS_TOTALS[] = {P(total), P(active), FIELD_END};
+static const field_desc PARAMS_BY_PART[] = {
+    P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router),
+    P(output), P(mtp), P(vision), FIELD_END,
+};
+static const field_desc FLOPS_TOTALS[] = {F(total), F(causal_factor), FIELD_END};
+static const field_desc FLOPS_BY_PART[] = {
+    F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
+    F(router), F(output), F(mtp), F(vision), FIELD_END,
+};
+static const field_desc KIND_SIZES[] = {
+    NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim),
+    NUM(layer_kind, v_head_dim), NUM(layer_kind, ffn_width), FIELD_END,
+};
+static const field_desc KIND_PARAMS[] = {
+    NUM(layer_params, attention), NUM(layer_params, norms), NUM(layer_params, dense_mlp), NUM(layer_params, router),
+    FIELD_NUM(layer_params, "routed_experts", routed, 0, 0, 0),
+    FIELD_NUM(layer_params, "shared_experts", shared, 0, 0, 0), FIELD_END,
+};
+
+/* model:params() -> {total, active, by_part = {...}} */
+static int model_params_method(lua_State *L)
+{
+    model_params p = model_count_params(lnd_check_model(L, 1));
+    lua_createtable(L, 0, 3);
+    fields_push(L, PARAMS_TOTALS, &p);
+    lua_createtable(L, 0, 10);
+    fields_push(L, PARAMS_BY_PART, &p);
+    lua_setfield(L, -2, "by_part");
+    return 1;
+}
+
+/* model:flops(seq_len) -> {total, causal_factor, seq_len, by_part = {...}}: forward FLOPs per token */
+static int model_flops_method(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    lua_Integer s = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, s >= 1 && s <= ((lua_Integer)1 << 31), 2, "seq_len must be a positive number of tokens");
+    model_flops f = model_count_flops(m, (int64_t)s);
+    lua_createtable(L, 0, 4);
+    fields_push(L, FLOPS_TOTALS, &f);
+    lua_pushinteger(L, s);
+    lua_setfield(L, -2, "seq_len");
+    lua_createtable(L, 0, 10);
+    fields_push(L, FLOPS_BY_PART, &f);
+    lua_setfield(L, -2, "by_part");
+    return 1;
+}
+
+/* model:spec() -> the settled spec table it was built from */
+static int model_spec_method(lua_State *L)
+{
+    lnd_check_model(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    return 1;
+}
+
+static void push_kind(lua_State *L, const layer_kind *k)
+{
+    lua_createtable(L, 0, 10);
+    field_set_string(L, "name", k->name);
+    field_set_string(L, "attention", k->attention == ATTENTION_LINEAR ? "linear" : k->mla ? "mla" : "full");
+    field_set_string(L, "ffn", k->moe ? "moe" : "dense");
+    fields_push(L, KIND_SIZES, k);
+    lua_pushboolean(L, k->census != NULL);
+    lua_setfield(L, -2, "census");
+    lua_createtable(L, 0, 6);
+    fields_push(L, KIND_PARAMS, &k->params);
+    lua_setfield(L, -2, "params");
+}
+
+/* model:stack() -> array of {kind = <kind table>, count = n, mtp = bool} */
+static int model_stack_method(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    lua_createtable(L, m->n_groups, 0);
+    for (int i = 0; i < m->n_groups; i++) {
+        lua_createtable(L, 0, 3);
+        push_kind(L, &m->kinds[m->groups[i].kind]);
+        lua_setfield(L, -2, "kind");
+        lua_pushinteger(L, (lua_Integer)m->groups[i].count);
+        lua_setfield(L, -2, "count");
+        lua_pushboolean(L, m->groups[i].mtp);
+        lua_setfield(L, -2, "mtp");
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* "3×dense, 58×moe, 1×moe(mtp)" */
+static void push_stack_text(lua_State *L, const model_t *m)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; i < m->n_groups; i++) {
+        const layer_group *g = &m->groups[i];
+        if (i > 0)
+            luaL_addstring(&b, ", ");
+        lua_pushfstring(L, "%I\xC3\x97%s%s", (lua_Integer)g->count, m->kinds[g->kind].name, g->mtp ? "(mtp)" : "");
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+}
+
+static int model_tostring(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    model_params p = model_count_params(m);
+    push_stack_text(L, m);
+    const char *stack = lua_tostring(L, -1);
+    char sizes[160];
+    if (m->experts > 1)
+        snprintf(sizes, sizeof sizes, "%lld experts (top-%lld) of width %lld", (long long)m->experts,
+                 (long long)m->top_k, (long long)m->expert_width);
+    else
+        snprintf(sizes, sizeof sizes, "FFN width %lld", (long long)m->ffn_width);
+    char counts[96];
+    if (p.active < p.total)
+        snprintf(counts, sizeof counts, "%.2f B parameters (%.2f B active)", p.total / 1e9, p.active / 1e9);
+    else
+        snprintf(counts, sizeof counts, "%.2f B parameters", p.total / 1e9);
+    lua_pushfstring(L, "%s (arch %s): %I layers [%s], hidden %I, %I heads (%I KV, head dim %d), %s, "
+                       "vocabulary %I%s; %s",
+                    m->name, m->arch, (lua_Integer)(m->layers + m->mtp_depth), stack, (lua_Integer)m->hidden,
+                    (lua_Integer)m->heads, (lua_Integer)m->kv_heads, (int)lround(m->head_dim), sizes,
+                    (lua_Integer)m->vocab, m->vision ? ", with a vision tower" : "", counts);
+    return 1;
+}
+
+static const luaL_Reg model_methods[] = {
+    {"params", model_params_method},
+    {"flops", model_flops_method},
+    {"spec", model_spec_method},
+    {"stack", model_stack_method},
+    {NULL, NULL},
+};
+
+const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
+{
+    int i = model_kind_index(m, luaL_checkstring(L, arg));
+    if (i < 0)
+        luaL_argerror(L, arg, "no layer kind of that name in the model");
+    return &m->kinds[i];
+}
+
+void lnd_open_model(lua_State *L)
+{
+    lnd_new_type(L, MODEL_TYPE, model_gc, model_tostring, model_methods);
 }

@@ -1,34 +1,82 @@
-/* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t. */
-#include "lnd_run.h"
+/* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t, its
+ * per-stage forms (offsets, recompute counts and ranges), and its methods. */
+#include "lnd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <lauxlib.h>
-
-#include "lua_fields.h"
-#include "luautil.h"
+#include "derive.h"
+#include "schedule.h"
 
 #define MAX_DEGREE ((int64_t)1 << 20)
 #define MAX_CHUNKS ((int64_t)1 << 17)
 #define MAX_BATCH ((int64_t)1 << 24)
 #define MAX_TOKENS ((int64_t)1 << 31)
 #define MAX_BYTES ((int64_t)1 << 50)
+#define MAX_LAYERS 100000
 
-static const char *const RUN_KEYS[] = {
-    "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "sequence_parallel", "shard_activations", "loss_parallel",
-    "optimizer_parallel", "grad_shard", "grad_shard_as_params", "grad_accumulation",
-    "deferred_grad_accumulation", "overlapped_grad_reduce", "reshard_params", "param_casts",
-    "expert_shard_group", "mtp_in_offset", "emb_out_in_offset", "recompute_slice_activation", "flash_attention",
-    "grad_clip", "grouped_gemm", "vocab_emb_dp", "emb_dp_sharded", "tie_embeddings", "shard_mtp_param",
-    "frozen", "shard_spans_cp", "freeze_vision", "swap_optimizer", "micro_batch_size", "micro_batch_num",
-    "global_batch_size", "optimizer_shard", "expert_shard", "pp_schedule", "offset", "seq_split",
-    "full_recompute", "selective_recompute", "selective_comm_recompute", "selective_rule", "recompute",
-    "param_bytes", "compute_bytes", "softmax_bytes", "grad_bytes", "optimizer_state_bytes", "main_param_bytes",
-    "norm_bytes", "dropout_bytes", "optimizer_states", "cp_algo", "optimizer", "device_memory",
-    "capacity_factor", "seq_length", "visual_seq_length", "reserve_bytes", "param_shard", "fused_norm",
-    "fused_swiglu", "loss_upcast", "loss_inplace_grad", "fragmentation", "offload_optimizer", "offload_params",
-    "offload_activations", "runtime", "inplace_dp_buffers", "keep_gathered_params", NULL,
+#define RUN_TYPE "nd.run"
+
+typedef struct {
+    run_t run;
+    bool ready;
+} run_box;
+
+static const char *const SCHEDULES[] = {"1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp",
+                                        "zero_bubble_v", "zbv", "dualpipev", NULL};
+static const int SCHEDULE_VALUES[] = {SCHED_1F1B, SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_SEQPIPE,
+                                      SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
+static const field_choices SCHEDULE = {SCHEDULES, SCHEDULE_VALUES, "1f1b, gpipe, seqpipe, zero_bubble_v"};
+static const char *const RULES[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
+static const int RULE_VALUES[] = {RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN};
+static const field_choices RULE = {RULES, RULE_VALUES, "hyperparallel, mindformers, megatron, torchtitan"};
+static const char *const CP_ALGOS[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses",
+                                       NULL};
+static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
+static const field_choices CP_ALGO = {CP_ALGOS, CP_ALGO_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
+
+_Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == sizeof(int) &&
+                   sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int),
+               "the field table writes enums and tristates as ints");
+
+#define I64(m, lo, hi, d) FIELD_I64(run_t, #m, m, lo, hi, d)
+#define WIDTH(m, d) FIELD_INT(run_t, #m, m, (d) < 0 ? 0 : 1, 16, d)
+#define B(m, d) FIELD_BOOL(run_t, #m, m, d)
+#define T(m) FIELD_TRI(run_t, #m, m)
+
+/* The run table's fields in the order they are read; the stops fall where a
+ * check or a field read by hand comes between them. */
+static const field_desc RUN_FIELDS[] = {
+    I64(dp, 1, MAX_DEGREE, 1), I64(tp, 1, MAX_DEGREE, 1), I64(pp, 1, MAX_DEGREE, 1), I64(vpp, 1, 64, 1),
+    I64(cp, 1, MAX_DEGREE, 1), I64(ep, 1, MAX_DEGREE, 1), I64(etp, 0, MAX_DEGREE, 0), FIELD_STOP,
+    B(sequence_parallel, false), T(shard_activations), T(loss_parallel), T(grad_accumulation), T(param_casts),
+    T(flash_attention), T(param_shard), T(tie_embeddings), T(fused_norm), T(fused_swiglu), T(loss_upcast),
+    T(loss_inplace_grad), B(offload_optimizer, false), B(inplace_dp_buffers, false), T(keep_gathered_params),
+    B(offload_params, false), B(optimizer_parallel, false), B(grad_shard, false), B(grad_shard_as_params, false),
+    B(deferred_grad_accumulation, false), B(overlapped_grad_reduce, false), B(reshard_params, true),
+    B(expert_shard_group, false), B(mtp_in_offset, true), B(emb_out_in_offset, false),
+    B(recompute_slice_activation, false), B(grad_clip, false), B(grouped_gemm, true), B(vocab_emb_dp, true),
+    B(emb_dp_sharded, true), B(shard_mtp_param, true), B(frozen, false), B(shard_spans_cp, false),
+    B(freeze_vision, false), B(swap_optimizer, false), B(selective_comm_recompute, false),
+    WIDTH(param_bytes, 2), WIDTH(compute_bytes, 2), WIDTH(softmax_bytes, 4), WIDTH(grad_bytes, -1),
+    WIDTH(optimizer_state_bytes, -1), WIDTH(main_param_bytes, -1), WIDTH(norm_bytes, -1),
+    WIDTH(dropout_bytes, -1), WIDTH(optimizer_states, -1), FIELD_STOP,
+    FIELD_ENUM(run_t, pp_schedule, "pp_schedule", schedule, &SCHEDULE),
+    FIELD_ENUM(run_t, selective_rule, "selective_rule", rule, &RULE),
+    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_STOP,
+    I64(seq_split, 1, 4096, 1), I64(micro_batch_size, 1, MAX_BATCH, 1), I64(global_batch_size, 1, MAX_BATCH, 0),
+    FIELD_STOP,
+    I64(optimizer_shard, 1, MAX_DEGREE, 0), I64(expert_shard, 1, MAX_DEGREE, 0),
+    FIELD_NUM(run_t, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), I64(seq_length, 1, MAX_TOKENS, 4096),
+    I64(visual_seq_length, 1, MAX_TOKENS, 0), FIELD_STOP,
+    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, MAX_BYTES, (int64_t)64 << 30),
+    I64(reserve_bytes, 0, MAX_BYTES, -1), FIELD_NUM(run_t, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
+    FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
+    /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
+    FIELD_NAME("runtime"),
+    /* read by hand */
+    FIELD_KEY("optimizer"), FIELD_KEY("micro_batch_num"), FIELD_KEY("offset"), FIELD_KEY("full_recompute"),
+    FIELD_KEY("selective_recompute"), FIELD_KEY("recompute"), FIELD_END,
 };
 
 static int run_gc(lua_State *L)
@@ -48,93 +96,25 @@ run_t *lnd_check_run(lua_State *L, int idx)
     return &box->run;
 }
 
-static tristate read_tristate(lua_State *L, int t, const char *key)
+/* The devices and pipeline chunks a run spans, formed in doubles (exact:
+ * each factor <= 2^20) and checked before any int64 product is formed. */
+static void check_degrees(lua_State *L, const run_t *r)
 {
-    if (!field_present(L, t, key))
-        return UNSTATED;
-    return field_bool(L, t, "", key, false) ? YES : NO;
-}
-
-static void read_degrees(lua_State *L, int t, run_t *r)
-{
-    r->dp = field_int(L, t, "", "dp", 1, MAX_DEGREE, 1, false);
-    r->tp = field_int(L, t, "", "tp", 1, MAX_DEGREE, 1, false);
-    r->pp = field_int(L, t, "", "pp", 1, MAX_DEGREE, 1, false);
-    r->vpp = field_int(L, t, "", "vpp", 1, 64, 1, false);
-    r->cp = field_int(L, t, "", "cp", 1, MAX_DEGREE, 1, false);
-    r->ep = field_int(L, t, "", "ep", 1, MAX_DEGREE, 1, false);
-    r->etp = field_int(L, t, "", "etp", 0, MAX_DEGREE, 0, false);
-    /* the devices a run spans, formed in doubles (exact: each factor <= 2^20)
-     * and checked before any int64 product of degrees is formed */
     double devices = (double)r->dp * (double)r->tp * (double)r->pp * (double)r->cp;
     if (devices > 0x1p53) /* past 2^53 the count shows as a float */
         nd_bad_input(L, "dp x tp x pp x cp = %f devices; ndlua plans at most %d", devices, (int)MAX_DEGREE);
     if (devices > (double)MAX_DEGREE)
         nd_bad_input(L, "dp x tp x pp x cp = %I devices; ndlua plans at most %d", (lua_Integer)devices,
                      (int)MAX_DEGREE);
-    /* pipeline chunks, in doubles (exact: <= 2^26): the layout holds one record per chunk */
+    /* the layout holds one record per chunk */
     double chunks = (double)r->pp * (double)r->vpp;
     if (chunks > (double)MAX_CHUNKS)
         nd_bad_input(L, "pp x vpp = %I pipeline chunks; ndlua plans at most %d (a model holds at most 100000 "
                         "layers)", (lua_Integer)chunks, (int)MAX_CHUNKS);
-    r->sequence_parallel = field_bool(L, t, "", "sequence_parallel", false);
 }
 
-static void read_flags(lua_State *L, int t, run_t *r)
+static void read_optimizer(lua_State *L, int t, run_t *r)
 {
-    r->shard_activations = read_tristate(L, t, "shard_activations");
-    r->loss_parallel = read_tristate(L, t, "loss_parallel");
-    r->grad_accumulation = read_tristate(L, t, "grad_accumulation");
-    r->param_casts = read_tristate(L, t, "param_casts");
-    r->flash_attention = read_tristate(L, t, "flash_attention");
-    r->param_shard = read_tristate(L, t, "param_shard");
-    r->tie_embeddings = read_tristate(L, t, "tie_embeddings");
-    r->fused_norm = read_tristate(L, t, "fused_norm");
-    r->fused_swiglu = read_tristate(L, t, "fused_swiglu");
-    r->loss_upcast = read_tristate(L, t, "loss_upcast");
-    r->loss_inplace_grad = read_tristate(L, t, "loss_inplace_grad");
-    r->offload_optimizer = field_bool(L, t, "", "offload_optimizer", false);
-    r->inplace_dp_buffers = field_bool(L, t, "", "inplace_dp_buffers", false);
-    r->keep_gathered_params = read_tristate(L, t, "keep_gathered_params");
-    r->offload_params = field_bool(L, t, "", "offload_params", false);
-    r->optimizer_parallel = field_bool(L, t, "", "optimizer_parallel", false);
-    r->grad_shard = field_bool(L, t, "", "grad_shard", false);
-    r->grad_shard_as_params = field_bool(L, t, "", "grad_shard_as_params", false);
-    r->deferred_grad_accumulation = field_bool(L, t, "", "deferred_grad_accumulation", false);
-    r->overlapped_grad_reduce = field_bool(L, t, "", "overlapped_grad_reduce", false);
-    r->reshard_params = field_bool(L, t, "", "reshard_params", true);
-    r->expert_shard_group = field_bool(L, t, "", "expert_shard_group", false);
-    r->mtp_in_offset = field_bool(L, t, "", "mtp_in_offset", true);
-    r->emb_out_in_offset = field_bool(L, t, "", "emb_out_in_offset", false);
-    r->recompute_slice_activation = field_bool(L, t, "", "recompute_slice_activation", false);
-    r->grad_clip = field_bool(L, t, "", "grad_clip", false);
-    r->grouped_gemm = field_bool(L, t, "", "grouped_gemm", true);
-    r->vocab_emb_dp = field_bool(L, t, "", "vocab_emb_dp", true);
-    r->emb_dp_sharded = field_bool(L, t, "", "emb_dp_sharded", true);
-    r->shard_mtp_param = field_bool(L, t, "", "shard_mtp_param", true);
-    r->frozen = field_bool(L, t, "", "frozen", false);
-    r->shard_spans_cp = field_bool(L, t, "", "shard_spans_cp", false);
-    r->freeze_vision = field_bool(L, t, "", "freeze_vision", false);
-    r->swap_optimizer = field_bool(L, t, "", "swap_optimizer", false);
-    r->selective_comm_recompute = field_bool(L, t, "", "selective_comm_recompute", false);
-}
-
-static int read_width(lua_State *L, int t, const char *key, int dflt)
-{
-    return (int)field_int(L, t, "", key, dflt < 0 ? 0 : 1, 16, dflt, false);
-}
-
-static void read_bytes(lua_State *L, int t, run_t *r)
-{
-    r->param_bytes = read_width(L, t, "param_bytes", 2);
-    r->compute_bytes = read_width(L, t, "compute_bytes", 2);
-    r->softmax_bytes = read_width(L, t, "softmax_bytes", 4);
-    r->grad_bytes = read_width(L, t, "grad_bytes", -1);
-    r->optimizer_state_bytes = read_width(L, t, "optimizer_state_bytes", -1);
-    r->main_param_bytes = read_width(L, t, "main_param_bytes", -1);
-    r->norm_bytes = read_width(L, t, "norm_bytes", -1);
-    r->dropout_bytes = read_width(L, t, "dropout_bytes", -1);
-    r->optimizer_states = read_width(L, t, "optimizer_states", -1);
     char *opt = field_string(L, t, "", "optimizer", NULL);
     if (opt != NULL && r->optimizer_states < 0) {
         /* Muon keeps one momentum a parameter, AdamW two moments */
@@ -145,51 +125,8 @@ static void read_bytes(lua_State *L, int t, run_t *r)
     free(opt);
 }
 
-/* Looks the field's string up in names[]; returns its index. */
-static int read_choice(lua_State *L, int t, const char *key, const char *const *names, const int *values,
-                       int dflt, const char *accepted)
+static void read_micro_batches(lua_State *L, int t, run_t *r)
 {
-    char *s = field_string(L, t, "", key, NULL);
-    if (s == NULL)
-        return dflt;
-    for (int i = 0; names[i] != NULL; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            free(s);
-            return values[i];
-        }
-    }
-    lua_pushstring(L, s);
-    free(s);
-    return nd_bad_input(L, "%s: '%s' is not one of %s", key, lua_tostring(L, -1), accepted);
-}
-
-static void read_choices(lua_State *L, int t, run_t *r)
-{
-    static const char *const sched[] = {"1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp",
-                                        "zero_bubble_v", "zbv", "dualpipev", NULL};
-    static const int sched_v[] = {SCHED_1F1B, SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_SEQPIPE,
-                                  SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
-    r->schedule = (pp_schedule)read_choice(L, t, "pp_schedule", sched, sched_v, SCHED_1F1B,
-                                           "1f1b, gpipe, seqpipe, zero_bubble_v");
-    static const char *const rules[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
-    static const int rules_v[] = {RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN};
-    r->rule = (selective_rule)read_choice(L, t, "selective_rule", rules, rules_v, RULE_HYPERPARALLEL,
-                                          "hyperparallel, mindformers, megatron, torchtitan");
-    static const char *const algos[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp",
-                                        "ulysses", NULL};
-    static const int algos_v[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
-    r->cp_algo = (cp_algorithm)read_choice(L, t, "cp_algo", algos, algos_v, CP_RING,
-                                           "colossalai_cp (ring), hybrid_cp, ulysses_cp");
-    if (r->schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2)
-        nd_bad_input(L, "pp_schedule: zero_bubble_v (DualPipeV) runs at most 2 chunks a stage, not vpp = %I",
-                     (lua_Integer)r->vpp);
-    r->seq_split = field_int(L, t, "", "seq_split", 1, 4096, 1, false);
-}
-
-static void read_batch(lua_State *L, int t, run_t *r)
-{
-    r->micro_batch_size = field_int(L, t, "", "micro_batch_size", 1, MAX_BATCH, 1, false);
-    r->global_batch_size = field_int(L, t, "", "global_batch_size", 1, MAX_BATCH, 0, false);
     /* int64: <= 2^24 x 2^20 */
     int64_t per_step = r->micro_batch_size * r->dp;
     int64_t dflt = r->global_batch_size > 0 && r->global_batch_size % per_step == 0
@@ -209,26 +146,230 @@ static void read_batch(lua_State *L, int t, run_t *r)
                      (lua_Integer)r->micro_batch_num);
     if (r->global_batch_size == 0)
         r->global_batch_size = per_step * r->micro_batch_num;
-    r->optimizer_shard = field_int(L, t, "", "optimizer_shard", 1, MAX_DEGREE, 0, false);
-    r->expert_shard = field_int(L, t, "", "expert_shard", 1, MAX_DEGREE, 0, false);
 }
 
-static void read_sizes(lua_State *L, int t, run_t *r)
+static int64_t *alloc_counts(lua_State *L, int64_t n)
 {
-    r->capacity_factor = field_number(L, t, "", "capacity_factor", 1e-6, 1e6, 1.0);
-    r->seq_length = field_int(L, t, "", "seq_length", 1, MAX_TOKENS, 4096, false);
-    r->visual_seq_length = field_int(L, t, "", "visual_seq_length", 1, MAX_TOKENS, 0, false);
-    if (field_present(L, t, "device_memory")) {
-        if (lua_getfield(L, t, "device_memory") != LUA_TNUMBER)
-            nd_bad_input(L, "device_memory must be a number of bytes (nd.run reads sizes such as \"58GB\")");
+    int64_t *c = calloc((size_t)n, sizeof *c);
+    if (c == NULL)
+        luaL_error(L, "out of memory");
+    return c;
+}
+
+static int64_t read_count(lua_State *L, int idx, const char *key, int64_t lo, const char *where)
+{
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, idx, &isnum);
+    if (!isnum || v < lo || v > MAX_LAYERS)
+        nd_bad_input(L, "%s%s must hold whole numbers from %I to %d, got %s", key, where, (lua_Integer)lo,
+                     MAX_LAYERS, luaL_tolstring(L, idx, NULL));
+    return (int64_t)v;
+}
+
+/* A per-stage form: true/false (every layer or none), an integer (that many
+ * per stage), a list of pp integers, or vpp lists of pp integers (chunk-major). */
+static void read_form(lua_State *L, int t, const char *key, const run_t *r, per_stage *f, int64_t lo, bool flag_ok)
+{
+    f->form = FORM_NONE;
+    f->counts = NULL;
+    lua_getfield(L, t, key);
+    int v = lua_gettop(L);
+    if (lua_isnil(L, v) || nd_is_null(L, v)) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (lua_isboolean(L, v) && flag_ok) {
+        f->form = lua_toboolean(L, v) ? FORM_ALL : FORM_NONE;
+    } else if (lua_type(L, v) == LUA_TNUMBER) {
+        int64_t k = read_count(L, v, key, lo, "");
+        if (k != 0 || !flag_ok) {
+            f->form = FORM_STAGES;
+            f->counts = alloc_counts(L, r->pp);
+            for (int64_t s = 0; s < r->pp; s++)
+                f->counts[s] = k;
+        }
+    } else if (lua_istable(L, v)) {
+        lua_rawgeti(L, v, 1);
+        bool nested = lua_istable(L, -1);
+        lua_pop(L, 1);
+        int64_t rows = nested ? r->vpp : 1, n = (int64_t)lua_rawlen(L, v);
+        if (n != (nested ? r->vpp : r->pp))
+            nd_bad_input(L, "%s lists %I %s; the run has %I", key, (lua_Integer)n,
+                         nested ? "chunks" : "entries", (lua_Integer)(nested ? r->vpp : r->pp));
+        f->form = nested ? FORM_CHUNKS : FORM_STAGES;
+        f->counts = alloc_counts(L, rows * r->pp);
+        for (int64_t c = 0; c < rows; c++) {
+            if (nested)
+                lua_rawgeti(L, v, c + 1);
+            int row = nested ? lua_gettop(L) : v;
+            if (!lua_istable(L, row) || (int64_t)lua_rawlen(L, row) != r->pp)
+                nd_bad_input(L, "%s%s must list one entry per stage (%I)", key, nested ? "[chunk]" : "",
+                             (lua_Integer)r->pp);
+            for (int64_t s = 0; s < r->pp; s++) {
+                lua_rawgeti(L, row, s + 1);
+                f->counts[c * r->pp + s] = read_count(L, -1, key, lo, "");
+                lua_pop(L, 1);
+            }
+            if (nested)
+                lua_pop(L, 1);
+        }
+    } else {
+        nd_bad_input(L, "%s must be %sa number or a list of numbers per stage, got %s", key,
+                     flag_ok ? "true, false, " : "", luaL_tolstring(L, v, NULL));
+    }
+    lua_pop(L, 1);
+}
+
+static void read_pipeline(lua_State *L, int t, run_t *r)
+{
+    read_form(L, t, "offset", r, &r->offset, -MAX_LAYERS, true);
+    if (r->offset.form == FORM_ALL)
+        nd_bad_input(L, "offset must be a number or a list of numbers per stage, not true");
+}
+
+static recompute_mode read_option(lua_State *L, int range, const char *where)
+{
+    char *opt = field_string(L, range, where, "option", "none");
+    recompute_mode mode = REC_OFF;
+    bool ok = true;
+    if (strcmp(opt, "full") == 0)
+        mode = REC_FULL;
+    else if (strcmp(opt, "selective") == 0)
+        mode = REC_SELECTIVE;
+    else if (strcmp(opt, "none") != 0 && strcmp(opt, "off") != 0)
+        ok = false;
+    free(opt);
+    if (!ok)
+        nd_bad_input(L, "%soption must be none, off, selective or full", where);
+    return mode;
+}
+
+static void read_range_ops(lua_State *L, int range, const char *where, recompute_range *g)
+{
+    memset(g->ops, 1, sizeof g->ops);
+    lua_getfield(L, range, "ops");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (g->mode != REC_SELECTIVE || !lua_istable(L, -1))
+        nd_bad_input(L, "%sops: only a selective range names ops, as {op = \"keep\" | \"recompute\"}", where);
+    g->has_ops = true;
+    for (int i = 0; i < SW_COUNT; i++) {
+        lua_getfield(L, -1, SWITCH_NAMES[i]);
+        const char *v = lua_tostring(L, -1);
+        if (v != NULL && strcmp(v, "recompute") == 0)
+            g->ops[i] = 0;
+        else if (v != NULL && strcmp(v, "keep") != 0)
+            nd_bad_input(L, "%sops.%s must be keep or recompute", where, SWITCH_NAMES[i]);
         lua_pop(L, 1);
     }
-    r->device_memory_bytes = field_int(L, t, "", "device_memory", 1, MAX_BYTES, (int64_t)64 << 30, false);
-    r->reserve_bytes = field_int(L, t, "", "reserve_bytes", 0, MAX_BYTES, -1, false);
-    r->fragmentation = field_number(L, t, "", "fragmentation", 0.0, 10.0, 0.0);
-    r->offload_activations = field_number(L, t, "", "offload_activations", 0.0, 1.0, 0.0);
-    /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
-    free(field_string(L, t, "", "runtime", NULL));
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+        lua_pop(L, 1);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        bool known = false;
+        for (int i = 0; i < SW_COUNT; i++)
+            known = known || strcmp(name, SWITCH_NAMES[i]) == 0;
+        if (!known)
+            nd_bad_input(L, "%sops: '%s' is no op a recompute can drop (attBMM, headCast, dropout, softmax, "
+                            "normOp, gather, ffAct, attUp)", where, name);
+    }
+    lua_pop(L, 1);
+}
+
+static const field_desc RANGE_FIELDS[] = {
+    FIELD_I64(recompute_range, "first", first, 0, MAX_LAYERS, 0),
+    FIELD_I64(recompute_range, "count", count, 1, MAX_LAYERS, -1), FIELD_KEY("option"), FIELD_KEY("ops"), FIELD_END,
+};
+
+static void read_range(lua_State *L, int range, int i, recompute_range *g, int64_t after)
+{
+    const char *where = lua_pushfstring(L, "recompute[%d].", i);
+    if (!lua_istable(L, range))
+        nd_bad_input(L, "recompute[%d] must be a range {first, count, option, ops}", i);
+    fields_refuse_unknown(L, range, where, "range", RANGE_FIELDS);
+    fields_read(L, range, where, RANGE_FIELDS, g);
+    g->mode = read_option(L, range, where);
+    read_range_ops(L, range, where, g);
+    if (g->first < after)
+        nd_bad_input(L, "recompute[%d] starts at layer %I, inside or before the range before it (which ends "
+                        "at %I); ranges go in model order without overlap", i, (lua_Integer)g->first,
+                     (lua_Integer)after);
+    lua_pop(L, 1);
+}
+
+static void read_ranges(lua_State *L, int v, run_t *r)
+{
+    /* ranges go in model order without overlap: at most one a layer */
+    size_t len = lua_rawlen(L, v);
+    if (len > MAX_LAYERS)
+        nd_bad_input(L, "recompute lists %I ranges; at most %d (one a layer)", (lua_Integer)len, MAX_LAYERS);
+    int n = (int)len;
+    if (n == 0)
+        return;
+    r->ranges = calloc((size_t)n, sizeof *r->ranges);
+    if (r->ranges == NULL)
+        luaL_error(L, "out of memory");
+    int64_t after = 0;
+    for (int i = 1; i <= n; i++) {
+        if (i > 1 && r->ranges[i - 2].count < 0)
+            nd_bad_input(L, "recompute[%d] follows an open range (no count); only the last may be open", i);
+        lua_rawgeti(L, v, i);
+        read_range(L, lua_gettop(L), i, &r->ranges[i - 1], after);
+        lua_pop(L, 1);
+        r->n_ranges = i;
+        after = r->ranges[i - 1].first + (r->ranges[i - 1].count > 0 ? r->ranges[i - 1].count : 0);
+    }
+}
+
+/* recompute: "off" | "selective" | "full" (every layer), or ranges in model order. */
+static void read_recompute(lua_State *L, int t, run_t *r)
+{
+    read_form(L, t, "full_recompute", r, &r->full_recompute, 0, true);
+    read_form(L, t, "selective_recompute", r, &r->selective_recompute, 0, true);
+    lua_getfield(L, t, "recompute");
+    int v = lua_gettop(L);
+    if (lua_type(L, v) == LUA_TSTRING) {
+        const char *mode = lua_tostring(L, v);
+        if (r->full_recompute.form != FORM_NONE || r->selective_recompute.form != FORM_NONE)
+            nd_bad_input(L, "recompute: state either a mode or full_recompute / selective_recompute, not both");
+        if (strcmp(mode, "full") == 0)
+            r->full_recompute.form = FORM_ALL;
+        else if (strcmp(mode, "selective") == 0)
+            r->selective_recompute.form = FORM_ALL;
+        else if (strcmp(mode, "off") != 0 && strcmp(mode, "none") != 0)
+            nd_bad_input(L, "recompute: '%s' is not a recompute mode; expected off, selective, full, or a list "
+                            "of ranges {first, count, option, ops}", mode);
+    } else if (lua_istable(L, v)) {
+        read_ranges(L, v, r);
+    } else if (!lua_isnil(L, v) && !nd_is_null(L, v)) {
+        nd_bad_input(L, "recompute must be off, selective, full, or a list of ranges, got %s",
+                     luaL_tolstring(L, v, NULL));
+    }
+    lua_pop(L, 1);
+}
+
+/* Reads the run table at 1 into r, segment by segment of RUN_FIELDS. */
+static void read_run(lua_State *L, run_t *r)
+{
+    const field_desc *d = fields_read(L, 1, "", RUN_FIELDS, r);
+    check_degrees(L, r);
+    d = fields_read(L, 1, "", d, r);
+    read_optimizer(L, 1, r);
+    d = fields_read(L, 1, "", d, r);
+    if (r->schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2)
+        nd_bad_input(L, "pp_schedule: zero_bubble_v (DualPipeV) runs at most 2 chunks a stage, not vpp = %I",
+                     (lua_Integer)r->vpp);
+    d = fields_read(L, 1, "", d, r);
+    read_micro_batches(L, 1, r);
+    d = fields_read(L, 1, "", d, r);
+    if (field_present(L, 1, "device_memory") && lua_getfield(L, 1, "device_memory") != LUA_TNUMBER)
+        nd_bad_input(L, "device_memory must be a number of bytes (nd.run reads sizes such as \"58GB\")");
+    lua_settop(L, 2); /* the table and the box, without the value the check pushed */
+    fields_read(L, 1, "", d, r);
+    read_pipeline(L, 1, r);
+    read_recompute(L, 1, r);
 }
 
 /* nd.core.run(table): validates a run table and returns an nd.run. */
@@ -236,35 +377,97 @@ int lnd_run_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    field_refuse_unknown(L, 1, "", "run", RUN_KEYS);
+    fields_refuse_unknown(L, 1, "", "run", RUN_FIELDS);
     run_box *box = lua_newuserdatauv(L, sizeof *box, 1);
     memset(box, 0, sizeof *box);
     luaL_setmetatable(L, RUN_TYPE);
-    run_t *r = &box->run;
     box->ready = true;
-    read_degrees(L, 1, r);
-    read_flags(L, 1, r);
-    read_bytes(L, 1, r);
-    read_choices(L, 1, r);
-    read_batch(L, 1, r);
-    read_sizes(L, 1, r);
-    lnd_read_pipeline(L, 1, r);
-    lnd_read_recompute(L, 1, r);
+    read_run(L, &box->run);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, 2, 1);
     return 1;
 }
 
-void lnd_open_run(lua_State *L, const luaL_Reg *methods)
+static void push_switches(lua_State *L, const signed char *sw)
 {
-    if (!luaL_newmetatable(L, RUN_TYPE)) {
-        lua_pop(L, 1);
-        return;
+    lua_createtable(L, 0, SW_COUNT);
+    for (int i = 0; i < SW_COUNT; i++) {
+        lua_pushinteger(L, sw[i]);
+        lua_setfield(L, -2, SWITCH_NAMES[i]);
     }
-    lua_pushcfunction(L, run_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "methods");
-    lua_pop(L, 1);
+}
+
+#define D_I64(m) FIELD_I64(derived_t, #m, m, 0, 0, 0)
+#define D_INT(m) FIELD_INT(derived_t, #m, m, 0, 0, 0)
+#define D_NUM(m) FIELD_NUM(derived_t, #m, m, 0, 0, 0)
+#define D_B(m) FIELD_BOOL(derived_t, #m, m, false)
+
+/* What run:derived(model) gives, by the reference's names, in the order it is set. */
+static const field_desc DERIVED_FIELDS[] = {
+    D_I64(sp), D_I64(t_exp), D_I64(d_exp), D_I64(edp_group), D_I64(expert_dp_ranks), D_B(experts_clamped),
+    D_I64(param_cp), D_I64(optimizer_ranks), D_NUM(shard_p_os_non_exp_partial), D_NUM(shard_p_os_non_exp),
+    D_NUM(shard_p_os_exp_partial), D_NUM(shard_p_os_exp), D_NUM(shard_grad_non_exp), D_NUM(shard_grad_exp),
+    D_NUM(shard_grad_exp_partial), D_NUM(shard_embed), D_NUM(gather_embed), D_I64(shard_recompute_input),
+    D_I64(shard_output_activ), D_B(fsdp), D_INT(comm_d_non_exp), D_INT(comm_d_exp), D_B(comm_t), D_B(comm_ep),
+    D_B(comm_cp), D_B(keeps_param_casts), FIELD_STOP, /* switches */
+    FIELD_BOOL(derived_t, "flash_attention", flash, false), D_NUM(s_fa), D_INT(n_qknorm), D_INT(bytes_p),
+    D_INT(bytes_compute), D_INT(bytes_softmax), D_INT(bytes_grad), D_INT(bytes_os), D_INT(bytes_optim),
+    D_INT(bytes_optim_table), D_INT(bytes_norm), D_INT(bytes_dropout), D_B(accumulates_grads),
+    D_B(shard_activations), D_B(shards_logits), D_NUM(tokens), FIELD_END,
+};
+
+/* run:derived(model) -> every quantity derive computes */
+static int run_derived(lua_State *L)
+{
+    run_t *r = lnd_check_run(L, 1);
+    model_t *m = lnd_check_model(L, 2);
+    derived_t d;
+    derive(m, r, &d);
+    lua_createtable(L, 0, 48);
+    const field_desc *rest = fields_push(L, DERIVED_FIELDS, &d);
+    push_switches(L, d.switches);
+    lua_setfield(L, -2, "switches");
+    fields_push(L, rest, &d);
+    return 1;
+}
+
+/* run:micro_factor(stage, chunk) -> micro-batches the chunk holds at its stage's peak */
+static int run_micro_factor(lua_State *L)
+{
+    run_t *r = lnd_check_run(L, 1);
+    lua_Integer s = luaL_checkinteger(L, 2), c = luaL_optinteger(L, 3, 0);
+    luaL_argcheck(L, s >= 0 && s < r->pp, 2, "stage out of range (stages count from 0)");
+    luaL_argcheck(L, c >= 0 && c < r->vpp, 3, "chunk out of range (chunks count from 0)");
+    lua_pushinteger(L, (lua_Integer)micro_factor(r, s, c));
+    return 1;
+}
+
+/* run:spec() -> the table the run was built from */
+static int run_spec(lua_State *L)
+{
+    lnd_check_run(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    return 1;
+}
+
+static int run_tostring(lua_State *L)
+{
+    run_t *r = lnd_check_run(L, 1);
+    lua_pushfstring(L, "nd.run: dp %I tp %I pp %I vpp %I cp %I ep %I, micro-batch %I x %I, sequence %I",
+                    (lua_Integer)r->dp, (lua_Integer)r->tp, (lua_Integer)r->pp, (lua_Integer)r->vpp,
+                    (lua_Integer)r->cp, (lua_Integer)r->ep, (lua_Integer)r->micro_batch_size,
+                    (lua_Integer)r->micro_batch_num, (lua_Integer)r->seq_length);
+    return 1;
+}
+
+static const luaL_Reg run_methods[] = {
+    {"derived", run_derived},
+    {"micro_factor", run_micro_factor},
+    {"spec", run_spec},
+    {NULL, NULL},
+};
+
+void lnd_open_run(lua_State *L)
+{
+    lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
 }

@@ -1,27 +1,16 @@
 /* lnd_search.c: nd.core.search and nd.core.step_time: the search engine and the time model seen from Lua. */
-#include "lnd_search.h"
+#include "lnd.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <lauxlib.h>
-
-#include "estimate.h"
-#include "lnd_activations.h"
-#include "lnd_estimate.h"
-#include "lnd_push.h"
-#include "lnd_run.h"
-#include "lnd_types.h"
-#include "lua_fields.h"
 #include "derive.h"
-#include "luautil.h"
 #include "nd_score.h"
 #include "search.h"
 
 #define RESULT_TYPE "nd.search_result"
-
 
 typedef struct {
     search_result res;
@@ -65,18 +54,36 @@ static int result_gc(lua_State *L)
     return 0;
 }
 
+#define HW(m, lo, hi, d) FIELD_NUM(hardware_t, #m, m, lo, hi, d)
+#define OVERLAP(key) FIELD_NUM(hardware_t, #key, overlap_##key, 0, 1, 0)
+
+static const field_desc HARDWARE_FIELDS[] = {
+    HW(peak_tflops, 1e-3, 1e9, 0), HW(sustained_tflops, 1e-3, 1e9, 0), FIELD_STOP,
+    HW(nd_comm_divisor, 0, 1e6, 1), HW(memory_gbps, 0, 1e9, 0), FIELD_END,
+};
+static const field_desc OVERLAP_FIELDS[] = {OVERLAP(dp), OVERLAP(tp), OVERLAP(cp), OVERLAP(ep), OVERLAP(pp), FIELD_END};
+static const field_desc DIM_FIELDS[] = {
+    FIELD_BOOL(dim_space, "searched", searched, false), FIELD_I64(dim_space, "pinned", pinned, 0, 1 << 24, 1),
+    FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_END,
+};
+static const field_desc SPACE_FIELDS[] = {
+    FIELD_REQ(search_space, "devices", devices, 1, 1 << 20),
+    FIELD_REQ(search_space, "global_batch", global_batch, 1, 1 << 30),
+    FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
+    FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
+    FIELD_INT(search_space, "threads", threads, 0, 1024, 1), FIELD_BOOL(search_space, "floor", floor, false), FIELD_END,
+};
+
 /* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
  *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor} */
 void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
 {
     t = lua_absindex(L, t);
     memset(hw, 0, sizeof *hw);
-    hw->peak_tflops = field_number(L, t, "hardware.", "peak_tflops", 1e-3, 1e9, 0);
-    hw->sustained_tflops = field_number(L, t, "hardware.", "sustained_tflops", 1e-3, 1e9, 0);
+    const field_desc *d = fields_read(L, t, "hardware.", HARDWARE_FIELDS, hw);
     if (hw->peak_tflops <= 0 || hw->sustained_tflops <= 0)
         nd_bad_input(L, "hardware: peak_tflops and sustained_tflops are required and positive");
-    hw->nd_comm_divisor = field_number(L, t, "hardware.", "nd_comm_divisor", 0, 1e6, 1);
-    hw->memory_gbps = field_number(L, t, "hardware.", "memory_gbps", 0, 1e9, 0);
+    fields_read(L, t, "hardware.", d, hw);
     if (lua_getfield(L, t, "levels") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
         nd_bad_input(L, "hardware.levels must list {devices = n, gbps = bandwidth} from the node outward");
     int n = (int)lua_rawlen(L, -1);
@@ -92,13 +99,9 @@ void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
         lua_pop(L, 2);
     }
     hw->n_levels = n;
-    lua_pop(L, 1);
-    double *ov[] = {&hw->overlap_dp, &hw->overlap_tp, &hw->overlap_cp, &hw->overlap_ep, &hw->overlap_pp};
-    const char *names[] = {"dp", "tp", "cp", "ep", "pp"};
-    lua_getfield(L, t, "overlap");
-    for (int i = 0; i < 5; i++)
-        *ov[i] = lua_istable(L, -1) ? field_number(L, -1, "hardware.overlap.", names[i], 0, 1, 0) : 0.0;
-    lua_pop(L, 1);
+    if (lua_getfield(L, t, "overlap") == LUA_TTABLE)
+        fields_read(L, -1, "hardware.overlap.", OVERLAP_FIELDS, hw);
+    lua_pop(L, 2);
 }
 
 static void read_allowed(lua_State *L, int d, const char *path, dim_space *ds)
@@ -136,9 +139,7 @@ static void read_dims(lua_State *L, int t, search_space *sp)
         if (lua_getfield(L, dims, DIM_NAMES[i]) == LUA_TTABLE) {
             int d = lua_gettop(L);
             const char *path = lua_pushfstring(L, "space.dims.%s.", DIM_NAMES[i]);
-            ds->searched = field_bool(L, d, path, "searched", false);
-            ds->pinned = field_int(L, d, path, "pinned", 0, (int64_t)1 << 24, 1, false);
-            ds->bound = field_int(L, d, path, "bound", 0, (int64_t)1 << 24, 0, false);
+            fields_read(L, d, path, DIM_FIELDS, ds);
             read_allowed(L, d, path, ds);
             lua_pop(L, 1);
         }
@@ -172,12 +173,7 @@ static void read_modes(lua_State *L, int t, search_space *sp)
 
 static void read_space(lua_State *L, int t, search_space *sp)
 {
-    sp->devices = field_int(L, t, "space.", "devices", 1, (int64_t)1 << 20, 0, true);
-    sp->global_batch = field_int(L, t, "space.", "global_batch", 1, (int64_t)1 << 30, 0, true);
-    sp->budget_bytes = field_number(L, t, "space.", "budget_bytes", 0, 1e18, 0);
-    sp->keep_dropped = field_int(L, t, "space.", "keep_dropped", 0, 1000000, 100, false);
-    sp->threads = (int)field_int(L, t, "space.", "threads", 0, 1024, 1, false);
-    sp->floor = field_bool(L, t, "space.", "floor", false);
+    fields_read(L, t, "space.", SPACE_FIELDS, sp);
     read_dims(L, t, sp);
     read_modes(L, t, sp);
     if (lua_getfield(L, t, "hardware") != LUA_TTABLE)
@@ -250,28 +246,22 @@ static result_box *check_result(lua_State *L)
     return luaL_checkudata(L, 1, RESULT_TYPE);
 }
 
-static void push_parts(lua_State *L, const step_time *t)
-{
-    lua_createtable(L, 0, 9);
-    lnd_set_number(L, "forward_s", t->forward);
-    lnd_set_number(L, "backward_s", t->backward);
-    lnd_set_number(L, "recompute_s", t->recompute);
-    lnd_set_number(L, "tp_s", t->tp);
-    lnd_set_number(L, "cp_s", t->cp);
-    lnd_set_number(L, "ep_s", t->ep);
-    lnd_set_number(L, "pp_s", t->pp);
-    lnd_set_number(L, "dp_s", t->dp);
-    lnd_set_number(L, "bubble_s", t->bubble);
-}
+#define TIME(key, m) FIELD_NUM(step_time, key, m, 0, 0, 0)
+
+static const field_desc STEP_FIELDS[] = {
+    TIME("step_time_s", step), TIME("mfu", mfu), TIME("tokens_per_s_per_device", tokens_per_s_per_device),
+    TIME("model_flops", model_flops), FIELD_I64(step_time, "straggler_stage", straggler, 0, 0, 0), FIELD_END,
+};
+static const field_desc PARTS_FIELDS[] = {
+    TIME("forward_s", forward), TIME("backward_s", backward), TIME("recompute_s", recompute), TIME("tp_s", tp),
+    TIME("cp_s", cp), TIME("ep_s", ep), TIME("pp_s", pp), TIME("dp_s", dp), TIME("bubble_s", bubble), FIELD_END,
+};
 
 static void push_step_time(lua_State *L, const step_time *t)
 {
-    lnd_set_number(L, "step_time_s", t->step);
-    lnd_set_number(L, "mfu", t->mfu);
-    lnd_set_number(L, "tokens_per_s_per_device", t->tokens_per_s_per_device);
-    lnd_set_number(L, "model_flops", t->model_flops);
-    lnd_set_int(L, "straggler_stage", t->straggler);
-    push_parts(L, t);
+    fields_push(L, STEP_FIELDS, t);
+    lua_createtable(L, 0, 9);
+    fields_push(L, PARTS_FIELDS, t);
     lua_setfield(L, -2, "parts");
 }
 
@@ -285,7 +275,7 @@ static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base,
     int rc = estimate_run(&e, m, &r);
     lua_createtable(L, (int)r.pp, 0);
     for (int64_t s = 0; rc == 0 && s < r.pp; s++) {
-        lnd_push_number(L, (double)llround(e.stages[s].total));
+        field_push_number(L, (double)llround(e.stages[s].total));
         lua_rawseti(L, -2, s + 1);
     }
     estimate_free(&e);
@@ -300,17 +290,16 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
             lua_pushboolean(L, c->degree[i] != 0);
             lua_setfield(L, -2, "sp");
         } else {
-            lnd_set_int(L, keys[i], c->degree[i]);
+            field_set_int(L, keys[i], c->degree[i]);
         }
     }
-    lnd_set_int(L, "etp", box->base.etp);
-    lua_pushstring(L, RECOMPUTE_NAMES[c->mode]);
-    lua_setfield(L, -2, "recompute");
-    lnd_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
-    lnd_set_int(L, "peak_stage", c->peak_stage);
-    lnd_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
-    lnd_set_number(L, "nd_score", c->nd_score);
-    lnd_set_number(L, "score", c->score);
+    field_set_int(L, "etp", box->base.etp);
+    field_set_string(L, "recompute", RECOMPUTE_NAMES[c->mode]);
+    field_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
+    field_set_int(L, "peak_stage", c->peak_stage);
+    field_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
+    field_set_number(L, "nd_score", c->nd_score);
+    field_set_number(L, "score", c->score);
     lua_pushboolean(L, c->kept);
     lua_setfield(L, -2, "kept");
     step_time t;
@@ -349,25 +338,27 @@ static int result_size(lua_State *L)
     return 1;
 }
 
+static const field_desc COUNT_FIELDS[] = {
+    FIELD_I64(search_result, "tested", tested, 0, 0, 0), FIELD_I64(search_result, "priced", priced, 0, 0, 0),
+    FIELD_I64(search_result, "fitting", fitting, 0, 0, 0), FIELD_I64(search_result, "dropped", dropped, 0, 0, 0),
+    FIELD_NUM(search_result, "elapsed_s", elapsed_s, 0, 0, 0), FIELD_END,
+};
+
 static int result_counts(lua_State *L)
 {
     result_box *box = check_result(L);
     const search_result *r = &box->res;
     lua_createtable(L, 0, 7);
-    lnd_set_int(L, "tested", r->tested);
-    lnd_set_int(L, "priced", r->priced);
-    lnd_set_int(L, "fitting", r->fitting);
-    lnd_set_int(L, "dropped", r->dropped);
-    lnd_set_number(L, "elapsed_s", r->elapsed_s);
+    fields_push(L, COUNT_FIELDS, r);
     lua_createtable(L, 0, REFUSE_COUNT);
     int64_t refused = 0;
     for (int i = 0; i < REFUSE_COUNT; i++) {
         if (r->refused[i] > 0)
-            lnd_set_int(L, REFUSAL_NAMES[i], r->refused[i]);
+            field_set_int(L, REFUSAL_NAMES[i], r->refused[i]);
         refused += r->refused[i];
     }
     lua_setfield(L, -2, "refused");
-    lnd_set_int(L, "refused_total", refused);
+    field_set_int(L, "refused_total", refused);
     return 1;
 }
 
@@ -444,7 +435,7 @@ static int lnd_step_time(lua_State *L)
     double score = nd_score(m, r, &e->derived, &e->layout, &hw);
     lua_createtable(L, 0, 8);
     push_step_time(L, &t);
-    lnd_set_number(L, "nd_score", score);
+    field_set_number(L, "nd_score", score);
     return 1;
 }
 
@@ -461,10 +452,10 @@ static int lnd_layer_traffic(lua_State *L)
     layer_traffic t = layer_traffic_bytes(m, k, r, &d);
     double weights = luaL_optnumber(L, 4, layer_rank_weights(k, r, &d));
     lua_createtable(L, 0, 4);
-    lnd_set_number(L, "tp", t.tp);
-    lnd_set_number(L, "cp", t.cp);
-    lnd_set_number(L, "ep", t.ep);
-    lnd_set_number(L, "dp", dp_traffic_bytes(r, &d, weights));
+    field_set_number(L, "tp", t.tp);
+    field_set_number(L, "cp", t.cp);
+    field_set_number(L, "ep", t.ep);
+    field_set_number(L, "dp", dp_traffic_bytes(r, &d, weights));
     return 1;
 }
 

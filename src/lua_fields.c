@@ -1,4 +1,5 @@
-/* lua_fields.c: checked reading of integer, number, flag and name fields from Lua tables. */
+/* lua_fields.c: checked reading of integer, number, flag and name fields from Lua tables, by hand or
+ * by a field table, and writing fields back. */
 #include "lua_fields.h"
 
 #include <math.h>
@@ -146,15 +147,63 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     return copy;
 }
 
-static bool is_known(const char *key, const char *const *known)
+static int read_choice(lua_State *L, int t, const char *prefix, const field_desc *d)
 {
-    for (; *known != NULL; known++)
-        if (strcmp(key, *known) == 0)
-            return true;
-    return false;
+    char *s = field_string(L, t, prefix, d->key, NULL);
+    if (s == NULL)
+        return d->choices->values[0];
+    for (int i = 0; d->choices->names[i] != NULL; i++) {
+        if (strcmp(s, d->choices->names[i]) == 0) {
+            free(s);
+            return d->choices->values[i];
+        }
+    }
+    lua_pushstring(L, s);
+    free(s);
+    return nd_bad_input(L, "%s%s: '%s' is not one of %s", prefix, d->key, lua_tostring(L, -1), d->choices->accepted);
 }
 
-void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const char *const *known)
+static void read_field(lua_State *L, int t, const char *prefix, const field_desc *d, char *at)
+{
+    switch (d->kind) {
+    case FD_I64:
+        *(int64_t *)at = field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, d->required);
+        break;
+    case FD_INT:
+        *(int *)at = (int)field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, false);
+        break;
+    case FD_NUM:
+        *(double *)at = field_number(L, t, prefix, d->key, d->lo, d->hi, d->dflt);
+        break;
+    case FD_BOOL:
+        *(bool *)at = field_bool(L, t, prefix, d->key, d->dflt != 0);
+        break;
+    case FD_TRI:
+        *(int *)at = field_present(L, t, d->key) ? field_bool(L, t, prefix, d->key, false) : -1;
+        break;
+    case FD_ENUM:
+        *(int *)at = read_choice(L, t, prefix, d);
+        break;
+    case FD_NAME:
+        free(field_string(L, t, prefix, d->key, NULL));
+        break;
+    default:
+        break;
+    }
+}
+
+const field_desc *fields_read(lua_State *L, int t, const char *prefix, const field_desc *d, void *obj)
+{
+    t = lua_absindex(L, t);
+    for (; d->kind != FD_END; d++) {
+        if (d->kind == FD_STOP)
+            return d + 1;
+        read_field(L, t, prefix, d, (char *)obj + d->offset);
+    }
+    return d;
+}
+
+void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const field_desc *d)
 {
     t = lua_absindex(L, t);
     lua_pushnil(L);
@@ -163,7 +212,63 @@ void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *w
         if (lua_type(L, -1) != LUA_TSTRING)
             nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, shown(L, -1));
         const char *key = lua_tostring(L, -1);
-        if (!is_known(key, known))
+        const field_desc *f = d;
+        while (f->kind != FD_END && (f->key == NULL || strcmp(key, f->key) != 0))
+            f++;
+        if (f->kind == FD_END)
             nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, push_cut(L, -1));
     }
+}
+
+const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj)
+{
+    for (; d->kind != FD_END && d->kind != FD_STOP; d++) {
+        const char *at = (const char *)obj + d->offset;
+        if (d->kind == FD_I64)
+            lua_pushinteger(L, (lua_Integer) * (const int64_t *)at);
+        else if (d->kind == FD_INT || d->kind == FD_TRI || d->kind == FD_ENUM)
+            lua_pushinteger(L, *(const int *)at);
+        else if (d->kind == FD_NUM)
+            field_push_number(L, *(const double *)at);
+        else if (d->kind == FD_BOOL)
+            lua_pushboolean(L, *(const bool *)at);
+        else if (d->kind == FD_NAME)
+            lua_pushstring(L, *(const char *const *)at);
+        else
+            continue;
+        lua_setfield(L, -2, d->key);
+    }
+    return d->kind == FD_STOP ? d + 1 : d;
+}
+
+void field_push_number(lua_State *L, double d)
+{
+    if (isfinite(d) && d == floor(d) && fabs(d) < 9.0e15)
+        lua_pushinteger(L, (lua_Integer)d);
+    else
+        lua_pushnumber(L, d);
+}
+
+void field_set_number(lua_State *L, const char *key, double d)
+{
+    field_push_number(L, d);
+    lua_setfield(L, -2, key);
+}
+
+void field_set_int(lua_State *L, const char *key, int64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, key);
+}
+
+void field_set_bool(lua_State *L, const char *key, bool v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, key);
+}
+
+void field_set_string(lua_State *L, const char *key, const char *s)
+{
+    lua_pushstring(L, s);
+    lua_setfield(L, -2, key);
 }

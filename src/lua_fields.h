@@ -1,8 +1,9 @@
-/* lua_fields.h: reading checked fields of a spec table at the Lua boundary. */
+/* lua_fields.h: reading checked fields of a spec table at the Lua boundary, and writing fields back. */
 #ifndef NDLUA_LUA_FIELDS_H
 #define NDLUA_LUA_FIELDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <lua.h>
@@ -21,8 +22,73 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
 /* Whether the key holds a value (not nil, not nd.null). */
 bool field_present(lua_State *L, int t, const char *key);
 
-/* Refuses any key of the table not in the NULL-terminated list; `what`
- * names the table in the message ("model spec"). */
-void field_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const char *const *known);
+/* Pushes d as an integer when it is whole and fits, else as a float. */
+void field_push_number(lua_State *L, double d);
+/* t[key] = a number (whole ones as integers), an integer, a boolean, a
+ * string, for the table t on top of the stack. */
+void field_set_number(lua_State *L, const char *key, double d);
+void field_set_int(lua_State *L, const char *key, int64_t v);
+void field_set_bool(lua_State *L, const char *key, bool v);
+void field_set_string(lua_State *L, const char *key, const char *s);
+
+/* A field table: one descriptor per field of a C struct, in the order it
+ * is read (and written back), ended by FIELD_END. FIELD_STOP marks where a
+ * reader or writer returns to its caller (for a check or a field read by
+ * hand) before it goes on with the rest. */
+typedef enum {
+    FD_END,  /* ends the table */
+    FD_STOP, /* ends a segment */
+    FD_KEY,  /* a key the table may hold, read by hand (or by Lua alone) */
+    FD_I64,  /* int64_t from lo to hi */
+    FD_INT,  /* int from lo to hi */
+    FD_NUM,  /* double from lo to hi */
+    FD_BOOL, /* bool */
+    FD_TRI,  /* an int: -1 when absent, else 0 or 1 (run.h's tristate) */
+    FD_ENUM, /* an int-sized enum, stated by name (choices); absent: the first value */
+    FD_NAME, /* a name, checked and dropped; written back from a const char * */
+} field_kind;
+
+/* The names an FD_ENUM accepts (NULL-terminated), the value of each, and
+ * how the message lists them. */
+typedef struct {
+    const char *const *names;
+    const int *values;
+    const char *accepted;
+} field_choices;
+
+/* Integer bounds and defaults are held as doubles: exact, all below 2^53. */
+typedef struct {
+    const char *key;
+    field_kind kind;
+    size_t offset;
+    double lo, hi, dflt;
+    bool required;
+    const field_choices *choices;
+} field_desc;
+
+/* The offset of member m of struct S, which must be of type T. */
+#define FIELD_AT(S, T, m) _Generic(((S *)0)->m, T: offsetof(S, m))
+#define FIELD_I64(S, key, m, lo, hi, d) {key, FD_I64, FIELD_AT(S, int64_t, m), lo, hi, d, false, NULL}
+#define FIELD_REQ(S, key, m, lo, hi) {key, FD_I64, FIELD_AT(S, int64_t, m), lo, hi, 0, true, NULL}
+#define FIELD_INT(S, key, m, lo, hi, d) {key, FD_INT, FIELD_AT(S, int, m), lo, hi, d, false, NULL}
+#define FIELD_NUM(S, key, m, lo, hi, d) {key, FD_NUM, FIELD_AT(S, double, m), lo, hi, d, false, NULL}
+#define FIELD_BOOL(S, key, m, d) {key, FD_BOOL, FIELD_AT(S, bool, m), 0, 1, d, false, NULL}
+#define FIELD_TRI(S, key, m) {key, FD_TRI, FIELD_AT(S, int, m), 0, 1, -1, false, NULL}
+#define FIELD_ENUM(S, T, key, m, choices) {key, FD_ENUM, FIELD_AT(S, T, m), 0, 0, 0, false, choices}
+#define FIELD_NAME(key) {key, FD_NAME, 0, 0, 0, 0, false, NULL}
+#define FIELD_STR(S, key, m) {key, FD_NAME, FIELD_AT(S, const char *, m), 0, 0, 0, false, NULL}
+#define FIELD_KEY(key) {key, FD_KEY, 0, 0, 0, 0, false, NULL}
+#define FIELD_STOP {NULL, FD_STOP, 0, 0, 0, 0, false, NULL}
+#define FIELD_END {NULL, FD_END, 0, 0, 0, 0, false, NULL}
+
+/* Reads the fields of a table at t into obj, from d up to the next
+ * FIELD_STOP or FIELD_END; returns the descriptor after the stop. */
+const field_desc *fields_read(lua_State *L, int t, const char *prefix, const field_desc *d, void *obj);
+/* Refuses any key of the table at t that no descriptor of d names. */
+void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const field_desc *d);
+/* Sets the fields of obj, from d up to the next stop, into the table on
+ * top of the stack (whole doubles as integers); returns the descriptor
+ * after the stop. */
+const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj);
 
 #endif

@@ -55,7 +55,7 @@ nd.model = model.new
 local run = require "nd.run"
 
 --- A run: the degrees, batch, sequence, dtypes, optimizer, schedule and
--- recompute of one strategy (the fields of src/lnd_run.c RUN_KEYS), with
+-- recompute of one strategy (the fields of src/lnd_run.c RUN_FIELDS), with
 -- sizes as text (`device_memory = "58GB"`) and `zero = 1 | 2 | 3`.
 -- @function nd.run
 -- @tparam table spec run fields; unstated degrees are 1

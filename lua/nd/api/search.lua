@@ -26,7 +26,7 @@ local HINTS = { dims = "opts.dims", batch = "opts.global_batch", memory = "opts.
                 recompute = "opts.recompute = \"auto\"", ep = "run's ep (or EP in opts.dims)",
                 cp = "run's cp (or CP in opts.dims)", list = function(d) return "opts.allowed." .. d end }
 
---- nd.run's default device memory (src/lnd_run.c read_sizes): 64 GiB.
+--- nd.run's default device memory (src/lnd_run.c RUN_FIELDS): 64 GiB.
 api_search.DEFAULT_DEVICE_MEMORY = 64 * 2 ^ 30
 
 --- A run's degrees and batch as the C core reads them (src/lnd_run.c):
