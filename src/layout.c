@@ -15,6 +15,7 @@ void layout_free(layout_t *l)
     free(l->chunks);
     free(l->runs);
     free(l->counts);
+    free(l->same_as);
     layout_init(l);
 }
 
@@ -79,9 +80,11 @@ static int reserve(layout_t *l, const run_t *r)
     if (l->pp * l->vpp < n || l->chunks == NULL) {
         free(l->chunks);
         free(l->counts);
+        free(l->same_as);
         l->chunks = calloc((size_t)n, sizeof *l->chunks);
         l->counts = calloc((size_t)n, sizeof *l->counts);
-        if (l->chunks == NULL || l->counts == NULL)
+        l->same_as = calloc((size_t)n, sizeof *l->same_as);
+        if (l->chunks == NULL || l->counts == NULL || l->same_as == NULL)
             return fail(l, "out of memory");
     }
     l->pp = r->pp;
@@ -260,6 +263,43 @@ static int assign_order(layout_t *l, const run_t *r, int64_t mtp_outside, int64_
     return 0;
 }
 
+static bool same_runs(const layout_t *l, const chunk_layout *a, const chunk_layout *b)
+{
+    if (a->embedding != b->embedding || a->output != b->output || a->n_runs != b->n_runs)
+        return false;
+    for (int i = 0; i < a->n_runs; i++) {
+        const layer_run *x = &l->runs[a->first_run + i], *y = &l->runs[b->first_run + i];
+        if (x->kind != y->kind || x->count != y->count || x->mtp != y->mtp || x->mode != y->mode ||
+            x->switches != y->switches)
+            return false;
+    }
+    return true;
+}
+
+#define SAME_STAGE_KINDS 8 /* the distinct stages remembered: a miss only costs a repricing */
+
+/* Stages whose chunks hold the same runs (the layers' place in the model
+ * aside) are priced alike wherever the stage's index does not enter. Each
+ * stage is compared with the first few distinct stages, so the work stays
+ * linear in the stages. */
+static void find_same_stages(layout_t *l)
+{
+    int64_t first[SAME_STAGE_KINDS];
+    int n_first = 0;
+    for (int64_t s = 0; s < l->pp; s++) {
+        l->same_as[s] = s;
+        for (int k = 0; k < n_first && l->same_as[s] == s; k++) {
+            bool same = true;
+            for (int64_t c = 0; c < l->vpp && same; c++)
+                same = same_runs(l, layout_chunk(l, s, c), layout_chunk(l, first[k], c));
+            if (same)
+                l->same_as[s] = first[k];
+        }
+        if (l->same_as[s] == s && n_first < SAME_STAGE_KINDS)
+            first[n_first++] = s;
+    }
+}
+
 int layout_build(layout_t *l, const model_t *m, const run_t *r)
 {
     l->error[0] = '\0';
@@ -275,5 +315,6 @@ int layout_build(layout_t *l, const model_t *m, const run_t *r)
         for (int64_t c = 0; c < r->vpp; c++)
             if (split_chunk(l, m, r, s, c, body, total) != 0)
                 return -1;
+    find_same_stages(l);
     return 0;
 }

@@ -29,6 +29,8 @@ typedef struct {
     layer_run *runs;
     int n_runs, cap_runs;
     int64_t *counts;             /* scratch: layers per (stage, chunk) */
+    int64_t *same_as;            /* per stage: the first stage holding the same runs,
+                                  * embedding and output in each chunk (itself if none) */
     char error[256];
 } layout_t;
 

@@ -326,11 +326,14 @@ void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layo
     timing_memo_free(&memo);
 }
 
-/* The stage-time scratch for pp stages; NULL when out of memory. */
+/* A stage's own prices, kept for the stages laid out like it. */
+#define STAGE_SAVED 8 /* the seven parts and the DP seconds */
+
+/* The scratch for pp stages: their times, then STAGE_SAVED values each; NULL when out of memory. */
 static double *stage_scratch(timing_memo *memo, int64_t pp)
 {
     if (memo->cap_x < pp) {
-        double *x = realloc(memo->stage_x, (size_t)pp * sizeof *x);
+        double *x = realloc(memo->stage_x, (size_t)pp * (1 + STAGE_SAVED) * sizeof *x);
         if (x == NULL)
             return NULL;
         memo->stage_x = x;
@@ -363,18 +366,29 @@ void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const
     }
     /* a stage sends its activations and receives their gradients at each chunk boundary */
     double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * d->tokens * (double)m->hidden * d->bytes_compute : 0.0;
+    double *saved = x + pp;
     for (int64_t s = 0; s < pp; s++) {
-        stage_work w;
-        stage_work_of(m, r, d, l, s, memo->layers, &w);
-        x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, parts);
+        /* a stage laid out like an earlier one takes its prices (the
+         * vision tower makes stage 0 unlike any other) */
+        int64_t like = l->same_as != NULL ? l->same_as[s] : s;
+        double *mine = saved + s * STAGE_SAVED;
+        if (like != s && !(like == 0 && m->vision != NULL)) {
+            x[s] = x[like];
+            memcpy(mine, saved + like * STAGE_SAVED, STAGE_SAVED * sizeof *mine);
+        } else {
+            stage_work w;
+            stage_work_of(m, r, d, l, s, memo->layers, &w);
+            x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
+            mine[7] = seconds(dp_traffic_bytes(r, d, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
+                      (1.0 - hw->overlap_dp);
+        }
+        memcpy(parts, mine, sizeof parts);
         if (x[s] >= x[out->straggler]) {
             out->straggler = s;
             memcpy(worst, parts, sizeof worst);
         }
-        double dp = seconds(dp_traffic_bytes(r, d, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
-                    (1.0 - hw->overlap_dp);
-        if (dp > dp_seconds)
-            dp_seconds = dp;
+        if (mine[7] > dp_seconds)
+            dp_seconds = mine[7];
     }
     double m_b = (double)r->micro_batch_num, bubble;
     double step = pipeline_step(r, x, pp, &bubble);
