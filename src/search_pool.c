@@ -83,6 +83,8 @@ static void *work(void *arg)
 
 static int append(candidate **arr, size_t *n, size_t *cap, const candidate *from, size_t count)
 {
+    if (count == 0)
+        return 0; /* from may be NULL: memcpy takes no null pointer, even for no bytes */
     if (*n + count > *cap) {
         size_t grown = *cap ? *cap : 256;
         while (grown < *n + count)
