@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "derive.h"
+#include "nd_limits.h"
 #include "schedule.h"
 
-#define MAX_DEGREE ((int64_t)1 << 20)
+#define MAX_DEGREE ND_MAX_DEVICES
 #define MAX_CHUNKS ((int64_t)1 << 17)
 #define MAX_BATCH ((int64_t)1 << 24)
 #define MAX_TOKENS ((int64_t)1 << 31)
-#define MAX_BYTES ((int64_t)1 << 50)
+#define MAX_BYTES ND_MAX_DEVICE_MEMORY
 #define MAX_LAYERS 100000
 
 #define RUN_TYPE "nd.run"

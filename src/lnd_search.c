@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "nd_limits.h"
 #include "nd_score.h"
 #include "search.h"
 
@@ -67,11 +68,11 @@ static const field_desc DIM_FIELDS[] = {
     FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_END,
 };
 static const field_desc SPACE_FIELDS[] = {
-    FIELD_REQ(search_space, "devices", devices, 1, 1 << 20),
-    FIELD_REQ(search_space, "global_batch", global_batch, 1, 1 << 30),
+    FIELD_REQ(search_space, "devices", devices, 1, ND_MAX_DEVICES),
+    FIELD_REQ(search_space, "global_batch", global_batch, 1, ND_MAX_GLOBAL_BATCH),
     FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
     FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
-    FIELD_INT(search_space, "threads", threads, 0, 1024, 1), FIELD_BOOL(search_space, "floor", floor, false), FIELD_END,
+    FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false), FIELD_END,
 };
 
 /* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},

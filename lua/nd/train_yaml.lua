@@ -80,7 +80,7 @@ function train_yaml.read_context(r)
       r:fail(ctx, "max_device_memory", "is no memory size: " .. values.describe(v),
              "a size with its unit, such as 58GB or 64GiB (binary units)")
     end
-    if bytes > 2 ^ 50 then
+    if bytes > core.limits.device_memory then
       r:fail(ctx, "max_device_memory", "is " .. v .. ", past the 1 PiB a device could hold",
              "a device's memory, such as 58GB or 64GiB")
     end
@@ -114,8 +114,8 @@ function train_yaml.read_context(r)
   return out
 end
 
--- The most devices a degree spans (as the C core's run: 2^20).
-local MAX_DEGREE = 2 ^ 20
+-- The most devices a degree spans (the C core's run bound, src/nd_limits.h).
+local MAX_DEGREE = core.limits.devices
 
 -- A degree along a chain of keys: the first truthy one, else 1.
 local function degree(r, ...)
