@@ -137,6 +137,10 @@ int luaopen_nd_core(lua_State *L)
     lua_setfield(L, -2, "version");
     push_limits(L);
     lua_setfield(L, -2, "limits");
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, (lua_Integer)ND_DEFAULT_DEVICE_MEMORY);
+    lua_setfield(L, -2, "device_memory");
+    lua_setfield(L, -2, "defaults");
     return 1;
 }
 

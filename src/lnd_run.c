@@ -70,7 +70,7 @@ static const field_desc RUN_FIELDS[] = {
     I64(optimizer_shard, 1, MAX_DEGREE, 0), I64(expert_shard, 1, MAX_DEGREE, 0),
     FIELD_NUM(run_t, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), I64(seq_length, 1, MAX_TOKENS, 4096),
     I64(visual_seq_length, 1, MAX_TOKENS, 0), FIELD_STOP,
-    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, MAX_BYTES, (int64_t)64 << 30),
+    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, MAX_BYTES, ND_DEFAULT_DEVICE_MEMORY),
     I64(reserve_bytes, 0, MAX_BYTES, -1), FIELD_NUM(run_t, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
     FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */

@@ -42,7 +42,10 @@ train_yaml.SCHEDULES = { "1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp
 train_yaml.CP_ALGOS = { "colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses" }
 --- Activation checkpoint modes a trainer runs.
 train_yaml.AC_MODES = { "off", "selective", "full" }
-train_yaml.DEFAULT_DEVICE_MEMORY = "64GB"
+--- The device memory a run has when nothing states one, as messages name
+-- it: "64GB", the whole GiB of nd.core.defaults.device_memory (src/run.h).
+train_yaml.DEFAULT_DEVICE_MEMORY = string.format("%dGB", core.defaults.device_memory >> 30)
+assert(units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY) == core.defaults.device_memory)
 
 local function one_of(list, v)
   for _, x in ipairs(list) do
