@@ -72,7 +72,8 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_REQ(search_space, "global_batch", global_batch, 1, ND_MAX_GLOBAL_BATCH),
     FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
     FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
-    FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false), FIELD_END,
+    FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
+    FIELD_END,
 };
 
 /* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
@@ -507,8 +508,8 @@ static candidate read_candidate(lua_State *L, int t)
         search_dim dim;
         int64_t hi;
     } DEGREES[] = {
-        {"dp", DIM_DP, ND_MAX_DEVICES}, {"tp", DIM_TP, ND_MAX_DEVICES},   {"pp", DIM_PP, ND_MAX_DEVICES},
-        {"vpp", DIM_VPP, 64},            {"cp", DIM_CP, ND_MAX_DEVICES},   {"ep", DIM_EP, ND_MAX_DEVICES},
+        {"dp", DIM_DP, ND_MAX_DEVICES},  {"tp", DIM_TP, ND_MAX_DEVICES},      {"pp", DIM_PP, ND_MAX_DEVICES},
+        {"vpp", DIM_VPP, 64},            {"cp", DIM_CP, ND_MAX_DEVICES},      {"ep", DIM_EP, ND_MAX_DEVICES},
         {"mb", DIM_MB, ND_MAX_GLOBAL_BATCH}, {"mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH},
     };
     candidate c;
