@@ -84,6 +84,24 @@ describe("nd.profiles", function()
                       overlapped_grad_reduce = false, flash_attention = true }, profiles.default_run())
   end)
 
+  it("states the families' implementation facts in their profiles, not by name in the C core", function()
+    assert.is_true(profiles.family("qwen3_5").zero_centered_norms)
+    assert.is_true(profiles.family("deepseek").sigmoid_router)
+    assert.is_true(profiles.family("cm").sigmoid_router)
+    for _, arch in ipairs(profiles.BUILTIN) do
+      local f = profiles.family(arch)
+      assert.are.equal(arch == "qwen3_5", f.zero_centered_norms, arch)
+      assert.are.equal(arch == "deepseek" or arch == "cm", f.sigmoid_router, arch)
+    end
+    local ops = {}
+    for _, op in ipairs(profiles.OP_NAMES) do ops[op] = 0 end
+    assert.is_true(profiles.check({ kinds = { a = { ops = ops } }, model = { sigmoid_router = true } }, "x").model
+                     .sigmoid_router)
+    local ok, err = pcall(profiles.check, { kinds = { a = { ops = ops } }, model = { sigmoid_router = 1 } }, "x")
+    assert.is_false(ok)
+    assert.matches("must be true or false", tostring(err.message or err), 1, true)
+  end)
+
   it("resolves each family's run and model defaults (model-spec-census-train-yaml.md §b.1)", function()
     assert.is_true(profiles.family("qwen").shard_activations)
     assert.is_true(profiles.family("qwen3_5").shard_activations)

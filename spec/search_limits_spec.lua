@@ -82,3 +82,18 @@ describe("nd.core.search_count", function()
     assert.are.equal(n, search.check_size(m, sp, {}))
   end)
 end)
+
+describe("nd.core.limits", function()
+  it("states each bound once, in src/nd_limits.h, read by its Lua names", function()
+    local cli = require "nd.cli"
+    assert.are.same({ devices = 1 << 20, global_batch = 1 << 30, threads = 1024, device_memory = 1 << 50 },
+                    core.limits)
+    assert.are.equal(core.limits.devices, cli.MAX_DEVICES)
+    assert.are.equal(core.limits.devices, search.FULL_SHARD)
+    assert.are.equal(core.limits.global_batch, search.MAX_GLOBAL_BATCH)
+    assert.are.equal(core.limits.threads, search.MAX_THREADS)
+    -- a run takes the bound and refuses one past it
+    assert.has_no.errors(function() core.run { dp = core.limits.devices } end)
+    assert.has_error(function() core.run { dp = core.limits.devices + 1 } end)
+  end)
+end)

@@ -48,14 +48,14 @@ static double norm_bytes(const model_t *m, const derived_t *d, const signed char
      * keeps its input in the compute width and one fp32 rstd a row */
     if (d->fused_norm)
         return w * d->bytes_compute + 4.0;
-    double normalised = m->zero_centered_norms ? d->bytes_norm : d->bytes_compute;
+    double normalised = m->family.zero_centered_norms ? d->bytes_norm : d->bytes_compute;
     return w * (d->bytes_norm + normalised) + 4.0;
 }
 
 /* What a kept norm of width w holds once a layer: Qwen3.5's fp32 (1 + w). */
 static double norm_layer_bytes(const model_t *m, const signed char *keep, double w)
 {
-    return m->zero_centered_norms && keeps(keep, SW_NORMOP) ? 4.0 * w : 0.0;
+    return m->family.zero_centered_norms && keeps(keep, SW_NORMOP) ? 4.0 * w : 0.0;
 }
 
 /* Bytes an attention score keeps without flash attention: the softmax's
@@ -214,7 +214,7 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
         return;
     }
     double copies = routed_copies(m, r);
-    if (m->sigmoid_router) {
+    if (m->family.sigmoid_router) {
         o->shared += 4.0 * h + 4.0 * experts + 4.0;
         o->layer += 4.0 * experts * h;
     } else {

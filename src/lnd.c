@@ -7,6 +7,7 @@
 #include "file_write.h"
 #include "fs.h"
 #include "json_bridge.h"
+#include "nd_limits.h"
 #include "luautil.h"
 #include "yaml_bridge.h"
 
@@ -104,6 +105,20 @@ static const luaL_Reg core_functions[] = {
     {NULL, NULL},
 };
 
+/* Pushes nd.core.limits, the bounds of src/nd_limits.h as Lua integers. */
+static void push_limits(lua_State *L)
+{
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)ND_MAX_DEVICES);
+    lua_setfield(L, -2, "devices");
+    lua_pushinteger(L, (lua_Integer)ND_MAX_GLOBAL_BATCH);
+    lua_setfield(L, -2, "global_batch");
+    lua_pushinteger(L, (lua_Integer)ND_MAX_THREADS);
+    lua_setfield(L, -2, "threads");
+    lua_pushinteger(L, (lua_Integer)ND_MAX_DEVICE_MEMORY);
+    lua_setfield(L, -2, "device_memory");
+}
+
 int luaopen_nd_core(lua_State *L)
 {
     docmeta_open(L);
@@ -120,6 +135,12 @@ int luaopen_nd_core(lua_State *L)
     lua_setfield(L, -2, "null");
     lua_pushliteral(L, NDLUA_VERSION);
     lua_setfield(L, -2, "version");
+    push_limits(L);
+    lua_setfield(L, -2, "limits");
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, (lua_Integer)ND_DEFAULT_DEVICE_MEMORY);
+    lua_setfield(L, -2, "device_memory");
+    lua_setfield(L, -2, "defaults");
     return 1;
 }
 

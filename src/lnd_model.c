@@ -90,7 +90,8 @@ static const field_desc FAMILY_FIELDS[] = {
     FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
     FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
     FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
-    FIELD_I64(family_run, "v_head_dim", v_head_dim, 1, MAX_WIDTH, 0), FIELD_END,
+    FIELD_I64(family_run, "v_head_dim", v_head_dim, 1, MAX_WIDTH, 0),
+    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false), FIELD_END,
 };
 
 #define CENSUS(key, lo, hi) FIELD_NUM(census_record, #key, key, lo, hi, 0)

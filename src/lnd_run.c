@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "derive.h"
+#include "nd_limits.h"
 #include "schedule.h"
 
-#define MAX_DEGREE ((int64_t)1 << 20)
+#define MAX_DEGREE ND_MAX_DEVICES
 #define MAX_CHUNKS ((int64_t)1 << 17)
 #define MAX_BATCH ((int64_t)1 << 24)
 #define MAX_TOKENS ((int64_t)1 << 31)
-#define MAX_BYTES ((int64_t)1 << 50)
+#define MAX_BYTES ND_MAX_DEVICE_MEMORY
 #define MAX_LAYERS 100000
 
 #define RUN_TYPE "nd.run"
@@ -69,7 +70,7 @@ static const field_desc RUN_FIELDS[] = {
     I64(optimizer_shard, 1, MAX_DEGREE, 0), I64(expert_shard, 1, MAX_DEGREE, 0),
     FIELD_NUM(run_t, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), I64(seq_length, 1, MAX_TOKENS, 4096),
     I64(visual_seq_length, 1, MAX_TOKENS, 0), FIELD_STOP,
-    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, MAX_BYTES, (int64_t)64 << 30),
+    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, MAX_BYTES, ND_DEFAULT_DEVICE_MEMORY),
     I64(reserve_bytes, 0, MAX_BYTES, -1), FIELD_NUM(run_t, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
     FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
@@ -386,6 +387,58 @@ int lnd_run_new(lua_State *L)
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, 2, 1);
     return 1;
+}
+
+run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
+{
+    base = lua_absindex(L, base);
+    lnd_check_run(L, base);
+    check_degrees(L, r);
+    if (r->n_ranges != 0 || r->offset.form != FORM_NONE || r->full_recompute.form > FORM_ALL ||
+        r->selective_recompute.form > FORM_ALL)
+        luaL_error(L, "a derived run states no offsets, per-stage recompute or ranges");
+    /* the table: the base's fields, the changed ones stated again */
+    lua_newtable(L);
+    int t = lua_gettop(L);
+    lua_getiuservalue(L, base, 1);
+    for (lua_pushnil(L); lua_next(L, -2) != 0;) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, t);
+    }
+    lua_pop(L, 1);
+    const char *dropped[] = {"offset", "full_recompute", "selective_recompute", "optimizer_shard"};
+    for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++) {
+        lua_pushnil(L);
+        lua_setfield(L, t, dropped[i]);
+    }
+    field_set_int(L, "dp", r->dp);
+    field_set_int(L, "tp", r->tp);
+    field_set_int(L, "pp", r->pp);
+    field_set_int(L, "vpp", r->vpp);
+    field_set_int(L, "cp", r->cp);
+    field_set_int(L, "ep", r->ep);
+    field_set_bool(L, "sequence_parallel", r->sequence_parallel);
+    field_set_int(L, "micro_batch_size", r->micro_batch_size);
+    field_set_int(L, "micro_batch_num", r->micro_batch_num);
+    field_set_int(L, "global_batch_size", r->global_batch_size);
+    field_set_bool(L, "optimizer_parallel", r->optimizer_parallel);
+    if (r->optimizer_shard > 0) /* 0: unstated */
+        field_set_int(L, "optimizer_shard", r->optimizer_shard);
+    recompute_mode mode = r->full_recompute.form == FORM_ALL        ? REC_FULL
+                          : r->selective_recompute.form == FORM_ALL ? REC_SELECTIVE
+                                                                    : REC_OFF;
+    field_set_string(L, "recompute", RECOMPUTE_NAMES[mode]);
+    /* the run: a deep copy of r (it may share the base's pointers) */
+    run_box *box = lua_newuserdatauv(L, sizeof *box, 1);
+    memset(box, 0, sizeof *box);
+    luaL_setmetatable(L, RUN_TYPE);
+    if (run_copy(&box->run, r) != 0)
+        luaL_error(L, "out of memory");
+    box->ready = true;
+    lua_insert(L, t); /* the run below its table */
+    lua_setiuservalue(L, t, 1);
+    return &box->run;
 }
 
 static void push_switches(lua_State *L, const signed char *sw)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "nd_limits.h"
 #include "nd_score.h"
 #include "search.h"
 
@@ -67,11 +68,12 @@ static const field_desc DIM_FIELDS[] = {
     FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_END,
 };
 static const field_desc SPACE_FIELDS[] = {
-    FIELD_REQ(search_space, "devices", devices, 1, 1 << 20),
-    FIELD_REQ(search_space, "global_batch", global_batch, 1, 1 << 30),
+    FIELD_REQ(search_space, "devices", devices, 1, ND_MAX_DEVICES),
+    FIELD_REQ(search_space, "global_batch", global_batch, 1, ND_MAX_GLOBAL_BATCH),
     FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
     FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
-    FIELD_INT(search_space, "threads", threads, 0, 1024, 1), FIELD_BOOL(search_space, "floor", floor, false), FIELD_END,
+    FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
+    FIELD_END,
 };
 
 /* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
@@ -496,7 +498,60 @@ void lnd_open_search(lua_State *L)
     lua_pop(L, 1);
 }
 
+/* A candidate's degrees and mode read from a table of nd.search's: dp, tp,
+ * pp, vpp, cp, ep, mb, mbs, sp (a boolean), op_priced (else op: the shard
+ * priced, which derive settles) and recompute (a mode's name). */
+static candidate read_candidate(lua_State *L, int t)
+{
+    static const struct {
+        const char *key;
+        search_dim dim;
+        int64_t hi;
+    } DEGREES[] = {
+        {"dp", DIM_DP, ND_MAX_DEVICES},  {"tp", DIM_TP, ND_MAX_DEVICES},      {"pp", DIM_PP, ND_MAX_DEVICES},
+        {"vpp", DIM_VPP, 64},            {"cp", DIM_CP, ND_MAX_DEVICES},      {"ep", DIM_EP, ND_MAX_DEVICES},
+        {"mb", DIM_MB, ND_MAX_GLOBAL_BATCH}, {"mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH},
+    };
+    candidate c;
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < sizeof DEGREES / sizeof *DEGREES; i++)
+        c.degree[DEGREES[i].dim] = (int32_t)field_int(L, t, "candidate.", DEGREES[i].key, 1, DEGREES[i].hi, 1, true);
+    c.degree[DIM_SP] = field_bool(L, t, "candidate.", "sp", false) ? 1 : 0;
+    const char *op = field_present(L, t, "op_priced") ? "op_priced" : "op";
+    c.degree[DIM_OP] = (int32_t)field_int(L, t, "candidate.", op, 0, ND_MAX_DEVICES, 0, true);
+    /* the batch in doubles (exact: < 2^53) before search_candidate_run forms it in int64 */
+    double batch = (double)c.degree[DIM_DP] * (double)c.degree[DIM_MB] * (double)c.degree[DIM_MBS];
+    if (batch > (double)ND_MAX_GLOBAL_BATCH)
+        nd_bad_input(L, "candidate: dp x mb x mbs = %f sequences; a search takes at most %I", batch,
+                     (lua_Integer)ND_MAX_GLOBAL_BATCH);
+    int found = -1;
+    if (lua_getfield(L, t, "recompute") == LUA_TSTRING)
+        for (int i = 0; i < 3; i++)
+            if (strcmp(lua_tostring(L, -1), RECOMPUTE_NAMES[i]) == 0)
+                found = i;
+    if (found < 0)
+        nd_bad_input(L, "candidate.recompute must be off, selective or full, got %s",
+                     lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+    lua_pop(L, 1);
+    c.mode = (uint8_t)found;
+    return c;
+}
+
+/* nd.core.candidate_run(run, candidate) -> the run a search prices for the
+ * candidate (search_candidate_run over the run), as a new nd.run */
+static int lnd_candidate_run(lua_State *L)
+{
+    const run_t *base = lnd_check_run(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    candidate c = read_candidate(L, 2);
+    run_t r;
+    search_candidate_run(base, &c, &r);
+    lnd_push_derived_run(L, 1, &r);
+    return 1;
+}
+
 const luaL_Reg lnd_search_functions[] = {
+    {"candidate_run", lnd_candidate_run},
     {"search", lnd_search},
     {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},

@@ -123,8 +123,6 @@ layer_params kind_layer_params(const model_t *m, const layer_kind *k);
 
 const char *model_settle(model_t *m, char *err, int errlen)
 {
-    m->zero_centered_norms = m->arch != NULL && strcmp(m->arch, "qwen3_5") == 0;
-    m->sigmoid_router = m->arch != NULL && (strncmp(m->arch, "deepseek", 8) == 0 || strcmp(m->arch, "cm") == 0);
     if (m->head_dim <= 0)
         m->head_dim = (double)m->hidden / (double)m->heads;
     for (int i = 0; i < m->n_kinds; i++) {

@@ -25,13 +25,17 @@ typedef struct {
     int64_t seq_length;
 } census_record;
 
-/* The run defaults of a model family (its op profile's `run` section). */
+/* The run defaults of a model family (its op profile's `run` section), and
+ * the family's model facts (its `model` section). */
 typedef struct {
     int grad_bytes, optimizer_state_bytes, optimizer_states, main_param_bytes;
     int norm_bytes, dropout_bytes;
     bool grad_accumulation, shard_activations, loss_parallel, reshard_params;
     bool deferred_grad_accumulation, overlapped_grad_reduce, flash_attention;
     int64_t v_head_dim; /* the family's MLA value width, 0 when unstated */
+    /* implementation facts the profile states: Qwen3.5's zero-centred fp32
+     * norms, DeepSeek's fp32 sigmoid router */
+    bool zero_centered_norms, sigmoid_router;
 } family_run;
 
 /* Parameters of one layer of a kind, split as the sharding rules treat them. */
@@ -72,9 +76,6 @@ struct model {
     int64_t lin_key_heads, lin_key_dim, lin_value_heads, lin_value_dim, lin_conv;
     int64_t layer_norms, learned_positions;
     bool attn_output_gate, tied, qk_norm, qkv_bias, o_bias, mlp_bias, norm_bias, shared_gate;
-    /* implementation facts of the family, settled from arch: Qwen3.5's zero-centred
-     * fp32 norms, DeepSeek's fp32 sigmoid router */
-    bool zero_centered_norms, sigmoid_router;
     family_run family;
     layer_kind *kinds;
     int n_kinds;

@@ -5,6 +5,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A run's device memory when it states none: 64 GiB. The one statement of
+ * it; Lua reads it as nd.core.defaults.device_memory (train_yaml's "64GB",
+ * api_search.DEFAULT_DEVICE_MEMORY). */
+#define ND_DEFAULT_DEVICE_MEMORY ((int64_t)64 << 30)
+
 typedef enum { SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_ZERO_BUBBLE_V } pp_schedule;
 typedef enum { REC_OFF, REC_SELECTIVE, REC_FULL } recompute_mode;
 /* The modes by name, as Lua and the reports give them: off, selective, full. */

@@ -119,19 +119,15 @@ function api.with_census(model, records)
   return models.new(census.attach(model:spec(), records))
 end
 
---- The run of a search candidate: see nd.candidate_run.
+--- The run of a search candidate: see nd.candidate_run. The run is the one
+-- the search priced (the C core's search_candidate_run, through
+-- nd.core.candidate_run).
 function api.candidate_run(run, c)
   check.arg("nd.candidate_run", 1, "run", run, "run")
   if type(c) ~= "table" or math.type(c.dp) ~= "integer" or type(c.recompute) ~= "string" then
     check.fail("nd.candidate_run", 2, "candidate", "a candidate of nd.search", c)
   end
-  local shard = c.op_priced or c.op
-  return run:with {
-    dp = c.dp, tp = c.tp, pp = c.pp, vpp = c.vpp, cp = c.cp, ep = c.ep, sequence_parallel = c.sp == true,
-    micro_batch_size = c.mbs, micro_batch_num = c.mb, global_batch_size = c.dp * c.mb * c.mbs,
-    optimizer_parallel = shard > 1, optimizer_shard = math.max(1, c.op), recompute = c.recompute,
-    offset = core.null,
-  }
+  return core.candidate_run(run, c)
 end
 
 -- Opens a file to write ("-" is standard output); raises a bad-input

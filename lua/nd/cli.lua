@@ -136,8 +136,8 @@ function cli.positive_integer(text, option, max, what)
 end
 
 --- The most devices a run or search takes (the C core's bound on
--- dp x tp x pp x cp, src/lnd_run.c): 2^20.
-cli.MAX_DEVICES = 1 << 20
+-- dp x tp x pp x cp): 2^20, stated in src/nd_limits.h (nd.core.limits).
+cli.MAX_DEVICES = require("nd.core").limits.devices
 
 --- A memory size given on the command line (`-M 58GB`): bytes above 0
 -- (or from 0 with `allow_zero`).

@@ -265,8 +265,9 @@ nd.hardware_names = api.hardware_names
 nd.search = api_search.search
 
 --- The run of a search candidate: the run with the candidate's degrees,
--- batch, optimizer shard and recompute laid over (nd.estimate of it
--- gives the candidate's peak).
+-- batch, optimizer shard and recompute laid over, as the search priced it
+-- (nd.core.candidate_run; nd.estimate of it gives the candidate's peak,
+-- nd.core.step_time its step time).
 -- @tparam userdata run the run searched
 -- @tparam table candidate one of nd.search's
 -- @treturn userdata nd.run

@@ -41,6 +41,14 @@ local RUN_FIELDS = {
   { "flash_attention", true, "flag" },
 }
 
+-- The family's implementation facts a profile's `model` may state (each
+-- false unless stated), which the C core's model prices (src/model.h):
+-- zero_centered_norms, Qwen3.5's zero-centred norms kept in fp32;
+-- sigmoid_router, DeepSeek's (and cm's) router scored by an fp32 sigmoid.
+local MODEL_FLAG_NAMES = { "zero_centered_norms", "sigmoid_router" }
+local MODEL_FLAGS = {}
+for _, k in ipairs(MODEL_FLAG_NAMES) do MODEL_FLAGS[k] = true end
+
 local RUN_KIND = {}
 for _, f in ipairs(RUN_FIELDS) do RUN_KIND[f[1]] = f[3] end
 
@@ -141,12 +149,17 @@ local function check_defaults(p, file)
   end
   local model = {}
   for key, v in pairs(p.model or {}) do
-    if key ~= "v_head_dim" then
-      fail(file, "model." .. tostring(key), "a profile's model defaults may only state v_head_dim")
-    end
-    model.v_head_dim = whole(v)
-    if not model.v_head_dim or model.v_head_dim <= 0 then
-      fail(file, "model.v_head_dim", "must be a positive whole number, got " .. tostring(v))
+    if MODEL_FLAGS[key] then
+      if type(v) ~= "boolean" then fail(file, "model." .. key, "must be true or false, got " .. tostring(v)) end
+      model[key] = v
+    elseif key ~= "v_head_dim" then
+      fail(file, "model." .. tostring(key), "a profile's model defaults may only state v_head_dim, "
+        .. table.concat(MODEL_FLAG_NAMES, ", "))
+    else
+      model.v_head_dim = whole(v)
+      if not model.v_head_dim or model.v_head_dim <= 0 then
+        fail(file, "model.v_head_dim", "must be a positive whole number, got " .. tostring(v))
+      end
     end
   end
   return run, model
@@ -257,6 +270,7 @@ function profiles.family(arch)
   local run = profiles.default_run()
   for k, v in pairs(p.run) do run[k] = v end
   run.v_head_dim = p.model.v_head_dim
+  for _, k in ipairs(MODEL_FLAG_NAMES) do run[k] = p.model[k] == true end
   return run
 end
 

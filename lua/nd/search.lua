@@ -21,6 +21,7 @@
 --   local result = nd.core.search(model, run, space)
 -- @module nd.search
 
+local core = require "nd.core"
 local errors = require "nd.errors"
 local hardware = require "nd.hardware"
 
@@ -43,8 +44,11 @@ search.SHOWN = { DP = "DP", EP = "EP", MP = "TP", CP = "CP", PP = "PP", VPP = "V
 -- reaches, which the C core's derive replaces by the domain (an optimizer
 -- shard that does not divide the domain shards over all of it,
 -- src/derive.c). A yaml sharding over all its data-parallel ranks keeps
--- doing so in every candidate when OP is not searched.
-search.FULL_SHARD = 1 << 20
+-- doing so in every candidate when OP is not searched. It is the devices
+-- limit (src/nd_limits.h): no domain is larger, and a run takes no larger
+-- shard; at a domain of exactly that many devices it divides the domain,
+-- which is the same shard.
+search.FULL_SHARD = core.limits.devices
 
 --- The shard a candidate's OP comes to: OP when it divides the domain (DP,
 -- or DP x CP when the shard spans CP), else the domain (src/derive.c).
@@ -73,8 +77,9 @@ function search.shown(c, spans_cp)
   return c
 end
 
---- The most threads a search runs on (the C core's bound on space.threads).
-search.MAX_THREADS = 1024
+--- The most threads a search runs on (the C core's bound on space.threads,
+-- stated in src/nd_limits.h).
+search.MAX_THREADS = core.limits.threads
 
 --- The recompute modes, in the order a search prices them.
 search.MODES = { "off", "selective", "full" }
@@ -262,15 +267,15 @@ end
 search.MAX_TESTED = 100000000
 
 --- The largest global batch a search takes, in sequences (the C core's
--- bound on space.global_batch, src/lnd_search.c).
-search.MAX_GLOBAL_BATCH = 1 << 30
+-- bound on space.global_batch, stated in src/nd_limits.h): 2^30.
+search.MAX_GLOBAL_BATCH = core.limits.global_batch
 
 --- Refuses a space of more than search.MAX_TESTED candidates, counted by
 -- the C core without pricing any (nd.core.search_count).
 -- @tparam table hints the names of the options that narrow it: `dims`,
 --   `batch`, `recompute` (the command line's, or nd.search's options)
 function search.check_size(model, space, hints)
-  local n = require("nd.core").search_count(model, space)
+  local n = core.search_count(model, space)
   if n <= search.MAX_TESTED then return n end
   errors.raise { message = string.format("the search space holds %d candidates, more than the %d a search tests "
     .. "(search.MAX_TESTED in lua/nd/search.lua)", n, search.MAX_TESTED),

@@ -42,7 +42,10 @@ train_yaml.SCHEDULES = { "1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp
 train_yaml.CP_ALGOS = { "colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses" }
 --- Activation checkpoint modes a trainer runs.
 train_yaml.AC_MODES = { "off", "selective", "full" }
-train_yaml.DEFAULT_DEVICE_MEMORY = "64GB"
+--- The device memory a run has when nothing states one, as messages name
+-- it: "64GB", the whole GiB of nd.core.defaults.device_memory (src/run.h).
+train_yaml.DEFAULT_DEVICE_MEMORY = string.format("%dGB", core.defaults.device_memory >> 30)
+assert(units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY) == core.defaults.device_memory)
 
 local function one_of(list, v)
   for _, x in ipairs(list) do
@@ -80,7 +83,7 @@ function train_yaml.read_context(r)
       r:fail(ctx, "max_device_memory", "is no memory size: " .. values.describe(v),
              "a size with its unit, such as 58GB or 64GiB (binary units)")
     end
-    if bytes > 2 ^ 50 then
+    if bytes > core.limits.device_memory then
       r:fail(ctx, "max_device_memory", "is " .. v .. ", past the 1 PiB a device could hold",
              "a device's memory, such as 58GB or 64GiB")
     end
@@ -114,8 +117,8 @@ function train_yaml.read_context(r)
   return out
 end
 
--- The most devices a degree spans (as the C core's run: 2^20).
-local MAX_DEGREE = 2 ^ 20
+-- The most devices a degree spans (the C core's run bound, src/nd_limits.h).
+local MAX_DEGREE = core.limits.devices
 
 -- A degree along a chain of keys: the first truthy one, else 1.
 local function degree(r, ...)

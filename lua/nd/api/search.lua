@@ -26,8 +26,9 @@ local HINTS = { dims = "opts.dims", batch = "opts.global_batch", memory = "opts.
                 recompute = "opts.recompute = \"auto\"", ep = "run's ep (or EP in opts.dims)",
                 cp = "run's cp (or CP in opts.dims)", list = function(d) return "opts.allowed." .. d end }
 
---- nd.run's default device memory (src/lnd_run.c RUN_FIELDS): 64 GiB.
-api_search.DEFAULT_DEVICE_MEMORY = 64 * 2 ^ 30
+--- nd.run's default device memory in bytes: 64 GiB, stated once in
+-- src/run.h (ND_DEFAULT_DEVICE_MEMORY, read as nd.core.defaults).
+api_search.DEFAULT_DEVICE_MEMORY = core.defaults.device_memory
 
 --- A run's degrees and batch as the C core reads them (src/lnd_run.c):
 -- unstated degrees are 1, the micro-batch 1, the micro-batch count the

@@ -17,5 +17,6 @@ return {
     },
   },
   run = {},
-  model = { v_head_dim = 128 },
+  -- the router scores by an fp32 sigmoid, as DeepSeek's
+  model = { v_head_dim = 128, sigmoid_router = true },
 }

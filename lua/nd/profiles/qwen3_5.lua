@@ -18,5 +18,6 @@ return {
     },
   },
   run = { shard_activations = true },
-  model = {},
+  -- zero-centred norms (weight + 1), kept in fp32
+  model = { zero_centered_norms = true },
 }

@@ -87,7 +87,7 @@ function command.read_options(argv)
     opts.global_batch = cli.positive_integer(opts.global_batch, "-b")
     if opts.global_batch > search.MAX_GLOBAL_BATCH then
       errors.raise { path = "-b", message = string.format("%d sequences is past the %d (2^30) a search takes",
-        opts.global_batch, search.MAX_GLOBAL_BATCH), accepted = "a global batch from 1 to 1073741824 sequences" }
+        opts.global_batch, search.MAX_GLOBAL_BATCH), accepted = string.format("a global batch from 1 to %d sequences", search.MAX_GLOBAL_BATCH) }
     end
   end
   if opts.max_memory then
@@ -303,8 +303,8 @@ function command.batch_of(opts, cfg, b)
   end
   if gbs > search.MAX_GLOBAL_BATCH then
     errors.raise { file = source.file, path = source.path, message = string.format("%d sequences is past the %d "
-      .. "(2^30) a search takes", gbs, search.MAX_GLOBAL_BATCH), accepted = "a global batch from 1 to 1073741824 "
-      .. "sequences, or -b B" }
+      .. "(2^30) a search takes", gbs, search.MAX_GLOBAL_BATCH), accepted = string.format("a global batch from 1 to %d "
+      .. "sequences, or -b B", search.MAX_GLOBAL_BATCH) }
   end
   return gbs
 end

@@ -1,0 +1,80 @@
+-- nd.core.candidate_run (issue 16, item 1): the run of a search candidate is
+-- built once, by the C core's search_candidate_run, so the run a script
+-- prices again (nd.candidate_run) is the run the search priced: the same
+-- step time to the last bit and the same peak.
+local nd = require "nd"
+local core = require "nd.core"
+local search = require "nd.search"
+local hardware = require "nd.hardware"
+local warnings = require("nd.warnings").quiet()
+
+local A3 = hardware.load("A3")
+local llama = nd.model("meta-llama/Llama-3.1-70B", { warnings = warnings })
+
+local function space(o)
+  local searched = {}
+  for _, d in ipairs(search.DIMS) do searched[d] = true end
+  return search.space { model = llama:spec(), hardware = A3, devices = 64, global_batch = 128,
+                        budget_bytes = 40 * 2 ^ 30, searched = searched, pinned = o.pinned or {},
+                        recompute = { "off", "selective", "full" }, keep_dropped = 0, threads = 1 }
+end
+
+-- Candidates spread over the result: first, last and some between.
+local function some(r)
+  local out, n = {}, r:size()
+  for _, i in ipairs { 1, 2, n // 7, n // 3, n // 2, (2 * n) // 3, n - 1, n } do
+    if i >= 1 then out[#out + 1] = r:candidate(i) end
+  end
+  return out
+end
+
+describe("nd.core.candidate_run", function()
+  it("gives the run a search priced: its step time exactly, its peak in rounded bytes", function()
+    local base = nd.run { seq_length = 4096 }
+    local r = core.search(llama, base, space {})
+    assert.is_true(r:size() > 100)
+    local profile = hardware.core(A3)
+    local modes = {}
+    for _, c in ipairs(some(r)) do
+      local run = nd.candidate_run(base, c)
+      assert.are.equal(c.step_time_s, core.step_time(llama, run, profile).step_time_s)
+      assert.are.equal(c.peak_bytes, nd.estimate(llama, run).peak_bytes)
+      assert.are.equal(c.dp, run.dp)
+      assert.are.equal(c.recompute, run:spec().recompute)
+      modes[c.recompute] = true
+    end
+    assert.is_true(next(modes) ~= nil)
+  end)
+
+  it("leaves the base run as it was, and its table stays the base's but for the candidate", function()
+    local base = nd.run { seq_length = 4096, offset = { 0, 0 }, pp = 2, recompute = "full", device_memory = "40GB" }
+    local before = base:spec()
+    local c = core.search(llama, base, space {}):candidate(1)
+    local run = core.candidate_run(base, c)
+    assert.are.equal(before, base:spec())
+    assert.are.equal(2, base.pp)
+    assert.are.same({ 0, 0 }, base:spec().offset)
+    assert.is_nil(run:spec().offset)
+    assert.are.equal(40 * 2 ^ 30, run:spec().device_memory)
+    assert.are.equal(c.pp, run:spec().pp)
+    -- the run's table builds the same run again
+    assert.are.equal(nd.estimate(llama, run).peak_bytes, nd.estimate(llama, nd.run(run:spec())).peak_bytes)
+  end)
+
+  it("refuses a candidate past the bounds a run takes", function()
+    local base = nd.run {}
+    local c = core.search(llama, base, space {}):candidate(1)
+    local function refused(changes)
+      local bad = {}
+      for k, v in pairs(c) do bad[k] = v end
+      for k, v in pairs(changes) do bad[k] = v end
+      return not pcall(core.candidate_run, base, bad)
+    end
+    assert.is_true(refused { dp = 0 })
+    assert.is_true(refused { tp = core.limits.devices + 1 })
+    assert.is_true(refused { dp = 1 << 12, tp = 1 << 12 })
+    assert.is_true(refused { mb = 1 << 30, mbs = 1 << 30 })
+    assert.is_true(refused { recompute = "some" })
+    assert.is_false(refused {})
+  end)
+end)
