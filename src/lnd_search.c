@@ -19,7 +19,7 @@ typedef struct {
     run_t base;
     bool has_base;
     const model_t *model; /* the searched model, kept alive as the box's user value */
-    search_scorer *scorer; /* made on the first nd_score asked for */
+    search_worker *scorer; /* made on the first nd_score asked for */
 } result_box;
 
 /* The reference score of the box's fitting candidates from..to-1, computed
@@ -29,8 +29,8 @@ static void score_nd(lua_State *L, result_box *box, size_t from, size_t to)
     if (box->model == NULL || from >= to)
         return;
     if (box->scorer == NULL)
-        box->scorer = search_scorer_new(box->model, &box->base, &box->space);
-    if (box->scorer == NULL || search_scorer_score(box->scorer, box->res.fit + from, to - from) != 0)
+        box->scorer = search_worker_new(box->model, &box->base, &box->space);
+    if (box->scorer == NULL || search_score_nd(box->scorer, box->res.fit + from, to - from) != 0)
         luaL_error(L, "out of memory while scoring candidates");
 }
 
@@ -45,7 +45,7 @@ static void free_space(search_space *sp)
 static int result_gc(lua_State *L)
 {
     result_box *box = luaL_checkudata(L, 1, RESULT_TYPE);
-    search_scorer_free(box->scorer);
+    search_worker_free(box->scorer);
     box->scorer = NULL;
     search_result_free(&box->res);
     free_space(&box->space);

@@ -137,7 +137,7 @@ typedef struct {
     int64_t layers;
     layout_slot *layouts; /* an open-addressing table of LAYOUT_SLOTS */
     int n_layouts;
-    price_slot *slots;    /* NULL: no reuse (the scorer) */
+    price_slot *slots;    /* per (OP, SP) of the current EP (inner_loops) */
     kind_price *slot_memo;
     layer_time *slot_times;
     int n_slots, slot;
@@ -781,33 +781,12 @@ void search_result_free(search_result *res)
     search_result_init(res);
 }
 
-struct search_scorer {
-    searcher s;
-};
-
-search_scorer *search_scorer_new(const model_t *m, const run_t *base, const search_space *sp)
+int search_score_nd(search_worker *w, candidate *cands, size_t n)
 {
-    search_scorer *sc = calloc(1, sizeof *sc);
-    if (sc == NULL)
-        return NULL;
-    if (searcher_init(&sc->s, m, base, sp) != 0) {
-        search_scorer_free(sc);
-        return NULL;
-    }
-    return sc;
-}
-
-void search_scorer_free(search_scorer *sc)
-{
-    if (sc == NULL)
-        return;
-    searcher_free(&sc->s);
-    free(sc);
-}
-
-int search_scorer_score(search_scorer *sc, candidate *cands, size_t n)
-{
-    searcher *s = &sc->s;
+    searcher *s = &w->s;
+    s->est.reuse_derived = NULL; /* each candidate priced afresh, whatever the worker priced before */
+    s->est.reuse_memo = NULL;
+    s->est.stop_early = false;
     for (size_t i = 0; i < n; i++) {
         candidate *c = &cands[i];
         if (c->nd_scored)

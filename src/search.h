@@ -60,7 +60,7 @@ typedef struct {
     uint8_t mode;                  /* a recompute_mode */
     bool timed;                    /* its step was priced (it fits the budget) */
     bool kept;                     /* false: a policy's keep() refused it */
-    bool nd_scored;                /* nd_score is computed (search_scorer_score) */
+    bool nd_scored;                /* nd_score is computed (search_score_nd) */
     double peak;
     candidate_time time;
     double nd_score, score;        /* score: set by a ranking policy */
@@ -95,15 +95,19 @@ int search_run(const model_t *m, const run_t *base, const search_space *sp, sear
  * INT64_MAX; -1 when out of memory. */
 int64_t search_count(const model_t *m, const search_space *sp);
 
+/* A worker holds what pricing candidates needs (an estimate, a layout
+ * cache, layer prices): the search makes one a thread, and a result keeps
+ * one to score its candidates on demand. The model, base run and space
+ * must outlive it. NULL: out of memory. */
+typedef struct search_worker search_worker;
+search_worker *search_worker_new(const model_t *m, const run_t *base, const search_space *sp);
+void search_worker_free(search_worker *w);
+
 /* The reference score (nd_score) is left by the search to the candidates a
- * policy, a sort or a report reads: a scorer computes it for those that
- * lack it, keeping its estimate and layouts across calls. The model, base
- * run and space must outlive it. */
-typedef struct search_scorer search_scorer;
-search_scorer *search_scorer_new(const model_t *m, const run_t *base, const search_space *sp); /* NULL: out of memory */
-/* Returns 0, or -1 (out of memory, or a candidate's layout no longer builds). */
-int search_scorer_score(search_scorer *sc, candidate *cands, size_t n);
-void search_scorer_free(search_scorer *sc);
+ * policy, a sort or a report reads: this computes it for those of cands
+ * that lack it. Returns 0, or -1 (out of memory, or a candidate's layout
+ * no longer builds). */
+int search_score_nd(search_worker *w, candidate *cands, size_t n);
 
 /* The run a candidate stands for, laid over the base run (pointers of the
  * base that the candidate replaces are not copied: offsets, ranges). */

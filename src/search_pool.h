@@ -15,13 +15,11 @@ typedef struct {
 /* The pairs in the loop nest's order (search.c). Returns 0, or -1 when out of memory. */
 int search_pairs(const search_space *sp, search_pair **pairs, size_t *n);
 
-/* A worker runs the loops inside pairs, with its own estimate and caches
- * (search.c): a pair's counts, fitting candidates (each `order` its place
- * among the pair's), examples of dropped ones and lightest go into `into`. */
-typedef struct search_worker search_worker;
-search_worker *search_worker_new(const model_t *m, const run_t *base, const search_space *sp); /* NULL: no memory */
-int search_worker_pair(search_worker *w, const search_pair *pair, search_result *into);           /* 0, or -1 */
-void search_worker_free(search_worker *w);
+/* Runs the loops inside a pair with the worker's own estimate and caches
+ * (search.c): the pair's counts, fitting candidates (each `order` its place
+ * among the pair's), examples of dropped ones and lightest go into `into`.
+ * Returns 0, or -1 when out of memory. */
+int search_worker_pair(search_worker *w, const search_pair *pair, search_result *into);
 
 /* The threads a search of n pairs runs on: the space's `threads`, or the
  * online cores when it states 0, never more than the pairs. */
