@@ -209,7 +209,10 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
     kp->stat = layer_static(p->m, &p->m->kinds[run->kind], p->r, p->d, p->frozen);
     kp->activation = compute_activation(p, run, &kp->census);
     kp->comm = compute_comm(p, run);
-    kp->working = compute_working(p, run);
+    /* a layer neither recomputed whole nor measured by a census works with
+     * what it keeps: the same formula on the same switches */
+    bool kept_is_working = !p->frozen && run->mode != REC_FULL && !kp->census && p->m->kinds[run->kind].census == NULL;
+    kp->working = kept_is_working ? kp->activation : compute_working(p, run);
     kp->ready = true;
     return kp;
 }
