@@ -236,7 +236,7 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
  * attention kernel, and recomputes everything else. A dense Llama-style
  * layer runs q, k, v, o, then w1 (gate), w3 (up), w2 (down): it keeps q and v,
  * w1's and w2's outputs, the kernel's output and its fp32 statistics. */
-bool op_sac_prices(const layer_kind *k)
+bool act_op_sac_prices(const layer_kind *k)
 {
     return !k->moe && !k->mla && k->attention != ATTENTION_LINEAR && k->ops[OP_FFMM] >= 3;
 }
@@ -252,11 +252,11 @@ static act_split op_sac_activations(const model_t *m, const layer_kind *k, const
     return o;
 }
 
-act_split kind_activations(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+act_split act_kind_split(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
                            const signed char *keep, double seq)
 {
     act_split o = {0, 0, 0, 0, 0};
-    if (keep != NULL && d->op_sac && op_sac_prices(k))
+    if (keep != NULL && d->op_sac && act_op_sac_prices(k))
         return op_sac_activations(m, k, d, r->cp_algo == CP_RING ? (double)r->cp : 1.0);
     /* ring CP keeps the whole sequence's K and V on every rank; Ulysses and
      * linear attention keep their own share (the reference's cp / kv_shards) */
@@ -286,12 +286,12 @@ double act_per_token(const act_split *a, const run_t *r, const derived_t *d)
     return a->shared / (double)d->sp + a->tp / (double)r->tp + a->expert / (double)d->t_exp;
 }
 
-double full_recompute_per_token(const model_t *m, const derived_t *d)
+double act_full_recompute_per_token(const model_t *m, const derived_t *d)
 {
     return (double)m->hidden * d->bytes_compute / (double)d->shard_recompute_input;
 }
 
-double output_tp_divisor(const run_t *r, const derived_t *d)
+double act_output_tp_divisor(const run_t *r, const derived_t *d)
 {
     return d->shards_logits ? (double)r->tp : 1.0;
 }
@@ -308,7 +308,7 @@ double output_tp_divisor(const run_t *r, const derived_t *d)
 
 static double loss_bytes(const derived_t *d) { return d->loss_upcast ? 4.0 : (double)d->bytes_compute; }
 
-act_split output_activations(const model_t *m, const run_t *r, const derived_t *d)
+act_split act_output_kept(const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)r;
     double h = (double)m->hidden, v = (double)m->vocab;
@@ -324,9 +324,9 @@ act_split output_activations(const model_t *m, const run_t *r, const derived_t *
  * saved softmax; the cast back to the compute width (bc) for the head's
  * backward is then the one new tensor (it runs after the others are
  * freed in PyTorch's order, so there it adds nothing to the peak). */
-act_split output_working(const model_t *m, const run_t *r, const derived_t *d)
+act_split act_output_working(const model_t *m, const run_t *r, const derived_t *d)
 {
-    act_split o = output_activations(m, r, d);
+    act_split o = act_output_kept(m, r, d);
     double v = (double)m->vocab;
     if (!d->loss_inplace_grad)
         o.tp += 2.0 * loss_bytes(d) * v;
@@ -341,7 +341,7 @@ act_split output_working(const model_t *m, const run_t *r, const derived_t *d)
  * what it keeps; PyTorch's log-softmax writes its kept output from the
  * copy), so the forward holds bc·V, and 4·V more when the loss upcasts,
  * beyond what the layer keeps. */
-act_split output_forward_extra(const model_t *m, const run_t *r, const derived_t *d)
+act_split act_output_forward_extra(const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)r;
     double v = (double)m->vocab;
@@ -349,7 +349,7 @@ act_split output_forward_extra(const model_t *m, const run_t *r, const derived_t
     return o;
 }
 
-double embedding_per_token(const model_t *m, const run_t *r, const derived_t *d)
+double act_embedding_per_token(const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)r;
     return TOKEN_ID_BYTES + (double)m->hidden * d->bytes_dropout / (double)d->sp;
@@ -357,13 +357,13 @@ double embedding_per_token(const model_t *m, const run_t *r, const derived_t *d)
 
 /* An MTP module (DeepSeek-V3): the inputs of its two norms (bn) and of its
  * 2h -> h projection (bc), besides its embedding, layer and output. */
-double mtp_extra_per_token(const model_t *m, const derived_t *d)
+double act_mtp_extra_per_token(const model_t *m, const derived_t *d)
 {
     double h = (double)m->hidden;
     return (2.0 * h * d->bytes_norm + 2.0 * h * d->bytes_compute) / (double)d->sp;
 }
 
-bool census_applies(const layer_kind *k, const derived_t *d, const signed char *keep, bool selective)
+bool act_census_applies(const layer_kind *k, const derived_t *d, const signed char *keep, bool selective)
 {
     if (k->census == NULL)
         return false;
@@ -380,7 +380,7 @@ static double gathered_kv(const layer_kind *k, const run_t *r, const derived_t *
     return (double)(r->cp - 1) * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * d->bytes_compute / (double)r->tp;
 }
 
-double census_kept_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d,
+double act_census_kept_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d,
                              bool selective)
 {
     (void)m;
@@ -389,7 +389,7 @@ double census_kept_per_token(const layer_kind *k, const model_t *m, const run_t 
     return base / (double)d->sp + tp / (double)r->tp + gathered_kv(k, r, d);
 }
 
-double census_working_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d)
+double act_census_working_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d)
 {
     (void)m;
     const census_record *c = k->census;

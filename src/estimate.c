@@ -88,7 +88,7 @@ static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d
 static act_split activations_of(const pricing *p, const layer_kind *k, const signed char *keep)
 {
     if (p->act_cache == NULL)
-        return kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+        return act_kind_split(p->m, k, p->r, p->d, keep, p->seq);
     act_key key;
     memset(&key, 0, sizeof key);
     key.model = p->m;
@@ -113,7 +113,7 @@ static act_split activations_of(const pricing *p, const layer_kind *k, const sig
     act_cache_entry *entry = &p->act_cache[2 * (k - p->m->kinds) + (keep != NULL)];
     if (entry->valid && memcmp(&entry->key, &key, sizeof key) == 0)
         return entry->value;
-    entry->value = kind_activations(p->m, k, p->r, p->d, keep, p->seq);
+    entry->value = act_kind_split(p->m, k, p->r, p->d, keep, p->seq);
     entry->key = key;
     entry->valid = true;
     return entry->value;
@@ -157,7 +157,8 @@ static const signed char *switches_of(const pricing *p, const layer_run *run)
 static double formula_bytes(const pricing *p, const layer_kind *k, const signed char *keep)
 {
     act_split a = activations_of(p, k, keep);
-    return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) + layer_param_casts(p->m, k, p->r, p->d);
+    return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) +
+           mem_layer_param_casts(p->m, k, p->r, p->d);
 }
 
 /* Bytes one layer of the run keeps for one micro-batch. */
@@ -168,15 +169,16 @@ static double compute_activation(const pricing *p, const layer_run *run, bool *b
     if (p->frozen)
         return 0.0;
     if (run->mode == REC_FULL)
-        return full_recompute_per_token(p->m, p->d) * p->tokens;
+        return act_full_recompute_per_token(p->m, p->d) * p->tokens;
     const signed char *keep = switches_of(p, run);
     bool selective = run->mode == REC_SELECTIVE;
-    if (selective && p->d->op_sac && !op_sac_prices(k))
+    if (selective && p->d->op_sac && !act_op_sac_prices(k))
         *p->op_sac_fallback = true;
-    *by_census = census_applies(k, p->d, keep, selective);
+    *by_census = act_census_applies(k, p->d, keep, selective);
     if (!*by_census)
         return formula_bytes(p, k, keep);
-    return census_kept_per_token(k, p->m, p->r, p->d, selective) * p->tokens + layer_param_casts(p->m, k, p->r, p->d);
+    return act_census_kept_per_token(k, p->m, p->r, p->d, selective) * p->tokens +
+           mem_layer_param_casts(p->m, k, p->r, p->d);
 }
 
 /* What one layer holds at its backward's peak: a census record's working
@@ -188,15 +190,15 @@ static double compute_working(const pricing *p, const layer_run *run)
     if (p->frozen)
         return 0.0;
     if (k->census != NULL)
-        return census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
+        return act_census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
     return formula_bytes(p, k, switches_of(p, run));
 }
 
 static double compute_comm(const pricing *p, const layer_run *run)
 {
     const layer_kind *k = &p->m->kinds[run->kind];
-    layer_comm c = layer_comm_buffers(p->m, k, p->r, p->d, switches_of(p, run), p->tokens);
-    return comm_combined(&c);
+    layer_comm c = mem_layer_comm_buffers(p->m, k, p->r, p->d, switches_of(p, run), p->tokens);
+    return mem_comm_combined(&c);
 }
 
 /* A layer of the run's kind at the run's option, priced once an estimate
@@ -206,7 +208,7 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
     kind_price *kp = run->switches == NULL ? &p->memo[3 * run->kind + (int)run->mode] : scratch;
     if (kp->ready && kp != scratch)
         return kp;
-    kp->stat = layer_static(p->m, &p->m->kinds[run->kind], p->r, p->d, p->frozen);
+    kp->stat = mem_layer_static(p->m, &p->m->kinds[run->kind], p->r, p->d, p->frozen);
     kp->activation = compute_activation(p, run, &kp->census);
     kp->comm = compute_comm(p, run);
     /* a layer neither recomputed whole nor measured by a census works with
@@ -228,11 +230,11 @@ static double output_bytes(const pricing *p, bool working)
     if (p->frozen)
         return 0.0;
     const census_record *c = p->m->output_census;
-    double div = output_tp_divisor(p->r, p->d);
+    double div = act_output_tp_divisor(p->r, p->d);
     if (c != NULL)
         return ((working ? c->working : c->saved) / (double)p->d->sp + (working ? c->working_tp : c->saved_tp) / div) *
                p->tokens;
-    act_split a = working ? output_working(p->m, p->r, p->d) : output_activations(p->m, p->r, p->d);
+    act_split a = working ? act_output_working(p->m, p->r, p->d) : act_output_kept(p->m, p->r, p->d);
     return split_bytes(&a, p, div) * p->tokens;
 }
 
@@ -245,8 +247,8 @@ static double output_extra(const pricing *p)
     double backward = output_bytes(p, true) - output_bytes(p, false);
     if (p->frozen || p->m->output_census != NULL)
         return backward;
-    act_split f = output_forward_extra(p->m, p->r, p->d);
-    double forward = split_bytes(&f, p, output_tp_divisor(p->r, p->d)) * p->tokens;
+    act_split f = act_output_forward_extra(p->m, p->r, p->d);
+    double forward = split_bytes(&f, p, act_output_tp_divisor(p->r, p->d)) * p->tokens;
     return forward > backward ? forward : backward;
 }
 
@@ -286,9 +288,9 @@ static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, in
     row.kind = "embedding";
     row.vision = p->vision;
     row.count = 1;
-    row.static_per_layer = embedding_static(p->m, p->r, p->d, tied_here, p->frozen);
-    row.activation_per_layer = p->frozen ? 0.0 : embedding_per_token(p->m, p->r, p->d) * p->tokens;
-    row.comm_per_layer = embedding_comm(p->m, p->r, p->d, p->tokens);
+    row.static_per_layer = mem_embedding_static(p->m, p->r, p->d, tied_here, p->frozen);
+    row.activation_per_layer = p->frozen ? 0.0 : act_embedding_per_token(p->m, p->r, p->d) * p->tokens;
+    row.comm_per_layer = mem_embedding_comm(p->m, p->r, p->d, p->tokens);
     row.in_flight = mf;
     return add_row(e, st, &row);
 }
@@ -302,9 +304,9 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     row.kind = "output";
     row.vision = p->vision;
     row.count = 1;
-    row.static_per_layer = output_static(p->m, p->r, p->d, p->frozen);
+    row.static_per_layer = mem_output_static(p->m, p->r, p->d, p->frozen);
     row.activation_per_layer = output_bytes(p, false);
-    row.comm_per_layer = output_comm(p->m, p->r, p->d);
+    row.comm_per_layer = mem_output_comm(p->m, p->r, p->d);
     row.in_flight = mf;
     row.census = p->m->output_census != NULL;
     if (add_row(e, st, &row) != 0)
@@ -317,10 +319,9 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     module.kind = "mtp_module";
     module.count = mtp;
     module.mtp = true;
-    module.static_per_layer = mtp_module_static(p->m, p->r, p->d, p->frozen);
-    module.activation_per_layer =
-        row.activation_per_layer +
-        (p->frozen ? 0.0 : (embedding_per_token(p->m, p->r, p->d) + mtp_extra_per_token(p->m, p->d)) * p->tokens);
+    module.static_per_layer = mem_mtp_module_static(p->m, p->r, p->d, p->frozen);
+    double per_token = act_embedding_per_token(p->m, p->r, p->d) + act_mtp_extra_per_token(p->m, p->d);
+    module.activation_per_layer = row.activation_per_layer + (p->frozen ? 0.0 : per_token * p->tokens);
     return add_row(e, st, &module);
 }
 
@@ -341,7 +342,7 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
         kind_price scratch;
         const kind_price *kp = price_of(p, run, &scratch);
         if (keeps_gathered(p->r, p->d))
-            st->held_params += (double)run->count * layer_gathered_params(p->m, k, p->r, p->d);
+            st->held_params += (double)run->count * mem_layer_gathered_params(p->m, k, p->r, p->d);
         if (e->peak_only) { /* the search's pricing: the sums without the row */
             accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
             continue;
@@ -425,7 +426,7 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
     const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
-    double o = ch->output ? output_extra(p) + output_comm(p->m, p->r, p->d) : 0.0;
+    double o = ch->output ? output_extra(p) + mem_output_comm(p->m, p->r, p->d) : 0.0;
     if (last != NULL && (!ch->output || last->mtp)) {
         kind_price scratch;
         const kind_price *kp = price_of(p, last, &scratch);

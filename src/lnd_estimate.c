@@ -284,15 +284,15 @@ int lnd_activation_split(lua_State *L)
     derived_t d;
     derive(m, r, &d);
     double seq = (double)r->seq_length;
-    act_split plain = kind_activations(m, k, r, &d, NULL, seq);
-    act_split sel = kind_activations(m, k, r, &d, HYPERPARALLEL_SWITCHES, seq);
+    act_split plain = act_kind_split(m, k, r, &d, NULL, seq);
+    act_split sel = act_kind_split(m, k, r, &d, HYPERPARALLEL_SWITCHES, seq);
     lua_createtable(L, 0, 3);
     push_split(L, &plain, act_per_token(&plain, r, &d));
     lua_setfield(L, -2, "saved");
     push_split(L, &sel, act_per_token(&sel, r, &d));
     lua_setfield(L, -2, "selective");
-    act_split out = output_activations(m, r, &d);
-    push_split(L, &out, out.shared / (double)d.sp + out.tp / output_tp_divisor(r, &d));
+    act_split out = act_output_kept(m, r, &d);
+    push_split(L, &out, out.shared / (double)d.sp + out.tp / act_output_tp_divisor(r, &d));
     lua_setfield(L, -2, "output");
     return 1;
 }

@@ -36,7 +36,7 @@ static static_bytes split_static(const layer_split *s, const derived_t *d, bool 
     return b;
 }
 
-static_bytes layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen)
+static_bytes mem_layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen)
 {
     (void)m;
     layer_split s = split_layer(k, r);
@@ -59,7 +59,7 @@ static static_bytes table_static(double p, double w_div, double os_div, double g
 }
 
 /* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
-static_bytes embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen)
+static_bytes mem_embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen)
 {
     static_bytes zero = {0, 0, 0, 0};
     if (tied_here)
@@ -84,7 +84,7 @@ static double output_table_params(const model_t *m)
 }
 
 /* Output (memory-model.md §7.2): P_out over the non-expert divisors. */
-static_bytes output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
+static_bytes mem_output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
 {
     (void)r;
     return table_static(output_table_params(m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
@@ -94,13 +94,13 @@ static_bytes output_static(const model_t *m, const run_t *r, const derived_t *d,
 /* An MTP module: its projection and norms (sharded like the non-expert
  * parameters unless shard_mtp_param is off), and its own copies of the
  * embedding and output tables, as the reference prices them. */
-static_bytes mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
+static_bytes mem_mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
 {
     bool sharded = r->shard_mtp_param;
     static_bytes b = table_static(model_mtp_extra_params(m), sharded ? d->shard_params_non_exp : 1.0,
                                   sharded ? d->shard_p_os_non_exp_partial : 1.0,
                                   sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
-    static_bytes e = embedding_static(m, r, d, false, frozen), o = output_static(m, r, d, frozen);
+    static_bytes e = mem_embedding_static(m, r, d, false, frozen), o = mem_output_static(m, r, d, frozen);
     static_add(&b, &e, 1.0);
     static_add(&b, &o, 1.0);
     return b;
@@ -114,14 +114,14 @@ static double local_weights(const layer_kind *k, const run_t *r, const derived_t
     return s.non_expert / (double)r->tp;
 }
 
-double layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+double mem_layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
     if (!d->keeps_param_casts || d->bytes_p <= d->bytes_compute)
         return 0.0;
-    return layer_gathered_params(m, k, r, d); /* the compute-width copies of the layer's local weights */
+    return mem_layer_gathered_params(m, k, r, d); /* the compute-width copies of the layer's local weights */
 }
 
-double layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+double mem_layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
     (void)m;
     double experts, dense = local_weights(k, r, d, &experts);
@@ -139,7 +139,7 @@ static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
     return w * reduce;
 }
 
-layer_comm layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+layer_comm mem_layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
                               const signed char *keep, double tokens)
 {
     layer_comm c = {0, 0, 0, 0};
@@ -165,7 +165,7 @@ layer_comm layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t
     return c;
 }
 
-double comm_combined(const layer_comm *c)
+double mem_comm_combined(const layer_comm *c)
 {
     double most = c->dp;
     if (c->tp > most)
@@ -175,7 +175,7 @@ double comm_combined(const layer_comm *c)
     return most + c->ep;
 }
 
-double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens)
+double mem_embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens)
 {
     double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
     if (r->dp > 1 && !r->inplace_dp_buffers)
@@ -184,7 +184,7 @@ double embedding_comm(const model_t *m, const run_t *r, const derived_t *d, doub
     return dp > tp ? dp : tp;
 }
 
-double output_comm(const model_t *m, const run_t *r, const derived_t *d)
+double mem_output_comm(const model_t *m, const run_t *r, const derived_t *d)
 {
     if (r->dp <= 1 || r->inplace_dp_buffers)
         return 0.0;
