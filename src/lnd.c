@@ -137,9 +137,11 @@ int luaopen_nd_core(lua_State *L)
     lua_setfield(L, -2, "version");
     push_limits(L);
     lua_setfield(L, -2, "limits");
-    lua_createtable(L, 0, 1);
+    lua_createtable(L, 0, 2);
     lua_pushinteger(L, (lua_Integer)ND_DEFAULT_DEVICE_MEMORY);
     lua_setfield(L, -2, "device_memory");
+    lnd_push_family_defaults(L);
+    lua_setfield(L, -2, "family");
     lua_setfield(L, -2, "defaults");
     return 1;
 }

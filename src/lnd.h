@@ -36,6 +36,8 @@ int lnd_model_new(lua_State *L);
 model_t *lnd_check_model(lua_State *L, int idx);
 const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg);
 void lnd_open_model(lua_State *L);
+/* Pushes the family run defaults (DEFAULT_RUN plus flash attention), by key. */
+void lnd_push_family_defaults(lua_State *L);
 
 /* nd.run: nd.core.run(table), the run at index idx, and the registration. */
 int lnd_run_new(lua_State *L);

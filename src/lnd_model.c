@@ -111,6 +111,8 @@ static char *join(lua_State *L, const char *a, const char *b)
     return (char *)lua_tostring(L, -1); /* kept on the stack by the caller */
 }
 
+void lnd_push_family_defaults(lua_State *L) { fields_push_defaults(L, FAMILY_FIELDS); }
+
 static void read_family(lua_State *L, int spec, const char *prefix, family_run *f)
 {
     if (lua_getfield(L, spec, "family") != LUA_TTABLE) {

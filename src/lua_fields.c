@@ -272,3 +272,14 @@ void field_set_string(lua_State *L, const char *key, const char *s)
     lua_pushstring(L, s);
     lua_setfield(L, -2, key);
 }
+
+void fields_push_defaults(lua_State *L, const field_desc *d)
+{
+    lua_newtable(L);
+    for (; d->kind != FD_END; d++) {
+        if (d->kind == FD_BOOL)
+            field_set_bool(L, d->key, d->dflt != 0);
+        else if (d->kind == FD_INT || d->kind == FD_I64 || d->kind == FD_NUM)
+            field_set_number(L, d->key, d->dflt);
+    }
+}

@@ -90,5 +90,8 @@ void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *
  * top of the stack (whole doubles as integers); returns the descriptor
  * after the stop. */
 const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj);
+/* Pushes a table of the defaults of d's numeric and flag fields, by key
+ * (the defaults stated once, in C, for Lua to read). */
+void fields_push_defaults(lua_State *L, const field_desc *d);
 
 #endif

@@ -10,6 +10,7 @@
 -- run with an empty environment.
 -- @module nd.profiles
 
+local core = require "nd.core"
 local errors = require "nd.errors"
 
 local profiles = {}
@@ -24,22 +25,21 @@ profiles.BUILTIN = { "default", "llama", "llama2", "mistral", "phi3", "gemma", "
 
 -- DEFAULT_RUN (model-spec-census-train-yaml.md §b.1, memory-model.md §4.8) plus flash_attention: the
 -- family run facts a profile's `run` may override. kind: "bytes" = a whole
--- number >= 0, "count" = a whole number >= 0, "flag" = a boolean.
-local RUN_FIELDS = {
-  { "grad_bytes", 4, "bytes" },
-  { "optimizer_state_bytes", 4, "bytes" },
-  { "optimizer_states", 2, "count" },
-  { "main_param_bytes", 0, "bytes" },
-  { "norm_bytes", 4, "bytes" },
-  { "dropout_bytes", 0, "bytes" },
-  { "grad_accumulation", false, "flag" },
-  { "shard_activations", false, "flag" },
-  { "loss_parallel", true, "flag" },
-  { "reshard_params", false, "flag" },
-  { "deferred_grad_accumulation", false, "flag" },
-  { "overlapped_grad_reduce", false, "flag" },
-  { "flash_attention", true, "flag" },
-}
+-- number >= 0, "count" = a whole number >= 0, "flag" = a boolean. The
+-- defaults are the C core's (src/lnd_model.c FAMILY_FIELDS, nd.core.defaults.family),
+-- stated there once.
+local FAMILY_DEFAULTS = core.defaults.family
+local RUN_FIELDS = {}
+for i, f in ipairs {
+  { "grad_bytes", "bytes" }, { "optimizer_state_bytes", "bytes" }, { "optimizer_states", "count" },
+  { "main_param_bytes", "bytes" }, { "norm_bytes", "bytes" }, { "dropout_bytes", "bytes" },
+  { "grad_accumulation", "flag" }, { "shard_activations", "flag" }, { "loss_parallel", "flag" },
+  { "reshard_params", "flag" }, { "deferred_grad_accumulation", "flag" }, { "overlapped_grad_reduce", "flag" },
+  { "flash_attention", "flag" },
+} do
+  assert(FAMILY_DEFAULTS[f[1]] ~= nil, "nd.core.defaults.family has no " .. f[1])
+  RUN_FIELDS[i] = { f[1], FAMILY_DEFAULTS[f[1]], f[2] }
+end
 
 -- The family's implementation facts a profile's `model` may state (each
 -- false unless stated), which the C core's model prices (src/model.h):
