@@ -40,7 +40,7 @@ local function header(opts, s)
     table.concat(s.modes, ", "), s.modes_source, s.policy.name))
   if s.cfg then say(opts, "search config: " .. search_config.summary(s.cfg, s.base.path and {
     dp = s.space.dims.DP.pinned, fsdp = s.space.dims.OP.pinned == search.FULL_SHARD and "all of dp"
-      or s.space.dims.OP.pinned, tp = s.space.dims.MP.pinned,
+      or s.space.dims.OP.pinned, tp = s.space.dims.TP.pinned,
     pp = s.space.dims.PP.pinned, cp = s.space.dims.CP.pinned, ep = s.space.dims.EP.pinned })) end
   local bounds = search.bounds_text(s.bounds)
   if bounds then say(opts, bounds) end

@@ -30,7 +30,7 @@ end
 local function small_result()
   local m = tiny.dense { num_hidden_layers = 4 }
   local sp = search.space { model = m:spec(), hardware = FLAT, devices = 8, global_batch = 8, budget_bytes = 1e15,
-                            searched = { MP = true, DP = true, MB = true }, pinned = {}, recompute = { "off" } }
+                            searched = { TP = true, DP = true, MB = true }, pinned = {}, recompute = { "off" } }
   return core.search(m, nd.run { grad_accumulation = true }, sp), m
 end
 

@@ -53,8 +53,8 @@ describe("nd.core.search_count", function()
   it("counts exactly the candidates nd.core.search tests", function()
     local m = tiny.dense { num_hidden_layers = 8, num_key_value_heads = 4 }
     for _, o in ipairs({
-      { devices = 8, batch = 16, searched = { "DP", "MP", "PP" } },
-      { devices = 24, batch = 96, searched = { "DP", "MP", "PP", "CP", "VPP", "OP", "SP", "MBS" },
+      { devices = 8, batch = 16, searched = { "DP", "TP", "PP" } },
+      { devices = 24, batch = 96, searched = { "DP", "TP", "PP", "CP", "VPP", "OP", "SP", "MBS" },
         recompute = { "off", "selective", "full" } },
       { devices = 12, batch = 720, searched = { "DP", "PP", "MBS", "OP" } },
     }) do
@@ -68,7 +68,7 @@ describe("nd.core.search_count", function()
 
   it("refuses a space past search.MAX_TESTED before searching, saying how to narrow it", function()
     local m = tiny.dense { num_hidden_layers = 8 }
-    local sp = space(m, { devices = 24, batch = 96, searched = { "DP", "MP", "PP", "CP", "OP", "SP", "MBS" } })
+    local sp = space(m, { devices = 24, batch = 96, searched = { "DP", "TP", "PP", "CP", "OP", "SP", "MBS" } })
     local n = core.search_count(m, sp)
     local saved = search.MAX_TESTED
     search.MAX_TESTED = n - 1

@@ -53,8 +53,8 @@ describe("the loop nest and the degree rules (§b.3, §b.4 rule 1)", function()
   local m = tiny.dense { num_hidden_layers = 4 }
 
   it("tests every candidate of the nest and refuses MB > 1 without PP or accumulation", function()
-    local r, sp = run_search(m, {}, { devices = 8, batch = 8, searched = { "MP", "PP", "DP" } })
-    assert.are.equal(4, sp.dims.MP.bound)
+    local r, sp = run_search(m, {}, { devices = 8, batch = 8, searched = { "TP", "PP", "DP" } })
+    assert.are.equal(4, sp.dims.TP.bound)
     assert.are.equal(4, sp.dims.PP.bound)
     local c = r:counts()
     assert.are.equal(8, c.tested)
@@ -66,7 +66,7 @@ describe("the loop nest and the degree rules (§b.3, §b.4 rule 1)", function()
   end)
 
   it("prices MB > 1 without PP when the run accumulates gradients", function()
-    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 8, searched = { "MP", "PP", "DP" } })
+    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 8, searched = { "TP", "PP", "DP" } })
     assert.are.equal(8, r:counts().priced)
   end)
 
@@ -82,7 +82,7 @@ describe("the loop nest and the degree rules (§b.3, §b.4 rule 1)", function()
 
   it("refuses a TP that is no power of two", function()
     -- 12 devices, batch 12, TP searched (bound 4): TP 1 (DP 12), 2 (DP 6), 3 (DP 4: refused), 4 (DP 3)
-    local r = run_search(m, { grad_accumulation = true }, { devices = 12, batch = 12, searched = { "MP", "DP" } })
+    local r = run_search(m, { grad_accumulation = true }, { devices = 12, batch = 12, searched = { "TP", "DP" } })
     local c = r:counts()
     assert.are.equal(4, c.tested)
     assert.are.same({ ["a degree out of bounds"] = 1 }, c.refused)
@@ -91,7 +91,7 @@ describe("the loop nest and the degree rules (§b.3, §b.4 rule 1)", function()
 
   it("refuses a DP other than the pinned one when DP is not searched", function()
     -- DP pinned 4: TP 1 (DP 8), TP 2 (DP 4), TP 4 (DP 2): one valid
-    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 8, searched = { "MP" },
+    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 8, searched = { "TP" },
                                                            pinned = { DP = 4 } })
     assert.are.same({ ["a degree out of bounds"] = 2 }, r:counts().refused)
     assert.are.same({ "tp2 pp1 dp4 mb2" }, listed(r))
@@ -191,8 +191,8 @@ describe("the candidate lists of a search config (filtered out) and the global b
 
   it("refuses degrees outside the allowed list", function()
     -- TP 1, 2, 4 with only 2 allowed
-    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 8, searched = { "MP", "DP" },
-                                                           allowed = { MP = { 2 } } })
+    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 8, searched = { "TP", "DP" },
+                                                           allowed = { TP = { 2 } } })
     assert.are.same({ ["filtered out"] = 2 }, r:counts().refused)
     assert.are.same({ "tp2 pp1 dp4 mb2" }, listed(r))
   end)
@@ -200,7 +200,7 @@ describe("the candidate lists of a search config (filtered out) and the global b
   it("refuses a candidate whose DP x MB x MBS is not the batch", function()
     -- 8 devices, batch 12, TP searched: TP 1 (DP 8, MB 12 // 8 = 1: 8), TP 2 (DP 4, MB 3: 12),
     -- TP 4 (DP 2, MB 6: 12): the first makes 8
-    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 12, searched = { "MP", "DP" } })
+    local r = run_search(m, { grad_accumulation = true }, { devices = 8, batch = 12, searched = { "TP", "DP" } })
     assert.are.same({ ["global batch"] = 1 }, r:counts().refused)
     assert.are.same({ "tp2 pp1 dp4 mb3", "tp4 pp1 dp2 mb6" }, listed(r))
   end)
@@ -210,7 +210,7 @@ describe("pricing against the budget, and the recompute modes", function()
   local m = tiny.dense { num_hidden_layers = 4 }
 
   it("prices each candidate under each mode, off first", function()
-    local r = run_search(m, { grad_accumulation = true }, { devices = 2, batch = 2, searched = { "MP", "DP" },
+    local r = run_search(m, { grad_accumulation = true }, { devices = 2, batch = 2, searched = { "TP", "DP" },
                                                            recompute = { "off", "selective", "full" } })
     local c = r:counts()
     assert.are.equal(6, c.tested)
@@ -223,7 +223,7 @@ describe("pricing against the budget, and the recompute modes", function()
   end)
 
   it("drops every candidate over the budget, keeping examples and the lightest", function()
-    local r = run_search(m, { grad_accumulation = true }, { devices = 2, batch = 2, searched = { "MP", "DP" },
+    local r = run_search(m, { grad_accumulation = true }, { devices = 2, batch = 2, searched = { "TP", "DP" },
                                                            budget = 1 })
     local c = r:counts()
     assert.are.equal(2, c.dropped)
@@ -246,7 +246,7 @@ describe("the bounds (§b.2)", function()
                               searched = all, pinned = {} }
     assert.are.equal(16, b.PP.value)
     assert.are.equal(256, b.EP.value)
-    assert.are.equal(128, b.MP.value)
+    assert.are.equal(128, b.TP.value)
     -- A2, 1024 devices: the machine's 128, L // 1 = 62: 62
     b = search.bounds { model = ds, hardware = hardware.load("A2"), devices = 1024, global_batch = 2048,
                         searched = all, pinned = {} }
@@ -287,16 +287,26 @@ describe("the global batch check (§a.4 item 2)", function()
       .. "have DP x MBS of 8, and 12 is no whole number of micro-batches of any; state -b as a multiple of one of "
       .. "them, or let DP shrink by naming PP, CP or TP in -l", msg)
     -- with TP searched, DP 4 makes it
-    sp = space(m, { devices = 8, batch = 12, searched = { "DP", "MP" } })
+    sp = space(m, { devices = 8, batch = 12, searched = { "DP", "TP" } })
     assert.is_nil(search.batch_problem(sp, true))
   end)
 end)
 
 describe("-l and the recompute modes", function()
+  it("reads a space keyed by the reference's MP as keyed by TP", function()
+    local m = tiny.dense { num_hidden_layers = 4 }
+    local by_mp = space(m, { devices = 8, batch = 8, searched = { "MP", "DP" }, allowed = { MP = { 2 } } })
+    local by_tp = space(m, { devices = 8, batch = 8, searched = { "TP", "DP" }, allowed = { TP = { 2 } } })
+    assert.are.same(by_tp, by_mp)
+    assert.is_true(by_tp.dims.TP.searched)
+    assert.are.same({ 2 }, by_tp.dims.TP.allowed)
+    assert.is_nil(by_tp.dims.MP)
+  end)
+
   it("reads dimension names in any case, TP and MP alike, and always adds MB and DP", function()
-    assert.are.same({ DP = true, MP = true, MB = true }, search.parse_dims { "dp", "TP" })
+    assert.are.same({ DP = true, TP = true, MB = true }, search.parse_dims { "dp", "TP" })
     -- DP fills what TP leaves of the devices (issue 14 item 2), named or not
-    assert.are.same({ DP = true, MP = true, MB = true }, search.parse_dims { "Mp" })
+    assert.are.same({ DP = true, TP = true, MB = true }, search.parse_dims { "Mp" })
     local ok, err = pcall(search.parse_dims, { "DP", "XP" })
     assert.is_false(ok)
     assert.matches("-l: 'XP' is no dimension", err.message, 1, true)

@@ -16,7 +16,7 @@
 #include "nd_score.h"
 #include "search_pool.h"
 
-const char *const DIM_NAMES[DIM_COUNT] = {"DP", "EP", "MP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP"};
+const char *const DIM_NAMES[DIM_COUNT] = {"DP", "EP", "TP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP"};
 const char *const REFUSAL_NAMES[REFUSE_COUNT] = {
     "a degree out of bounds", "EP over the experts or DP x TP", "EP divisibility", "filtered out",
     "CP constraints", "global batch", "layout",

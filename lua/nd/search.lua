@@ -28,15 +28,15 @@ local hardware = require "nd.hardware"
 local search = {}
 
 --- The dimensions in the reference's ALL_DIMS order, by the C core's names
--- (MP is tensor parallelism).
-search.DIMS = { "DP", "EP", "MP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP" }
+-- (TP inside ndlua; the reference planner calls it MP).
+search.DIMS = { "DP", "EP", "TP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP" }
 
 --- The names -l takes for each (any case).
-search.DIM_NAMES = { DP = "DP", EP = "EP", TP = "MP", MP = "MP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB",
+search.DIM_NAMES = { DP = "DP", EP = "EP", TP = "TP", MP = "TP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB",
                      MBS = "MBS", SP = "SP", OP = "OP" }
 
---- How a dimension is shown to users (TP for the reference's MP).
-search.SHOWN = { DP = "DP", EP = "EP", MP = "TP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB", MBS = "MBS",
+--- How a dimension is shown to users.
+search.SHOWN = { DP = "DP", EP = "EP", TP = "TP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB", MBS = "MBS",
                  SP = "SP", OP = "OP" }
 
 --- The optimizer (FSDP) shard that stands for "the whole data-parallel
@@ -159,10 +159,33 @@ end
 --- Schedules that run at most two chunks a stage (the C core's run refuses more).
 search.TWO_CHUNK_SCHEDULES = { zero_bubble_v = true, zbv = true, dualpipev = true }
 
+-- A table keyed by dimension, with the reference's MP read as TP.
+local function tp_keyed(t)
+  if type(t) ~= "table" or t.MP == nil then return t end
+  local out = {}
+  for k, v in pairs(t) do out[k] = v end
+  if out.TP == nil then out.TP = t.MP end
+  out.MP = nil
+  return out
+end
+
+--- The options of search.space and search.bounds with `searched`,
+-- `pinned` and `allowed` keyed by TP where a caller wrote the reference's
+-- MP (a new table when any is).
+function search.with_tp_keys(o)
+  local searched, pinned, allowed = tp_keyed(o.searched), tp_keyed(o.pinned), tp_keyed(o.allowed)
+  if searched == o.searched and pinned == o.pinned and allowed == o.allowed then return o end
+  local out = {}
+  for k, v in pairs(o) do out[k] = v end
+  out.searched, out.pinned, out.allowed = searched, pinned, allowed
+  return out
+end
+
 --- The bounds of the searched dimensions (§b.2), each with the reason for it;
 -- and VPP's under a schedule of two chunks, which the reference has not.
--- @treturn table `{PP = {value, why}, EP = {...}, MP = {...}}`, searched dims only
+-- @treturn table `{PP = {value, why}, EP = {...}, TP = {...}}`, searched dims only
 function search.bounds(o)
+  o = search.with_tp_keys(o)
   local spec, out = o.model, {}
   if o.searched.PP then
     local machine = hardware.pipeline_bound(o.hardware, o.devices)
@@ -180,11 +203,11 @@ function search.bounds(o)
     out.EP = { value = math.max(1, experts),
                why = experts > 1 and "the model's experts" or "a dense model" }
   end
-  if o.searched.MP then
+  if o.searched.TP then
     if spec.num_key_value_heads then
-      out.MP = { value = spec.num_key_value_heads, why = "the model's KV heads" }
+      out.TP = { value = spec.num_key_value_heads, why = "the model's KV heads" }
     else
-      out.MP = { value = pow2_divisor(spec.num_attention_heads), why = "the attention heads' largest power of two" }
+      out.TP = { value = pow2_divisor(spec.num_attention_heads), why = "the attention heads' largest power of two" }
     end
   end
   return out
@@ -193,7 +216,7 @@ end
 --- The bounds line (§a.4 item 1) in ndlua's words; nil when no bound applies.
 function search.bounds_text(bounds)
   local parts = {}
-  for _, d in ipairs({ "PP", "VPP", "EP", "MP" }) do
+  for _, d in ipairs({ "PP", "VPP", "EP", "TP" }) do
     local b = bounds[d]
     if b then parts[#parts + 1] = string.format("%s up to %d (%s)", search.SHOWN[d], b.value, b.why) end
   end
@@ -210,6 +233,7 @@ end
 -- @treturn table the space
 -- @treturn table the bounds (search.bounds)
 function search.space(o)
+  o = search.with_tp_keys(o)
   local bounds = search.bounds(o)
   local dims = {}
   for _, d in ipairs(search.DIMS) do
@@ -290,7 +314,7 @@ end
 function search.batch_products(space, accumulates)
   local dims, n, b = space.dims, space.devices, space.global_batch
   local products, seen, makes = {}, {}, false
-  for _, tp in ipairs(values_of(dims.MP, n)) do
+  for _, tp in ipairs(values_of(dims.TP, n)) do
     for _, pp in ipairs(values_of(dims.PP, n // tp)) do
       for _, cp in ipairs(values_of(dims.CP, n // tp // pp)) do
         local dp = n // tp // cp // pp

@@ -81,7 +81,7 @@ local function pinned_of(d, devices)
   local dp = devices % denom == 0 and devices // denom or nil
   local op = d.op
   if op > 1 and op % (dp or d.dp) == 0 then op = "full" end
-  return { DP = dp, EP = d.ep, MP = d.tp, CP = d.cp, PP = d.pp, VPP = d.vpp, SP = d.sp and 1 or 0, OP = op,
+  return { DP = dp, EP = d.ep, TP = d.tp, CP = d.cp, PP = d.pp, VPP = d.vpp, SP = d.sp and 1 or 0, OP = op,
            MBS = d.mbs }
 end
 

@@ -50,7 +50,7 @@ local function stated_dims(r, auto, accel, fsdp, devices)
   local sharding = train_yaml.read_sharding(r, auto, accel, fsdp, dp or 1)
   local op = sharding.optimizer_parallel and sharding.optimizer_shard or 1
   if op > 1 and dp and op % dp == 0 then op = "full" end
-  return { DP = dp, EP = accel.ep, MP = accel.tp, CP = accel.cp, PP = accel.pp, VPP = accel.vpp,
+  return { DP = dp, EP = accel.ep, TP = accel.tp, CP = accel.cp, PP = accel.pp, VPP = accel.vpp,
            SP = accel.sequence_parallel and 1 or 0, OP = op }, denom
 end
 

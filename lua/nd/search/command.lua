@@ -361,7 +361,7 @@ function command.dims_of(opts, cfg, b)
   end
   if not searched.DP and not pinned.DP then
     errors.raise { file = cfg and cfg.file, path = "parallelism.dp", message = string.format("DP keeps the "
-      .. "train.yaml's, but its tp x pp x cp = %d x %d x %d does not divide the %d devices", b.stated.MP,
+      .. "train.yaml's, but its tp x pp x cp = %d x %d x %d does not divide the %d devices", b.stated.TP,
       b.stated.PP, b.stated.CP, b.devices), accepted = "state parallelism.dp (a list, or auto)" }
   end
   return searched, pinned, allowed

@@ -31,7 +31,7 @@ local SCHEDULES = require("nd.train_yaml").SCHEDULES
 local search_config = {}
 
 -- parallelism keys -> the search's dimensions (C names); etp is no dimension.
-search_config.DIMS = { dp = "DP", fsdp = "OP", tp = "MP", pp = "PP", cp = "CP", ep = "EP", micro_batch_num = "MB" }
+search_config.DIMS = { dp = "DP", fsdp = "OP", tp = "TP", pp = "PP", cp = "CP", ep = "EP", micro_batch_num = "MB" }
 local DIM_ORDER = { "dp", "fsdp", "tp", "pp", "cp", "ep", "micro_batch_num" }
 
 local SECTIONS = {

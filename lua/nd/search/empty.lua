@@ -31,9 +31,9 @@ function empty.config_hints(fixed_recompute)
 end
 
 -- The search config's key of each dimension (nd.search.config.DIMS inverted).
-empty.CONFIG_KEYS = { DP = "dp", OP = "fsdp", MP = "tp", PP = "pp", CP = "cp", EP = "ep", MB = "micro_batch_num" }
+empty.CONFIG_KEYS = { DP = "dp", OP = "fsdp", TP = "tp", PP = "pp", CP = "cp", EP = "ep", MB = "micro_batch_num" }
 
-local LOWER = { DP = "dp", EP = "ep", MP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs",
+local LOWER = { DP = "dp", EP = "ep", TP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs",
                 SP = "sp", OP = "op" }
 
 local function copy_space(space, without)
