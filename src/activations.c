@@ -252,9 +252,11 @@ static act_split op_sac_activations(const model_t *m, const layer_kind *k, const
     return o;
 }
 
-act_split act_kind_split(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                           const signed char *keep, double seq)
+act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed char *keep, double seq)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     act_split o = {0, 0, 0, 0, 0};
     if (keep != NULL && d->op_sac && act_op_sac_prices(k))
         return op_sac_activations(m, k, d, r->cp_algo == CP_RING ? (double)r->cp : 1.0);
@@ -281,19 +283,20 @@ double act_per_layer(const act_split *a, const run_t *r)
     return a->layer + a->layer_tp / (double)r->tp;
 }
 
-double act_per_token(const act_split *a, const run_t *r, const derived_t *d)
+double act_per_token(const price_ctx *c, const act_split *a)
 {
-    return a->shared / (double)d->sp + a->tp / (double)r->tp + a->expert / (double)d->t_exp;
+    return a->shared / (double)c->d->sp + a->tp / (double)c->r->tp + a->expert / (double)c->d->t_exp;
 }
 
-double act_full_recompute_per_token(const model_t *m, const derived_t *d)
+double act_full_recompute_per_token(const price_ctx *c)
 {
-    return (double)m->hidden * d->bytes_compute / (double)d->shard_recompute_input;
+    const derived_t *d = c->d;
+    return (double)c->m->hidden * d->bytes_compute / (double)d->shard_recompute_input;
 }
 
-double act_output_tp_divisor(const run_t *r, const derived_t *d)
+double act_output_tp_divisor(const price_ctx *c)
 {
-    return d->shards_logits ? (double)r->tp : 1.0;
+    return c->d->shards_logits ? (double)c->r->tp : 1.0;
 }
 
 /* The output layer keeps the final norm's tensors, the head's input (bc),
@@ -308,9 +311,10 @@ double act_output_tp_divisor(const run_t *r, const derived_t *d)
 
 static double loss_bytes(const derived_t *d) { return d->loss_upcast ? 4.0 : (double)d->bytes_compute; }
 
-act_split act_output_kept(const model_t *m, const run_t *r, const derived_t *d)
+act_split act_output_kept(const price_ctx *c)
 {
-    (void)r;
+    const model_t *m = c->m;
+    const derived_t *d = c->d;
     double h = (double)m->hidden, v = (double)m->vocab;
     act_split o = {norm_bytes(m, d, NULL, h) + h * d->bytes_compute + LABEL_BYTES, loss_bytes(d) * v, 0,
                    norm_layer_bytes(m, NULL, h), 0};
@@ -324,10 +328,11 @@ act_split act_output_kept(const model_t *m, const run_t *r, const derived_t *d)
  * saved softmax; the cast back to the compute width (bc) for the head's
  * backward is then the one new tensor (it runs after the others are
  * freed in PyTorch's order, so there it adds nothing to the peak). */
-act_split act_output_working(const model_t *m, const run_t *r, const derived_t *d)
+act_split act_output_working(const price_ctx *c)
 {
-    act_split o = act_output_kept(m, r, d);
-    double v = (double)m->vocab;
+    const derived_t *d = c->d;
+    act_split o = act_output_kept(c);
+    double v = (double)c->m->vocab;
     if (!d->loss_inplace_grad)
         o.tp += 2.0 * loss_bytes(d) * v;
     else if (d->loss_upcast)
@@ -341,25 +346,26 @@ act_split act_output_working(const model_t *m, const run_t *r, const derived_t *
  * what it keeps; PyTorch's log-softmax writes its kept output from the
  * copy), so the forward holds bc·V, and 4·V more when the loss upcasts,
  * beyond what the layer keeps. */
-act_split act_output_forward_extra(const model_t *m, const run_t *r, const derived_t *d)
+act_split act_output_forward_extra(const price_ctx *c)
 {
-    (void)r;
-    double v = (double)m->vocab;
+    const derived_t *d = c->d;
+    double v = (double)c->m->vocab;
     act_split o = {0, ((double)d->bytes_compute + (d->loss_upcast ? 4.0 : 0.0)) * v, 0, 0, 0};
     return o;
 }
 
-double act_embedding_per_token(const model_t *m, const run_t *r, const derived_t *d)
+double act_embedding_per_token(const price_ctx *c)
 {
-    (void)r;
-    return TOKEN_ID_BYTES + (double)m->hidden * d->bytes_dropout / (double)d->sp;
+    const derived_t *d = c->d;
+    return TOKEN_ID_BYTES + (double)c->m->hidden * d->bytes_dropout / (double)d->sp;
 }
 
 /* An MTP module (DeepSeek-V3): the inputs of its two norms (bn) and of its
  * 2h -> h projection (bc), besides its embedding, layer and output. */
-double act_mtp_extra_per_token(const model_t *m, const derived_t *d)
+double act_mtp_extra_per_token(const price_ctx *c)
 {
-    double h = (double)m->hidden;
+    const derived_t *d = c->d;
+    double h = (double)c->m->hidden;
     return (2.0 * h * d->bytes_norm + 2.0 * h * d->bytes_compute) / (double)d->sp;
 }
 
@@ -380,18 +386,15 @@ static double gathered_kv(const layer_kind *k, const run_t *r, const derived_t *
     return (double)(r->cp - 1) * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * d->bytes_compute / (double)r->tp;
 }
 
-double act_census_kept_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d,
-                             bool selective)
+double act_census_kept_per_token(const price_ctx *c, const layer_kind *k, bool selective)
 {
-    (void)m;
-    const census_record *c = k->census;
-    double base = selective ? c->selective : c->saved, tp = selective ? c->selective_tp : c->saved_tp;
-    return base / (double)d->sp + tp / (double)r->tp + gathered_kv(k, r, d);
+    const census_record *rec = k->census;
+    double base = selective ? rec->selective : rec->saved, tp = selective ? rec->selective_tp : rec->saved_tp;
+    return base / (double)c->d->sp + tp / (double)c->r->tp + gathered_kv(k, c->r, c->d);
 }
 
-double act_census_working_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d)
+double act_census_working_per_token(const price_ctx *c, const layer_kind *k)
 {
-    (void)m;
-    const census_record *c = k->census;
-    return c->working / (double)d->sp + c->working_tp / (double)r->tp + gathered_kv(k, r, d);
+    const census_record *rec = k->census;
+    return rec->working / (double)c->d->sp + rec->working_tp / (double)c->r->tp + gathered_kv(k, c->r, c->d);
 }

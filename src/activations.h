@@ -6,6 +6,7 @@
 
 #include "derive.h"
 #include "model.h"
+#include "pricing_ctx.h"
 #include "run.h"
 
 /* Bytes per token (of one CP rank, micro-batch size 1) a layer keeps, split
@@ -24,40 +25,38 @@ typedef struct {
  * recomputed; keep is the switch set of a selectively recomputed layer
  * (1 keeps an op's activation, 0 recomputes it), NULL for a plain layer.
  * seq is the sequence length the layer runs at (s, or s / seq_split). */
-act_split act_kind_split(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                           const signed char *keep, double seq);
+act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed char *keep, double seq);
 
 /* Bytes per token after division: shared/sp + tp/t + expert/t_exp. */
 /* Bytes a layer keeps once, after division: layer + layer_tp/t. */
 double act_per_layer(const act_split *a, const run_t *r);
-double act_per_token(const act_split *a, const run_t *r, const derived_t *d);
+double act_per_token(const price_ctx *c, const act_split *a);
 
 /* A fully recomputed layer keeps its input: h·bytes_compute / shard_recompute_input. */
-double act_full_recompute_per_token(const model_t *m, const derived_t *d);
+double act_full_recompute_per_token(const price_ctx *c);
 
 /* The output layer (final norm, head, loss) per token, kept and at its backward peak. */
-act_split act_output_kept(const model_t *m, const run_t *r, const derived_t *d);
+act_split act_output_kept(const price_ctx *c);
 /* Whether torchtitan's per-op checkpointing is priced for kind k (dense full-attention layers). */
 bool act_op_sac_prices(const layer_kind *k);
-act_split act_output_working(const model_t *m, const run_t *r, const derived_t *d);
+act_split act_output_working(const price_ctx *c);
 /* What the output's forward holds beyond what it keeps, while the loss makes its copies. */
-act_split act_output_forward_extra(const model_t *m, const run_t *r, const derived_t *d);
+act_split act_output_forward_extra(const price_ctx *c);
 /* The divisor of the output's TP part: t under a vocabulary-parallel loss, else 1. */
-double act_output_tp_divisor(const run_t *r, const derived_t *d);
+double act_output_tp_divisor(const price_ctx *c);
 
 /* The embedding layer per token (its token ids; its dropout mask where the family drops out). */
-double act_embedding_per_token(const model_t *m, const run_t *r, const derived_t *d);
+double act_embedding_per_token(const price_ctx *c);
 
 /* An MTP module's own activations besides its layer and output, per token. */
-double act_mtp_extra_per_token(const model_t *m, const derived_t *d);
+double act_mtp_extra_per_token(const price_ctx *c);
 
 /* Census pricing (model-spec §c.5): whether kind k at this recompute option
  * is priced from its record, and the bytes per token kept / held at the
  * backward peak (tp part over t, the rest over sp, plus gathered K/V under
  * ring CP). */
 bool act_census_applies(const layer_kind *k, const derived_t *d, const signed char *keep, bool selective);
-double act_census_kept_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d,
-                             bool selective);
-double act_census_working_per_token(const layer_kind *k, const model_t *m, const run_t *r, const derived_t *d);
+double act_census_kept_per_token(const price_ctx *c, const layer_kind *k, bool selective);
+double act_census_working_per_token(const price_ctx *c, const layer_kind *k);
 
 #endif

@@ -59,9 +59,7 @@ static estimate_row *new_row(estimate_t *e)
 
 /* What pricing one stage needs, for the text model or the vision tower. */
 typedef struct {
-    const model_t *m;
-    const run_t *r;
-    const derived_t *d;
+    price_ctx c; /* the model (or tower), the run and its derived facts */
     bool vision, frozen;
     double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
     kind_price *memo;   /* n_kinds x 3, reset for each estimate */
@@ -79,7 +77,7 @@ static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d
                             kind_price *memo)
 {
     double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
-    pricing p = {m, r, d, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL, NULL};
+    pricing p = {{m, r, d}, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL, NULL};
     return p;
 }
 
@@ -88,32 +86,32 @@ static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d
 static act_split activations_of(const pricing *p, const layer_kind *k, const signed char *keep)
 {
     if (p->act_cache == NULL)
-        return act_kind_split(p->m, k, p->r, p->d, keep, p->seq);
+        return act_kind_split(&p->c, k, keep, p->seq);
     act_key key;
     memset(&key, 0, sizeof key);
-    key.model = p->m;
+    key.model = p->c.m;
     key.seq = p->seq;
-    key.capacity_factor = p->r->capacity_factor;
-    key.cp = p->r->cp;
-    key.top_k = p->m->top_k;
-    key.algo = (int)p->r->cp_algo;
-    key.flash = p->d->flash;
-    key.core = p->d->core_attention_recompute;
-    key.grouped_gemm = p->r->grouped_gemm;
-    key.bc = p->d->bytes_compute;
-    key.bn = p->d->bytes_norm;
-    key.bs = p->d->bytes_softmax;
-    key.bd = p->d->bytes_dropout;
+    key.capacity_factor = p->c.r->capacity_factor;
+    key.cp = p->c.r->cp;
+    key.top_k = p->c.m->top_k;
+    key.algo = (int)p->c.r->cp_algo;
+    key.flash = p->c.d->flash;
+    key.core = p->c.d->core_attention_recompute;
+    key.grouped_gemm = p->c.r->grouped_gemm;
+    key.bc = p->c.d->bytes_compute;
+    key.bn = p->c.d->bytes_norm;
+    key.bs = p->c.d->bytes_softmax;
+    key.bd = p->c.d->bytes_dropout;
     key.keep_set = keep != NULL;
-    key.op_sac = p->d->op_sac;
-    key.fused_norm = p->d->fused_norm;
-    key.fused_swiglu = p->d->fused_swiglu;
+    key.op_sac = p->c.d->op_sac;
+    key.fused_norm = p->c.d->fused_norm;
+    key.fused_swiglu = p->c.d->fused_swiglu;
     if (keep != NULL)
         memcpy(key.keep, keep, sizeof key.keep);
-    act_cache_entry *entry = &p->act_cache[2 * (k - p->m->kinds) + (keep != NULL)];
+    act_cache_entry *entry = &p->act_cache[2 * (k - p->c.m->kinds) + (keep != NULL)];
     if (entry->valid && memcmp(&entry->key, &key, sizeof key) == 0)
         return entry->value;
-    entry->value = act_kind_split(p->m, k, p->r, p->d, keep, p->seq);
+    entry->value = act_kind_split(&p->c, k, keep, p->seq);
     entry->key = key;
     entry->valid = true;
     return entry->value;
@@ -150,35 +148,35 @@ static const signed char *switches_of(const pricing *p, const layer_run *run)
 {
     if (run->mode != REC_SELECTIVE)
         return NULL;
-    return run->switches != NULL ? run->switches : p->d->switches;
+    return run->switches != NULL ? run->switches : p->c.d->switches;
 }
 
 /* A layer's formula activations with the switches keep, and its parameter casts. */
 static double formula_bytes(const pricing *p, const layer_kind *k, const signed char *keep)
 {
     act_split a = activations_of(p, k, keep);
-    return act_per_token(&a, p->r, p->d) * p->tokens + act_per_layer(&a, p->r) +
-           mem_layer_param_casts(p->m, k, p->r, p->d);
+    return act_per_token(&p->c, &a) * p->tokens + act_per_layer(&a, p->c.r) +
+           mem_layer_param_casts(&p->c, k);
 }
 
 /* Bytes one layer of the run keeps for one micro-batch. */
 static double compute_activation(const pricing *p, const layer_run *run, bool *by_census)
 {
-    const layer_kind *k = &p->m->kinds[run->kind];
+    const layer_kind *k = &p->c.m->kinds[run->kind];
     *by_census = false;
     if (p->frozen)
         return 0.0;
     if (run->mode == REC_FULL)
-        return act_full_recompute_per_token(p->m, p->d) * p->tokens;
+        return act_full_recompute_per_token(&p->c) * p->tokens;
     const signed char *keep = switches_of(p, run);
     bool selective = run->mode == REC_SELECTIVE;
-    if (selective && p->d->op_sac && !act_op_sac_prices(k))
+    if (selective && p->c.d->op_sac && !act_op_sac_prices(k))
         *p->op_sac_fallback = true;
-    *by_census = act_census_applies(k, p->d, keep, selective);
+    *by_census = act_census_applies(k, p->c.d, keep, selective);
     if (!*by_census)
         return formula_bytes(p, k, keep);
-    return act_census_kept_per_token(k, p->m, p->r, p->d, selective) * p->tokens +
-           mem_layer_param_casts(p->m, k, p->r, p->d);
+    return act_census_kept_per_token(&p->c, k, selective) * p->tokens +
+           mem_layer_param_casts(&p->c, k);
 }
 
 /* What one layer holds at its backward's peak: a census record's working
@@ -186,18 +184,18 @@ static double compute_activation(const pricing *p, const layer_run *run, bool *b
  * materialises them all again). */
 static double compute_working(const pricing *p, const layer_run *run)
 {
-    const layer_kind *k = &p->m->kinds[run->kind];
+    const layer_kind *k = &p->c.m->kinds[run->kind];
     if (p->frozen)
         return 0.0;
     if (k->census != NULL)
-        return act_census_working_per_token(k, p->m, p->r, p->d) * p->tokens;
+        return act_census_working_per_token(&p->c, k) * p->tokens;
     return formula_bytes(p, k, switches_of(p, run));
 }
 
 static double compute_comm(const pricing *p, const layer_run *run)
 {
-    const layer_kind *k = &p->m->kinds[run->kind];
-    layer_comm c = mem_layer_comm_buffers(p->m, k, p->r, p->d, switches_of(p, run), p->tokens);
+    const layer_kind *k = &p->c.m->kinds[run->kind];
+    layer_comm c = mem_layer_comm_buffers(&p->c, k, switches_of(p, run), p->tokens);
     return mem_comm_combined(&c);
 }
 
@@ -208,12 +206,13 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
     kind_price *kp = run->switches == NULL ? &p->memo[3 * run->kind + (int)run->mode] : scratch;
     if (kp->ready && kp != scratch)
         return kp;
-    kp->stat = mem_layer_static(p->m, &p->m->kinds[run->kind], p->r, p->d, p->frozen);
+    kp->stat = mem_layer_static(&p->c, &p->c.m->kinds[run->kind], p->frozen);
     kp->activation = compute_activation(p, run, &kp->census);
     kp->comm = compute_comm(p, run);
     /* a layer neither recomputed whole nor measured by a census works with
      * what it keeps: the same formula on the same switches */
-    bool kept_is_working = !p->frozen && run->mode != REC_FULL && !kp->census && p->m->kinds[run->kind].census == NULL;
+    bool kept_is_working =
+        !p->frozen && run->mode != REC_FULL && !kp->census && p->c.m->kinds[run->kind].census == NULL;
     kp->working = kept_is_working ? kp->activation : compute_working(p, run);
     kp->ready = true;
     return kp;
@@ -221,7 +220,7 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
 
 static double split_bytes(const act_split *a, const pricing *p, double tp_divisor)
 {
-    return a->shared / (double)p->d->sp + a->tp / tp_divisor + a->expert / (double)p->d->t_exp;
+    return a->shared / (double)p->c.d->sp + a->tp / tp_divisor + a->expert / (double)p->c.d->t_exp;
 }
 
 /* The output layer's bytes per micro-batch: what it keeps, or at its backward peak (working). */
@@ -229,12 +228,13 @@ static double output_bytes(const pricing *p, bool working)
 {
     if (p->frozen)
         return 0.0;
-    const census_record *c = p->m->output_census;
-    double div = act_output_tp_divisor(p->r, p->d);
+    const census_record *c = p->c.m->output_census;
+    double div = act_output_tp_divisor(&p->c);
     if (c != NULL)
-        return ((working ? c->working : c->saved) / (double)p->d->sp + (working ? c->working_tp : c->saved_tp) / div) *
+        return ((working ? c->working : c->saved) / (double)p->c.d->sp +
+                (working ? c->working_tp : c->saved_tp) / div) *
                p->tokens;
-    act_split a = working ? act_output_working(p->m, p->r, p->d) : act_output_kept(p->m, p->r, p->d);
+    act_split a = working ? act_output_working(&p->c) : act_output_kept(&p->c);
     return split_bytes(&a, p, div) * p->tokens;
 }
 
@@ -245,10 +245,10 @@ static double output_bytes(const pricing *p, bool working)
 static double output_extra(const pricing *p)
 {
     double backward = output_bytes(p, true) - output_bytes(p, false);
-    if (p->frozen || p->m->output_census != NULL)
+    if (p->frozen || p->c.m->output_census != NULL)
         return backward;
-    act_split f = act_output_forward_extra(p->m, p->r, p->d);
-    double forward = split_bytes(&f, p, act_output_tp_divisor(p->r, p->d)) * p->tokens;
+    act_split f = act_output_forward_extra(&p->c);
+    double forward = split_bytes(&f, p, act_output_tp_divisor(&p->c)) * p->tokens;
     return forward > backward ? forward : backward;
 }
 
@@ -288,9 +288,9 @@ static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, in
     row.kind = "embedding";
     row.vision = p->vision;
     row.count = 1;
-    row.static_per_layer = mem_embedding_static(p->m, p->r, p->d, tied_here, p->frozen);
-    row.activation_per_layer = p->frozen ? 0.0 : act_embedding_per_token(p->m, p->r, p->d) * p->tokens;
-    row.comm_per_layer = mem_embedding_comm(p->m, p->r, p->d, p->tokens);
+    row.static_per_layer = mem_embedding_static(&p->c, tied_here, p->frozen);
+    row.activation_per_layer = p->frozen ? 0.0 : act_embedding_per_token(&p->c) * p->tokens;
+    row.comm_per_layer = mem_embedding_comm(&p->c, p->tokens);
     row.in_flight = mf;
     return add_row(e, st, &row);
 }
@@ -304,14 +304,14 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     row.kind = "output";
     row.vision = p->vision;
     row.count = 1;
-    row.static_per_layer = mem_output_static(p->m, p->r, p->d, p->frozen);
+    row.static_per_layer = mem_output_static(&p->c, p->frozen);
     row.activation_per_layer = output_bytes(p, false);
-    row.comm_per_layer = mem_output_comm(p->m, p->r, p->d);
+    row.comm_per_layer = mem_output_comm(&p->c);
     row.in_flight = mf;
-    row.census = p->m->output_census != NULL;
+    row.census = p->c.m->output_census != NULL;
     if (add_row(e, st, &row) != 0)
         return -1;
-    int64_t mtp = model_mtp_layers(p->m);
+    int64_t mtp = model_mtp_layers(p->c.m);
     if (mtp == 0 || p->vision)
         return 0;
     estimate_row module = row;
@@ -319,8 +319,8 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     module.kind = "mtp_module";
     module.count = mtp;
     module.mtp = true;
-    module.static_per_layer = mem_mtp_module_static(p->m, p->r, p->d, p->frozen);
-    double per_token = act_embedding_per_token(p->m, p->r, p->d) + act_mtp_extra_per_token(p->m, p->d);
+    module.static_per_layer = mem_mtp_module_static(&p->c, p->frozen);
+    double per_token = act_embedding_per_token(&p->c) + act_mtp_extra_per_token(&p->c);
     module.activation_per_layer = row.activation_per_layer + (p->frozen ? 0.0 : per_token * p->tokens);
     return add_row(e, st, &module);
 }
@@ -338,11 +338,11 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
 {
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
-        const layer_kind *k = &p->m->kinds[run->kind];
+        const layer_kind *k = &p->c.m->kinds[run->kind];
         kind_price scratch;
         const kind_price *kp = price_of(p, run, &scratch);
-        if (keeps_gathered(p->r, p->d))
-            st->held_params += (double)run->count * mem_layer_gathered_params(p->m, k, p->r, p->d);
+        if (keeps_gathered(p->c.r, p->c.d))
+            st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, k);
         if (e->peak_only) { /* the search's pricing: the sums without the row */
             accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
             continue;
@@ -426,7 +426,7 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
     const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
-    double o = ch->output ? output_extra(p) + mem_output_comm(p->m, p->r, p->d) : 0.0;
+    double o = ch->output ? output_extra(p) + mem_output_comm(&p->c) : 0.0;
     if (last != NULL && (!ch->output || last->mtp)) {
         kind_price scratch;
         const kind_price *kp = price_of(p, last, &scratch);
@@ -473,9 +473,9 @@ static double overhead_dualpipe(const pricing *p, const layout_t *l, int64_t sta
 
 static double backward_overhead(const pricing *p, const layout_t *l, int64_t stage)
 {
-    if (p->r->frozen || p->r->schedule == SCHED_GPIPE)
+    if (p->c.r->frozen || p->c.r->schedule == SCHED_GPIPE)
         return 0.0;
-    if (p->r->schedule == SCHED_ZERO_BUBBLE_V)
+    if (p->c.r->schedule == SCHED_ZERO_BUBBLE_V)
         return overhead_dualpipe(p, l, stage);
     return overhead_1f1b(p, l, stage);
 }

@@ -283,16 +283,17 @@ int lnd_activation_split(lua_State *L)
     const layer_kind *k = lnd_check_kind(L, m, 3);
     derived_t d;
     derive(m, r, &d);
+    price_ctx c = {m, r, &d};
     double seq = (double)r->seq_length;
-    act_split plain = act_kind_split(m, k, r, &d, NULL, seq);
-    act_split sel = act_kind_split(m, k, r, &d, HYPERPARALLEL_SWITCHES, seq);
+    act_split plain = act_kind_split(&c, k, NULL, seq);
+    act_split sel = act_kind_split(&c, k, HYPERPARALLEL_SWITCHES, seq);
     lua_createtable(L, 0, 3);
-    push_split(L, &plain, act_per_token(&plain, r, &d));
+    push_split(L, &plain, act_per_token(&c, &plain));
     lua_setfield(L, -2, "saved");
-    push_split(L, &sel, act_per_token(&sel, r, &d));
+    push_split(L, &sel, act_per_token(&c, &sel));
     lua_setfield(L, -2, "selective");
-    act_split out = act_output_kept(m, r, &d);
-    push_split(L, &out, out.shared / (double)d.sp + out.tp / act_output_tp_divisor(r, &d));
+    act_split out = act_output_kept(&c);
+    push_split(L, &out, out.shared / (double)d.sp + out.tp / act_output_tp_divisor(&c));
     lua_setfield(L, -2, "output");
     return 1;
 }

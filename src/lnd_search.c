@@ -432,9 +432,10 @@ static int lnd_step_time(lua_State *L)
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);
+    price_ctx c = {m, r, &e->derived};
     step_time t;
-    timing_run(m, r, &e->derived, &e->layout, &hw, &t);
-    double score = nd_score(m, r, &e->derived, &e->layout, &hw);
+    timing_run(&c, &e->layout, &hw, &t);
+    double score = nd_score(&c, &e->layout, &hw);
     lua_createtable(L, 0, 8);
     push_step_time(L, &t);
     field_set_number(L, "nd_score", score);
@@ -451,13 +452,14 @@ static int lnd_layer_traffic(lua_State *L)
     const layer_kind *k = lnd_check_kind(L, m, 3);
     derived_t d;
     derive(m, r, &d);
-    layer_traffic t = layer_traffic_bytes(m, k, r, &d);
-    double weights = luaL_optnumber(L, 4, layer_rank_weights(k, r, &d));
+    price_ctx c = {m, r, &d};
+    layer_traffic t = layer_traffic_bytes(&c, k);
+    double weights = luaL_optnumber(L, 4, layer_rank_weights(&c, k));
     lua_createtable(L, 0, 4);
     field_set_number(L, "tp", t.tp);
     field_set_number(L, "cp", t.cp);
     field_set_number(L, "ep", t.ep);
-    field_set_number(L, "dp", dp_traffic_bytes(r, &d, weights));
+    field_set_number(L, "dp", dp_traffic_bytes(&c, weights));
     return 1;
 }
 

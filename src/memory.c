@@ -36,11 +36,10 @@ static static_bytes split_static(const layer_split *s, const derived_t *d, bool 
     return b;
 }
 
-static_bytes mem_layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen)
+static_bytes mem_layer_static(const price_ctx *c, const layer_kind *k, bool frozen)
 {
-    (void)m;
-    layer_split s = split_layer(k, r);
-    return split_static(&s, d, frozen);
+    layer_split s = split_layer(k, c->r);
+    return split_static(&s, c->d, frozen);
 }
 
 /* One table of P parameters: its weights over w_div, its optimizer states
@@ -59,8 +58,11 @@ static static_bytes table_static(double p, double w_div, double os_div, double g
 }
 
 /* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
-static_bytes mem_embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen)
+static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool frozen)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     static_bytes zero = {0, 0, 0, 0};
     if (tied_here)
         return zero;
@@ -84,23 +86,24 @@ static double output_table_params(const model_t *m)
 }
 
 /* Output (memory-model.md §7.2): P_out over the non-expert divisors. */
-static_bytes mem_output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
+static_bytes mem_output_static(const price_ctx *c, bool frozen)
 {
-    (void)r;
-    return table_static(output_table_params(m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
+    const derived_t *d = c->d;
+    return table_static(output_table_params(c->m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
                         d->shard_grad_non_exp, d->bytes_optim_table, d, frozen);
 }
 
 /* An MTP module: its projection and norms (sharded like the non-expert
  * parameters unless shard_mtp_param is off), and its own copies of the
  * embedding and output tables, as the reference prices them. */
-static_bytes mem_mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen)
+static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
 {
-    bool sharded = r->shard_mtp_param;
-    static_bytes b = table_static(model_mtp_extra_params(m), sharded ? d->shard_params_non_exp : 1.0,
+    const derived_t *d = c->d;
+    bool sharded = c->r->shard_mtp_param;
+    static_bytes b = table_static(model_mtp_extra_params(c->m), sharded ? d->shard_params_non_exp : 1.0,
                                   sharded ? d->shard_p_os_non_exp_partial : 1.0,
                                   sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
-    static_bytes e = mem_embedding_static(m, r, d, false, frozen), o = mem_output_static(m, r, d, frozen);
+    static_bytes e = mem_embedding_static(c, false, frozen), o = mem_output_static(c, frozen);
     static_add(&b, &e, 1.0);
     static_add(&b, &o, 1.0);
     return b;
@@ -114,18 +117,18 @@ static double local_weights(const layer_kind *k, const run_t *r, const derived_t
     return s.non_expert / (double)r->tp;
 }
 
-double mem_layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+double mem_layer_param_casts(const price_ctx *c, const layer_kind *k)
 {
+    const derived_t *d = c->d;
     if (!d->keeps_param_casts || d->bytes_p <= d->bytes_compute)
         return 0.0;
-    return mem_layer_gathered_params(m, k, r, d); /* the compute-width copies of the layer's local weights */
+    return mem_layer_gathered_params(c, k); /* the compute-width copies of the layer's local weights */
 }
 
-double mem_layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+double mem_layer_gathered_params(const price_ctx *c, const layer_kind *k)
 {
-    (void)m;
-    double experts, dense = local_weights(k, r, d, &experts);
-    return (dense + experts) * d->bytes_compute;
+    double experts, dense = local_weights(k, c->r, c->d, &experts);
+    return (dense + experts) * c->d->bytes_compute;
 }
 
 /* DP buffers of W weights at ZeRO level z: FSDP / ZeRO-3 gathers the layer
@@ -139,30 +142,32 @@ static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
     return w * reduce;
 }
 
-layer_comm mem_layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                              const signed char *keep, double tokens)
+layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const signed char *keep, double tokens)
 {
-    layer_comm c = {0, 0, 0, 0};
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    layer_comm b = {0, 0, 0, 0};
     double h = (double)m->hidden, bc = d->bytes_compute;
     double experts, dense = local_weights(k, r, d, &experts);
     bool buckets = !r->inplace_dp_buffers;
     if (r->dp > 1 && buckets)
-        c.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
+        b.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
     if (d->expert_dp_ranks > 1 && experts > 0 && buckets)
-        c.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
+        b.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
     if (d->comm_t)
-        c.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
+        b.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
     if (d->comm_cp && k->attention == ATTENTION_LINEAR)
-        c.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
+        b.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
     else if (d->comm_cp && r->cp_algo == CP_RING)
-        c.cp = 2.0 * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / (double)r->tp;
+        b.cp = 2.0 * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / (double)r->tp;
     else if (d->comm_cp)
-        c.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
+        b.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
                                k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc / (double)r->tp;
     if (d->comm_ep && k->moe) {
-        c.ep = 2.0 * tokens * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
+        b.ep = 2.0 * tokens * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
     }
-    return c;
+    return b;
 }
 
 double mem_comm_combined(const layer_comm *c)
@@ -175,8 +180,11 @@ double mem_comm_combined(const layer_comm *c)
     return most + c->ep;
 }
 
-double mem_embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens)
+double mem_embedding_comm(const price_ctx *c, double tokens)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
     if (r->dp > 1 && !r->inplace_dp_buffers)
         dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
@@ -184,9 +192,11 @@ double mem_embedding_comm(const model_t *m, const run_t *r, const derived_t *d, 
     return dp > tp ? dp : tp;
 }
 
-double mem_output_comm(const model_t *m, const run_t *r, const derived_t *d)
+double mem_output_comm(const price_ctx *c)
 {
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     if (r->dp <= 1 || r->inplace_dp_buffers)
         return 0.0;
-    return dp_buffer(output_table_params(m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
+    return dp_buffer(output_table_params(c->m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
 }

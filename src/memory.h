@@ -7,6 +7,7 @@
 #include "derive.h"
 #include "layout.h"
 #include "model.h"
+#include "pricing_ctx.h"
 #include "run.h"
 
 /* Bytes a device holds for one thing, split as estimate.c reports them. */
@@ -29,16 +30,16 @@ static inline void static_add(static_bytes *a, const static_bytes *b, double n)
 }
 
 /* One body layer of kind k (memory-model.md §7.2, lineage B divisors). */
-static_bytes mem_layer_static(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d, bool frozen);
+static_bytes mem_layer_static(const price_ctx *c, const layer_kind *k, bool frozen);
 /* The embedding table; zero when a tied head on the same stage holds it. */
-static_bytes mem_embedding_static(const model_t *m, const run_t *r, const derived_t *d, bool tied_here, bool frozen);
+static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool frozen);
 /* The output head and final norm, and an MTP module's own tables. */
-static_bytes mem_output_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen);
-static_bytes mem_mtp_module_static(const model_t *m, const run_t *r, const derived_t *d, bool frozen);
+static_bytes mem_output_static(const price_ctx *c, bool frozen);
+static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen);
 
 /* A layer's compute-dtype weight copies kept for backward when the weights
  * are wider than the compute (autocast-style parameter casts). */
-double mem_layer_param_casts(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d);
+double mem_layer_param_casts(const price_ctx *c, const layer_kind *k);
 
 /* Communication buffers one layer needs while it runs (bytes): data
  * parallel (parameter gathers and gradient reductions), tensor parallel
@@ -48,13 +49,12 @@ typedef struct {
     double dp, tp, cp, ep;
 } layer_comm;
 
-layer_comm mem_layer_comm_buffers(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                              const signed char *keep, double tokens);
+layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const signed char *keep, double tokens);
 double mem_comm_combined(const layer_comm *c);
 /* The embedding's and the output's DP buffers (their gathered tables and reduced gradients). */
-double mem_embedding_comm(const model_t *m, const run_t *r, const derived_t *d, double tokens);
-double mem_output_comm(const model_t *m, const run_t *r, const derived_t *d);
+double mem_embedding_comm(const price_ctx *c, double tokens);
+double mem_output_comm(const price_ctx *c);
 /* Weights FSDP keeps gathered between forward and backward when it does not reshard. */
-double mem_layer_gathered_params(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d);
+double mem_layer_gathered_params(const price_ctx *c, const layer_kind *k);
 
 #endif

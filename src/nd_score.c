@@ -188,16 +188,19 @@ static double comm_weight(const model_t *m, const run_t *r)
     return 1.5 * (hff + s) * 8192.0 / ((double)m->hidden + s);
 }
 
-double nd_score(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw)
+double nd_score(const price_ctx *c, const layout_t *l, const hardware_t *hw)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     double *x = malloc((size_t)r->pp * sizeof *x);
     if (x == NULL)
         return -1.0;
     double w = comm_weight(m, r), b = (double)r->micro_batch_size, s = (double)r->seq_length;
     for (int64_t st_i = 0; st_i < r->pp; st_i++) {
         stage_load st = {0, 0, 0, 0};
-        for (int64_t c = 0; c < l->vpp; c++) {
-            const chunk_layout *ch = layout_chunk(l, st_i, c);
+        for (int64_t chunk = 0; chunk < l->vpp; chunk++) {
+            const chunk_layout *ch = layout_chunk(l, st_i, chunk);
             for (int i = 0; i < ch->n_runs; i++)
                 add_layer(&st, m, r, d, &l->runs[ch->first_run + i], hw);
             if (ch->output) {

@@ -5,12 +5,13 @@
 #include "derive.h"
 #include "layout.h"
 #include "model.h"
+#include "pricing_ctx.h"
 #include "run.h"
 #include "timing.h"
 
 /* The score the reference planner ranks by (search-ranking-cli §d): FLOP-
  * and byte-weighted work of the straggler stage through the pipeline.
  * Returns a negative number when out of memory. */
-double nd_score(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw);
+double nd_score(const price_ctx *c, const layout_t *l, const hardware_t *hw);
 
 #endif

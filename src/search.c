@@ -469,8 +469,9 @@ static int price(searcher *s, const probe *c)
             return push_candidate(&res->drops, &res->n_drops, &res->cap_drops, &rec);
         return 0;
     }
+    price_ctx ctx = {s->m, &r, &s->est.derived};
     step_time t;
-    timing_run_memo(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw, &s->timing, &t);
+    timing_run_memo(&ctx, s->est.lay, &s->sp->hw, &s->timing, &t);
     if (t.step < 0)
         return -1;
     rec.time = (candidate_time){t.forward, t.backward, t.recompute, t.tp, t.cp, t.ep, t.pp, t.dp, t.bubble, t.step};
@@ -797,7 +798,8 @@ int search_score_nd(search_worker *w, candidate *cands, size_t n)
         const layout_t *lay = cached_layout(s, &r, (recompute_mode)c->mode, &failed);
         if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0)
             return -1;
-        c->nd_score = nd_score(s->m, &r, &s->est.derived, s->est.lay, &s->sp->hw);
+        price_ctx ctx = {s->m, &r, &s->est.derived};
+        c->nd_score = nd_score(&ctx, s->est.lay, &s->sp->hw);
         if (c->nd_score < 0)
             return -1;
         c->nd_scored = true;

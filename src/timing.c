@@ -37,8 +37,11 @@ static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gb
  *        their gradients backward); Ulysses: 8·(cp − 1)/cp · tokens·(q, k, v, o
  *        widths)·bc / t (four all-to-alls each way)
  *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way) */
-layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     double tokens = d->tokens;
     layer_traffic t = {0, 0, 0};
     double h = (double)m->hidden, bc = d->bytes_compute, tp = (double)r->tp, cp = (double)r->cp;
@@ -63,8 +66,10 @@ layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const r
  *   backward when it reshards) and reduce-scatters the gradients, (S − 1)/S
  *   of each; replicas R = d / S all-reduce the shards once a step
  *   otherwise (DDP, ZeRO-1/2): one all-reduce of the gradients a step */
-double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights)
+double dp_traffic_bytes(const price_ctx *c, double weights)
 {
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     double reduce = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
     if (d->fsdp) {
         double s = (double)d->optimizer_ranks, replicas = (double)r->dp / s;
@@ -162,11 +167,12 @@ static double rerun_share(const layer_kind *k, const layer_flops *f, recompute_m
     return SELECTIVE_RERUN_SHARE;
 }
 
-double layer_rank_weights(const layer_kind *k, const run_t *r, const derived_t *d)
+double layer_rank_weights(const price_ctx *c, const layer_kind *k)
 {
     const layer_params *p = &k->params;
+    const run_t *r = c->r;
     return (p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
-           (p->routed / (double)r->ep + p->shared) / (double)d->t_exp;
+           (p->routed / (double)r->ep + p->shared) / (double)c->d->t_exp;
 }
 
 /* HBM bytes the element-wise ops of one layer move in its forward, a token
@@ -204,34 +210,34 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     return moved;
 }
 
-static layer_time price_layer(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                              recompute_mode mode)
+static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     double tokens = d->tokens;
     layer_flops f = kind_flops(m, k, (double)r->seq_length, 0.5);
     layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, rerun_share(k, &f, mode),
-                     layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(k, r, d),
-                     layer_traffic_bytes(m, k, r, d)};
+                     layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
+                     layer_traffic_bytes(c, k)};
     return lt;
 }
 
 /* The layer price of a run of layers: from the memo when it holds it. */
-static layer_time layer_time_of(const model_t *m, const run_t *r, const derived_t *d, const layer_run *run,
-                                layer_time *layers)
+static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_time *layers)
 {
-    const layer_kind *k = &m->kinds[run->kind];
+    const layer_kind *k = &c->m->kinds[run->kind];
     if (layers == NULL || run->switches != NULL)
-        return price_layer(m, k, r, d, run->mode);
+        return price_layer(c, k, run->mode);
     layer_time *lt = &layers[3 * run->kind + (int)run->mode];
     if (!lt->ready)
-        *lt = price_layer(m, k, r, d, run->mode);
+        *lt = price_layer(c, k, run->mode);
     return *lt;
 }
 
-static void add_run(stage_work *w, const model_t *m, const run_t *r, const derived_t *d, const layer_run *run,
-                    layer_time *layers)
+static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers)
 {
-    layer_time lt = layer_time_of(m, r, d, run, layers);
+    layer_time lt = layer_time_of(c, run, layers);
     double n = (double)run->count, fwd = lt.forward_flops, share = lt.share, moved = lt.moved;
     w->forward_flops += n * fwd;
     w->recompute_flops += n * share * fwd;
@@ -270,15 +276,16 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
     w->weights += model_count_params(v).total / (double)r->tp;
 }
 
-static void stage_work_of(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, int64_t s,
-                          layer_time *layers, stage_work *w)
+static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, stage_work *w)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
     memset(w, 0, sizeof *w);
-    double tokens = d->tokens, h = (double)m->hidden;
-    for (int64_t c = 0; c < l->vpp; c++) {
-        const chunk_layout *ch = layout_chunk(l, s, c);
+    double tokens = c->d->tokens, h = (double)m->hidden;
+    for (int64_t chunk = 0; chunk < l->vpp; chunk++) {
+        const chunk_layout *ch = layout_chunk(l, s, chunk);
         for (int i = 0; i < ch->n_runs; i++)
-            add_run(w, m, r, d, &l->runs[ch->first_run + i], layers);
+            add_run(w, c, &l->runs[ch->first_run + i], layers);
         if (ch->embedding)
             w->weights += model_embedding_params(m) / (double)r->tp;
         if (ch->output) {
@@ -317,12 +324,11 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     return sum;
 }
 
-void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
-                step_time *out)
+void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, step_time *out)
 {
     timing_memo memo;
     memset(&memo, 0, sizeof memo);
-    timing_run_memo(m, r, d, l, hw, &memo, out);
+    timing_run_memo(c, l, hw, &memo, out);
     timing_memo_free(&memo);
 }
 
@@ -353,9 +359,11 @@ static double model_flops_total(const model_t *m, int64_t seq, timing_memo *memo
     return memo->flops_total;
 }
 
-void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
-                     timing_memo *memo, step_time *out)
+void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out)
 {
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
     memset(out, 0, sizeof *out);
     double parts[7], worst[7] = {0}, dp_seconds = 0;
     int64_t pp = r->pp;
@@ -377,9 +385,9 @@ void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const
             memcpy(mine, saved + like * STAGE_SAVED, STAGE_SAVED * sizeof *mine);
         } else {
             stage_work w;
-            stage_work_of(m, r, d, l, s, memo->layers, &w);
+            stage_work_of(c, l, s, memo->layers, &w);
             x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
-            mine[7] = seconds(dp_traffic_bytes(r, d, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
+            mine[7] = seconds(dp_traffic_bytes(c, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
                       (1.0 - hw->overlap_dp);
         }
         memcpy(parts, mine, sizeof parts);

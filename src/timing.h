@@ -8,6 +8,7 @@
 #include "derive.h"
 #include "layout.h"
 #include "model.h"
+#include "pricing_ctx.h"
 #include "run.h"
 
 #define HW_MAX_LEVELS 8
@@ -40,11 +41,11 @@ typedef struct {
     double tp, cp, ep;
 } layer_traffic;
 
-layer_traffic layer_traffic_bytes(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d);
+layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k);
 /* Weights of one layer of kind k on one rank (TP, and EP and expert TP for experts). */
-double layer_rank_weights(const layer_kind *k, const run_t *r, const derived_t *d);
+double layer_rank_weights(const price_ctx *c, const layer_kind *k);
 /* Bytes one rank moves per step for data parallelism (gathers and reductions) of W weights. */
-double dp_traffic_bytes(const run_t *r, const derived_t *d, double weights);
+double dp_traffic_bytes(const price_ctx *c, double weights);
 /* Seconds of an expert all-to-all of `bytes` a rank over `ep` ranks `stride` devices apart: the
  * node's peers over its links, the others over the level the group spans, at once. */
 double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride);
@@ -76,11 +77,9 @@ typedef struct {
 } timing_memo;
 
 /* Prices a step of the run over its layout. */
-void timing_run(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
-                step_time *out);
+void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, step_time *out);
 /* The same, keeping what memo allows across calls (the search). */
-void timing_run_memo(const model_t *m, const run_t *r, const derived_t *d, const layout_t *l, const hardware_t *hw,
-                     timing_memo *memo, step_time *out);
+void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out);
 /* A step's model FLOPs (3 x the forward's, flops_per_token a token), its
  * tokens a second a device and its MFU, from t->step and the run. */
 void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw);
