@@ -211,8 +211,7 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
     kp->comm = compute_comm(p, run);
     /* a layer neither recomputed whole nor measured by a census works with
      * what it keeps: the same formula on the same switches */
-    bool kept_is_working =
-        !p->frozen && run->mode != REC_FULL && !kp->census && p->c.m->kinds[run->kind].census == NULL;
+    bool kept_is_working = !p->frozen && run->mode != REC_FULL && p->c.m->kinds[run->kind].census == NULL;
     kp->working = kept_is_working ? kp->activation : compute_working(p, run);
     kp->ready = true;
     return kp;

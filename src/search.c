@@ -740,33 +740,34 @@ static int64_t vpp_count(const search_space *sp, int64_t layers, int64_t pp)
 
 int64_t search_count(const model_t *m, const search_space *sp)
 {
+    search_pair *pairs = NULL;
+    size_t n_pairs = 0;
+    if (search_pairs(sp, &pairs, &n_pairs) != 0)
+        return -1;
     loop_values v;
     memset(&v, 0, sizeof v);
     int64_t total = 0, n = sp->devices, b = sp->global_batch;
     int64_t layers = model_body_layers(m) + model_mtp_layers(m);
     int64_t per = saturating_mul(sp->dims[DIM_SP].searched ? 2 : 1, sp->n_modes > 0 ? sp->n_modes : 1);
-    int rc = space_of(&sp->dims[DIM_TP], n, &v.tp);
-    for (int i = 0; rc == 0 && i < v.tp.n; i++) {
-        int64_t tp = v.tp.v[i];
-        rc = space_of(&sp->dims[DIM_PP], n / tp, &v.pp);
-        for (int j = 0; rc == 0 && j < v.pp.n; j++) {
-            int64_t pp = v.pp.v[j];
-            rc = space_of(&sp->dims[DIM_CP], n / tp / pp, &v.cp);
-            for (int k = 0; rc == 0 && k < v.cp.n; k++) {
-                int64_t dp = n / tp / v.cp.v[k] / pp;
-                if (dp < 1)
-                    break;
-                rc = space_of(&sp->dims[DIM_MBS], b / pp / dp, &v.mbs);
-                if (rc == 0)
-                    rc = space_of(&sp->dims[DIM_EP], dp * tp, &v.ep);
-                if (rc == 0)
-                    rc = space_of(&sp->dims[DIM_OP], dp, &v.op);
-                int64_t inner = saturating_mul(saturating_mul(v.ep.n, v.op.n), vpp_count(sp, layers, pp));
-                total = saturating_add(total, saturating_mul(saturating_mul(v.mbs.n, inner), per));
-            }
+    int rc = 0;
+    for (size_t j = 0; rc == 0 && j < n_pairs; j++) {
+        int64_t tp = pairs[j].tp, pp = pairs[j].pp;
+        rc = space_of(&sp->dims[DIM_CP], n / tp / pp, &v.cp);
+        for (int k = 0; rc == 0 && k < v.cp.n; k++) {
+            int64_t dp = n / tp / v.cp.v[k] / pp;
+            if (dp < 1)
+                break;
+            rc = space_of(&sp->dims[DIM_MBS], b / pp / dp, &v.mbs);
+            if (rc == 0)
+                rc = space_of(&sp->dims[DIM_EP], dp * tp, &v.ep);
+            if (rc == 0)
+                rc = space_of(&sp->dims[DIM_OP], dp, &v.op);
+            int64_t inner = saturating_mul(saturating_mul(v.ep.n, v.op.n), vpp_count(sp, layers, pp));
+            total = saturating_add(total, saturating_mul(saturating_mul(v.mbs.n, inner), per));
         }
     }
     free_loop_values(&v);
+    free(pairs);
     return rc != 0 ? -1 : total;
 }
 
