@@ -76,7 +76,8 @@ check.KINDS = {
            words = "a size (bytes, or text such as \"80GB\")" },
 }
 
---- Reads `v` as `kind` at `place`: returns it, or fails there.
+--- Reads `v` as `kind` at `place`: returns it, or fails there (nil when
+-- the place collects its refusals).
 -- @param place a place (check.key, check.option, check.argument)
 -- @param v the value
 -- @tparam string kind a name of check.KINDS
@@ -85,7 +86,10 @@ check.KINDS = {
 --   is a conversion of it (the number an option's text reads as)
 function check.read(place, v, kind, accepted, given)
   local k = assert(check.KINDS[kind], "check.read: no kind " .. tostring(kind))
-  if not k.test(v) then place:fail(place:refused(k.words, given == nil and v or given), accepted) end
+  if not k.test(v) then
+    place:fail(place:refused(k.words, given == nil and v or given), accepted)
+    return nil -- a place that collects its refusals goes on reading
+  end
   return v
 end
 
@@ -140,10 +144,12 @@ Key.__index = Key
 -- @tparam[opt] table o `file` (shown when the loader recorded none),
 --   `option` (the command-line option that set the key: the refusal points
 --   at it instead), `sink` (a list: a refusal's message is appended to it
---   and reading goes on, instead of a raise)
+--   and reading goes on, instead of a raise), `line` and `col` (a position
+--   the loader does not record: a key's own, where its value is below it)
 function check.key(t, key, path, o)
   o = o or {}
-  return setmetatable({ t = t, key = key, path = path, file = o.file, option = o.option, sink = o.sink }, Key)
+  return setmetatable({ t = t, key = key, path = path, file = o.file, option = o.option, sink = o.sink,
+                        line = o.line, col = o.col }, Key)
 end
 
 function Key:refused(words, v)
@@ -159,6 +165,7 @@ function Key:fail(message, accepted)
   else
     if type(self.t) == "table" then f.file, f.line, f.col = core.where(self.t, self.key) end
     f.file = f.file or self.file
+    if self.line then f.line, f.col = self.line, self.col end
   end
   local e = errors.new(f)
   if not self.sink then error(e, 0) end

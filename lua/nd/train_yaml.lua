@@ -20,7 +20,7 @@
 
 local core = require "nd.core"
 local units = require "nd.units"
-local errors = require "nd.errors"
+local check = require "nd.check"
 local warnings_mod = require "nd.warnings"
 local overrides = require "nd.overrides"
 local keys = require "nd.train_yaml.keys"
@@ -228,7 +228,7 @@ function train_yaml.read_devices(r, auto, accel, fsdp, ctx, devices)
     local message = string.format("%d devices are not divisible by tp x pp x cp = %d x %d x %d = %d", count,
                                   accel.tp, accel.pp, accel.cp, denom)
     local accepted = "a device count that is a multiple of tp x pp x cp"
-    if source == "-d" then errors.raise { path = "-d", message = message, accepted = accepted } end
+    if source == "-d" then check.option("-d"):fail(message, accepted) end
     r:fail(ctx.section, "device_num", message, accepted)
   end
   local dp = count // denom
@@ -615,14 +615,13 @@ function train_yaml.refuse_mindformers(doc, file)
   end
   if not found or doc.training ~= nil or doc.accelerator ~= nil or type(doc.train) == "table" then return end
   local key = found:match("[^.]+$")
-  local f, line, col = core.where(where_t, key)
-  errors.raise { file = f or file, line = line, col = col, path = found,
-    message = "MindFormers schema is not read: this file states its model under model.model_config and its "
+  check.key(where_t, key, found, { file = file }):fail(
+    "MindFormers schema is not read: this file states its model under model.model_config and its "
       .. "strategy under parallel_config, where ndlua reads a HyperParallel train.yaml (model, accelerator, "
       .. "training, fsdp_config)",
-    accepted = "a HyperParallel train.yaml (see examples/), e.g. parallel_config.model_parallel as "
+    "a HyperParallel train.yaml (see examples/), e.g. parallel_config.model_parallel as "
       .. "accelerator.tp_size, pipeline_stage as pp_size, data_parallel x model_parallel x pipeline_stage as "
-      .. "context.device_num, and the model as model.pretrained_model_name_or_path or model.config_overrides" }
+      .. "context.device_num, and the model as model.pretrained_model_name_or_path or model.config_overrides")
 end
 
 --- Reads a loaded train.yaml. The document is the reader's to change: the
@@ -641,8 +640,8 @@ end
 function train_yaml.parse(doc, opts)
   opts = opts or {}
   if type(doc) ~= "table" or doc[1] ~= nil then
-    errors.raise { file = opts.file, message = "a train.yaml is a mapping of sections, got "
-                   .. (type(doc) == "table" and "a list" or values.describe(doc)) }
+    check.key(nil, nil, nil, { file = opts.file }):fail("a train.yaml is a mapping of sections, got "
+      .. (type(doc) == "table" and "a list" or values.describe(doc)))
   end
   if opts.overrides then overrides.apply(doc, overrides.list_of(opts.overrides)) end
   train_yaml.refuse_mindformers(doc, opts.file)
