@@ -1,6 +1,7 @@
 --- The one checked reader of every input ndlua is given: a value of a kind
 -- (a whole number in a range, a number, a flag, a name, a path, a list, a
--- mapping, a size) read at a place, and refused through that place:
+-- mapping, a size, one of some choices) read at a place, and refused
+-- through that place:
 --
 --   check.key(t, key, path, o)   a key of a loaded document (nd.yaml,
 --                                nd.json), at the file, line and column the
@@ -113,6 +114,19 @@ function check.integer(place, v, min, max, accepted)
     place:fail(string.format("must be at most %d, got %d", math.tointeger(max), n), accepted)
   end
   return n
+end
+
+--- Reads one of `choices` (names) at `place`: returns the name, or fails
+-- with "'V' is no WHAT", accepting "one of A, B". With `any_case` the
+-- name is compared (and returned) lower-cased, and the accepted text says so.
+function check.choice(place, v, choices, what, any_case)
+  local name = (any_case and type(v) == "string") and v:lower() or v
+  for _, c in ipairs(choices) do
+    if c == name then return c end
+  end
+  place:fail(string.format("'%s' is no %s", tostring(v), what),
+             "one of " .. table.concat(choices, ", ") .. (any_case and " (in any case)" or ""))
+  return nil
 end
 
 --- Reads a size in bytes (text units.parse_bytes reads, such as "80GB")

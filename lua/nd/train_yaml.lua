@@ -150,17 +150,14 @@ function train_yaml.read_accelerator(r)
   v = r:value(a, "pipeline_scheduler")
   -- any case: the reference's files write "1F1B"
   local schedule = v and r:name(a, "pipeline_scheduler", v) or "1f1b"
-  out.pp_schedule = schedule:lower()
-  if not one_of(train_yaml.SCHEDULES, out.pp_schedule) then
-    r:fail(a, "pipeline_scheduler", "'" .. schedule .. "' is no pipeline schedule ndlua prices",
-           "one of " .. table.concat(train_yaml.SCHEDULES, ", ") .. " (in any case)")
-  end
+  out.pp_schedule = check.choice(r:place(a, "pipeline_scheduler"), schedule, train_yaml.SCHEDULES,
+                                 "pipeline schedule ndlua prices", true)
   out.loss_parallel = r:flag(a, "loss_parallel", r:value(a, "loss_parallel"))
   v = r:value(a, "context_parallel_algo")
   out.cp_algo_stated = values.truthy(v) and r:name(a, "context_parallel_algo", v) or nil
-  if out.cp_algo_stated and not one_of(train_yaml.CP_ALGOS, out.cp_algo_stated) then
-    r:fail(a, "context_parallel_algo", "'" .. out.cp_algo_stated .. "' is no context-parallel algorithm",
-           "one of " .. table.concat(train_yaml.CP_ALGOS, ", "))
+  if out.cp_algo_stated then
+    check.choice(r:place(a, "context_parallel_algo"), out.cp_algo_stated, train_yaml.CP_ALGOS,
+                 "context-parallel algorithm")
   end
   return out
 end

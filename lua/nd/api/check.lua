@@ -7,7 +7,8 @@
 --
 -- The error is a plain Lua error (a mistake in the calling script), raised
 -- at the caller's line; bad *data* (a train.yaml, a size) raises the
--- structured bad-input errors of nd.errors instead.
+-- structured bad-input errors of nd.errors instead. The values are read
+-- by nd.check, the one checked reader, at an argument's place.
 -- @module nd.api.check
 
 local reader = require "nd.check"

@@ -243,16 +243,8 @@ end
 local function read_schedule(p, cfg)
   local v = cfg.pp_config.pipeline_schedule
   if v == nil then return end
-  local name = v:lower()
-  for _, s in ipairs(SCHEDULES) do
-    if s == name then
-      cfg.pp_config.pipeline_schedule = name
-      return
-    end
-  end
-  cfg.pp_config.pipeline_schedule = nil
-  p:error(cfg.pp_config_doc, "pipeline_schedule", "pp_config.pipeline_schedule", string.format("'%s' is no "
-    .. "pipeline schedule ndlua prices; one of %s (in any case)", v, table.concat(SCHEDULES, ", ")))
+  cfg.pp_config.pipeline_schedule = check.choice(p:at(cfg.pp_config_doc, "pipeline_schedule",
+    "pp_config.pipeline_schedule"), v, SCHEDULES, "pipeline schedule ndlua prices", true)
 end
 
 --- Reads a loaded search config, checking every field's type.
