@@ -30,8 +30,7 @@
 -- missing or malformed values are bad-input errors (exit status 2).
 -- @module nd.cli
 
-local errors = require "nd.errors"
-local units = require "nd.units"
+local check = require "nd.check"
 
 local cli = {}
 
@@ -49,19 +48,17 @@ local function key_of(option)
 end
 
 local function bad(option_text, message)
-  errors.raise { path = option_text, message = message, accepted = "see --help" }
+  check.option(option_text):fail(message, "see --help")
 end
 
 -- The value of an option as its default's type asks.
 local function convert(option, text, shown)
   local d = option.default
   if type(d) ~= "number" then return text end
-  local n = tonumber(text)
-  if n == nil then bad(shown, "takes a number, got '" .. text .. "'") end
+  local place = check.option(shown)
+  local n = check.read(place, tonumber(text), "number", "see --help", text)
   if math.type(d) == "integer" then
-    local i = math.tointeger(n)
-    if i == nil then bad(shown, "takes a whole number, got '" .. text .. "'") end
-    return i
+    return check.read(place, math.tointeger(n), "integer", "see --help", text)
   end
   return n
 end
@@ -124,13 +121,11 @@ end
 -- @tparam[opt] string what what it counts ("devices"), for the message
 -- @treturn integer the count; a bad-input error otherwise
 function cli.positive_integer(text, option, max, what)
-  local n = math.tointeger(tonumber(text))
-  if not n or n < 1 then
-    errors.raise { path = option, message = "takes a whole number above 0, got '" .. tostring(text) .. "'" }
-  end
+  local place = check.option(option)
+  local n = check.read(place, math.tointeger(tonumber(text)), "count", nil, text)
   if max and n > max then
-    errors.raise { path = option, message = string.format("%d %s is past the %d ndlua prices", n, what or "", max),
-                   accepted = string.format("a whole number from 1 to %d", max) }
+    place:fail(string.format("%d %s is past the %d ndlua prices", n, what or "", max),
+               string.format("a whole number from 1 to %d", max))
   end
   return n
 end
@@ -146,17 +141,7 @@ cli.MAX_DEVICES = require("nd.core").limits.devices
 -- @tparam[opt] boolean allow_zero whether 0 bytes is a size
 -- @treturn integer the bytes; a bad-input error otherwise
 function cli.size(text, option, allow_zero)
-  local bytes, err = units.parse_bytes(text)
-  if bytes and bytes ~= 0 and not units.has_unit(text) then
-    errors.raise { path = option, message = string.format("'%s' has no unit; a size needs one on the command line as "
-      .. "in the yaml (%s would be read as %s bytes)", tostring(text), tostring(text), tostring(text)),
-      accepted = string.format("%sGB or %sGiB (both 2^30 bytes: ndlua reads GB as GiB), 512MiB, or %sB for bytes",
-                               tostring(text), tostring(text), tostring(text)) }
-  end
-  if not bytes or (bytes <= 0 and not allow_zero) then
-    errors.raise { path = option, message = err or "must be a size above 0" }
-  end
-  return bytes
+  return check.bytes(check.option(option), text, { unit = true, allow_zero = allow_zero })
 end
 
 --- Parses command-line arguments.

@@ -20,7 +20,7 @@
 
 local core = require "nd.core"
 local units = require "nd.units"
-local errors = require "nd.errors"
+local check = require "nd.check"
 local warnings_mod = require "nd.warnings"
 local overrides = require "nd.overrides"
 local keys = require "nd.train_yaml.keys"
@@ -150,17 +150,14 @@ function train_yaml.read_accelerator(r)
   v = r:value(a, "pipeline_scheduler")
   -- any case: the reference's files write "1F1B"
   local schedule = v and r:name(a, "pipeline_scheduler", v) or "1f1b"
-  out.pp_schedule = schedule:lower()
-  if not one_of(train_yaml.SCHEDULES, out.pp_schedule) then
-    r:fail(a, "pipeline_scheduler", "'" .. schedule .. "' is no pipeline schedule ndlua prices",
-           "one of " .. table.concat(train_yaml.SCHEDULES, ", ") .. " (in any case)")
-  end
+  out.pp_schedule = check.choice(r:place(a, "pipeline_scheduler"), schedule, train_yaml.SCHEDULES,
+                                 "pipeline schedule ndlua prices", true)
   out.loss_parallel = r:flag(a, "loss_parallel", r:value(a, "loss_parallel"))
   v = r:value(a, "context_parallel_algo")
   out.cp_algo_stated = values.truthy(v) and r:name(a, "context_parallel_algo", v) or nil
-  if out.cp_algo_stated and not one_of(train_yaml.CP_ALGOS, out.cp_algo_stated) then
-    r:fail(a, "context_parallel_algo", "'" .. out.cp_algo_stated .. "' is no context-parallel algorithm",
-           "one of " .. table.concat(train_yaml.CP_ALGOS, ", "))
+  if out.cp_algo_stated then
+    check.choice(r:place(a, "context_parallel_algo"), out.cp_algo_stated, train_yaml.CP_ALGOS,
+                 "context-parallel algorithm")
   end
   return out
 end
@@ -228,7 +225,7 @@ function train_yaml.read_devices(r, auto, accel, fsdp, ctx, devices)
     local message = string.format("%d devices are not divisible by tp x pp x cp = %d x %d x %d = %d", count,
                                   accel.tp, accel.pp, accel.cp, denom)
     local accepted = "a device count that is a multiple of tp x pp x cp"
-    if source == "-d" then errors.raise { path = "-d", message = message, accepted = accepted } end
+    if source == "-d" then check.option("-d"):fail(message, accepted) end
     r:fail(ctx.section, "device_num", message, accepted)
   end
   local dp = count // denom
@@ -615,14 +612,13 @@ function train_yaml.refuse_mindformers(doc, file)
   end
   if not found or doc.training ~= nil or doc.accelerator ~= nil or type(doc.train) == "table" then return end
   local key = found:match("[^.]+$")
-  local f, line, col = core.where(where_t, key)
-  errors.raise { file = f or file, line = line, col = col, path = found,
-    message = "MindFormers schema is not read: this file states its model under model.model_config and its "
+  check.key(where_t, key, found, { file = file }):fail(
+    "MindFormers schema is not read: this file states its model under model.model_config and its "
       .. "strategy under parallel_config, where ndlua reads a HyperParallel train.yaml (model, accelerator, "
       .. "training, fsdp_config)",
-    accepted = "a HyperParallel train.yaml (see examples/), e.g. parallel_config.model_parallel as "
+    "a HyperParallel train.yaml (see examples/), e.g. parallel_config.model_parallel as "
       .. "accelerator.tp_size, pipeline_stage as pp_size, data_parallel x model_parallel x pipeline_stage as "
-      .. "context.device_num, and the model as model.pretrained_model_name_or_path or model.config_overrides" }
+      .. "context.device_num, and the model as model.pretrained_model_name_or_path or model.config_overrides")
 end
 
 --- Reads a loaded train.yaml. The document is the reader's to change: the
@@ -641,8 +637,8 @@ end
 function train_yaml.parse(doc, opts)
   opts = opts or {}
   if type(doc) ~= "table" or doc[1] ~= nil then
-    errors.raise { file = opts.file, message = "a train.yaml is a mapping of sections, got "
-                   .. (type(doc) == "table" and "a list" or values.describe(doc)) }
+    check.key(nil, nil, nil, { file = opts.file }):fail("a train.yaml is a mapping of sections, got "
+      .. (type(doc) == "table" and "a list" or values.describe(doc)))
   end
   if opts.overrides then overrides.apply(doc, overrides.list_of(opts.overrides)) end
   train_yaml.refuse_mindformers(doc, opts.file)

@@ -7,38 +7,29 @@
 --
 -- The error is a plain Lua error (a mistake in the calling script), raised
 -- at the caller's line; bad *data* (a train.yaml, a size) raises the
--- structured bad-input errors of nd.errors instead.
+-- structured bad-input errors of nd.errors instead. The values are read
+-- by nd.check, the one checked reader, at an argument's place.
 -- @module nd.api.check
 
-local units = require "nd.units"
+local reader = require "nd.check"
 
 local check = {}
 
---- The type of a value as the messages name it: the metatable's `__name`
--- of a userdata (nd.model, nd.run), else Lua's type.
-function check.typename(v)
-  if type(v) == "userdata" then
-    local mt = getmetatable(v)
-    if type(mt) == "table" and type(mt.__name) == "string" then return mt.__name end
-  end
-  return type(v)
+--- The type of a value as the messages name it (nd.check.typename).
+check.typename = reader.typename
+
+-- The kinds of nd.check an API argument is read as, by the names the API
+-- uses for them.
+local KINDS = { positive = "count", list = "nonempty" }
+local function kind_of(name)
+  local kind = KINDS[name] or name
+  assert(reader.KINDS[kind], "check.arg: no kind " .. tostring(name))
+  return kind
 end
 
--- What each kind accepts, and its words for the message.
-local KINDS = {
-  string = { test = function(v) return type(v) == "string" end, words = "a string" },
-  table = { test = function(v) return type(v) == "table" end, words = "a table" },
-  ["function"] = { test = function(v) return type(v) == "function" end, words = "a function" },
-  number = { test = function(v) return type(v) == "number" and v == v end, words = "a number" },
-  positive = { test = function(v) return math.type(v) == "integer" and v > 0 end,
-               words = "a whole number above 0" },
-  boolean = { test = function(v) return type(v) == "boolean" end, words = "true or false" },
-  list = { test = function(v) return type(v) == "table" and #v > 0 end, words = "a non-empty list" },
-  model = { test = function(v) return check.typename(v) == "nd.model" end, words = "an nd.model" },
-  run = { test = function(v) return check.typename(v) == "nd.run" end, words = "an nd.run" },
-  size = { test = function(v) return (type(v) == "number" and v > 0) or type(v) == "string" end,
-           words = "a size (bytes, or text such as \"80GB\")" },
-}
+local function what_of(n, name)
+  return type(n) == "number" and string.format("argument %d (%s)", n, name) or tostring(n)
+end
 
 --- Raises the argument error at the caller of the checked function.
 -- @tparam string fname the function, as the user calls it ("nd.estimate")
@@ -48,8 +39,9 @@ local KINDS = {
 -- @param v the value given
 -- @tparam[opt] integer level extra frames between the checked function and its caller
 function check.fail(fname, n, name, words, v, level)
-  local what = type(n) == "number" and string.format("argument %d (%s)", n, name) or tostring(n)
-  error(string.format("%s: %s must be %s, got %s", fname, what, words, check.typename(v)), 3 + (level or 0))
+  -- levels from the place's fail: check.fail, the checked function, its caller
+  local place = reader.argument(fname, what_of(n, name), 4 + (level or 0))
+  place:fail(place:refused(words, v))
 end
 
 --- Checks one argument: `check.arg("nd.estimate", 2, "run", run, "run")`.
@@ -58,9 +50,9 @@ end
 -- function and this call (1 from a helper of it).
 function check.arg(fname, n, name, v, kind, optional, level)
   if v == nil and optional then return v end
-  local k = assert(KINDS[kind], "check.arg: no kind " .. tostring(kind))
-  if not k.test(v) then check.fail(fname, n, name, k.words, v, 1 + (level or 0)) end
-  return v
+  -- levels from the place's fail: nd.check.read, check.arg, the checked function, its caller
+  local checked = reader.read(reader.argument(fname, what_of(n, name), 5 + (level or 0)), v, kind_of(kind))
+  return checked -- not a tail call: the levels count this frame
 end
 
 --- Checks the fields of an options table: each key must be one of
@@ -75,12 +67,11 @@ function check.options(fname, n, opts, known)
       local names = {}
       for name in pairs(known) do names[#names + 1] = name end
       table.sort(names)
-      error(string.format("%s: opts.%s is no option (options: %s)", fname, tostring(key),
-                          table.concat(names, ", ")), 3)
+      -- levels from the place's fail: check.options, the checked function, its caller
+      reader.argument(fname, nil, 4):fail(string.format("opts.%s is no option (options: %s)", tostring(key),
+                                                        table.concat(names, ", ")))
     end
-    if kind ~= "any" and not KINDS[kind].test(v) then
-      check.fail(fname, "opts." .. key, key, KINDS[kind].words, v, 1)
-    end
+    if kind ~= "any" then reader.read(reader.argument(fname, "opts." .. key, 5), v, kind_of(kind)) end
   end
   return opts
 end
@@ -89,11 +80,10 @@ end
 -- `level`: frames between the checked function and this call.
 function check.bytes(fname, what, v, level)
   if type(v) == "number" then return math.floor(v + 0.5) end
-  local bytes, err = units.parse_bytes(v)
-  if not bytes or bytes <= 0 then
-    error(string.format("%s: %s: %s", fname, what, err or "must be a size above 0"), 3 + (level or 0))
-  end
-  return bytes
+  -- levels from the place's fail: nd.check.bytes, check.bytes, the checked function, its caller
+  -- (the message reads "fname: what: the problem")
+  local bytes = reader.bytes(reader.argument(fname .. ": " .. what, nil, 5 + (level or 0)), v)
+  return bytes -- not a tail call: the levels count this frame
 end
 
 return check

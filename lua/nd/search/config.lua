@@ -22,9 +22,10 @@
 -- @module nd.search.config
 
 local core = require "nd.core"
+local check = require "nd.check"
 local errors = require "nd.errors"
 local search = require "nd.search"
-local describe = require("nd.train_yaml.values").describe
+local describe = check.describe
 local model_keys = require "nd.search.config.model_keys"
 local SCHEDULES = require("nd.train_yaml").SCHEDULES
 
@@ -58,15 +59,13 @@ local function problems_new(file)
   return setmetatable({ file = file, errors = {}, warnings = {} }, Problems)
 end
 
-local function add(self, file, line, col, path, message)
-  self.errors[#self.errors + 1] = errors.new { file = file or self.file, line = line, col = col, path = path,
-                                               message = message }.message
+-- The place of `t[key]` (nd.check.key), its refusals collected.
+function Problems:at(t, key, path, line, col)
+  return check.key(t, key, path, { file = self.file, sink = self.errors, line = line, col = col })
 end
 
 function Problems:error(t, key, path, message)
-  local file, line, col
-  if type(t) == "table" then file, line, col = core.where(t, key) end
-  add(self, file, line, col, path, message)
+  self:at(t, key, path):fail(message)
 end
 
 -- The line and column of a key itself in the file: the loader keeps where
@@ -95,12 +94,7 @@ end
 function Problems:unknown(t, key, path, message)
   local file, line = nil, nil
   if type(t) == "table" then file, line = core.where(t, key) end
-  local kl, kc = key_place(file or self.file, key, line)
-  if kl then
-    add(self, file, kl, kc, path, message)
-  else
-    self:error(t, key, path, message)
-  end
+  self:at(t, key, path, key_place(file or self.file, key, line)):fail(message)
 end
 
 function Problems:warn(path, message)
@@ -117,9 +111,10 @@ local function keys_of(t)
   return keys
 end
 
-local function is_mapping(v) return type(v) == "table" and (next(v) == nil or v[1] == nil) end
-local function is_list(v) return type(v) == "table" and (next(v) == nil or v[1] ~= nil) end
-local function is_count(v) return math.type(v) == "integer" and v > 0 end
+local is_mapping, is_list, is_count = check.is_mapping, check.is_list, check.is_count
+
+-- The kinds of the sections' fields, as nd.check names them.
+local KINDS = { count = "count", count0 = "count0", size = "gb", size0 = "gb0", string = "name", list = "list" }
 
 -- Checks a section's keys and value kinds; returns a plain copy.
 local function read_fields(p, t, path, schema)
@@ -132,21 +127,8 @@ local function read_fields(p, t, path, schema)
       for k in pairs(schema) do names[#names + 1] = k end
       table.sort(names)
       p:unknown(t, key, kpath, "unknown key; " .. path .. " takes " .. table.concat(names, ", "))
-    elseif core.isnull(v) then
-      out[key] = nil
-    elseif kind == "count" and not is_count(v) then
-      p:error(t, key, kpath, "must be a whole number above 0, got " .. describe(v))
-    elseif kind == "count0" and not (math.type(v) == "integer" and v >= 0) then
-      p:error(t, key, kpath, "must be a whole number (0: not stated), got " .. describe(v))
-    elseif (kind == "size" or kind == "size0")
-      and not (type(v) == "number" and (v > 0 or (kind == "size0" and v == 0))) then
-      p:error(t, key, kpath, "must be a number of GB above 0, got " .. describe(v))
-    elseif kind == "string" and type(v) ~= "string" then
-      p:error(t, key, kpath, "must be a name, got " .. describe(v))
-    elseif kind == "list" and not is_list(v) then
-      p:error(t, key, kpath, "must be a list, got " .. describe(v))
-    else
-      out[key] = v
+    elseif not core.isnull(v) then
+      out[key] = check.read(p:at(t, key, kpath), v, KINDS[kind])
     end
   end
   return out
@@ -261,16 +243,8 @@ end
 local function read_schedule(p, cfg)
   local v = cfg.pp_config.pipeline_schedule
   if v == nil then return end
-  local name = v:lower()
-  for _, s in ipairs(SCHEDULES) do
-    if s == name then
-      cfg.pp_config.pipeline_schedule = name
-      return
-    end
-  end
-  cfg.pp_config.pipeline_schedule = nil
-  p:error(cfg.pp_config_doc, "pipeline_schedule", "pp_config.pipeline_schedule", string.format("'%s' is no "
-    .. "pipeline schedule ndlua prices; one of %s (in any case)", v, table.concat(SCHEDULES, ", ")))
+  cfg.pp_config.pipeline_schedule = check.choice(p:at(cfg.pp_config_doc, "pipeline_schedule",
+    "pp_config.pipeline_schedule"), v, SCHEDULES, "pipeline schedule ndlua prices", true)
 end
 
 --- Reads a loaded search config, checking every field's type.
@@ -294,10 +268,10 @@ function search_config.read(doc, file)
     if kind == nil then
       p:unknown(doc, key, tostring(key), "unknown section; a search config takes train_yaml, model, cluster, "
         .. "parallelism, constraint, recompute, recompute_modes, pp_config")
-    elseif kind == "mapping" and not core.isnull(v) and not is_mapping(v) then
-      p:error(doc, key, key, "must be a mapping of keys, got " .. describe(v))
-    elseif kind == "string" and not core.isnull(v) and type(v) ~= "string" then
-      p:error(doc, key, key, "must be a path, got " .. describe(v))
+    elseif kind == "mapping" and not core.isnull(v) then
+      check.read(p:at(doc, key, key), v, "mapping")
+    elseif kind == "string" and not core.isnull(v) then
+      check.read(p:at(doc, key, key), v, "path")
     end
   end
   local function section(key) return is_mapping(doc[key]) and doc[key] or nil end

@@ -7,7 +7,7 @@
 -- @module nd.train_yaml.values
 
 local core = require "nd.core"
-local errors = require "nd.errors"
+local check = require "nd.check"
 local overrides = require "nd.overrides"
 
 local values = {}
@@ -62,18 +62,22 @@ end
 -- a key above it), if one did: the refusal points at it, not at the file.
 function Reader:fail_if_overridden(path, message, accepted)
   local shown = self:override_of(path)
-  if shown then
-    errors.raise { file = "command line " .. shown, path = path, message = message, accepted = accepted }
-  end
+  if shown then check.key(nil, nil, path, { option = shown }):fail(message, accepted) end
+end
+
+--- The place of `sec.t[key]` (nd.check.key): its file, line and column, or
+-- the command-line option that set it; the document itself for a key the
+-- file does not state.
+function Reader:place(sec, key)
+  local path = key and join(sec.path, key) or sec.path
+  local t, k = sec.t, key
+  if not sec.stated or (key and sec.t[key] == nil) then t, k = self.doc, nil end
+  return check.key(t, k, path ~= "" and path or nil, { option = self:override_of(path) })
 end
 
 --- Raises a bad-input error about `sec.t[key]`.
 function Reader:fail(sec, key, message, accepted)
-  local path = key and join(sec.path, key) or sec.path
-  self:fail_if_overridden(path, message, accepted)
-  local t, k = sec.t, key
-  if not sec.stated or (key and sec.t[key] == nil) then t, k = self.doc, nil end
-  errors.at(t, k, path ~= "" and path or nil, message, accepted)
+  self:place(sec, key):fail(message, accepted)
 end
 
 --- Raises a warning about a key path (printed once, kept for the JSON).
@@ -90,7 +94,7 @@ function Reader:section(parent, key)
   local path = join(parent.path, key)
   if not present(v) then return { t = {}, path = path, stated = false } end
   if type(v) ~= "table" or (v[1] ~= nil) then
-    self:fail(parent, key, "must be a mapping of keys, got " .. values.describe(v), "a mapping (key: value lines)")
+    check.read(self:place(parent, key), v, "mapping", "a mapping (key: value lines)")
   end
   return { t = v, path = path, stated = true }
 end
@@ -128,17 +132,8 @@ function Reader:first(...)
   return nil
 end
 
---- A value as text for a message.
-function values.describe(v)
-  if not present(v) then return "null" end
-  if type(v) == "string" then return "'" .. v .. "'" end
-  if type(v) == "table" then
-    local ok, text = pcall(core.json.encode, v)
-    return ok and text or "a table"
-  end
-  return tostring(v)
-end
-local describe = values.describe
+--- A value as text for a message (nd.check.describe).
+values.describe = check.describe
 
 --- A whole number, as the seed's int() reads one. Decisions: an integer, a
 -- float with no fraction (8.0) and a quoted decimal ("8", which int()
@@ -152,22 +147,8 @@ values.MAX_INTEGER = 2 ^ 31
 
 function Reader:integer(sec, key, v, min, what, max)
   min = min or 1
-  max = max or values.MAX_INTEGER
-  local n
-  if math.type(v) == "integer" then
-    n = v
-  elseif math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
-    n = math.tointeger(v)
-  elseif type(v) == "string" and v:match("^%s*[-+]?%d+%s*$") then
-    n = math.tointeger(tonumber(v))
-  end
   local accepted = what or (min >= 1 and "a positive whole number" or "a whole number from " .. min)
-  if n == nil then self:fail(sec, key, "must be a whole number, got " .. describe(v), accepted) end
-  if n < min then self:fail(sec, key, "must be at least " .. min .. ", got " .. n, accepted) end
-  if n > max then
-    self:fail(sec, key, string.format("must be at most %d, got %d", math.tointeger(max), n), accepted)
-  end
-  return n
+  return check.integer(self:place(sec, key), v, min, max or values.MAX_INTEGER, accepted)
 end
 
 --- A number, as the seed's float() reads one. Decision: a quoted number is
@@ -176,11 +157,8 @@ end
 -- recipe); a boolean or other text is refused.
 function Reader:number(sec, key, v)
   if type(v) == "number" then return v end
-  if type(v) == "string" then
-    local n = tonumber(v)
-    if n and n == n then return n end
-  end
-  self:fail(sec, key, "must be a number, got " .. describe(v), "a number such as 1.0")
+  local n = type(v) == "string" and tonumber(v) or v
+  return check.read(self:place(sec, key), n, "number", "a number such as 1.0", v)
 end
 
 --- A flag, as the seed's bool() reads one. Decision: true/false (and
@@ -191,14 +169,14 @@ function Reader:flag(sec, key, v)
   if v == nil or core.isnull(v) then return false end
   if type(v) == "boolean" then return v end
   if v == 0 or v == 1 then return v == 1 end
-  self:fail(sec, key, "must be true or false, got " .. describe(v), "true or false")
+  return check.read(self:place(sec, key), v, "boolean", "true or false")
 end
 
 --- A name (text). Numbers are taken as their text, as str() does.
 function Reader:name(sec, key, v)
   if type(v) == "string" then return v end
   if math.type(v) == "integer" then return tostring(v) end
-  self:fail(sec, key, "must be a name, got " .. describe(v))
+  return check.read(self:place(sec, key), v, "name")
 end
 
 return values
