@@ -289,29 +289,27 @@ static const kind_price *embedding_price(const pricing *p, bool tied_here)
         kp->stat = mem_embedding_static(&p->c, tied_here, p->frozen);
         kp->activation = p->frozen ? 0.0 : act_embedding_per_token(&p->c) * p->tokens;
         kp->comm = mem_embedding_comm(&p->c, p->tokens);
+        kp->working = 0.0;
+        kp->census = false;
         kp->ready = true;
     }
     return kp;
 }
 
+/* One row of a table (the embedding, the output head) priced kp. */
+static estimate_row table_row(const pricing *p, int64_t chunk, row_type type, const char *kind,
+                              const kind_price *kp, int64_t mf)
+{
+    estimate_row row = {.chunk = chunk, .type = type, .kind = kind, .vision = p->vision, .census = kp->census,
+                        .count = 1, .static_per_layer = kp->stat, .activation_per_layer = kp->activation,
+                        .comm_per_layer = kp->comm, .in_flight = mf};
+    return row;
+}
+
 static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf,
                          bool tied_here)
 {
-    const kind_price *kp = embedding_price(p, tied_here);
-    if (e->peak_only) {
-        accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, 1.0);
-        return 0;
-    }
-    estimate_row row = {0};
-    row.chunk = chunk;
-    row.type = ROW_EMBEDDING;
-    row.kind = "embedding";
-    row.vision = p->vision;
-    row.count = 1;
-    row.static_per_layer = kp->stat;
-    row.activation_per_layer = kp->activation;
-    row.comm_per_layer = kp->comm;
-    row.in_flight = mf;
+    estimate_row row = table_row(p, chunk, ROW_EMBEDDING, "embedding", embedding_price(p, tied_here), mf);
     return add_row(e, st, &row);
 }
 
@@ -341,6 +339,8 @@ static const kind_price *mtp_module_price(const pricing *p)
         kp->stat = mem_mtp_module_static(&p->c, p->frozen);
         double per_token = act_embedding_per_token(&p->c) + act_mtp_extra_per_token(&p->c);
         kp->activation = p->frozen ? 0.0 : per_token * p->tokens;
+        kp->comm = kp->working = 0.0;
+        kp->census = false;
         kp->ready = true;
     }
     return kp;
@@ -349,18 +349,7 @@ static const kind_price *mtp_module_price(const pricing *p)
 /* The output head, then each MTP module's own tables and activations. */
 static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf)
 {
-    const kind_price *head = output_price(p);
-    estimate_row row = {0};
-    row.chunk = chunk;
-    row.type = ROW_OUTPUT;
-    row.kind = "output";
-    row.vision = p->vision;
-    row.count = 1;
-    row.static_per_layer = head->stat;
-    row.activation_per_layer = head->activation;
-    row.comm_per_layer = head->comm;
-    row.in_flight = mf;
-    row.census = head->census;
+    estimate_row row = table_row(p, chunk, ROW_OUTPUT, "output", output_price(p), mf);
     if (add_row(e, st, &row) != 0)
         return -1;
     int64_t mtp = model_mtp_layers(p->c.m);
