@@ -62,14 +62,14 @@ typedef struct {
     price_ctx c; /* the model (or tower), the run and its derived facts */
     bool vision, frozen;
     double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
-    kind_price *memo;   /* n_kinds x 3, reset for each estimate */
+    kind_price *memo;   /* estimate_memo_entries, reset for each estimate unless reused */
     act_cache_entry *act_cache; /* n_kinds x 2, kept across estimates; NULL: none */
     bool *op_sac_fallback;      /* set when a selective layer falls back from torchtitan's rule */
 } pricing;
 
 void estimate_forget_prices(kind_price *memo, const model_t *m)
 {
-    for (int i = 0; i < 3 * m->n_kinds; i++)
+    for (int i = 0; i < estimate_memo_entries(m); i++)
         memo[i].ready = false;
 }
 
@@ -133,7 +133,7 @@ static act_cache_entry *act_cache_for(estimate_t *e, const model_t *m)
 /* A memo of n_kinds x 3 entries in e, grown as needed. */
 static kind_price *memo_for(estimate_t *e, const model_t *m)
 {
-    int need = 3 * m->n_kinds;
+    int need = estimate_memo_entries(m);
     if (e->memo_cap < need) {
         kind_price *memo = realloc(e->memo, (size_t)need * sizeof *memo);
         if (memo == NULL)
@@ -278,49 +278,91 @@ static int add_row(estimate_t *e, stage_estimate *st, const estimate_row *proto)
     return 0;
 }
 
+/* The memo's entry for one of the tables (0, 1: the embedding untied or
+ * tied here; 2: the output head; 3: an MTP module). */
+static kind_price *table_price(const pricing *p, int which) { return &p->memo[3 * p->c.m->n_kinds + which]; }
+
+static const kind_price *embedding_price(const pricing *p, bool tied_here)
+{
+    kind_price *kp = table_price(p, tied_here ? 1 : 0);
+    if (!kp->ready) {
+        kp->stat = mem_embedding_static(&p->c, tied_here, p->frozen);
+        kp->activation = p->frozen ? 0.0 : act_embedding_per_token(&p->c) * p->tokens;
+        kp->comm = mem_embedding_comm(&p->c, p->tokens);
+        kp->working = 0.0;
+        kp->census = false;
+        kp->ready = true;
+    }
+    return kp;
+}
+
+/* One row of a table (the embedding, the output head) priced kp. */
+static estimate_row table_row(const pricing *p, int64_t chunk, row_type type, const char *kind,
+                              const kind_price *kp, int64_t mf)
+{
+    estimate_row row = {.chunk = chunk, .type = type, .kind = kind, .vision = p->vision, .census = kp->census,
+                        .count = 1, .static_per_layer = kp->stat, .activation_per_layer = kp->activation,
+                        .comm_per_layer = kp->comm, .in_flight = mf};
+    return row;
+}
+
 static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf,
                          bool tied_here)
 {
-    estimate_row row = {0};
-    row.chunk = chunk;
-    row.type = ROW_EMBEDDING;
-    row.kind = "embedding";
-    row.vision = p->vision;
-    row.count = 1;
-    row.static_per_layer = mem_embedding_static(&p->c, tied_here, p->frozen);
-    row.activation_per_layer = p->frozen ? 0.0 : act_embedding_per_token(&p->c) * p->tokens;
-    row.comm_per_layer = mem_embedding_comm(&p->c, p->tokens);
-    row.in_flight = mf;
+    estimate_row row = table_row(p, chunk, ROW_EMBEDDING, "embedding", embedding_price(p, tied_here), mf);
     return add_row(e, st, &row);
+}
+
+static double output_extra(const pricing *p);
+
+/* The output head's prices: kept bytes (activation), its backward extra
+ * beyond them (working), its static and communication bytes. */
+static const kind_price *output_price(const pricing *p)
+{
+    kind_price *kp = table_price(p, 2);
+    if (!kp->ready) {
+        kp->stat = mem_output_static(&p->c, p->frozen);
+        kp->activation = output_bytes(p, false);
+        kp->comm = mem_output_comm(&p->c);
+        kp->working = output_extra(p);
+        kp->census = p->c.m->output_census != NULL;
+        kp->ready = true;
+    }
+    return kp;
+}
+
+/* An MTP module's prices: its own tables, and its activations above the head's. */
+static const kind_price *mtp_module_price(const pricing *p)
+{
+    kind_price *kp = table_price(p, 3);
+    if (!kp->ready) {
+        kp->stat = mem_mtp_module_static(&p->c, p->frozen);
+        double per_token = act_embedding_per_token(&p->c) + act_mtp_extra_per_token(&p->c);
+        kp->activation = p->frozen ? 0.0 : per_token * p->tokens;
+        kp->comm = kp->working = 0.0;
+        kp->census = false;
+        kp->ready = true;
+    }
+    return kp;
 }
 
 /* The output head, then each MTP module's own tables and activations. */
 static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf)
 {
-    estimate_row row = {0};
-    row.chunk = chunk;
-    row.type = ROW_OUTPUT;
-    row.kind = "output";
-    row.vision = p->vision;
-    row.count = 1;
-    row.static_per_layer = mem_output_static(&p->c, p->frozen);
-    row.activation_per_layer = output_bytes(p, false);
-    row.comm_per_layer = mem_output_comm(&p->c);
-    row.in_flight = mf;
-    row.census = p->c.m->output_census != NULL;
+    estimate_row row = table_row(p, chunk, ROW_OUTPUT, "output", output_price(p), mf);
     if (add_row(e, st, &row) != 0)
         return -1;
     int64_t mtp = model_mtp_layers(p->c.m);
     if (mtp == 0 || p->vision)
         return 0;
+    const kind_price *mp = mtp_module_price(p);
     estimate_row module = row;
     module.type = ROW_MTP_MODULE;
     module.kind = "mtp_module";
     module.count = mtp;
     module.mtp = true;
-    module.static_per_layer = mem_mtp_module_static(&p->c, p->frozen);
-    double per_token = act_embedding_per_token(&p->c) + act_mtp_extra_per_token(&p->c);
-    module.activation_per_layer = row.activation_per_layer + (p->frozen ? 0.0 : per_token * p->tokens);
+    module.static_per_layer = mp->stat;
+    module.activation_per_layer = row.activation_per_layer + mp->activation;
     return add_row(e, st, &module);
 }
 
@@ -395,10 +437,10 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
         snprintf(e->error, sizeof e->error, "vision tower: %.200s", tower->error);
         return -1;
     }
-    if (e->vision_memo_cap < 3 * v->n_kinds) {
+    if (e->vision_memo_cap < estimate_memo_entries(v)) {
         free(e->vision_memo);
-        e->vision_memo = calloc((size_t)(3 * v->n_kinds), sizeof *e->vision_memo);
-        e->vision_memo_cap = e->vision_memo ? 3 * v->n_kinds : 0;
+        e->vision_memo = calloc((size_t)estimate_memo_entries(v), sizeof *e->vision_memo);
+        e->vision_memo_cap = e->vision_memo ? estimate_memo_entries(v) : 0;
     }
     kind_price *memo = e->vision_memo;
     if (memo == NULL) {
@@ -425,7 +467,11 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
     const layer_run *last = ch->n_runs > 0 ? &l->runs[ch->first_run + ch->n_runs - 1] : NULL;
-    double o = ch->output ? output_extra(p) + mem_output_comm(&p->c) : 0.0;
+    double o = 0.0;
+    if (ch->output) {
+        const kind_price *head = output_price(p);
+        o = head->working + head->comm;
+    }
     if (last != NULL && (!ch->output || last->mtp)) {
         kind_price scratch;
         const kind_price *kp = price_of(p, last, &scratch);
@@ -550,6 +596,21 @@ int estimate_run(estimate_t *e, const model_t *m, const run_t *r)
     return estimate_run_layout(e, m, r, &e->layout);
 }
 
+/* Whether stage s cannot raise the peak: it holds the same runs, embedding
+ * and output as an earlier stage (the layout's same_as) and no more
+ * micro-batches in any chunk, so each of its sums is at most that stage's
+ * (every part of a stage's total grows with its micro-batches in flight). */
+static bool dominated(const layout_t *l, const run_t *r, int64_t s)
+{
+    int64_t like = l->same_as != NULL ? l->same_as[s] : s;
+    if (like == s)
+        return false;
+    for (int64_t c = 0; c < r->vpp; c++)
+        if (max64(1, micro_factor(r, s, c)) > max64(1, micro_factor(r, like, c)))
+            return false;
+    return true;
+}
+
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given)
 {
     e->error[0] = '\0';
@@ -573,6 +634,8 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     e->peak = -1;
     e->stopped = false;
     for (int64_t s = 0; s < r->pp; s++) {
+        if (e->peak_only && dominated(given, r, s))
+            continue; /* the search reads the peak alone */
         if (price_stage(e, m, r, &p, s) != 0)
             return -1;
         if (e->stages[s].total > e->peak) {

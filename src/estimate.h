@@ -113,7 +113,12 @@ void estimate_free(estimate_t *e);
  * does not fit the stack). Reuses e's memory across calls. All byte values
  * are doubles; callers round each reported component to the nearest byte. */
 int estimate_run(estimate_t *e, const model_t *m, const run_t *r);
-/* Marks every layer price of the memo (3 x n_kinds) as not yet computed. */
+/* The entries of a price memo: 3 recompute options a layer kind, then the
+ * embedding (untied, tied to a head on the same stage), the output head and
+ * an MTP module. */
+#define MEMO_TABLES 4
+static inline int estimate_memo_entries(const model_t *m) { return 3 * m->n_kinds + MEMO_TABLES; }
+/* Marks every price of the memo (estimate_memo_entries) as not yet computed. */
 void estimate_forget_prices(kind_price *memo, const model_t *m);
 
 /* The same over a layout already built for this model and run (the search caches them). */

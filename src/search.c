@@ -148,13 +148,13 @@ typedef struct {
 /* Slots for n (OP, SP) pairs, every price forgotten; -1 when out of memory. */
 static int reset_slots(searcher *s, int n)
 {
-    int kinds = s->m->n_kinds > 0 ? s->m->n_kinds : 1;
+    int kinds = s->m->n_kinds > 0 ? s->m->n_kinds : 1, entries = estimate_memo_entries(s->m);
     if (n > s->n_slots) {
         price_slot *slots = realloc(s->slots, (size_t)n * sizeof *slots);
         if (slots == NULL)
             return -1;
         s->slots = slots;
-        kind_price *memo = realloc(s->slot_memo, (size_t)n * 3 * (size_t)kinds * sizeof *memo);
+        kind_price *memo = realloc(s->slot_memo, (size_t)n * (size_t)entries * sizeof *memo);
         if (memo == NULL)
             return -1;
         s->slot_memo = memo;
@@ -166,7 +166,7 @@ static int reset_slots(searcher *s, int n)
     }
     for (int i = 0; i < n; i++) {
         price_slot *sl = &s->slots[i];
-        sl->memo = s->slot_memo + (size_t)i * 3 * (size_t)kinds;
+        sl->memo = s->slot_memo + (size_t)i * (size_t)entries;
         sl->times = s->slot_times + (size_t)i * 3 * (size_t)kinds;
         memset(sl->derived_ok, 0, sizeof sl->derived_ok);
         estimate_forget_prices(sl->memo, s->m);
