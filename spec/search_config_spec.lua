@@ -73,13 +73,15 @@ constraint:
 pp_config:
   stage_partition: 4
 ]])
+    -- a value's error points at the value; an unknown key's at the key
+    -- itself (the loader notes both places: budget at 2:1, racks at 6:3)
     assert.are.same({
       "s.yaml:1:13: train_yaml: must be a path, got 3",
-      "s.yaml:2:9: budget: unknown section; a search config takes train_yaml, model, cluster, parallelism, "
+      "s.yaml:2:1: budget: unknown section; a search config takes train_yaml, model, cluster, parallelism, "
         .. "constraint, recompute, recompute_modes, pp_config",
       "s.yaml:4:14: cluster.num_nodes: must be a whole number above 0, got 0",
       "s.yaml:5:21: cluster.device_memory_gb: must be a number of GB above 0, got 'big'",
-      "s.yaml:6:10: cluster.racks: unknown key; cluster takes cards_per_node, device_memory_gb, device_type, "
+      "s.yaml:6:3: cluster.racks: unknown key; cluster takes cards_per_node, device_memory_gb, device_type, "
         .. "inter_node_bandwidth_gbps, intra_node_bandwidth_gbps, num_nodes",
       "s.yaml:13:22: constraint.global_batch_size: must be a whole number (0: not stated), got 1.5",
       "s.yaml:15:20: pp_config.stage_partition: must be a list, got 4",
@@ -89,7 +91,7 @@ pp_config:
         .. "got -1",
       "s.yaml:10:8: parallelism.etp: must be a degree (a whole number above 0), a list of candidate degrees, or "
         .. "auto; got [1,2]",
-      "s.yaml:11:7: parallelism.zp: unknown key; parallelism takes dp, fsdp, tp, pp, cp, ep, etp, micro_batch_num, "
+      "s.yaml:11:3: parallelism.zp: unknown key; parallelism takes dp, fsdp, tp, pp, cp, ep, etp, micro_batch_num, "
         .. "recompute",
     }, cfg.problems.errors)
   end)

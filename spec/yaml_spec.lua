@@ -256,6 +256,27 @@ describe("nd.yaml positions", function()
     assert.is_nil(nd.yaml.where(t.top.mid, "absent"))
   end)
 
+  it("gives where a key itself is written, asked with \"key\"", function()
+    local t = nd.yaml.decode("top:\n  mid:\n    leaf: 42\nflow: {x: 1, \"y\": 2}\n", "k.yaml")
+    -- line 3 is "    leaf: 42": the key starts in column 5, its value in 11
+    assert.are.same({ "k.yaml", 3, 5 }, { nd.yaml.where(t.top.mid, "leaf", "key") })
+    assert.are.same({ "k.yaml", 3, 11 }, { nd.yaml.where(t.top.mid, "leaf", "value") })
+    -- a block mapping's key is on the line above its value: "top:" is 1:1, its value 2:3
+    assert.are.same({ "k.yaml", 1, 1 }, { nd.yaml.where(t, "top", "key") })
+    assert.are.same({ "k.yaml", 2, 3 }, { nd.yaml.where(t, "top") })
+    -- line 4 is 'flow: {x: 1, "y": 2}': x at column 8, the quoted y at 14
+    assert.are.same({ "k.yaml", 4, 8 }, { nd.yaml.where(t.flow, "x", "key") })
+    assert.are.same({ "k.yaml", 4, 14 }, { nd.yaml.where(t.flow, "y", "key") })
+    assert.has_error(function() nd.yaml.where(t, "top", "place") end)
+  end)
+
+  it("places a JSON key at its value (the JSON loader notes values only)", function()
+    local t = nd.json.decode('{\n  "a": 1\n}', "k.json")
+    local core = require "nd.core"
+    -- line 2 is '  "a": 1': the value 1 starts in column 8
+    assert.are.same({ "k.json", 2, 8 }, { core.where(t, "a", "key") })
+  end)
+
   it("gives the positions of a loaded file under its path", function()
     local doc = nd.yaml.load(EXAMPLE)
     -- grep -n 'tp_size' gives line 34, "  tp_size: 1": the value is in column 12

@@ -39,7 +39,7 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
     t = lua_absindex(L, t);
     push_registry(L);
     lua_pushvalue(L, t);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     lua_pushstring(L, kind);
     lua_setfield(L, -2, "kind");
     if (file != NULL) {
@@ -56,10 +56,32 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
     lua_setfield(L, -2, "lines");
     lua_newtable(L);
     lua_setfield(L, -2, "cols");
+    lua_newtable(L);
+    lua_setfield(L, -2, "key_lines");
+    lua_newtable(L);
+    lua_setfield(L, -2, "key_cols");
     lua_pushvalue(L, -1);
     lua_insert(L, -4); /* rec registry t rec */
     lua_rawset(L, -3);
     lua_pop(L, 1);
+}
+
+void docmeta_note_key(lua_State *L, int rec, int key, long line, long col)
+{
+    rec = lua_absindex(L, rec);
+    key = lua_absindex(L, key);
+    static const char *const FIELDS[2] = {"key_lines", "key_cols"};
+    long values[2] = {line, col};
+    for (int i = 0; i < 2; i++) {
+        lua_getfield(L, rec, FIELDS[i]);
+        lua_pushvalue(L, key);
+        if (lua_rawget(L, -2) == LUA_TNIL) { /* a repeated key keeps its first place */
+            lua_pushvalue(L, key);
+            lua_pushinteger(L, values[i]);
+            lua_rawset(L, -4);
+        }
+        lua_pop(L, 2);
+    }
 }
 
 void docmeta_note(lua_State *L, int rec, int key, long line, long col)
@@ -171,24 +193,38 @@ int docmeta_lua_keys(lua_State *L)
     return 1;
 }
 
-/* where(t [, key]): file, line, column of the table, or of the value at key. */
+/* Pushes the entry at key (index 2) of the record's (index 3) table named field. */
+static void push_noted(lua_State *L, const char *field)
+{
+    lua_getfield(L, 3, field);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+}
+
+/* where(t [, key [, "key"]]): file, line, column of the table, of the value
+ * at key, or with "key" of the key itself (of its value when the loader
+ * noted no key position, as for JSON). */
 int docmeta_lua_where(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     int has_key = !lua_isnoneornil(L, 2);
+    const char *of = luaL_optstring(L, 3, "value");
+    int of_key = strcmp(of, "key") == 0;
+    if (!of_key && strcmp(of, "value") != 0)
+        return luaL_argerror(L, 3, "\"key\" or \"value\"");
     lua_settop(L, 2);
     if (!docmeta_push(L, 1))
         return 0;
     lua_getfield(L, 3, "file");
     if (has_key) {
-        lua_getfield(L, 3, "lines");
-        lua_pushvalue(L, 2);
-        lua_rawget(L, -2);
-        lua_remove(L, -2);
-        lua_getfield(L, 3, "cols");
-        lua_pushvalue(L, 2);
-        lua_rawget(L, -2);
-        lua_remove(L, -2);
+        push_noted(L, of_key ? "key_lines" : "lines");
+        push_noted(L, of_key ? "key_cols" : "cols");
+        if (lua_isnil(L, -1) && of_key) {
+            lua_pop(L, 2);
+            push_noted(L, "lines");
+            push_noted(L, "cols");
+        }
         if (lua_isnil(L, -1))
             return 0;
     } else {

@@ -6,7 +6,8 @@
 
 /* Loaded tables stay plain tables; beside each one, a weak registry keeps
  * its kind ("map" or "seq"), the file it came from, its own line and column,
- * its keys in document order, and the line and column of each value. */
+ * its keys in document order, and the line and column of each value and
+ * of each key. */
 
 /* The two kinds; compare kinds with these pointers. */
 extern const char DOCMETA_MAP[];
@@ -22,6 +23,10 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
  * key order of a map, and notes where its value is. For a sequence, key is
  * the integer index. */
 void docmeta_note(lua_State *L, int rec, int key, long line, long col);
+
+/* With the record at index rec: notes where the key (the value at index
+ * key) of a map is written (a repeated key keeps its first place). */
+void docmeta_note_key(lua_State *L, int rec, int key, long line, long col);
 
 /* Sets *line and *col to where the value at key (an index) of the table
  * at index t was read; returns 0, or -1 (leaving them) when unrecorded. */
@@ -44,7 +49,7 @@ int docmeta_is_sequence(lua_State *L, int t);
  * order first, then any other keys sorted (numbers, strings, booleans). */
 void docmeta_push_ordered_keys(lua_State *L, int t);
 
-/* Lua functions: keys(t), where(t [, key]), array(t). */
+/* Lua functions: keys(t), where(t [, key [, "key"]]), array(t). */
 int docmeta_lua_keys(lua_State *L);
 int docmeta_lua_where(lua_State *L);
 int docmeta_lua_array(lua_State *L);

@@ -383,6 +383,7 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
         next_event(L, r);
         if (r->event.type == YAML_MAPPING_END_EVENT)
             break;
+        yaml_mark_t key_at = r->event.start_mark;
         int merge = parse_key(L, r, depth + 1);
         next_event(L, r);
         yaml_mark_t value_at = r->event.start_mark;
@@ -396,6 +397,7 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
         lua_insert(L, -2);
         lua_rawset(L, t);
         docmeta_note(L, rec, -1, line_of(value_at), col_of(value_at));
+        docmeta_note_key(L, rec, -1, line_of(key_at), col_of(key_at));
         lua_pop(L, 1);
     }
     if (lua_rawlen(L, sources) > 0)

@@ -108,7 +108,8 @@ local api_search = require "nd.api.search"
 --- The keys of a loaded map in document order, or nil.
 -- @function nd.keys
 
---- File, line and column of a loaded table, or of its value at a key.
+--- File, line and column of a loaded table, of its value at a key, or with
+-- "key" as the third argument of the key itself (nd.where(t, key, "key")).
 -- @function nd.where
 
 --- Ends the script with a message and exit status 2.

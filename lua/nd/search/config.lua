@@ -68,33 +68,12 @@ function Problems:error(t, key, path, message)
   self:at(t, key, path):fail(message)
 end
 
--- The line and column of a key itself in the file: the loader keeps where
--- values are, and a block mapping's value starts on the lines below its
--- key, so the key is looked for on its value's line and the lines above.
-local function key_place(file, key, value_line)
-  local f = file and value_line and io.open(file, "r")
-  if not f then return nil end
-  local lines = {}
-  for l in f:lines() do
-    lines[#lines + 1] = l
-    if #lines >= value_line then break end
-  end
-  f:close()
-  local k = tostring(key):gsub("%p", "%%%0")
-  for l = value_line, math.max(1, value_line - 20), -1 do
-    local text = lines[l] or ""
-    local col = text:find("^%s*[\"']?" .. k .. "[\"']?%s*:") and (text:find("[^%s]") or 1)
-    if not col then col = text:find("[{,]%s*[\"']?" .. k .. "[\"']?%s*:") end
-    if col then return l, col end
-  end
-  return nil
-end
-
--- An unknown key, placed at the key itself when it can be found.
+-- An unknown key, placed at the key itself (the loader notes where each key
+-- is written; a table built in Lua has no place but the file).
 function Problems:unknown(t, key, path, message)
-  local file, line = nil, nil
-  if type(t) == "table" then file, line = core.where(t, key) end
-  self:at(t, key, path, key_place(file or self.file, key, line)):fail(message)
+  local line, col
+  if type(t) == "table" then line, col = select(2, core.where(t, key, "key")) end
+  self:at(t, key, path, line, col):fail(message)
 end
 
 function Problems:warn(path, message)
