@@ -43,21 +43,20 @@ model_t *lnd_check_model(lua_State *L, int idx)
 #define REQ(key, m, lo, hi) FIELD_REQ(model_t, key, m, lo, hi)
 #define B(key, m) FIELD_BOOL(model_t, key, m, false)
 
-/* A model spec's fields in the order they are read; the stops fall where a
- * check or a field read by hand comes between them. The last segment is a
- * vision tower's alone. */
+/* A settled model spec's fields (nd.model.spec settles them: C reads them
+ * and checks what its arithmetic needs). The second segment is a vision
+ * tower's alone. */
 static const field_desc MODEL_FIELDS[] = {
     REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
-    REQ("num_attention_heads", heads, 1, MAX_HEADS), FIELD_STOP,
-    I64("num_key_value_heads", kv_heads, 1, MAX_HEADS, 0), FIELD_STOP,
-    I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0),
-    I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0), I64("layer_norms", layer_norms, 0, 64, 2),
+    REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
+    FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
+    I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0), I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0),
     I64("learned_position_embeddings", learned_positions, 0, MAX_TOKENS, 0),
     I64("mtp_depth", mtp_depth, 0, MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),
     I64("num_experts_per_tok", top_k, 1, MAX_EXPERTS, 1), I64("num_shared_experts", shared_experts, 0, MAX_EXPERTS, 0),
     I64("moe_intermediate_size", expert_width, 0, MAX_WIDTH, 0),
-    I64("shared_expert_intermediate_size", shared_width, 0, MAX_WIDTH, 0), FIELD_STOP,
-    I64("first_k_dense_replace", first_dense, 0, MAX_LAYERS, 0), FIELD_STOP,
+    I64("shared_expert_intermediate_size", shared_width, 0, MAX_WIDTH, 0),
+    I64("first_k_dense_replace", first_dense, 0, MAX_LAYERS, 0),
     I64("kv_lora_rank", kv_lora_rank, 0, MAX_WIDTH, 0), I64("q_lora_rank", q_lora_rank, 0, MAX_WIDTH, 0),
     I64("qk_rope_head_dim", rope_head_dim, 0, MAX_WIDTH, 0), I64("qk_nope_head_dim", nope_head_dim, 0, MAX_WIDTH, 0),
     I64("v_head_dim", v_head_dim, 0, MAX_WIDTH, 0), I64("linear_num_key_heads", lin_key_heads, 0, MAX_HEADS, 0),
@@ -67,16 +66,15 @@ static const field_desc MODEL_FIELDS[] = {
     I64("linear_conv_kernel_dim", lin_conv, 0, 1024, 0), B("attn_output_gate", attn_output_gate),
     B("tie_word_embeddings", tied), B("qk_norm", qk_norm), B("qkv_bias", qkv_bias), B("o_bias", o_bias),
     B("mlp_bias", mlp_bias), B("norm_bias", norm_bias), B("shared_expert_gate", shared_gate), FIELD_STOP,
-    I64("patch_size", patch_size, 0, 4096, 0), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
+    I64("patch_size", patch_size, 1, 4096, 1), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
     I64("in_channels", in_channels, 1, 64, 3), I64("spatial_merge_size", merge_size, 1, 64, 1),
     I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0), I64("deepstack_mergers", deepstack_mergers, 0, 64, 0),
     B("patch_bias", patch_bias), FIELD_STOP,
     /* read by hand, or by the Lua side alone */
-    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("head_dim"),
-    FIELD_KEY("num_position_embeddings"), FIELD_KEY("multiple_of"), FIELD_KEY("ffn_dim_multiplier"),
-    FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"), FIELD_KEY("family"),
-    FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"), FIELD_KEY("layer_types"),
-    FIELD_KEY("ops"), FIELD_END,
+    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("num_position_embeddings"),
+    FIELD_KEY("multiple_of"), FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"),
+    FIELD_KEY("layers"), FIELD_KEY("family"), FIELD_KEY("activations"), FIELD_KEY("output_activations"),
+    FIELD_KEY("vision"), FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
 };
 
 #define FAM_INT(key, d) FIELD_INT(family_run, #key, key, 0, 16, d)
@@ -90,40 +88,61 @@ static const field_desc FAMILY_FIELDS[] = {
     FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
     FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
     FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
-    FIELD_I64(family_run, "v_head_dim", v_head_dim, 1, MAX_WIDTH, 0),
-    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false), FIELD_END,
+    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false),
+    FIELD_KEY("v_head_dim"), /* settled into the spec's v_head_dim */
+    FIELD_END,
 };
 
 #define CENSUS(key, lo, hi) FIELD_NUM(census_record, #key, key, lo, hi, 0)
 
-/* A census record's fields after its four required sizes (read by hand). */
+/* A census record's fields: the first four required (checked by hand). */
 static const field_desc CENSUS_FIELDS[] = {
-    FIELD_REQ(census_record, "seq_length", seq_length, 1, MAX_TOKENS), FIELD_STOP,
-    CENSUS(selective, 0, 1e15), CENSUS(selective_tp, 0, 1e15), FIELD_STOP,
-    CENSUS(selective_attention_mm, 0, 1), CENSUS(selective_ffn_mm, 0, 1), FIELD_STOP,
-    FIELD_KEY("saved"), FIELD_KEY("saved_tp"), FIELD_KEY("working"), FIELD_KEY("working_tp"), FIELD_KEY("ops"),
-    FIELD_KEY("ops_tp"), FIELD_END,
+    CENSUS(saved, 0, 1e15), CENSUS(saved_tp, 0, 1e15), CENSUS(working, 0, 1e15), CENSUS(working_tp, 0, 1e15),
+    FIELD_REQ(census_record, "seq_length", seq_length, 1, MAX_TOKENS), CENSUS(selective, 0, 1e15),
+    CENSUS(selective_tp, 0, 1e15), CENSUS(selective_attention_mm, 0, 1), CENSUS(selective_ffn_mm, 0, 1),
+    FIELD_KEY("ops"), FIELD_KEY("ops_tp"), FIELD_END,
 };
 
-static char *join(lua_State *L, const char *a, const char *b)
-{
-    lua_pushfstring(L, "%s%s", a, b);
-    return (char *)lua_tostring(L, -1); /* kept on the stack by the caller */
-}
+static const char *const ATTENTION_NAMES[] = {"full", "linear", NULL};
+static const int ATTENTION_VALUES[] = {ATTENTION_FULL, ATTENTION_LINEAR};
+static const field_choices ATTENTION_CHOICES = {ATTENTION_NAMES, ATTENTION_VALUES, "full or linear"};
+static const char *const FFN_NAMES[] = {"model", "dense", "moe", NULL};
+static const int FFN_VALUES[] = {FFN_MODEL, FFN_DENSE, FFN_MOE};
+static const field_choices FFN_CHOICES = {FFN_NAMES, FFN_VALUES, "dense or moe (absent: the model's)"};
+
+/* A layer kind's flavours; its ops are read by hand. */
+static const field_desc KIND_FIELDS[] = {
+    FIELD_ENUM(layer_kind, attention_flavour, "attention", attention, &ATTENTION_CHOICES),
+    FIELD_ENUM(layer_kind, ffn_flavour, "ffn", ffn, &FFN_CHOICES), FIELD_END,
+};
+
+static const field_desc GROUP_FIELDS[] = {
+    FIELD_REQ(layer_group, "count", count, 1, MAX_LAYERS), FIELD_BOOL(layer_group, "mtp", mtp, false), FIELD_END,
+};
 
 void lnd_push_family_defaults(lua_State *L) { fields_push_defaults(L, FAMILY_FIELDS); }
 
-static void read_family(lua_State *L, int spec, const char *prefix, family_run *f)
+/* Reads the table at t[key] (an empty one when absent and not required)
+ * by the field table d; the prefix grows by key. */
+static void read_table(lua_State *L, int t, const char *prefix, const char *key, const field_desc *d, void *obj)
 {
-    if (lua_getfield(L, spec, "family") != LUA_TTABLE) {
+    if (lua_getfield(L, t, key) != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_newtable(L); /* every field its default */
     }
-    int t = lua_gettop(L);
-    const char *p = join(L, prefix, "family.");
-    fields_refuse_unknown(L, t, p, "family", FAMILY_FIELDS);
-    fields_read(L, t, p, FAMILY_FIELDS, f);
+    const char *p = lua_pushfstring(L, "%s%s.", prefix, key);
+    fields_refuse_unknown(L, -2, p, key, d);
+    fields_read(L, -2, p, d, obj);
     lua_pop(L, 2);
+}
+
+/* Whether a pair of census fields is stated: both or neither. */
+static bool census_pair(lua_State *L, int t, const char *path, const char *a, const char *b)
+{
+    bool has = field_present(L, t, a);
+    if (has != field_present(L, t, b))
+        nd_bad_input(L, "%s: %s and %s come together", path, a, b);
+    return has;
 }
 
 /* Reads a census record at index t; the record lives in a malloc'd block. */
@@ -132,27 +151,15 @@ static census_record *read_census(lua_State *L, int t, const char *path)
     t = lua_absindex(L, t);
     if (!lua_istable(L, t))
         nd_bad_input(L, "%s must be a census record (a table of bytes per token)", path);
-    const char *p = join(L, path, ".");
     fields_refuse_unknown(L, t, path, "census record", CENSUS_FIELDS);
-    census_record r;
-    memset(&r, 0, sizeof r);
-    const char *base[] = {"saved", "saved_tp", "working", "working_tp"};
-    double *dst[] = {&r.saved, &r.saved_tp, &r.working, &r.working_tp};
-    for (int i = 0; i < 4; i++) {
-        if (!field_present(L, t, base[i]))
-            nd_bad_input(L, "%s%s is required in a census record", p, base[i]);
-        *dst[i] = field_number(L, t, p, base[i], 0, 1e15, 0);
-    }
-    const field_desc *d = fields_read(L, t, p, CENSUS_FIELDS, &r);
-    r.has_selective = field_present(L, t, "selective") || field_present(L, t, "selective_tp");
-    if (r.has_selective && !(field_present(L, t, "selective") && field_present(L, t, "selective_tp")))
-        nd_bad_input(L, "%s states one of selective and selective_tp without the other", path);
-    d = fields_read(L, t, p, d, &r);
-    r.has_shares = field_present(L, t, "selective_attention_mm") || field_present(L, t, "selective_ffn_mm");
-    if (r.has_shares &&
-        !(field_present(L, t, "selective_attention_mm") && field_present(L, t, "selective_ffn_mm")))
-        nd_bad_input(L, "%s states one of selective_attention_mm and selective_ffn_mm without the other", path);
-    fields_read(L, t, p, d, &r);
+    const char *p = lua_pushfstring(L, "%s.", path);
+    for (const field_desc *d = CENSUS_FIELDS; d < CENSUS_FIELDS + 4; d++)
+        if (!field_present(L, t, d->key))
+            nd_bad_input(L, "%s%s is required in a census record", p, d->key);
+    census_record r = {0};
+    fields_read(L, t, p, CENSUS_FIELDS, &r);
+    r.has_selective = census_pair(L, t, path, "selective", "selective_tp");
+    r.has_shares = census_pair(L, t, path, "selective_attention_mm", "selective_ffn_mm");
     lua_pop(L, 1);
     census_record *copy = malloc(sizeof *copy);
     if (copy == NULL)
@@ -161,51 +168,20 @@ static census_record *read_census(lua_State *L, int t, const char *path)
     return copy;
 }
 
-static void read_ops(lua_State *L, int kind, const char *path, double ops[OP_COUNT])
-{
-    if (lua_getfield(L, kind, "ops") != LUA_TTABLE)
-        nd_bad_input(L, "%s.ops must list the op counts of the kind", path);
-    int t = lua_gettop(L);
-    const char *p = join(L, path, ".ops.");
-    for (int i = 0; i < OP_COUNT; i++)
-        ops[i] = (double)field_int(L, t, p, OP_NAMES[i], 0, 64, 0, true);
-    lua_pop(L, 2);
-}
-
-static ffn_flavour read_ffn(lua_State *L, int kind, const char *path)
-{
-    char *ffn = field_string(L, kind, path, "ffn", NULL);
-    ffn_flavour f = FFN_MODEL;
-    if (ffn != NULL && strcmp(ffn, "dense") == 0)
-        f = FFN_DENSE;
-    else if (ffn != NULL && strcmp(ffn, "moe") == 0)
-        f = FFN_MOE;
-    else if (ffn != NULL) {
-        free(ffn);
-        nd_bad_input(L, "%sffn must be dense or moe", path);
-    }
-    free(ffn);
-    return f;
-}
-
-/* Reads spec.kinds[name] into k (the name already set). */
+/* Reads spec.kinds[name] into k (the name already set): its op counts and flavours. */
 static void read_kind(lua_State *L, int kinds, layer_kind *k, const char *prefix)
 {
-    lua_getfield(L, kinds, k->name);
-    int t = lua_gettop(L);
+    int t = lua_getfield(L, kinds, k->name) == LUA_TTABLE ? lua_gettop(L) : 0;
     const char *path = lua_pushfstring(L, "%skinds.%s", prefix, k->name);
-    if (!lua_istable(L, t))
+    if (t == 0)
         nd_bad_input(L, "%s is not described (the stack names a kind its op profile does not have)", path);
-    read_ops(L, t, path, k->ops);
-    path = lua_pushfstring(L, "%s.", path);
-    char *att = field_string(L, t, path, "attention", "full");
-    bool linear = strcmp(att, "linear") == 0, full = strcmp(att, "full") == 0;
-    free(att);
-    if (!linear && !full)
-        nd_bad_input(L, "%sattention must be full or linear", path);
-    k->attention = linear ? ATTENTION_LINEAR : ATTENTION_FULL;
-    k->ffn = read_ffn(L, t, path);
-    lua_pop(L, 3);
+    if (lua_getfield(L, t, "ops") != LUA_TTABLE)
+        nd_bad_input(L, "%s.ops must list the op counts of the kind", path);
+    const char *p = lua_pushfstring(L, "%s.ops.", path);
+    for (int i = 0; i < OP_COUNT; i++)
+        k->ops[i] = (double)field_int(L, -2, p, OP_NAMES[i], 0, 64, 0, true);
+    fields_read(L, t, lua_pushfstring(L, "%s.", path), KIND_FIELDS, k);
+    lua_pop(L, 5);
 }
 
 /* Index of the kind named at the top of the stack, adding it when new. */
@@ -234,22 +210,6 @@ static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
     return m->n_kinds - 1;
 }
 
-static void read_group(lua_State *L, model_t *m, int g, int kinds, const char *prefix, int i)
-{
-    const char *path = lua_pushfstring(L, "%slayers[%d]", prefix, i);
-    if (!lua_istable(L, g))
-        nd_bad_input(L, "%s must be a group {kind = name, count = n, mtp = bool}", path);
-    layer_group *grp = &m->groups[i - 1];
-    lua_getfield(L, g, "kind");
-    if (lua_type(L, -1) != LUA_TSTRING)
-        nd_bad_input(L, "%s.kind must name a layer kind", path);
-    grp->kind = kind_index(L, m, kinds, prefix);
-    lua_pop(L, 1);
-    grp->count = field_int(L, g, lua_pushfstring(L, "%s.", path), "count", 1, MAX_LAYERS, 0, true);
-    grp->mtp = field_bool(L, g, lua_tostring(L, -1), "mtp", false);
-    lua_pop(L, 2);
-}
-
 static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
 {
     if (lua_getfield(L, spec, "layers") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
@@ -257,7 +217,6 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
     int layers = lua_gettop(L);
     if (lua_getfield(L, spec, "kinds") != LUA_TTABLE)
         nd_bad_input(L, "%skinds must describe the layer kinds of the stack", prefix);
-    int kinds = lua_gettop(L);
     size_t n = lua_rawlen(L, layers);
     if (n > MAX_LAYERS)
         nd_bad_input(L, "%slayers lists %d groups; at most %d", prefix, (int)n, MAX_LAYERS);
@@ -266,82 +225,69 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
         luaL_error(L, "out of memory");
     m->n_groups = (int)n;
     for (int i = 1; i <= (int)n; i++) {
-        lua_rawgeti(L, layers, i);
-        read_group(L, m, lua_gettop(L), kinds, prefix, i);
-        lua_pop(L, 1);
+        const char *path = lua_pushfstring(L, "%slayers[%d]", prefix, i);
+        int g = lua_rawgeti(L, layers, i) == LUA_TTABLE ? lua_gettop(L) : 0;
+        if (g == 0 || lua_getfield(L, g, "kind") != LUA_TSTRING)
+            nd_bad_input(L, "%s must be a group {kind = name, count = n, mtp = bool}", path);
+        m->groups[i - 1].kind = kind_index(L, m, layers + 1, prefix);
+        fields_read(L, g, lua_pushfstring(L, "%s.", path), GROUP_FIELDS, &m->groups[i - 1]);
+        lua_pop(L, 4);
     }
     lua_pop(L, 2);
 }
 
-/* The stack must add up: body groups first, their sum the layer count; MTP groups last. */
+/* The stack must add up (nd.model.spec says how): body groups first, MTP groups last. */
 static void check_stack(lua_State *L, const model_t *m, const char *prefix)
 {
-    bool seen_mtp = false;
-    for (int i = 0; i < m->n_groups; i++) {
-        if (seen_mtp && !m->groups[i].mtp)
-            nd_bad_input(L, "%slayers[%d] is a body group after an MTP group; MTP groups come last", prefix, i + 1);
-        seen_mtp = seen_mtp || m->groups[i].mtp;
-    }
-    int64_t body = model_body_layers(m), mtp = model_mtp_layers(m);
-    if (body != m->layers)
-        nd_bad_input(L, "%slayers list %I body layers, but num_hidden_layers is %I", prefix, (lua_Integer)body,
-                     (lua_Integer)m->layers);
-    if (mtp != m->mtp_depth)
-        nd_bad_input(L, "%slayers list %I MTP layers, but mtp_depth is %I", prefix, (lua_Integer)mtp,
-                     (lua_Integer)m->mtp_depth);
+    bool ordered = true;
+    for (int i = 1; i < m->n_groups; i++)
+        ordered = ordered && (m->groups[i].mtp || !m->groups[i - 1].mtp);
+    if (!ordered || model_body_layers(m) != m->layers || model_mtp_layers(m) != m->mtp_depth)
+        nd_bad_input(L, "%slayers must list num_hidden_layers body layers, then mtp_depth MTP layers", prefix);
 }
 
-static void read_tower(lua_State *L, int spec, model_t *m, const char *prefix, const field_desc *d)
+static char *read_name(lua_State *L, int spec, const char *prefix, const char *key)
 {
+    char *s = field_string(L, spec, prefix, key, NULL);
+    if (s == NULL)
+        nd_bad_input(L, "%s%s is required and was not supplied", prefix, key);
+    return s;
+}
+
+/* Reads the spec's fields, with the checks that keep the arithmetic sound. */
+static void read_fields(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
+{
+    m->name = read_name(L, spec, prefix, "name");
+    m->arch = read_name(L, spec, prefix, "arch");
+    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
+    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
+    if (m->head_dim <= 0)
+        nd_bad_input(L, "%shead_dim is required and was not supplied", prefix);
+    if (m->heads % m->kv_heads != 0)
+        nd_bad_input(L, "%snum_key_value_heads (%I) must divide num_attention_heads (%I)", prefix,
+                     (lua_Integer)m->kv_heads, (lua_Integer)m->heads);
+    if (m->experts < 1)
+        m->experts = 1;
+    if (m->shared_width == 0) /* the settled spec's nil: one routed width per shared expert (DeepSeek) */
+        m->shared_width = m->shared_experts * m->expert_width;
+    if (m->shared_experts > 0 && m->shared_width <= 0)
+        nd_bad_input(L, "%snum_shared_experts (%I) has no width", prefix, (lua_Integer)m->shared_experts);
+    if (!tower)
+        return;
     fields_read(L, spec, prefix, d, m);
     if (m->learned_positions == 0)
         m->learned_positions = field_int(L, spec, prefix, "num_position_embeddings", 0, MAX_TOKENS, 0, false);
-    if (m->patch_size == 0)
-        m->patch_size = 1; /* a tower without a stated patch still prices as a tower */
     if (m->out_hidden == 0)
         m->out_hidden = m->hidden;
 }
 
-/* Reads the spec's fields, segment by segment of MODEL_FIELDS, with the
- * checks and the fields read by hand between them. */
-static void read_fields(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
-{
-    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
-    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
-    d = fields_read(L, spec, prefix, d, m);
-    if (m->kv_heads == 0)
-        m->kv_heads = m->heads;
-    if (m->heads % m->kv_heads != 0)
-        nd_bad_input(L, "%snum_attention_heads (%I) is not divisible by num_key_value_heads (%I)", prefix,
-                     (lua_Integer)m->heads, (lua_Integer)m->kv_heads);
-    m->head_dim = (double)field_int(L, spec, prefix, "head_dim", 1, MAX_WIDTH, 0, false);
-    d = fields_read(L, spec, prefix, d, m);
-    if (m->experts < 1)
-        m->experts = 1;
-    if (m->expert_width == 0 && m->experts > 1)
-        m->expert_width = m->ffn_width; /* Mixtral runs its experts at the dense width */
-    if (m->shared_width == 0)
-        m->shared_width = m->shared_experts * m->expert_width;
-    if (m->shared_experts > 0 && m->shared_width <= 0)
-        nd_bad_input(L, "%snum_shared_experts is set but no width resolves for it; declare "
-                        "shared_expert_intermediate_size or moe_intermediate_size", prefix);
-    d = fields_read(L, spec, prefix, d, m);
-    if (m->experts > 1 && m->top_k > m->experts)
-        nd_bad_input(L, "%snum_experts_per_tok (%I) exceeds num_experts (%I)", prefix, (lua_Integer)m->top_k,
-                     (lua_Integer)m->experts);
-    d = fields_read(L, spec, prefix, d, m);
-    if (tower)
-        read_tower(L, spec, m, prefix, d);
-}
-
-/* spec.activations: a census record per kind of the stack. */
+/* spec.activations: a census record per kind of the stack; spec.output_activations. */
 static void read_activations(lua_State *L, int spec, model_t *m, const char *prefix)
 {
     int top = lua_gettop(L);
     if (lua_getfield(L, spec, "activations") == LUA_TTABLE) {
-        int t = lua_gettop(L);
         lua_pushnil(L);
-        while (lua_next(L, t) != 0) {
+        while (lua_next(L, top + 1) != 0) {
             if (lua_type(L, -2) != LUA_TSTRING)
                 nd_bad_input(L, "%sactivations must map layer kinds to census records", prefix);
             const char *kind = lua_tostring(L, -2);
@@ -349,47 +295,33 @@ static void read_activations(lua_State *L, int spec, model_t *m, const char *pre
             if (found < 0)
                 nd_bad_input(L, "%sactivations: a census record of kind '%s', which no layer of the stack is",
                              prefix, kind);
-            const char *path = lua_pushfstring(L, "%sactivations.%s", prefix, kind);
-            m->kinds[found].census = read_census(L, -2, path);
+            int record = lua_gettop(L);
+            m->kinds[found].census = read_census(L, record, lua_pushfstring(L, "%sactivations.%s", prefix, kind));
             lua_pop(L, 2);
         }
     }
-    lua_pop(L, 1);
-    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE) {
-        const char *path = lua_pushfstring(L, "%soutput_activations", prefix);
-        m->output_census = read_census(L, -2, path);
-    }
+    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
+        m->output_census = read_census(L, top + 2, lua_pushfstring(L, "%soutput_activations", prefix));
     lua_settop(L, top);
-}
-
-static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower);
-
-static void read_vision(lua_State *L, int spec, model_t *m)
-{
-    if (lua_getfield(L, spec, "vision") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    m->vision = calloc(1, sizeof *m->vision);
-    if (m->vision == NULL)
-        luaL_error(L, "out of memory");
-    read_model(L, lua_gettop(L), m->vision, "vision.", true);
-    lua_pop(L, 1);
 }
 
 static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
 {
+    int top = lua_gettop(L);
     spec = lua_absindex(L, spec);
     fields_refuse_unknown(L, spec, prefix, "model spec", MODEL_FIELDS);
-    m->name = field_string(L, spec, prefix, "name", tower ? "vision" : "custom");
-    m->arch = field_string(L, spec, prefix, "arch", tower ? "vision" : "default");
     read_fields(L, spec, m, prefix, tower);
-    read_family(L, spec, prefix, &m->family);
+    read_table(L, spec, prefix, "family", FAMILY_FIELDS, &m->family);
     read_groups(L, spec, m, prefix);
     check_stack(L, m, prefix);
     read_activations(L, spec, m, prefix);
-    if (!tower)
-        read_vision(L, spec, m);
+    if (!tower && lua_getfield(L, spec, "vision") == LUA_TTABLE) {
+        m->vision = calloc(1, sizeof *m->vision);
+        if (m->vision == NULL)
+            luaL_error(L, "out of memory");
+        read_model(L, -1, m->vision, "vision.", true);
+    }
+    lua_settop(L, top);
 }
 
 /* nd.core.model(spec): validates a settled spec and returns an nd.model. */
