@@ -79,8 +79,6 @@ describe("nd.core.model refuses", function()
       "layers must list num_hidden_layers body layers, then mtp_depth MTP layers" },
     { { layers = { { kind = "encoder", count = 2 } } }, "kinds.encoder is not described" },
     { { num_experts = 8, moe_intermediate_size = 0, intermediate_size = 0 }, "layer kind 'decoder' is a mixture of experts, but moe_intermediate_size is not stated" },
-    { { activations = { attention = { saved = 1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8 } } },
-      "activations: a census record of kind 'attention', which no layer of the stack is" },
     { { activations = { decoder = { saved = -1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8 } } },
       "activations.decoder.saved must be from 0" },
     { { activations = { decoder = { saved = 1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8, selective = 1 } } },

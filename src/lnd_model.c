@@ -66,12 +66,12 @@ static const field_desc MODEL_FIELDS[] = {
     I64("linear_conv_kernel_dim", lin_conv, 0, 1024, 0), B("attn_output_gate", attn_output_gate),
     B("tie_word_embeddings", tied), B("qk_norm", qk_norm), B("qkv_bias", qkv_bias), B("o_bias", o_bias),
     B("mlp_bias", mlp_bias), B("norm_bias", norm_bias), B("shared_expert_gate", shared_gate), FIELD_STOP,
-    I64("patch_size", patch_size, 1, 4096, 1), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
+    I64("num_position_embeddings", learned_positions, 0, MAX_TOKENS, 0), I64("patch_size", patch_size, 1, 4096, 1), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
     I64("in_channels", in_channels, 1, 64, 3), I64("spatial_merge_size", merge_size, 1, 64, 1),
     I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0), I64("deepstack_mergers", deepstack_mergers, 0, 64, 0),
     B("patch_bias", patch_bias), FIELD_STOP,
     /* read by hand, or by the Lua side alone */
-    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("num_position_embeddings"),
+    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"),
     FIELD_KEY("multiple_of"), FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"),
     FIELD_KEY("layers"), FIELD_KEY("family"), FIELD_KEY("activations"), FIELD_KEY("output_activations"),
     FIELD_KEY("vision"), FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
@@ -145,47 +145,47 @@ static bool census_pair(lua_State *L, int t, const char *path, const char *a, co
     return has;
 }
 
-/* Reads a census record at index t; the record lives in a malloc'd block. */
-static census_record *read_census(lua_State *L, int t, const char *path)
+/* Reads the census record at index t (absolute) into *slot, a block the model owns. */
+static void read_census(lua_State *L, int t, const char *path, census_record **slot)
 {
-    t = lua_absindex(L, t);
     if (!lua_istable(L, t))
         nd_bad_input(L, "%s must be a census record (a table of bytes per token)", path);
     fields_refuse_unknown(L, t, path, "census record", CENSUS_FIELDS);
+    census_record *r = *slot = calloc(1, sizeof *r);
+    if (r == NULL)
+        luaL_error(L, "out of memory");
     const char *p = lua_pushfstring(L, "%s.", path);
     for (const field_desc *d = CENSUS_FIELDS; d < CENSUS_FIELDS + 4; d++)
         if (!field_present(L, t, d->key))
             nd_bad_input(L, "%s%s is required in a census record", p, d->key);
-    census_record r = {0};
-    fields_read(L, t, p, CENSUS_FIELDS, &r);
-    r.has_selective = census_pair(L, t, path, "selective", "selective_tp");
-    r.has_shares = census_pair(L, t, path, "selective_attention_mm", "selective_ffn_mm");
+    fields_read(L, t, p, CENSUS_FIELDS, r);
+    r->has_selective = census_pair(L, t, path, "selective", "selective_tp");
+    r->has_shares = census_pair(L, t, path, "selective_attention_mm", "selective_ffn_mm");
     lua_pop(L, 1);
-    census_record *copy = malloc(sizeof *copy);
-    if (copy == NULL)
-        luaL_error(L, "out of memory");
-    *copy = r;
-    return copy;
 }
 
-/* Reads spec.kinds[name] into k (the name already set): its op counts and flavours. */
+/* Reads spec.kinds[name] into k (the name already set): its op counts and
+ * flavours, and its census record in the activations table at kinds + 1. */
 static void read_kind(lua_State *L, int kinds, layer_kind *k, const char *prefix)
 {
-    int t = lua_getfield(L, kinds, k->name) == LUA_TTABLE ? lua_gettop(L) : 0;
+    int top = lua_gettop(L), t = top + 1;
+    bool described = lua_getfield(L, kinds, k->name) == LUA_TTABLE;
     const char *path = lua_pushfstring(L, "%skinds.%s", prefix, k->name);
-    if (t == 0)
+    if (!described)
         nd_bad_input(L, "%s is not described (the stack names a kind its op profile does not have)", path);
     if (lua_getfield(L, t, "ops") != LUA_TTABLE)
         nd_bad_input(L, "%s.ops must list the op counts of the kind", path);
     const char *p = lua_pushfstring(L, "%s.ops.", path);
     for (int i = 0; i < OP_COUNT; i++)
-        k->ops[i] = (double)field_int(L, -2, p, OP_NAMES[i], 0, 64, 0, true);
+        k->ops[i] = (double)field_int(L, top + 3, p, OP_NAMES[i], 0, 64, 0, true);
     fields_read(L, t, lua_pushfstring(L, "%s.", path), KIND_FIELDS, k);
-    lua_pop(L, 5);
+    if (lua_getfield(L, kinds + 1, k->name) != LUA_TNIL)
+        read_census(L, top + 6, lua_pushfstring(L, "%sactivations.%s", prefix, k->name), &k->census);
+    lua_settop(L, top);
 }
 
-/* Index of the kind named at the top of the stack, adding it when new. */
-static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
+/* Index of the kind the group at g names (its name at the top of the stack), adding it when new. */
+static int kind_index(lua_State *L, model_t *m, int g, int kinds, const char *prefix)
 {
     const char *name = lua_tostring(L, -1);
     int known = model_kind_index(m, name);
@@ -200,11 +200,7 @@ static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
     m->kinds = grown;
     layer_kind *k = &m->kinds[m->n_kinds];
     memset(k, 0, sizeof *k);
-    size_t n = strlen(name);
-    k->name = malloc(n + 1);
-    if (k->name == NULL)
-        luaL_error(L, "out of memory");
-    memcpy(k->name, name, n + 1);
+    k->name = field_string(L, g, prefix, "kind", NULL);
     m->n_kinds++;
     read_kind(L, kinds, k, prefix);
     return m->n_kinds - 1;
@@ -217,6 +213,10 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
     int layers = lua_gettop(L);
     if (lua_getfield(L, spec, "kinds") != LUA_TTABLE)
         nd_bad_input(L, "%skinds must describe the layer kinds of the stack", prefix);
+    if (lua_getfield(L, spec, "activations") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L); /* no census records */
+    }
     size_t n = lua_rawlen(L, layers);
     if (n > MAX_LAYERS)
         nd_bad_input(L, "%slayers lists %d groups; at most %d", prefix, (int)n, MAX_LAYERS);
@@ -229,11 +229,11 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
         int g = lua_rawgeti(L, layers, i) == LUA_TTABLE ? lua_gettop(L) : 0;
         if (g == 0 || lua_getfield(L, g, "kind") != LUA_TSTRING)
             nd_bad_input(L, "%s must be a group {kind = name, count = n, mtp = bool}", path);
-        m->groups[i - 1].kind = kind_index(L, m, layers + 1, prefix);
+        m->groups[i - 1].kind = kind_index(L, m, g, layers + 1, prefix);
         fields_read(L, g, lua_pushfstring(L, "%s.", path), GROUP_FIELDS, &m->groups[i - 1]);
         lua_pop(L, 4);
     }
-    lua_pop(L, 2);
+    lua_pop(L, 3);
 }
 
 /* The stack must add up (nd.model.spec says how): body groups first, MTP groups last. */
@@ -275,34 +275,8 @@ static void read_fields(lua_State *L, int spec, model_t *m, const char *prefix, 
     if (!tower)
         return;
     fields_read(L, spec, prefix, d, m);
-    if (m->learned_positions == 0)
-        m->learned_positions = field_int(L, spec, prefix, "num_position_embeddings", 0, MAX_TOKENS, 0, false);
     if (m->out_hidden == 0)
         m->out_hidden = m->hidden;
-}
-
-/* spec.activations: a census record per kind of the stack; spec.output_activations. */
-static void read_activations(lua_State *L, int spec, model_t *m, const char *prefix)
-{
-    int top = lua_gettop(L);
-    if (lua_getfield(L, spec, "activations") == LUA_TTABLE) {
-        lua_pushnil(L);
-        while (lua_next(L, top + 1) != 0) {
-            if (lua_type(L, -2) != LUA_TSTRING)
-                nd_bad_input(L, "%sactivations must map layer kinds to census records", prefix);
-            const char *kind = lua_tostring(L, -2);
-            int found = model_kind_index(m, kind);
-            if (found < 0)
-                nd_bad_input(L, "%sactivations: a census record of kind '%s', which no layer of the stack is",
-                             prefix, kind);
-            int record = lua_gettop(L);
-            m->kinds[found].census = read_census(L, record, lua_pushfstring(L, "%sactivations.%s", prefix, kind));
-            lua_pop(L, 2);
-        }
-    }
-    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
-        m->output_census = read_census(L, top + 2, lua_pushfstring(L, "%soutput_activations", prefix));
-    lua_settop(L, top);
 }
 
 static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
@@ -314,7 +288,8 @@ static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, b
     read_table(L, spec, prefix, "family", FAMILY_FIELDS, &m->family);
     read_groups(L, spec, m, prefix);
     check_stack(L, m, prefix);
-    read_activations(L, spec, m, prefix);
+    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
+        read_census(L, top + 1, lua_pushfstring(L, "%soutput_activations", prefix), &m->output_census);
     if (!tower && lua_getfield(L, spec, "vision") == LUA_TTABLE) {
         m->vision = calloc(1, sizeof *m->vision);
         if (m->vision == NULL)
@@ -349,24 +324,22 @@ int lnd_model_new(lua_State *L)
 #define P(m) NUM(model_params, m)
 #define F(m) NUM(model_flops, m)
 
-static const field_desc PARAMS_TOTALS[] = {P(total), P(active), FIELD_END};
-static const field_desc PARAMS_BY_PART[] = {
-    P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router),
+/* The totals, then (after the stop) the parts. */
+static const field_desc PARAMS_FIELDS[] = {
+    P(total), P(active), FIELD_STOP, P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router),
     P(output), P(mtp), P(vision), FIELD_END,
 };
-static const field_desc FLOPS_TOTALS[] = {F(total), F(causal_factor), FIELD_END};
-static const field_desc FLOPS_BY_PART[] = {
-    F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
+static const field_desc FLOPS_FIELDS[] = {
+    F(total), F(causal_factor), FIELD_STOP, F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
     F(router), F(output), F(mtp), F(vision), FIELD_END,
 };
-static const field_desc KIND_SIZES[] = {
-    NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim),
-    NUM(layer_kind, v_head_dim), NUM(layer_kind, ffn_width), FIELD_END,
-};
-static const field_desc KIND_PARAMS[] = {
-    NUM(layer_params, attention), NUM(layer_params, norms), NUM(layer_params, dense_mlp), NUM(layer_params, router),
-    FIELD_NUM(layer_params, "routed_experts", routed, 0, 0, 0),
-    FIELD_NUM(layer_params, "shared_experts", shared, 0, 0, 0), FIELD_END,
+/* A kind's sizes, then (after the stop) its parameters per layer. */
+#define KP(key, m) FIELD_NUM(layer_kind, key, params.m, 0, 0, 0)
+static const field_desc KIND_OUT[] = {
+    NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim), NUM(layer_kind, v_head_dim),
+    NUM(layer_kind, ffn_width), FIELD_STOP, KP("attention", attention), KP("norms", norms),
+    KP("dense_mlp", dense_mlp), KP("router", router), KP("routed_experts", routed), KP("shared_experts", shared),
+    FIELD_END,
 };
 
 /* model:params() -> {total, active, by_part = {...}} */
@@ -374,9 +347,9 @@ static int model_params_method(lua_State *L)
 {
     model_params p = model_count_params(lnd_check_model(L, 1));
     lua_createtable(L, 0, 3);
-    fields_push(L, PARAMS_TOTALS, &p);
+    const field_desc *parts = fields_push(L, PARAMS_FIELDS, &p);
     lua_createtable(L, 0, 10);
-    fields_push(L, PARAMS_BY_PART, &p);
+    fields_push(L, parts, &p);
     lua_setfield(L, -2, "by_part");
     return 1;
 }
@@ -389,11 +362,10 @@ static int model_flops_method(lua_State *L)
     luaL_argcheck(L, s >= 1 && s <= ((lua_Integer)1 << 31), 2, "seq_len must be a positive number of tokens");
     model_flops f = model_count_flops(m, (int64_t)s);
     lua_createtable(L, 0, 4);
-    fields_push(L, FLOPS_TOTALS, &f);
-    lua_pushinteger(L, s);
-    lua_setfield(L, -2, "seq_len");
+    const field_desc *parts = fields_push(L, FLOPS_FIELDS, &f);
+    field_set_int(L, "seq_len", s);
     lua_createtable(L, 0, 10);
-    fields_push(L, FLOPS_BY_PART, &f);
+    fields_push(L, parts, &f);
     lua_setfield(L, -2, "by_part");
     return 1;
 }
@@ -412,11 +384,10 @@ static void push_kind(lua_State *L, const layer_kind *k)
     field_set_string(L, "name", k->name);
     field_set_string(L, "attention", k->attention == ATTENTION_LINEAR ? "linear" : k->mla ? "mla" : "full");
     field_set_string(L, "ffn", k->moe ? "moe" : "dense");
-    fields_push(L, KIND_SIZES, k);
-    lua_pushboolean(L, k->census != NULL);
-    lua_setfield(L, -2, "census");
+    const field_desc *params = fields_push(L, KIND_OUT, k);
+    field_set_bool(L, "census", k->census != NULL);
     lua_createtable(L, 0, 6);
-    fields_push(L, KIND_PARAMS, &k->params);
+    fields_push(L, params, k);
     lua_setfield(L, -2, "params");
 }
 
@@ -429,10 +400,7 @@ static int model_stack_method(lua_State *L)
         lua_createtable(L, 0, 3);
         push_kind(L, &m->kinds[m->groups[i].kind]);
         lua_setfield(L, -2, "kind");
-        lua_pushinteger(L, (lua_Integer)m->groups[i].count);
-        lua_setfield(L, -2, "count");
-        lua_pushboolean(L, m->groups[i].mtp);
-        lua_setfield(L, -2, "mtp");
+        fields_push(L, GROUP_FIELDS, &m->groups[i]);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -459,12 +427,9 @@ static int model_tostring(lua_State *L)
     model_params p = model_count_params(m);
     push_stack_text(L, m);
     const char *stack = lua_tostring(L, -1);
-    char sizes[160];
-    if (m->experts > 1)
-        snprintf(sizes, sizeof sizes, "%lld experts (top-%lld) of width %lld", (long long)m->experts,
-                 (long long)m->top_k, (long long)m->expert_width);
-    else
-        snprintf(sizes, sizeof sizes, "FFN width %lld", (long long)m->ffn_width);
+    const char *sizes = m->experts > 1 ? lua_pushfstring(L, "%I experts (top-%I) of width %I", (lua_Integer)m->experts,
+                                                         (lua_Integer)m->top_k, (lua_Integer)m->expert_width)
+                                       : lua_pushfstring(L, "FFN width %I", (lua_Integer)m->ffn_width);
     char counts[96];
     if (p.active < p.total)
         snprintf(counts, sizeof counts, "%.2f B parameters (%.2f B active)", p.total / 1e9, p.active / 1e9);
