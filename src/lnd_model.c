@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Ranges keep every product of sizes far inside a double's exact integers:
  * sizes are multiplied as doubles (exact to 2^53), never as int64. */
@@ -50,7 +49,8 @@ static const field_desc MODEL_FIELDS[] = {
     REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
     REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
     FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
-    I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0), I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0),
+    I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0),
+    I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0),
     I64("learned_position_embeddings", learned_positions, 0, MAX_TOKENS, 0),
     I64("mtp_depth", mtp_depth, 0, MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),
     I64("num_experts_per_tok", top_k, 1, MAX_EXPERTS, 1), I64("num_shared_experts", shared_experts, 0, MAX_EXPERTS, 0),
@@ -66,15 +66,15 @@ static const field_desc MODEL_FIELDS[] = {
     I64("linear_conv_kernel_dim", lin_conv, 0, 1024, 0), B("attn_output_gate", attn_output_gate),
     B("tie_word_embeddings", tied), B("qk_norm", qk_norm), B("qkv_bias", qkv_bias), B("o_bias", o_bias),
     B("mlp_bias", mlp_bias), B("norm_bias", norm_bias), B("shared_expert_gate", shared_gate), FIELD_STOP,
-    I64("num_position_embeddings", learned_positions, 0, MAX_TOKENS, 0), I64("patch_size", patch_size, 1, 4096, 1), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
-    I64("in_channels", in_channels, 1, 64, 3), I64("spatial_merge_size", merge_size, 1, 64, 1),
-    I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0), I64("deepstack_mergers", deepstack_mergers, 0, 64, 0),
-    B("patch_bias", patch_bias), FIELD_STOP,
+    I64("num_position_embeddings", learned_positions, 0, MAX_TOKENS, 0), I64("patch_size", patch_size, 1, 4096, 1),
+    I64("temporal_patch_size", temporal_patch, 1, 64, 1), I64("in_channels", in_channels, 1, 64, 3),
+    I64("spatial_merge_size", merge_size, 1, 64, 1), I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0),
+    I64("deepstack_mergers", deepstack_mergers, 0, 64, 0), B("patch_bias", patch_bias), FIELD_STOP,
     /* read by hand, or by the Lua side alone */
-    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"),
-    FIELD_KEY("multiple_of"), FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"),
-    FIELD_KEY("layers"), FIELD_KEY("family"), FIELD_KEY("activations"), FIELD_KEY("output_activations"),
-    FIELD_KEY("vision"), FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
+    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("multiple_of"),
+    FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"),
+    FIELD_KEY("family"), FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"),
+    FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
 };
 
 #define FAM_INT(key, d) FIELD_INT(family_run, #key, key, 0, 16, d)
@@ -121,20 +121,6 @@ static const field_desc GROUP_FIELDS[] = {
 };
 
 void lnd_push_family_defaults(lua_State *L) { fields_push_defaults(L, FAMILY_FIELDS); }
-
-/* Reads the table at t[key] (an empty one when absent and not required)
- * by the field table d; the prefix grows by key. */
-static void read_table(lua_State *L, int t, const char *prefix, const char *key, const field_desc *d, void *obj)
-{
-    if (lua_getfield(L, t, key) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L); /* every field its default */
-    }
-    const char *p = lua_pushfstring(L, "%s%s.", prefix, key);
-    fields_refuse_unknown(L, -2, p, key, d);
-    fields_read(L, -2, p, d, obj);
-    lua_pop(L, 2);
-}
 
 /* Whether a pair of census fields is stated: both or neither. */
 static bool census_pair(lua_State *L, int t, const char *path, const char *a, const char *b)
@@ -194,14 +180,8 @@ static int kind_index(lua_State *L, model_t *m, int g, int kinds, const char *pr
     /* a kind is looked up by a scan: bounded, a stack of many groups stays linear */
     if (m->n_kinds >= MAX_KINDS)
         nd_bad_input(L, "%slayers name more than %d layer kinds", prefix, MAX_KINDS);
-    layer_kind *grown = realloc(m->kinds, (size_t)(m->n_kinds + 1) * sizeof *grown);
-    if (grown == NULL)
-        luaL_error(L, "out of memory");
-    m->kinds = grown;
-    layer_kind *k = &m->kinds[m->n_kinds];
-    memset(k, 0, sizeof *k);
+    layer_kind *k = &m->kinds[m->n_kinds++];
     k->name = field_string(L, g, prefix, "kind", NULL);
-    m->n_kinds++;
     read_kind(L, kinds, k, prefix);
     return m->n_kinds - 1;
 }
@@ -221,7 +201,8 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
     if (n > MAX_LAYERS)
         nd_bad_input(L, "%slayers lists %d groups; at most %d", prefix, (int)n, MAX_LAYERS);
     m->groups = calloc(n, sizeof *m->groups);
-    if (m->groups == NULL)
+    m->kinds = calloc(n < MAX_KINDS ? n : MAX_KINDS, sizeof *m->kinds); /* at most a kind per group */
+    if (m->groups == NULL || m->kinds == NULL)
         luaL_error(L, "out of memory");
     m->n_groups = (int)n;
     for (int i = 1; i <= (int)n; i++) {
@@ -236,65 +217,36 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
     lua_pop(L, 3);
 }
 
-/* The stack must add up (nd.model.spec says how): body groups first, MTP groups last. */
-static void check_stack(lua_State *L, const model_t *m, const char *prefix)
-{
-    bool ordered = true;
-    for (int i = 1; i < m->n_groups; i++)
-        ordered = ordered && (m->groups[i].mtp || !m->groups[i - 1].mtp);
-    if (!ordered || model_body_layers(m) != m->layers || model_mtp_layers(m) != m->mtp_depth)
-        nd_bad_input(L, "%slayers must list num_hidden_layers body layers, then mtp_depth MTP layers", prefix);
-}
-
-static char *read_name(lua_State *L, int spec, const char *prefix, const char *key)
-{
-    char *s = field_string(L, spec, prefix, key, NULL);
-    if (s == NULL)
-        nd_bad_input(L, "%s%s is required and was not supplied", prefix, key);
-    return s;
-}
-
-/* Reads the spec's fields, with the checks that keep the arithmetic sound. */
-static void read_fields(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
-{
-    m->name = read_name(L, spec, prefix, "name");
-    m->arch = read_name(L, spec, prefix, "arch");
-    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
-    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
-    if (m->head_dim <= 0)
-        nd_bad_input(L, "%shead_dim is required and was not supplied", prefix);
-    if (m->heads % m->kv_heads != 0)
-        nd_bad_input(L, "%snum_key_value_heads (%I) must divide num_attention_heads (%I)", prefix,
-                     (lua_Integer)m->kv_heads, (lua_Integer)m->heads);
-    if (m->experts < 1)
-        m->experts = 1;
-    if (m->shared_width == 0) /* the settled spec's nil: one routed width per shared expert (DeepSeek) */
-        m->shared_width = m->shared_experts * m->expert_width;
-    if (m->shared_experts > 0 && m->shared_width <= 0)
-        nd_bad_input(L, "%snum_shared_experts (%I) has no width", prefix, (lua_Integer)m->shared_experts);
-    if (!tower)
-        return;
-    fields_read(L, spec, prefix, d, m);
-    if (m->out_hidden == 0)
-        m->out_hidden = m->hidden;
-}
-
+/* Reads the settled spec at index spec (absolute; a vision tower's when tower
+ * is set); model_settle checks it. */
 static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
 {
     int top = lua_gettop(L);
-    spec = lua_absindex(L, spec);
     fields_refuse_unknown(L, spec, prefix, "model spec", MODEL_FIELDS);
-    read_fields(L, spec, m, prefix, tower);
-    read_table(L, spec, prefix, "family", FAMILY_FIELDS, &m->family);
+    m->name = field_string(L, spec, prefix, "name", NULL);
+    m->arch = field_string(L, spec, prefix, "arch", NULL);
+    if (m->name == NULL || m->arch == NULL)
+        nd_bad_input(L, "%s%s is required and was not supplied", prefix, m->name == NULL ? "name" : "arch");
+    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
+    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
+    if (tower)
+        fields_read(L, spec, prefix, d, m);
+    if (lua_getfield(L, spec, "family") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L); /* every field its default */
+    }
+    const char *p = lua_pushfstring(L, "%sfamily.", prefix);
+    fields_refuse_unknown(L, top + 1, p, "family", FAMILY_FIELDS);
+    fields_read(L, top + 1, p, FAMILY_FIELDS, &m->family);
+    lua_settop(L, top);
     read_groups(L, spec, m, prefix);
-    check_stack(L, m, prefix);
     if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
         read_census(L, top + 1, lua_pushfstring(L, "%soutput_activations", prefix), &m->output_census);
     if (!tower && lua_getfield(L, spec, "vision") == LUA_TTABLE) {
         m->vision = calloc(1, sizeof *m->vision);
         if (m->vision == NULL)
             luaL_error(L, "out of memory");
-        read_model(L, -1, m->vision, "vision.", true);
+        read_model(L, lua_gettop(L), m->vision, "vision.", true);
     }
     lua_settop(L, top);
 }
@@ -326,12 +278,12 @@ int lnd_model_new(lua_State *L)
 
 /* The totals, then (after the stop) the parts. */
 static const field_desc PARAMS_FIELDS[] = {
-    P(total), P(active), FIELD_STOP, P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router),
-    P(output), P(mtp), P(vision), FIELD_END,
+    P(total), P(active), FIELD_STOP, P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts),
+    P(shared_experts), P(router), P(output), P(mtp), P(vision), FIELD_END,
 };
 static const field_desc FLOPS_FIELDS[] = {
-    F(total), F(causal_factor), FIELD_STOP, F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
-    F(router), F(output), F(mtp), F(vision), FIELD_END,
+    F(total), F(causal_factor), FIELD_STOP, F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp),
+    F(routed_experts), F(shared_experts), F(router), F(output), F(mtp), F(vision), FIELD_END,
 };
 /* A kind's sizes, then (after the stop) its parameters per layer. */
 #define KP(key, m) FIELD_NUM(layer_kind, key, params.m, 0, 0, 0)

@@ -231,7 +231,8 @@ local function check_zero_widths(s)
   for _, k in pairs(s.kinds) do
     if k.ffn == "moe" or k.ffn == nil then
       errors.raise { message = string.format("no feed-forward width resolves for %d routed experts", n_exp),
-                     accepted = "declare moe_intermediate_size, or intermediate_size if the experts run at the dense width" }
+                     accepted = "declare moe_intermediate_size, or intermediate_size if the experts run at the "
+                       .. "dense width" }
     end
   end
 end
