@@ -38,8 +38,9 @@ end
 local function synthetic(layers)
   local ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2, gather = 4,
                 headCast = 1, ffAct = 1, linrec = 0 }
-  return core.model { name = "synthetic", hidden_size = 4096, num_hidden_layers = layers,
-    num_attention_heads = 32, num_key_value_heads = 8, intermediate_size = 14336, vocab_size = 128256,
+  return core.model { name = "synthetic", arch = "default", hidden_size = 4096, num_hidden_layers = layers,
+    num_attention_heads = 32, num_key_value_heads = 8, head_dim = 128, layer_norms = 2,
+    intermediate_size = 14336, vocab_size = 128256,
     kinds = { decoder = { ops = ops } }, layers = { { kind = "decoder", count = layers } } }
 end
 

@@ -61,29 +61,28 @@ end)
 describe("nd.core.model refuses", function()
   local ops = tiny.DEFAULT_OPS
   local function spec(fields)
-    local s = { hidden_size = 64, num_hidden_layers = 2, num_attention_heads = 4, vocab_size = 100,
-                intermediate_size = 128, kinds = { decoder = { ops = ops } }, layers = { { kind = "decoder", count = 2 } } }
+    local s = { name = "tiny", arch = "default", hidden_size = 64, num_hidden_layers = 2, num_attention_heads = 4,
+                num_key_value_heads = 4, head_dim = 16, layer_norms = 2, vocab_size = 100, intermediate_size = 128,
+                kinds = { decoder = { ops = ops } }, layers = { { kind = "decoder", count = 2 } } }
     for k, v in pairs(fields) do s[k] = v end
     return s
   end
   local cases = {
     { { hidden_size = 0 }, "hidden_size must be positive, got 0" },
     { { vocab_size = false }, "vocab_size must be a whole number" },
-    { { num_key_value_heads = 3 }, "num_attention_heads (4) is not divisible by num_key_value_heads (3)" },
+    { { num_key_value_heads = 3 }, "num_key_value_heads (3) must divide num_attention_heads (4)" },
     { { hidden_size = 10 ^ 15 }, "hidden_size must be from 1 to 16777216" },
     { { hiden_size = 64 }, "model spec: unknown key 'hiden_size'" },
-    { { layers = { { kind = "decoder", count = 3 } } }, "layers list 3 body layers, but num_hidden_layers is 2" },
-    { { mtp_depth = 1 }, "layers list 0 MTP layers, but mtp_depth is 1" },
+    { { layers = { { kind = "decoder", count = 3 } } }, "layers must list num_hidden_layers body layers, then mtp_depth MTP layers" },
+    { { mtp_depth = 1 }, "layers must list num_hidden_layers body layers, then mtp_depth MTP layers" },
     { { layers = { { kind = "decoder", count = 1, mtp = true }, { kind = "decoder", count = 2 } }, mtp_depth = 1 },
-      "layers[2] is a body group after an MTP group" },
+      "layers must list num_hidden_layers body layers, then mtp_depth MTP layers" },
     { { layers = { { kind = "encoder", count = 2 } } }, "kinds.encoder is not described" },
-    { { num_experts = 8, moe_intermediate_size = 0, intermediate_size = 0 }, "no feed-forward width resolves for 8 routed experts" },
-    { { activations = { attention = { saved = 1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8 } } },
-      "activations: a census record of kind 'attention', which no layer of the stack is" },
+    { { num_experts = 8, moe_intermediate_size = 0, intermediate_size = 0 }, "layer kind 'decoder' is a mixture of experts, but moe_intermediate_size is not stated" },
     { { activations = { decoder = { saved = -1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8 } } },
       "activations.decoder.saved must be from 0" },
     { { activations = { decoder = { saved = 1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8, selective = 1 } } },
-      "states one of selective and selective_tp without the other" },
+      "activations.decoder: selective and selective_tp come together" },
     { { activations = { decoder = { saved = 1, saved_tp = 1, working = 1, working_tp = 1, seq_length = 8, extra = 1 } } },
       "unknown key 'extra'" },
   }

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Ranges keep every product of sizes far inside a double's exact integers:
  * sizes are multiplied as doubles (exact to 2^53), never as int64. */
@@ -43,21 +42,21 @@ model_t *lnd_check_model(lua_State *L, int idx)
 #define REQ(key, m, lo, hi) FIELD_REQ(model_t, key, m, lo, hi)
 #define B(key, m) FIELD_BOOL(model_t, key, m, false)
 
-/* A model spec's fields in the order they are read; the stops fall where a
- * check or a field read by hand comes between them. The last segment is a
- * vision tower's alone. */
+/* A settled model spec's fields (nd.model.spec settles them: C reads them
+ * and checks what its arithmetic needs). The second segment is a vision
+ * tower's alone. */
 static const field_desc MODEL_FIELDS[] = {
     REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
-    REQ("num_attention_heads", heads, 1, MAX_HEADS), FIELD_STOP,
-    I64("num_key_value_heads", kv_heads, 1, MAX_HEADS, 0), FIELD_STOP,
+    REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
+    FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
     I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0),
-    I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0), I64("layer_norms", layer_norms, 0, 64, 2),
+    I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0),
     I64("learned_position_embeddings", learned_positions, 0, MAX_TOKENS, 0),
     I64("mtp_depth", mtp_depth, 0, MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),
     I64("num_experts_per_tok", top_k, 1, MAX_EXPERTS, 1), I64("num_shared_experts", shared_experts, 0, MAX_EXPERTS, 0),
     I64("moe_intermediate_size", expert_width, 0, MAX_WIDTH, 0),
-    I64("shared_expert_intermediate_size", shared_width, 0, MAX_WIDTH, 0), FIELD_STOP,
-    I64("first_k_dense_replace", first_dense, 0, MAX_LAYERS, 0), FIELD_STOP,
+    I64("shared_expert_intermediate_size", shared_width, 0, MAX_WIDTH, 0),
+    I64("first_k_dense_replace", first_dense, 0, MAX_LAYERS, 0),
     I64("kv_lora_rank", kv_lora_rank, 0, MAX_WIDTH, 0), I64("q_lora_rank", q_lora_rank, 0, MAX_WIDTH, 0),
     I64("qk_rope_head_dim", rope_head_dim, 0, MAX_WIDTH, 0), I64("qk_nope_head_dim", nope_head_dim, 0, MAX_WIDTH, 0),
     I64("v_head_dim", v_head_dim, 0, MAX_WIDTH, 0), I64("linear_num_key_heads", lin_key_heads, 0, MAX_HEADS, 0),
@@ -67,16 +66,15 @@ static const field_desc MODEL_FIELDS[] = {
     I64("linear_conv_kernel_dim", lin_conv, 0, 1024, 0), B("attn_output_gate", attn_output_gate),
     B("tie_word_embeddings", tied), B("qk_norm", qk_norm), B("qkv_bias", qkv_bias), B("o_bias", o_bias),
     B("mlp_bias", mlp_bias), B("norm_bias", norm_bias), B("shared_expert_gate", shared_gate), FIELD_STOP,
-    I64("patch_size", patch_size, 0, 4096, 0), I64("temporal_patch_size", temporal_patch, 1, 64, 1),
-    I64("in_channels", in_channels, 1, 64, 3), I64("spatial_merge_size", merge_size, 1, 64, 1),
-    I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0), I64("deepstack_mergers", deepstack_mergers, 0, 64, 0),
-    B("patch_bias", patch_bias), FIELD_STOP,
+    I64("num_position_embeddings", learned_positions, 0, MAX_TOKENS, 0), I64("patch_size", patch_size, 1, 4096, 1),
+    I64("temporal_patch_size", temporal_patch, 1, 64, 1), I64("in_channels", in_channels, 1, 64, 3),
+    I64("spatial_merge_size", merge_size, 1, 64, 1), I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0),
+    I64("deepstack_mergers", deepstack_mergers, 0, 64, 0), B("patch_bias", patch_bias), FIELD_STOP,
     /* read by hand, or by the Lua side alone */
-    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("head_dim"),
-    FIELD_KEY("num_position_embeddings"), FIELD_KEY("multiple_of"), FIELD_KEY("ffn_dim_multiplier"),
-    FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"), FIELD_KEY("family"),
-    FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"), FIELD_KEY("layer_types"),
-    FIELD_KEY("ops"), FIELD_END,
+    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("multiple_of"),
+    FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"),
+    FIELD_KEY("family"), FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"),
+    FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
 };
 
 #define FAM_INT(key, d) FIELD_INT(family_run, #key, key, 0, 16, d)
@@ -90,126 +88,90 @@ static const field_desc FAMILY_FIELDS[] = {
     FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
     FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
     FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
-    FIELD_I64(family_run, "v_head_dim", v_head_dim, 1, MAX_WIDTH, 0),
-    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false), FIELD_END,
+    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false),
+    FIELD_KEY("v_head_dim"), /* settled into the spec's v_head_dim */
+    FIELD_END,
 };
 
 #define CENSUS(key, lo, hi) FIELD_NUM(census_record, #key, key, lo, hi, 0)
 
-/* A census record's fields after its four required sizes (read by hand). */
+/* A census record's fields: the first four required (checked by hand). */
 static const field_desc CENSUS_FIELDS[] = {
-    FIELD_REQ(census_record, "seq_length", seq_length, 1, MAX_TOKENS), FIELD_STOP,
-    CENSUS(selective, 0, 1e15), CENSUS(selective_tp, 0, 1e15), FIELD_STOP,
-    CENSUS(selective_attention_mm, 0, 1), CENSUS(selective_ffn_mm, 0, 1), FIELD_STOP,
-    FIELD_KEY("saved"), FIELD_KEY("saved_tp"), FIELD_KEY("working"), FIELD_KEY("working_tp"), FIELD_KEY("ops"),
-    FIELD_KEY("ops_tp"), FIELD_END,
+    CENSUS(saved, 0, 1e15), CENSUS(saved_tp, 0, 1e15), CENSUS(working, 0, 1e15), CENSUS(working_tp, 0, 1e15),
+    FIELD_REQ(census_record, "seq_length", seq_length, 1, MAX_TOKENS), CENSUS(selective, 0, 1e15),
+    CENSUS(selective_tp, 0, 1e15), CENSUS(selective_attention_mm, 0, 1), CENSUS(selective_ffn_mm, 0, 1),
+    FIELD_KEY("ops"), FIELD_KEY("ops_tp"), FIELD_END,
 };
 
-static char *join(lua_State *L, const char *a, const char *b)
-{
-    lua_pushfstring(L, "%s%s", a, b);
-    return (char *)lua_tostring(L, -1); /* kept on the stack by the caller */
-}
+static const char *const ATTENTION_NAMES[] = {"full", "linear", NULL};
+static const int ATTENTION_VALUES[] = {ATTENTION_FULL, ATTENTION_LINEAR};
+static const field_choices ATTENTION_CHOICES = {ATTENTION_NAMES, ATTENTION_VALUES, "full or linear"};
+static const char *const FFN_NAMES[] = {"model", "dense", "moe", NULL};
+static const int FFN_VALUES[] = {FFN_MODEL, FFN_DENSE, FFN_MOE};
+static const field_choices FFN_CHOICES = {FFN_NAMES, FFN_VALUES, "dense or moe (absent: the model's)"};
+
+/* A layer kind's flavours; its ops are read by hand. */
+static const field_desc KIND_FIELDS[] = {
+    FIELD_ENUM(layer_kind, attention_flavour, "attention", attention, &ATTENTION_CHOICES),
+    FIELD_ENUM(layer_kind, ffn_flavour, "ffn", ffn, &FFN_CHOICES), FIELD_END,
+};
+
+static const field_desc GROUP_FIELDS[] = {
+    FIELD_REQ(layer_group, "count", count, 1, MAX_LAYERS), FIELD_BOOL(layer_group, "mtp", mtp, false), FIELD_END,
+};
 
 void lnd_push_family_defaults(lua_State *L) { fields_push_defaults(L, FAMILY_FIELDS); }
 
-static void read_family(lua_State *L, int spec, const char *prefix, family_run *f)
+/* Whether a pair of census fields is stated: both or neither. */
+static bool census_pair(lua_State *L, int t, const char *path, const char *a, const char *b)
 {
-    if (lua_getfield(L, spec, "family") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L); /* every field its default */
-    }
-    int t = lua_gettop(L);
-    const char *p = join(L, prefix, "family.");
-    fields_refuse_unknown(L, t, p, "family", FAMILY_FIELDS);
-    fields_read(L, t, p, FAMILY_FIELDS, f);
-    lua_pop(L, 2);
+    bool has = field_present(L, t, a);
+    if (has != field_present(L, t, b))
+        nd_bad_input(L, "%s: %s and %s come together", path, a, b);
+    return has;
 }
 
-/* Reads a census record at index t; the record lives in a malloc'd block. */
-static census_record *read_census(lua_State *L, int t, const char *path)
+/* Reads the census record at index t (absolute) into *slot, a block the model owns. */
+static void read_census(lua_State *L, int t, const char *path, census_record **slot)
 {
-    t = lua_absindex(L, t);
     if (!lua_istable(L, t))
         nd_bad_input(L, "%s must be a census record (a table of bytes per token)", path);
-    const char *p = join(L, path, ".");
     fields_refuse_unknown(L, t, path, "census record", CENSUS_FIELDS);
-    census_record r;
-    memset(&r, 0, sizeof r);
-    const char *base[] = {"saved", "saved_tp", "working", "working_tp"};
-    double *dst[] = {&r.saved, &r.saved_tp, &r.working, &r.working_tp};
-    for (int i = 0; i < 4; i++) {
-        if (!field_present(L, t, base[i]))
-            nd_bad_input(L, "%s%s is required in a census record", p, base[i]);
-        *dst[i] = field_number(L, t, p, base[i], 0, 1e15, 0);
-    }
-    const field_desc *d = fields_read(L, t, p, CENSUS_FIELDS, &r);
-    r.has_selective = field_present(L, t, "selective") || field_present(L, t, "selective_tp");
-    if (r.has_selective && !(field_present(L, t, "selective") && field_present(L, t, "selective_tp")))
-        nd_bad_input(L, "%s states one of selective and selective_tp without the other", path);
-    d = fields_read(L, t, p, d, &r);
-    r.has_shares = field_present(L, t, "selective_attention_mm") || field_present(L, t, "selective_ffn_mm");
-    if (r.has_shares &&
-        !(field_present(L, t, "selective_attention_mm") && field_present(L, t, "selective_ffn_mm")))
-        nd_bad_input(L, "%s states one of selective_attention_mm and selective_ffn_mm without the other", path);
-    fields_read(L, t, p, d, &r);
-    lua_pop(L, 1);
-    census_record *copy = malloc(sizeof *copy);
-    if (copy == NULL)
+    census_record *r = *slot = calloc(1, sizeof *r);
+    if (r == NULL)
         luaL_error(L, "out of memory");
-    *copy = r;
-    return copy;
+    const char *p = lua_pushfstring(L, "%s.", path);
+    for (const field_desc *d = CENSUS_FIELDS; d < CENSUS_FIELDS + 4; d++)
+        if (!field_present(L, t, d->key))
+            nd_bad_input(L, "%s%s is required in a census record", p, d->key);
+    fields_read(L, t, p, CENSUS_FIELDS, r);
+    r->has_selective = census_pair(L, t, path, "selective", "selective_tp");
+    r->has_shares = census_pair(L, t, path, "selective_attention_mm", "selective_ffn_mm");
+    lua_pop(L, 1);
 }
 
-static void read_ops(lua_State *L, int kind, const char *path, double ops[OP_COUNT])
-{
-    if (lua_getfield(L, kind, "ops") != LUA_TTABLE)
-        nd_bad_input(L, "%s.ops must list the op counts of the kind", path);
-    int t = lua_gettop(L);
-    const char *p = join(L, path, ".ops.");
-    for (int i = 0; i < OP_COUNT; i++)
-        ops[i] = (double)field_int(L, t, p, OP_NAMES[i], 0, 64, 0, true);
-    lua_pop(L, 2);
-}
-
-static ffn_flavour read_ffn(lua_State *L, int kind, const char *path)
-{
-    char *ffn = field_string(L, kind, path, "ffn", NULL);
-    ffn_flavour f = FFN_MODEL;
-    if (ffn != NULL && strcmp(ffn, "dense") == 0)
-        f = FFN_DENSE;
-    else if (ffn != NULL && strcmp(ffn, "moe") == 0)
-        f = FFN_MOE;
-    else if (ffn != NULL) {
-        free(ffn);
-        nd_bad_input(L, "%sffn must be dense or moe", path);
-    }
-    free(ffn);
-    return f;
-}
-
-/* Reads spec.kinds[name] into k (the name already set). */
+/* Reads spec.kinds[name] into k (the name already set): its op counts and
+ * flavours, and its census record in the activations table at kinds + 1. */
 static void read_kind(lua_State *L, int kinds, layer_kind *k, const char *prefix)
 {
-    lua_getfield(L, kinds, k->name);
-    int t = lua_gettop(L);
+    int top = lua_gettop(L), t = top + 1;
+    bool described = lua_getfield(L, kinds, k->name) == LUA_TTABLE;
     const char *path = lua_pushfstring(L, "%skinds.%s", prefix, k->name);
-    if (!lua_istable(L, t))
+    if (!described)
         nd_bad_input(L, "%s is not described (the stack names a kind its op profile does not have)", path);
-    read_ops(L, t, path, k->ops);
-    path = lua_pushfstring(L, "%s.", path);
-    char *att = field_string(L, t, path, "attention", "full");
-    bool linear = strcmp(att, "linear") == 0, full = strcmp(att, "full") == 0;
-    free(att);
-    if (!linear && !full)
-        nd_bad_input(L, "%sattention must be full or linear", path);
-    k->attention = linear ? ATTENTION_LINEAR : ATTENTION_FULL;
-    k->ffn = read_ffn(L, t, path);
-    lua_pop(L, 3);
+    if (lua_getfield(L, t, "ops") != LUA_TTABLE)
+        nd_bad_input(L, "%s.ops must list the op counts of the kind", path);
+    const char *p = lua_pushfstring(L, "%s.ops.", path);
+    for (int i = 0; i < OP_COUNT; i++)
+        k->ops[i] = (double)field_int(L, top + 3, p, OP_NAMES[i], 0, 64, 0, true);
+    fields_read(L, t, lua_pushfstring(L, "%s.", path), KIND_FIELDS, k);
+    if (lua_getfield(L, kinds + 1, k->name) != LUA_TNIL)
+        read_census(L, top + 6, lua_pushfstring(L, "%sactivations.%s", prefix, k->name), &k->census);
+    lua_settop(L, top);
 }
 
-/* Index of the kind named at the top of the stack, adding it when new. */
-static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
+/* Index of the kind the group at g names (its name at the top of the stack), adding it when new. */
+static int kind_index(lua_State *L, model_t *m, int g, int kinds, const char *prefix)
 {
     const char *name = lua_tostring(L, -1);
     int known = model_kind_index(m, name);
@@ -218,36 +180,10 @@ static int kind_index(lua_State *L, model_t *m, int kinds, const char *prefix)
     /* a kind is looked up by a scan: bounded, a stack of many groups stays linear */
     if (m->n_kinds >= MAX_KINDS)
         nd_bad_input(L, "%slayers name more than %d layer kinds", prefix, MAX_KINDS);
-    layer_kind *grown = realloc(m->kinds, (size_t)(m->n_kinds + 1) * sizeof *grown);
-    if (grown == NULL)
-        luaL_error(L, "out of memory");
-    m->kinds = grown;
-    layer_kind *k = &m->kinds[m->n_kinds];
-    memset(k, 0, sizeof *k);
-    size_t n = strlen(name);
-    k->name = malloc(n + 1);
-    if (k->name == NULL)
-        luaL_error(L, "out of memory");
-    memcpy(k->name, name, n + 1);
-    m->n_kinds++;
+    layer_kind *k = &m->kinds[m->n_kinds++];
+    k->name = field_string(L, g, prefix, "kind", NULL);
     read_kind(L, kinds, k, prefix);
     return m->n_kinds - 1;
-}
-
-static void read_group(lua_State *L, model_t *m, int g, int kinds, const char *prefix, int i)
-{
-    const char *path = lua_pushfstring(L, "%slayers[%d]", prefix, i);
-    if (!lua_istable(L, g))
-        nd_bad_input(L, "%s must be a group {kind = name, count = n, mtp = bool}", path);
-    layer_group *grp = &m->groups[i - 1];
-    lua_getfield(L, g, "kind");
-    if (lua_type(L, -1) != LUA_TSTRING)
-        nd_bad_input(L, "%s.kind must name a layer kind", path);
-    grp->kind = kind_index(L, m, kinds, prefix);
-    lua_pop(L, 1);
-    grp->count = field_int(L, g, lua_pushfstring(L, "%s.", path), "count", 1, MAX_LAYERS, 0, true);
-    grp->mtp = field_bool(L, g, lua_tostring(L, -1), "mtp", false);
-    lua_pop(L, 2);
 }
 
 static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
@@ -257,139 +193,62 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
     int layers = lua_gettop(L);
     if (lua_getfield(L, spec, "kinds") != LUA_TTABLE)
         nd_bad_input(L, "%skinds must describe the layer kinds of the stack", prefix);
-    int kinds = lua_gettop(L);
+    if (lua_getfield(L, spec, "activations") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L); /* no census records */
+    }
     size_t n = lua_rawlen(L, layers);
     if (n > MAX_LAYERS)
         nd_bad_input(L, "%slayers lists %d groups; at most %d", prefix, (int)n, MAX_LAYERS);
     m->groups = calloc(n, sizeof *m->groups);
-    if (m->groups == NULL)
+    m->kinds = calloc(n < MAX_KINDS ? n : MAX_KINDS, sizeof *m->kinds); /* at most a kind per group */
+    if (m->groups == NULL || m->kinds == NULL)
         luaL_error(L, "out of memory");
     m->n_groups = (int)n;
     for (int i = 1; i <= (int)n; i++) {
-        lua_rawgeti(L, layers, i);
-        read_group(L, m, lua_gettop(L), kinds, prefix, i);
-        lua_pop(L, 1);
+        const char *path = lua_pushfstring(L, "%slayers[%d]", prefix, i);
+        int g = lua_rawgeti(L, layers, i) == LUA_TTABLE ? lua_gettop(L) : 0;
+        if (g == 0 || lua_getfield(L, g, "kind") != LUA_TSTRING)
+            nd_bad_input(L, "%s must be a group {kind = name, count = n, mtp = bool}", path);
+        m->groups[i - 1].kind = kind_index(L, m, g, layers + 1, prefix);
+        fields_read(L, g, lua_pushfstring(L, "%s.", path), GROUP_FIELDS, &m->groups[i - 1]);
+        lua_pop(L, 4);
     }
-    lua_pop(L, 2);
+    lua_pop(L, 3);
 }
 
-/* The stack must add up: body groups first, their sum the layer count; MTP groups last. */
-static void check_stack(lua_State *L, const model_t *m, const char *prefix)
-{
-    bool seen_mtp = false;
-    for (int i = 0; i < m->n_groups; i++) {
-        if (seen_mtp && !m->groups[i].mtp)
-            nd_bad_input(L, "%slayers[%d] is a body group after an MTP group; MTP groups come last", prefix, i + 1);
-        seen_mtp = seen_mtp || m->groups[i].mtp;
-    }
-    int64_t body = model_body_layers(m), mtp = model_mtp_layers(m);
-    if (body != m->layers)
-        nd_bad_input(L, "%slayers list %I body layers, but num_hidden_layers is %I", prefix, (lua_Integer)body,
-                     (lua_Integer)m->layers);
-    if (mtp != m->mtp_depth)
-        nd_bad_input(L, "%slayers list %I MTP layers, but mtp_depth is %I", prefix, (lua_Integer)mtp,
-                     (lua_Integer)m->mtp_depth);
-}
-
-static void read_tower(lua_State *L, int spec, model_t *m, const char *prefix, const field_desc *d)
-{
-    fields_read(L, spec, prefix, d, m);
-    if (m->learned_positions == 0)
-        m->learned_positions = field_int(L, spec, prefix, "num_position_embeddings", 0, MAX_TOKENS, 0, false);
-    if (m->patch_size == 0)
-        m->patch_size = 1; /* a tower without a stated patch still prices as a tower */
-    if (m->out_hidden == 0)
-        m->out_hidden = m->hidden;
-}
-
-/* Reads the spec's fields, segment by segment of MODEL_FIELDS, with the
- * checks and the fields read by hand between them. */
-static void read_fields(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
-{
-    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
-    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
-    d = fields_read(L, spec, prefix, d, m);
-    if (m->kv_heads == 0)
-        m->kv_heads = m->heads;
-    if (m->heads % m->kv_heads != 0)
-        nd_bad_input(L, "%snum_attention_heads (%I) is not divisible by num_key_value_heads (%I)", prefix,
-                     (lua_Integer)m->heads, (lua_Integer)m->kv_heads);
-    m->head_dim = (double)field_int(L, spec, prefix, "head_dim", 1, MAX_WIDTH, 0, false);
-    d = fields_read(L, spec, prefix, d, m);
-    if (m->experts < 1)
-        m->experts = 1;
-    if (m->expert_width == 0 && m->experts > 1)
-        m->expert_width = m->ffn_width; /* Mixtral runs its experts at the dense width */
-    if (m->shared_width == 0)
-        m->shared_width = m->shared_experts * m->expert_width;
-    if (m->shared_experts > 0 && m->shared_width <= 0)
-        nd_bad_input(L, "%snum_shared_experts is set but no width resolves for it; declare "
-                        "shared_expert_intermediate_size or moe_intermediate_size", prefix);
-    d = fields_read(L, spec, prefix, d, m);
-    if (m->experts > 1 && m->top_k > m->experts)
-        nd_bad_input(L, "%snum_experts_per_tok (%I) exceeds num_experts (%I)", prefix, (lua_Integer)m->top_k,
-                     (lua_Integer)m->experts);
-    d = fields_read(L, spec, prefix, d, m);
-    if (tower)
-        read_tower(L, spec, m, prefix, d);
-}
-
-/* spec.activations: a census record per kind of the stack. */
-static void read_activations(lua_State *L, int spec, model_t *m, const char *prefix)
-{
-    int top = lua_gettop(L);
-    if (lua_getfield(L, spec, "activations") == LUA_TTABLE) {
-        int t = lua_gettop(L);
-        lua_pushnil(L);
-        while (lua_next(L, t) != 0) {
-            if (lua_type(L, -2) != LUA_TSTRING)
-                nd_bad_input(L, "%sactivations must map layer kinds to census records", prefix);
-            const char *kind = lua_tostring(L, -2);
-            int found = model_kind_index(m, kind);
-            if (found < 0)
-                nd_bad_input(L, "%sactivations: a census record of kind '%s', which no layer of the stack is",
-                             prefix, kind);
-            const char *path = lua_pushfstring(L, "%sactivations.%s", prefix, kind);
-            m->kinds[found].census = read_census(L, -2, path);
-            lua_pop(L, 2);
-        }
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE) {
-        const char *path = lua_pushfstring(L, "%soutput_activations", prefix);
-        m->output_census = read_census(L, -2, path);
-    }
-    lua_settop(L, top);
-}
-
-static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower);
-
-static void read_vision(lua_State *L, int spec, model_t *m)
-{
-    if (lua_getfield(L, spec, "vision") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    m->vision = calloc(1, sizeof *m->vision);
-    if (m->vision == NULL)
-        luaL_error(L, "out of memory");
-    read_model(L, lua_gettop(L), m->vision, "vision.", true);
-    lua_pop(L, 1);
-}
-
+/* Reads the settled spec at index spec (absolute; a vision tower's when tower
+ * is set); model_settle checks it. */
 static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, bool tower)
 {
-    spec = lua_absindex(L, spec);
+    int top = lua_gettop(L);
     fields_refuse_unknown(L, spec, prefix, "model spec", MODEL_FIELDS);
-    m->name = field_string(L, spec, prefix, "name", tower ? "vision" : "custom");
-    m->arch = field_string(L, spec, prefix, "arch", tower ? "vision" : "default");
-    read_fields(L, spec, m, prefix, tower);
-    read_family(L, spec, prefix, &m->family);
+    m->name = field_string(L, spec, prefix, "name", NULL);
+    m->arch = field_string(L, spec, prefix, "arch", NULL);
+    if (m->name == NULL || m->arch == NULL)
+        nd_bad_input(L, "%s%s is required and was not supplied", prefix, m->name == NULL ? "name" : "arch");
+    const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
+    m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
+    if (tower)
+        fields_read(L, spec, prefix, d, m);
+    if (lua_getfield(L, spec, "family") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L); /* every field its default */
+    }
+    const char *p = lua_pushfstring(L, "%sfamily.", prefix);
+    fields_refuse_unknown(L, top + 1, p, "family", FAMILY_FIELDS);
+    fields_read(L, top + 1, p, FAMILY_FIELDS, &m->family);
+    lua_settop(L, top);
     read_groups(L, spec, m, prefix);
-    check_stack(L, m, prefix);
-    read_activations(L, spec, m, prefix);
-    if (!tower)
-        read_vision(L, spec, m);
+    if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
+        read_census(L, top + 1, lua_pushfstring(L, "%soutput_activations", prefix), &m->output_census);
+    if (!tower && lua_getfield(L, spec, "vision") == LUA_TTABLE) {
+        m->vision = calloc(1, sizeof *m->vision);
+        if (m->vision == NULL)
+            luaL_error(L, "out of memory");
+        read_model(L, lua_gettop(L), m->vision, "vision.", true);
+    }
+    lua_settop(L, top);
 }
 
 /* nd.core.model(spec): validates a settled spec and returns an nd.model. */
@@ -417,24 +276,22 @@ int lnd_model_new(lua_State *L)
 #define P(m) NUM(model_params, m)
 #define F(m) NUM(model_flops, m)
 
-static const field_desc PARAMS_TOTALS[] = {P(total), P(active), FIELD_END};
-static const field_desc PARAMS_BY_PART[] = {
-    P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router),
-    P(output), P(mtp), P(vision), FIELD_END,
+/* The totals, then (after the stop) the parts. */
+static const field_desc PARAMS_FIELDS[] = {
+    P(total), P(active), FIELD_STOP, P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts),
+    P(shared_experts), P(router), P(output), P(mtp), P(vision), FIELD_END,
 };
-static const field_desc FLOPS_TOTALS[] = {F(total), F(causal_factor), FIELD_END};
-static const field_desc FLOPS_BY_PART[] = {
-    F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
-    F(router), F(output), F(mtp), F(vision), FIELD_END,
+static const field_desc FLOPS_FIELDS[] = {
+    F(total), F(causal_factor), FIELD_STOP, F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp),
+    F(routed_experts), F(shared_experts), F(router), F(output), F(mtp), F(vision), FIELD_END,
 };
-static const field_desc KIND_SIZES[] = {
-    NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim),
-    NUM(layer_kind, v_head_dim), NUM(layer_kind, ffn_width), FIELD_END,
-};
-static const field_desc KIND_PARAMS[] = {
-    NUM(layer_params, attention), NUM(layer_params, norms), NUM(layer_params, dense_mlp), NUM(layer_params, router),
-    FIELD_NUM(layer_params, "routed_experts", routed, 0, 0, 0),
-    FIELD_NUM(layer_params, "shared_experts", shared, 0, 0, 0), FIELD_END,
+/* A kind's sizes, then (after the stop) its parameters per layer. */
+#define KP(key, m) FIELD_NUM(layer_kind, key, params.m, 0, 0, 0)
+static const field_desc KIND_OUT[] = {
+    NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim), NUM(layer_kind, v_head_dim),
+    NUM(layer_kind, ffn_width), FIELD_STOP, KP("attention", attention), KP("norms", norms),
+    KP("dense_mlp", dense_mlp), KP("router", router), KP("routed_experts", routed), KP("shared_experts", shared),
+    FIELD_END,
 };
 
 /* model:params() -> {total, active, by_part = {...}} */
@@ -442,9 +299,9 @@ static int model_params_method(lua_State *L)
 {
     model_params p = model_count_params(lnd_check_model(L, 1));
     lua_createtable(L, 0, 3);
-    fields_push(L, PARAMS_TOTALS, &p);
+    const field_desc *parts = fields_push(L, PARAMS_FIELDS, &p);
     lua_createtable(L, 0, 10);
-    fields_push(L, PARAMS_BY_PART, &p);
+    fields_push(L, parts, &p);
     lua_setfield(L, -2, "by_part");
     return 1;
 }
@@ -457,11 +314,10 @@ static int model_flops_method(lua_State *L)
     luaL_argcheck(L, s >= 1 && s <= ((lua_Integer)1 << 31), 2, "seq_len must be a positive number of tokens");
     model_flops f = model_count_flops(m, (int64_t)s);
     lua_createtable(L, 0, 4);
-    fields_push(L, FLOPS_TOTALS, &f);
-    lua_pushinteger(L, s);
-    lua_setfield(L, -2, "seq_len");
+    const field_desc *parts = fields_push(L, FLOPS_FIELDS, &f);
+    field_set_int(L, "seq_len", s);
     lua_createtable(L, 0, 10);
-    fields_push(L, FLOPS_BY_PART, &f);
+    fields_push(L, parts, &f);
     lua_setfield(L, -2, "by_part");
     return 1;
 }
@@ -480,11 +336,10 @@ static void push_kind(lua_State *L, const layer_kind *k)
     field_set_string(L, "name", k->name);
     field_set_string(L, "attention", k->attention == ATTENTION_LINEAR ? "linear" : k->mla ? "mla" : "full");
     field_set_string(L, "ffn", k->moe ? "moe" : "dense");
-    fields_push(L, KIND_SIZES, k);
-    lua_pushboolean(L, k->census != NULL);
-    lua_setfield(L, -2, "census");
+    const field_desc *params = fields_push(L, KIND_OUT, k);
+    field_set_bool(L, "census", k->census != NULL);
     lua_createtable(L, 0, 6);
-    fields_push(L, KIND_PARAMS, &k->params);
+    fields_push(L, params, k);
     lua_setfield(L, -2, "params");
 }
 
@@ -497,10 +352,7 @@ static int model_stack_method(lua_State *L)
         lua_createtable(L, 0, 3);
         push_kind(L, &m->kinds[m->groups[i].kind]);
         lua_setfield(L, -2, "kind");
-        lua_pushinteger(L, (lua_Integer)m->groups[i].count);
-        lua_setfield(L, -2, "count");
-        lua_pushboolean(L, m->groups[i].mtp);
-        lua_setfield(L, -2, "mtp");
+        fields_push(L, GROUP_FIELDS, &m->groups[i]);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -527,12 +379,9 @@ static int model_tostring(lua_State *L)
     model_params p = model_count_params(m);
     push_stack_text(L, m);
     const char *stack = lua_tostring(L, -1);
-    char sizes[160];
-    if (m->experts > 1)
-        snprintf(sizes, sizeof sizes, "%lld experts (top-%lld) of width %lld", (long long)m->experts,
-                 (long long)m->top_k, (long long)m->expert_width);
-    else
-        snprintf(sizes, sizeof sizes, "FFN width %lld", (long long)m->ffn_width);
+    const char *sizes = m->experts > 1 ? lua_pushfstring(L, "%I experts (top-%I) of width %I", (lua_Integer)m->experts,
+                                                         (lua_Integer)m->top_k, (lua_Integer)m->expert_width)
+                                       : lua_pushfstring(L, "FFN width %I", (lua_Integer)m->ffn_width);
     char counts[96];
     if (p.active < p.total)
         snprintf(counts, sizeof counts, "%.2f B parameters (%.2f B active)", p.total / 1e9, p.active / 1e9);

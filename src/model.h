@@ -26,13 +26,13 @@ typedef struct {
 } census_record;
 
 /* The run defaults of a model family (its op profile's `run` section), and
- * the family's model facts (its `model` section). */
+ * the family's model facts (its `model` section; its v_head_dim is settled
+ * into the spec by nd.model.spec). */
 typedef struct {
     int grad_bytes, optimizer_state_bytes, optimizer_states, main_param_bytes;
     int norm_bytes, dropout_bytes;
     bool grad_accumulation, shard_activations, loss_parallel, reshard_params;
     bool deferred_grad_accumulation, overlapped_grad_reduce, flash_attention;
-    int64_t v_head_dim; /* the family's MLA value width, 0 when unstated */
     /* implementation facts the profile states: Qwen3.5's zero-centred fp32
      * norms, DeepSeek's fp32 sigmoid router */
     bool zero_centered_norms, sigmoid_router;

@@ -19,6 +19,10 @@ function tiny.dense(fields)
   }
   for k, v in pairs(fields or {}) do spec[k] = v end
   spec.layers = spec.layers or { { kind = "decoder", count = spec.num_hidden_layers } }
+  -- settled as nd.model.spec settles them
+  local h, a = spec.hidden_size, spec.num_attention_heads
+  spec.head_dim = spec.head_dim or (h % a == 0 and h // a or h / a)
+  spec.layer_norms = spec.layer_norms or 2
   return core.model(spec)
 end
 

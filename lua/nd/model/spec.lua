@@ -155,7 +155,10 @@ local function settle_attention(s, family)
   if mla and not s.qk_rope_head_dim then
     fail("qk_rope_head_dim", "an MLA model (kv_lora_rank > 0) needs qk_rope_head_dim")
   end
-  if not s.head_dim and mla then s.head_dim = s.v_head_dim or family.v_head_dim end
+  -- an MLA model's value width: stated, else the family's (the C core
+  -- prices MLA values at v_head_dim, else at head_dim)
+  if mla then s.v_head_dim = s.v_head_dim or family.v_head_dim end
+  if not s.head_dim and mla then s.head_dim = s.v_head_dim end
   if not s.head_dim then
     if s.hidden_size % heads ~= 0 then
       fail("head_dim", string.format("hidden_size %d is not divisible by num_attention_heads %d and no head_dim is stated",
@@ -168,8 +171,9 @@ end
 -- MoE checks on the stated widths, then the derivations (model-spec-census-train-yaml.md §a.2
 -- validation 3-4, §a.3 _derive_shared_experts, _derive_dense_ffn_width).
 -- shared_expert_intermediate_size is the width of all shared experts
--- together (Qwen states one shared MLP); unstated, the C core takes
--- num_shared_experts x moe_intermediate_size (DeepSeek).
+-- together (Qwen states one shared MLP); unstated (or 0), the C core takes
+-- num_shared_experts x moe_intermediate_size (DeepSeek), as the settled
+-- spec's format says.
 local function settle_experts(s, warnings)
   local n_exp = s.num_experts or 0
   local is_moe = n_exp > 1
@@ -201,7 +205,9 @@ local function settle_experts(s, warnings)
     end
     return false
   end
-  s.moe_intermediate_size = s.moe_intermediate_size or s.intermediate_size
+  if (s.moe_intermediate_size or 0) == 0 then
+    s.moe_intermediate_size = s.intermediate_size -- Mixtral runs its experts at the dense width
+  end
   if not s.num_experts_per_tok then
     s.num_experts_per_tok = 1
     if warnings then warnings:warn("num_experts_per_tok", "not stated for " .. n_exp .. " experts; pricing top-1 routing") end
@@ -209,6 +215,26 @@ local function settle_experts(s, warnings)
     fail("num_experts_per_tok", string.format("num_experts_per_tok %d exceeds num_experts %d", s.num_experts_per_tok, n_exp))
   end
   return true
+end
+
+-- The widths that settle to 0 when stated as 0, refused once the rest of
+-- the spec is settled: a width for the shared experts, and one for the
+-- routed experts when a kind of the stack prices them.
+local function check_zero_widths(s)
+  local n_exp = s.num_experts or 0
+  if (s.num_shared_experts or 0) > 0 and (s.shared_expert_intermediate_size or 0) == 0
+     and (s.moe_intermediate_size or 0) == 0 then
+    errors.raise { message = "num_shared_experts is set but no width resolves for it",
+                   accepted = "declare shared_expert_intermediate_size or moe_intermediate_size" }
+  end
+  if n_exp <= 1 or (s.moe_intermediate_size or 0) > 0 then return end
+  for _, k in pairs(s.kinds) do
+    if k.ffn == "moe" or k.ffn == nil then
+      errors.raise { message = string.format("no feed-forward width resolves for %d routed experts", n_exp),
+                     accepted = "declare moe_intermediate_size, or intermediate_size if the experts run at the "
+                       .. "dense width" }
+    end
+  end
 end
 
 -- The gated-DeltaNet dims: all or none (model-spec-census-train-yaml.md §b.4 LinearAttentionDims).
@@ -349,8 +375,10 @@ function model_spec.settle_vision(v, text_family, opts)
   local t = coerce_vision(v)
   t.name, t.arch = t.name or "vision", "vision"
   t.num_key_value_heads = t.num_key_value_heads or t.num_attention_heads
-  if not t.head_dim and t.hidden_size % t.num_attention_heads == 0 then
-    t.head_dim = t.hidden_size // t.num_attention_heads
+  if not t.head_dim then
+    -- a tower's head width need not be whole: it is priced as the quotient
+    local heads = t.num_attention_heads
+    t.head_dim = t.hidden_size % heads == 0 and t.hidden_size // heads or t.hidden_size / heads
   end
   for _, key in ipairs({ "qkv_bias", "o_bias", "mlp_bias", "norm_bias", "patch_bias" }) do
     if t[key] == nil then t[key] = false end
@@ -402,6 +430,7 @@ function model_spec.settle(spec, opts)
     s.output_activations = census_record.check(s.output_activations, "output_activations")
   end
   if s.vision then s.vision = model_spec.settle_vision(s.vision, s.family, opts) end
+  check_zero_widths(s)
   return s
 end
 
