@@ -115,39 +115,50 @@ static void check_degrees(lua_State *L, const run_t *r)
                         "layers)", (lua_Integer)chunks, (int)MAX_CHUNKS);
 }
 
-static void read_optimizer(lua_State *L, int t, run_t *r)
+/* Calls step of nd.run's settle table at 2 (lua/nd/run.lua: it checks the
+ * part of the run table whose shape Lua settles and states the messages)
+ * with the n values on top, and leaves the part it returns, settled, on
+ * top. Without settle the table itself is taken as settled. */
+static int settle(lua_State *L, const char *step, int n)
 {
-    char *opt = field_string(L, t, "", "optimizer", NULL);
-    if (opt != NULL && r->optimizer_states < 0) {
-        /* Muon keeps one momentum a parameter, AdamW two moments */
-        for (char *p = opt; *p; p++)
-            *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-        r->optimizer_states = strstr(opt, "muon") != NULL ? 1 : 2;
+    if (lua_isnil(L, 2)) {
+        lua_pop(L, n);
+        lua_pushvalue(L, 1);
+    } else {
+        lua_getfield(L, 2, step);
+        lua_insert(L, -n - 1);
+        lua_call(L, n, 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
     }
-    free(opt);
+    return lua_gettop(L);
 }
 
-static void read_micro_batches(lua_State *L, int t, run_t *r)
+/* The optimizer's states a parameter, where the run states none: settled
+ * from its name. */
+static void read_optimizer(lua_State *L, run_t *r)
 {
-    /* int64: <= 2^24 x 2^20 */
-    int64_t per_step = r->micro_batch_size * r->dp;
-    int64_t dflt = r->global_batch_size > 0 && r->global_batch_size % per_step == 0
-                       ? r->global_batch_size / per_step
-                       : r->pp;
-    r->micro_batch_num = field_int(L, t, "", "micro_batch_num", 1, MAX_BATCH, dflt, false);
+    int o = settle(L, "optimizer", 0);
+    if (r->optimizer_states < 0)
+        r->optimizer_states = (int)field_int(L, o, "", "optimizer_states", 1, 2, -1, false);
+    lua_pop(L, 1);
+}
+
+/* The micro-batches a step, and the global batch: settled from the degrees and the batch stated. */
+static void read_batch(lua_State *L, run_t *r)
+{
+    lua_pushinteger(L, (lua_Integer)r->dp);
+    lua_pushinteger(L, (lua_Integer)r->pp);
+    lua_pushinteger(L, (lua_Integer)r->micro_batch_size);
+    lua_pushinteger(L, (lua_Integer)r->global_batch_size);
+    int b = settle(L, "batch", 4);
+    r->micro_batch_num = field_int(L, b, "", "micro_batch_num", 1, MAX_BATCH, r->pp, false);
     /* up to 2^68: formed in doubles and bounded before the int64 product */
-    double per_step_all = (double)per_step * (double)r->micro_batch_num;
-    if (r->global_batch_size == 0 && per_step_all > (double)MAX_BATCH)
-        nd_bad_input(L, "micro_batch_size x dp x micro_batch_num = %I x %I x %I = %f sequences a step; ndlua "
-                        "plans at most %I", (lua_Integer)r->micro_batch_size, (lua_Integer)r->dp,
-                     (lua_Integer)r->micro_batch_num, per_step_all, (lua_Integer)MAX_BATCH);
-    if (r->global_batch_size > 0 && field_present(L, t, "micro_batch_num") &&
-        (double)r->global_batch_size != per_step_all)
-        nd_bad_input(L, "global_batch_size %I is not micro_batch_size x dp x micro_batch_num = %I x %I x %I",
-                     (lua_Integer)r->global_batch_size, (lua_Integer)r->micro_batch_size, (lua_Integer)r->dp,
-                     (lua_Integer)r->micro_batch_num);
-    if (r->global_batch_size == 0)
-        r->global_batch_size = per_step * r->micro_batch_num;
+    double all = (double)r->micro_batch_size * (double)r->dp * (double)r->micro_batch_num;
+    if (r->global_batch_size == 0 && all > (double)MAX_BATCH)
+        luaL_error(L, "nd.run: a step of more than %d sequences", (int)MAX_BATCH);
+    int64_t dflt = r->global_batch_size > 0 ? r->global_batch_size : (int64_t)all;
+    r->global_batch_size = field_int(L, b, "", "global_batch_size", 1, MAX_BATCH, dflt, false);
+    lua_pop(L, 1);
 }
 
 /* A settled per-stage form: true (every layer), or a flat list of pp
@@ -206,19 +217,13 @@ static void read_ranges(lua_State *L, int v, run_t *r)
     }
 }
 
-/* The per-stage forms and recompute ranges: settle(pp, vpp) at 2 (nd.run's,
- * lua/nd/run.lua, which checks their shapes and states the messages)
- * returns them settled: {offset, full_recompute, selective_recompute, ranges}. */
+/* The per-stage forms and recompute ranges, settled: {offset,
+ * full_recompute, selective_recompute, ranges}. */
 static void read_forms(lua_State *L, run_t *r)
 {
-    if (!lua_isfunction(L, 2))
-        return;
-    lua_pushvalue(L, 2);
     lua_pushinteger(L, (lua_Integer)r->pp);
     lua_pushinteger(L, (lua_Integer)r->vpp);
-    lua_call(L, 2, 1);
-    int f = lua_gettop(L);
-    luaL_checktype(L, f, LUA_TTABLE);
+    int f = settle(L, "forms", 2);
     read_counts(L, f, "offset", r, &r->offset);
     read_counts(L, f, "full_recompute", r, &r->full_recompute);
     read_counts(L, f, "selective_recompute", r, &r->selective_recompute);
@@ -233,13 +238,13 @@ static void read_run(lua_State *L, run_t *r)
     const field_desc *d = fields_read(L, 1, "", RUN_FIELDS, r);
     check_degrees(L, r);
     d = fields_read(L, 1, "", d, r);
-    read_optimizer(L, 1, r);
+    read_optimizer(L, r);
     d = fields_read(L, 1, "", d, r);
     if (r->schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2)
         nd_bad_input(L, "pp_schedule: zero_bubble_v (DualPipeV) runs at most 2 chunks a stage, not vpp = %I",
                      (lua_Integer)r->vpp);
     d = fields_read(L, 1, "", d, r);
-    read_micro_batches(L, 1, r);
+    read_batch(L, r);
     d = fields_read(L, 1, "", d, r);
     if (field_present(L, 1, "device_memory") && lua_getfield(L, 1, "device_memory") != LUA_TNUMBER)
         nd_bad_input(L, "device_memory must be a number of bytes (nd.run reads sizes such as \"58GB\")");
@@ -249,10 +254,12 @@ static void read_run(lua_State *L, run_t *r)
 }
 
 /* nd.core.run(table[, settle]): validates a run table and returns an nd.run;
- * settle(pp, vpp) gives its per-stage forms and ranges (see read_forms). */
+ * settle = {optimizer, batch, forms} settles the parts Lua reads (see settle). */
 int lnd_run_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     fields_refuse_unknown(L, 1, "", "run", RUN_FIELDS);
     run_box *box = lua_newuserdatauv(L, sizeof *box, 1);
@@ -396,14 +403,16 @@ static const luaL_Reg run_methods[] = {
     {NULL, NULL},
 };
 
-/* Registers nd.run's metatable, with `forms`: the bounds nd.run settles the
- * per-stage forms to (layers: the most a count names; ops: SWITCH_NAMES). */
+/* Registers nd.run's metatable, with `forms`: the bounds nd.run settles a
+ * run's forms to (layers: the most a count names; batch: the most
+ * sequences; ops: SWITCH_NAMES). */
 void lnd_open_run(lua_State *L)
 {
     lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
     luaL_getmetatable(L, RUN_TYPE);
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     field_set_int(L, "layers", MAX_LAYERS);
+    field_set_int(L, "batch", MAX_BATCH);
     lua_createtable(L, SW_COUNT, 0);
     for (int i = 0; i < SW_COUNT; i++)
         lua_pushstring(L, SWITCH_NAMES[i]), lua_rawseti(L, -2, i + 1);

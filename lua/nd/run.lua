@@ -54,9 +54,10 @@ end
 
 local run_meta = getmetatable(core.run {})
 local run_methods = run_meta.methods
--- The C core's bounds on the forms: the most layers a count names, and
--- the ops a selective range can drop, in the order the core reads them.
-local MAX_LAYERS, OPS = run_meta.forms.layers, run_meta.forms.ops
+-- The C core's bounds on what nd.run settles: the most layers a count
+-- names, the most sequences a batch holds, and the ops a selective range
+-- can drop, in the order the core reads them.
+local MAX_LAYERS, MAX_BATCH, OPS = run_meta.forms.layers, run_meta.forms.batch, run_meta.forms.ops
 
 local function raise(fmt, ...)
   errors.raise { message = string.format(fmt, ...) }
@@ -208,35 +209,77 @@ local function ranges(v)
   return out
 end
 
--- The forms of a run table t, settled for the core, which calls this with
--- the run's checked pp and vpp once its other fields are read:
--- {offset, full_recompute, selective_recompute, ranges}. recompute states
--- a mode for every layer (off, selective, full) or ranges in model order.
-local function settle(t)
-  return function(pp, vpp)
-    local f = { offset = stage_form(t, "offset", pp, vpp, -MAX_LAYERS),
-                full_recompute = stage_form(t, "full_recompute", pp, vpp, 0),
-                selective_recompute = stage_form(t, "selective_recompute", pp, vpp, 0) }
-    local mode = t.recompute
-    if type(mode) == "string" then
-      if f.full_recompute or f.selective_recompute then
-        raise("recompute: state either a mode or full_recompute / selective_recompute, not both")
-      end
-      if mode == "full" then
-        f.full_recompute = true
-      elseif mode == "selective" then
-        f.selective_recompute = true
-      elseif mode ~= "off" and mode ~= "none" then
-        raise("recompute: '%s' is not a recompute mode; expected off, selective, full, or a list of ranges "
-          .. "{first, count, option, ops}", mode)
-      end
-    elseif type(mode) == "table" then
-      f.ranges = ranges(mode)
-    elseif not absent(mode) then
-      raise("recompute must be off, selective, full, or a list of ranges, got %s", tostring(mode))
-    end
-    return f
+--- The optimizer states a parameter its name implies: Muon keeps one
+-- momentum, AdamW (and any other) two moments.
+function run.optimizer_states(name)
+  return name:lower():find("muon", 1, true) and 1 or 2
+end
+
+-- The optimizer's name, settled to the states it keeps.
+local function settle_optimizer(t)
+  local name = t.optimizer
+  if absent(name) then return {} end
+  if type(name) ~= "string" then raise("optimizer must be a name, got %s", shown(name)) end
+  if #name > 4096 then raise("optimizer must be a name of at most 4096 bytes, got %s", shown(name)) end
+  return { optimizer_states = run.optimizer_states(name) }
+end
+
+-- The micro-batches a step (unstated: the global batch over
+-- micro_batch_size x dp where it divides, else pp), and the global batch
+-- they make; the checked degrees and batch from the core.
+local function settle_batch(t, dp, pp, micro, global)
+  local per_step = micro * dp
+  local dflt = global > 0 and global % per_step == 0 and global // per_step or pp
+  local num = whole(t, "", "micro_batch_num", 1, MAX_BATCH, dflt)
+  -- past 2^63: formed in floats
+  local all = 1.0 * per_step * num
+  if global == 0 and all > MAX_BATCH then
+    raise("micro_batch_size x dp x micro_batch_num = %d x %d x %d = %s sequences a step; ndlua plans at most %d",
+          micro, dp, num, tostring(all), MAX_BATCH)
   end
+  if global > 0 and not absent(t.micro_batch_num) and global ~= all then
+    raise("global_batch_size %d is not micro_batch_size x dp x micro_batch_num = %d x %d x %d", global, micro, dp, num)
+  end
+  return { micro_batch_num = num, global_batch_size = global > 0 and global or per_step * num }
+end
+
+-- The per-stage forms and ranges: {offset, full_recompute,
+-- selective_recompute, ranges}. recompute states a mode for every layer
+-- (off, selective, full) or ranges in model order.
+local function settle_forms(t, pp, vpp)
+  local f = { offset = stage_form(t, "offset", pp, vpp, -MAX_LAYERS),
+              full_recompute = stage_form(t, "full_recompute", pp, vpp, 0),
+              selective_recompute = stage_form(t, "selective_recompute", pp, vpp, 0) }
+  local mode = t.recompute
+  if type(mode) == "string" then
+    if f.full_recompute or f.selective_recompute then
+      raise("recompute: state either a mode or full_recompute / selective_recompute, not both")
+    end
+    if mode == "full" then
+      f.full_recompute = true
+    elseif mode == "selective" then
+      f.selective_recompute = true
+    elseif mode ~= "off" and mode ~= "none" then
+      raise("recompute: '%s' is not a recompute mode; expected off, selective, full, or a list of ranges "
+        .. "{first, count, option, ops}", mode)
+    end
+  elseif type(mode) == "table" then
+    f.ranges = ranges(mode)
+  elseif not absent(mode) then
+    raise("recompute must be off, selective, full, or a list of ranges, got %s", tostring(mode))
+  end
+  return f
+end
+
+-- The parts of a run table t whose shape nd.run settles, for the core
+-- (nd.core.run's settle): each step is called where the core reads that
+-- part, with the checked fields it depends on, and returns it settled.
+local function settle(t)
+  return {
+    optimizer = function() return settle_optimizer(t) end,
+    batch = function(...) return settle_batch(t, ...) end,
+    forms = function(...) return settle_forms(t, ...) end,
+  }
 end
 
 --- A run (nd.run): nd.core.run of the table, its sizes parsed and its

@@ -338,7 +338,7 @@ function train_yaml.read_optimizer(r, stored_bytes)
   return {
     section = o,
     optimizer = name,
-    optimizer_states = name:find("muon", 1, true) and 1 or 2,
+    optimizer_states = runs.optimizer_states(name),
     optimizer_state_bytes = fp32_main and 4 or stored_bytes,
     main_param_bytes = (fp32_main and stored_bytes < 4) and 4 or 0,
   }
