@@ -115,10 +115,8 @@ static void check_degrees(lua_State *L, const run_t *r)
                         "layers)", (lua_Integer)chunks, (int)MAX_CHUNKS);
 }
 
-/* Calls step of nd.run's settle table at 2 (lua/nd/run.lua: it checks the
- * part of the run table whose shape Lua settles and states the messages)
- * with the n values on top, and leaves the part it returns, settled, on
- * top. Without settle the table itself is taken as settled. */
+/* Calls step of nd.run's settle table at 2 (lua/nd/run.lua, which checks the shapes and states
+ * the messages) with the n values on top; leaves the part settled on top (the table at 1 without one). */
 static int settle(lua_State *L, const char *step, int n)
 {
     if (lua_isnil(L, 2)) {
@@ -133,8 +131,7 @@ static int settle(lua_State *L, const char *step, int n)
     return lua_gettop(L);
 }
 
-/* The optimizer's states a parameter, where the run states none: settled
- * from its name. */
+/* The optimizer's states a parameter, where the run states none: settled from its name. */
 static void read_optimizer(lua_State *L, run_t *r)
 {
     int o = settle(L, "optimizer", 0);
@@ -161,8 +158,7 @@ static void read_batch(lua_State *L, run_t *r)
     lua_pop(L, 1);
 }
 
-/* A settled per-stage form: true (every layer), or a flat list of pp
- * counts (one a stage) or pp x vpp (chunk-major); else unstated. */
+/* A settled per-stage form: true (every layer), pp counts (a stage's) or pp x vpp (chunk-major). */
 static void read_counts(lua_State *L, int f, const char *key, const run_t *r, per_stage *form)
 {
     int type = lua_getfield(L, f, key);
@@ -217,8 +213,7 @@ static void read_ranges(lua_State *L, int v, run_t *r)
     }
 }
 
-/* The per-stage forms and recompute ranges, settled: {offset,
- * full_recompute, selective_recompute, ranges}. */
+/* The per-stage forms and recompute ranges, settled: {offset, full_recompute, selective_recompute, ranges}. */
 static void read_forms(lua_State *L, run_t *r)
 {
     lua_pushinteger(L, (lua_Integer)r->pp);
@@ -272,6 +267,13 @@ int lnd_run_new(lua_State *L)
     return 1;
 }
 
+/* The fields a derived run states again over its base's table. */
+static const field_desc RESTATED[] = {
+    I64(dp, 0, 0, 0), I64(tp, 0, 0, 0), I64(pp, 0, 0, 0), I64(vpp, 0, 0, 0), I64(cp, 0, 0, 0), I64(ep, 0, 0, 0),
+    B(sequence_parallel, false), I64(micro_batch_size, 0, 0, 0), I64(micro_batch_num, 0, 0, 0),
+    I64(global_batch_size, 0, 0, 0), B(optimizer_parallel, false), FIELD_END,
+};
+
 run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
 {
     base = lua_absindex(L, base);
@@ -295,17 +297,7 @@ run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
         lua_pushnil(L);
         lua_setfield(L, t, dropped[i]);
     }
-    field_set_int(L, "dp", r->dp);
-    field_set_int(L, "tp", r->tp);
-    field_set_int(L, "pp", r->pp);
-    field_set_int(L, "vpp", r->vpp);
-    field_set_int(L, "cp", r->cp);
-    field_set_int(L, "ep", r->ep);
-    field_set_bool(L, "sequence_parallel", r->sequence_parallel);
-    field_set_int(L, "micro_batch_size", r->micro_batch_size);
-    field_set_int(L, "micro_batch_num", r->micro_batch_num);
-    field_set_int(L, "global_batch_size", r->global_batch_size);
-    field_set_bool(L, "optimizer_parallel", r->optimizer_parallel);
+    fields_push(L, RESTATED, r);
     if (r->optimizer_shard > 0) /* 0: unstated */
         field_set_int(L, "optimizer_shard", r->optimizer_shard);
     recompute_mode mode = r->full_recompute.form == FORM_ALL        ? REC_FULL
