@@ -47,7 +47,7 @@ _Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == s
 #define T(m) FIELD_TRI(run_t, #m, m)
 
 /* The run table's fields in the order they are read; the stops fall where a
- * check or a field read by hand comes between them. */
+ * check or a part nd.run settles comes between them. */
 static const field_desc RUN_FIELDS[] = {
     I64(dp, 1, MAX_DEGREE, 1), I64(tp, 1, MAX_DEGREE, 1), I64(pp, 1, MAX_DEGREE, 1), I64(vpp, 1, 64, 1),
     I64(cp, 1, MAX_DEGREE, 1), I64(ep, 1, MAX_DEGREE, 1), I64(etp, 0, MAX_DEGREE, 0), FIELD_STOP,
@@ -76,7 +76,7 @@ static const field_desc RUN_FIELDS[] = {
     FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
     FIELD_NAME("runtime"),
-    /* read by hand */
+    /* settled by nd.run (see settle) */
     FIELD_KEY("optimizer"), FIELD_KEY("micro_batch_num"), FIELD_KEY("offset"), FIELD_KEY("full_recompute"),
     FIELD_KEY("selective_recompute"), FIELD_KEY("recompute"), FIELD_END,
 };

@@ -1,5 +1,5 @@
 --- nd.run and run:with: a run from a table of run fields (the C core's
--- run table, src/lnd_run.c RUN_KEYS), with sizes as text
+-- run table, src/lnd_run.c RUN_FIELDS), with sizes as text
 -- (device_memory = "58GB", reserve_bytes = "2GiB") and `zero = 1 | 2 | 3`
 -- (optimizer states; + gradients; + parameters sharded over DP).
 -- run:with(changes) -> a new run with the changes laid over; the original
@@ -8,10 +8,11 @@
 --
 -- The C core's nd.run userdata has a methods table (its metatable's
 -- `methods`, src/lnd_run.c) that `with` is added to here, once, when
--- this module is first required, and `forms`, the bounds of the per-stage
--- forms it reads: the only place the library reaches into a C metatable.
--- The shapes of those forms (offset, full_recompute, selective_recompute,
--- recompute) are settled here, once; the core reads the settled shape.
+-- this module is first required, and `forms`, the bounds of what nd.run
+-- settles for it: the only place the library reaches into a C metatable.
+-- The per-stage forms (offset, full_recompute, selective_recompute), the
+-- recompute ranges, the micro-batch count and the optimizer's states are
+-- settled here, once, with the messages; the core reads them settled.
 -- @module nd.run
 
 local core = require "nd.core"
