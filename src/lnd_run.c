@@ -1,5 +1,6 @@
-/* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t, its
- * per-stage forms (offsets, recompute counts and ranges), and its methods. */
+/* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t, with
+ * the parts nd.run settles (per-stage forms, recompute ranges, batch, optimizer states) read
+ * settled, and its methods. */
 #include "lnd.h"
 
 #include <stdlib.h>
