@@ -75,13 +75,13 @@ local function absent(v) return v == nil or core.isnull(v) end
 function run.stage_rows(v, pp, vpp, check)
   local nested = type(rawget(v, 1)) == "table"
   local wanted = nested and vpp or pp
-  if #v ~= wanted then check.length(#v, nested, wanted) end
+  if rawlen(v) ~= wanted then check.length(rawlen(v), nested, wanted) end
   local flat, sum = {}, 0
   for c = 1, nested and vpp or 1 do
-    local row = nested and v[c] or v
-    if type(row) ~= "table" or #row ~= pp then check.row(nested) end
+    local row = nested and rawget(v, c) or v
+    if type(row) ~= "table" or rawlen(row) ~= pp then check.row(nested) end
     for s = 1, pp do
-      local k = check.entry(row[s])
+      local k = check.entry(rawget(row, s))
       flat[#flat + 1], sum = k, sum + k
     end
   end
@@ -162,7 +162,7 @@ local function range_ops(ops, where, mode)
     if v ~= nil and v ~= "recompute" and v ~= "keep" then raise("%sops.%s must be keep or recompute", where, name) end
     out[i], known[name] = v == "recompute" and 0 or 1, true
   end
-  for name in pairs(ops) do
+  for name in next, ops do
     name = type(name) == "string" and name or "?"
     if not known[name] then
       raise("%sops: '%s' is no op a recompute can drop (%s)", where, name, table.concat(OPS, ", "))
@@ -175,7 +175,7 @@ end
 local function range(g, i)
   local where = "recompute[" .. i .. "]."
   if type(g) ~= "table" then raise("recompute[%d] must be a range {first, count, option, ops}", i) end
-  for key in pairs(g) do
+  for key in next, g do
     if type(key) ~= "string" then raise("%srange has a key that is not a name: %s", where, shown(key)) end
     if not RANGE_KEYS[key] then
       raise("%srange: unknown key '%s'", where, #key > 60 and key:sub(1, 60) .. "..." or key)
@@ -194,13 +194,14 @@ end
 -- recompute as a list of ranges in model order, without overlap; only the
 -- last may be open.
 local function ranges(v)
-  if #v > MAX_LAYERS then raise("recompute lists %d ranges; at most %d (one a layer)", #v, MAX_LAYERS) end
+  local n = rawlen(v)
+  if n > MAX_LAYERS then raise("recompute lists %d ranges; at most %d (one a layer)", n, MAX_LAYERS) end
   local out, after = {}, 0
-  for i = 1, #v do
+  for i = 1, n do
     if i > 1 and out[i - 1].count < 0 then
       raise("recompute[%d] follows an open range (no count); only the last may be open", i)
     end
-    local g = range(v[i], i)
+    local g = range(rawget(v, i), i)
     if g.first < after then
       raise("recompute[%d] starts at layer %d, inside or before the range before it (which ends at %d); ranges go "
         .. "in model order without overlap", i, g.first, after)
