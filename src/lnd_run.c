@@ -1,5 +1,6 @@
-/* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t, its
- * per-stage forms (offsets, recompute counts and ranges), and its methods. */
+/* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t, with
+ * the parts nd.run settles (per-stage forms, recompute ranges, batch, optimizer states) read
+ * settled, and its methods. */
 #include "lnd.h"
 
 #include <stdlib.h>
@@ -37,7 +38,8 @@ static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYS
 static const field_choices CP_ALGO = {CP_ALGOS, CP_ALGO_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
 
 _Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == sizeof(int) &&
-                   sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int),
+                   sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int) &&
+                   sizeof(recompute_mode) == sizeof(int),
                "the field table writes enums and tristates as ints");
 
 #define I64(m, lo, hi, d) FIELD_I64(run_t, #m, m, lo, hi, d)
@@ -46,7 +48,7 @@ _Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == s
 #define T(m) FIELD_TRI(run_t, #m, m)
 
 /* The run table's fields in the order they are read; the stops fall where a
- * check or a field read by hand comes between them. */
+ * check or a part nd.run settles comes between them. */
 static const field_desc RUN_FIELDS[] = {
     I64(dp, 1, MAX_DEGREE, 1), I64(tp, 1, MAX_DEGREE, 1), I64(pp, 1, MAX_DEGREE, 1), I64(vpp, 1, 64, 1),
     I64(cp, 1, MAX_DEGREE, 1), I64(ep, 1, MAX_DEGREE, 1), I64(etp, 0, MAX_DEGREE, 0), FIELD_STOP,
@@ -75,7 +77,7 @@ static const field_desc RUN_FIELDS[] = {
     FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
     FIELD_NAME("runtime"),
-    /* read by hand */
+    /* settled by nd.run (see settle) */
     FIELD_KEY("optimizer"), FIELD_KEY("micro_batch_num"), FIELD_KEY("offset"), FIELD_KEY("full_recompute"),
     FIELD_KEY("selective_recompute"), FIELD_KEY("recompute"), FIELD_END,
 };
@@ -114,241 +116,116 @@ static void check_degrees(lua_State *L, const run_t *r)
                         "layers)", (lua_Integer)chunks, (int)MAX_CHUNKS);
 }
 
-static void read_optimizer(lua_State *L, int t, run_t *r)
+/* Calls step of nd.run's settle table at 2 (lua/nd/run.lua, which checks the shapes and states
+ * the messages) with the n values on top; leaves the part settled on top (the table at 1 without one). */
+static int settle(lua_State *L, const char *step, int n)
 {
-    char *opt = field_string(L, t, "", "optimizer", NULL);
-    if (opt != NULL && r->optimizer_states < 0) {
-        /* Muon keeps one momentum a parameter, AdamW two moments */
-        for (char *p = opt; *p; p++)
-            *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-        r->optimizer_states = strstr(opt, "muon") != NULL ? 1 : 2;
-    }
-    free(opt);
-}
-
-static void read_micro_batches(lua_State *L, int t, run_t *r)
-{
-    /* int64: <= 2^24 x 2^20 */
-    int64_t per_step = r->micro_batch_size * r->dp;
-    int64_t dflt = r->global_batch_size > 0 && r->global_batch_size % per_step == 0
-                       ? r->global_batch_size / per_step
-                       : r->pp;
-    r->micro_batch_num = field_int(L, t, "", "micro_batch_num", 1, MAX_BATCH, dflt, false);
-    /* up to 2^68: formed in doubles and bounded before the int64 product */
-    double per_step_all = (double)per_step * (double)r->micro_batch_num;
-    if (r->global_batch_size == 0 && per_step_all > (double)MAX_BATCH)
-        nd_bad_input(L, "micro_batch_size x dp x micro_batch_num = %I x %I x %I = %f sequences a step; ndlua "
-                        "plans at most %I", (lua_Integer)r->micro_batch_size, (lua_Integer)r->dp,
-                     (lua_Integer)r->micro_batch_num, per_step_all, (lua_Integer)MAX_BATCH);
-    if (r->global_batch_size > 0 && field_present(L, t, "micro_batch_num") &&
-        (double)r->global_batch_size != per_step_all)
-        nd_bad_input(L, "global_batch_size %I is not micro_batch_size x dp x micro_batch_num = %I x %I x %I",
-                     (lua_Integer)r->global_batch_size, (lua_Integer)r->micro_batch_size, (lua_Integer)r->dp,
-                     (lua_Integer)r->micro_batch_num);
-    if (r->global_batch_size == 0)
-        r->global_batch_size = per_step * r->micro_batch_num;
-}
-
-static int64_t *alloc_counts(lua_State *L, int64_t n)
-{
-    int64_t *c = calloc((size_t)n, sizeof *c);
-    if (c == NULL)
-        luaL_error(L, "out of memory");
-    return c;
-}
-
-static int64_t read_count(lua_State *L, int idx, const char *key, int64_t lo, const char *where)
-{
-    int isnum;
-    lua_Integer v = lua_tointegerx(L, idx, &isnum);
-    if (!isnum || v < lo || v > MAX_LAYERS)
-        nd_bad_input(L, "%s%s must hold whole numbers from %I to %d, got %s", key, where, (lua_Integer)lo,
-                     MAX_LAYERS, luaL_tolstring(L, idx, NULL));
-    return (int64_t)v;
-}
-
-/* A per-stage form: true/false (every layer or none), an integer (that many
- * per stage), a list of pp integers, or vpp lists of pp integers (chunk-major). */
-static void read_form(lua_State *L, int t, const char *key, const run_t *r, per_stage *f, int64_t lo, bool flag_ok)
-{
-    f->form = FORM_NONE;
-    f->counts = NULL;
-    lua_getfield(L, t, key);
-    int v = lua_gettop(L);
-    if (lua_isnil(L, v) || nd_is_null(L, v)) {
-        lua_pop(L, 1);
-        return;
-    }
-    if (lua_isboolean(L, v) && flag_ok) {
-        f->form = lua_toboolean(L, v) ? FORM_ALL : FORM_NONE;
-    } else if (lua_type(L, v) == LUA_TNUMBER) {
-        int64_t k = read_count(L, v, key, lo, "");
-        if (k != 0 || !flag_ok) {
-            f->form = FORM_STAGES;
-            f->counts = alloc_counts(L, r->pp);
-            for (int64_t s = 0; s < r->pp; s++)
-                f->counts[s] = k;
-        }
-    } else if (lua_istable(L, v)) {
-        lua_rawgeti(L, v, 1);
-        bool nested = lua_istable(L, -1);
-        lua_pop(L, 1);
-        int64_t rows = nested ? r->vpp : 1, n = (int64_t)lua_rawlen(L, v);
-        if (n != (nested ? r->vpp : r->pp))
-            nd_bad_input(L, "%s lists %I %s; the run has %I", key, (lua_Integer)n,
-                         nested ? "chunks" : "entries", (lua_Integer)(nested ? r->vpp : r->pp));
-        f->form = nested ? FORM_CHUNKS : FORM_STAGES;
-        f->counts = alloc_counts(L, rows * r->pp);
-        for (int64_t c = 0; c < rows; c++) {
-            if (nested)
-                lua_rawgeti(L, v, c + 1);
-            int row = nested ? lua_gettop(L) : v;
-            if (!lua_istable(L, row) || (int64_t)lua_rawlen(L, row) != r->pp)
-                nd_bad_input(L, "%s%s must list one entry per stage (%I)", key, nested ? "[chunk]" : "",
-                             (lua_Integer)r->pp);
-            for (int64_t s = 0; s < r->pp; s++) {
-                lua_rawgeti(L, row, s + 1);
-                f->counts[c * r->pp + s] = read_count(L, -1, key, lo, "");
-                lua_pop(L, 1);
-            }
-            if (nested)
-                lua_pop(L, 1);
-        }
+    if (lua_isnil(L, 2)) {
+        lua_pop(L, n);
+        lua_pushvalue(L, 1);
     } else {
-        nd_bad_input(L, "%s must be %sa number or a list of numbers per stage, got %s", key,
-                     flag_ok ? "true, false, " : "", luaL_tolstring(L, v, NULL));
+        lua_getfield(L, 2, step);
+        lua_insert(L, -n - 1);
+        lua_call(L, n, 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+    }
+    return lua_gettop(L);
+}
+
+/* The optimizer's states a parameter, where the run states none: settled from its name. */
+static void read_optimizer(lua_State *L, run_t *r)
+{
+    int o = settle(L, "optimizer", 0);
+    if (r->optimizer_states < 0)
+        r->optimizer_states = (int)field_int(L, o, "", "optimizer_states", 1, 2, -1, false);
+    lua_pop(L, 1);
+}
+
+/* The micro-batches a step, and the global batch: settled from the degrees and the batch stated. */
+static void read_batch(lua_State *L, run_t *r)
+{
+    lua_pushinteger(L, (lua_Integer)r->dp);
+    lua_pushinteger(L, (lua_Integer)r->pp);
+    lua_pushinteger(L, (lua_Integer)r->micro_batch_size);
+    lua_pushinteger(L, (lua_Integer)r->global_batch_size);
+    int b = settle(L, "batch", 4);
+    r->micro_batch_num = field_int(L, b, "", "micro_batch_num", 1, MAX_BATCH, r->pp, false);
+    /* up to 2^68: formed in doubles and bounded before the int64 product */
+    double all = (double)r->micro_batch_size * (double)r->dp * (double)r->micro_batch_num;
+    if (r->global_batch_size == 0 && all > (double)MAX_BATCH)
+        luaL_error(L, "nd.run: a step of more than %d sequences", (int)MAX_BATCH);
+    int64_t dflt = r->global_batch_size > 0 ? r->global_batch_size : (int64_t)all;
+    r->global_batch_size = field_int(L, b, "", "global_batch_size", 1, MAX_BATCH, dflt, false);
+    lua_pop(L, 1);
+}
+
+/* A settled per-stage form: true (every layer), pp counts (a stage's) or pp x vpp (chunk-major). */
+static void read_counts(lua_State *L, int f, const char *key, const run_t *r, per_stage *form)
+{
+    int type = lua_getfield(L, f, key);
+    form->form = type == LUA_TBOOLEAN && lua_toboolean(L, -1) ? FORM_ALL : FORM_NONE;
+    if (type == LUA_TTABLE) {
+        int64_t n = (int64_t)lua_rawlen(L, -1);
+        if (n != r->pp && n != r->pp * r->vpp)
+            luaL_error(L, "nd.run: %s holds %I counts, not pp or pp x vpp", key, (lua_Integer)n);
+        form->form = n == r->pp ? FORM_STAGES : FORM_CHUNKS;
+        form->counts = calloc((size_t)n, sizeof *form->counts);
+        if (form->counts == NULL)
+            luaL_error(L, "out of memory");
+        for (int64_t i = 0; i < n; i++) {
+            lua_Integer v = (lua_rawgeti(L, -1, i + 1), lua_tointeger(L, -1));
+            if (v < -MAX_LAYERS || v > MAX_LAYERS)
+                luaL_error(L, "nd.run: %s holds a count past %d layers", key, MAX_LAYERS);
+            form->counts[i] = (int64_t)v;
+            lua_pop(L, 1);
+        }
     }
     lua_pop(L, 1);
 }
 
-static void read_pipeline(lua_State *L, int t, run_t *r)
-{
-    read_form(L, t, "offset", r, &r->offset, -MAX_LAYERS, true);
-    if (r->offset.form == FORM_ALL)
-        nd_bad_input(L, "offset must be a number or a list of numbers per stage, not true");
-}
-
-static recompute_mode read_option(lua_State *L, int range, const char *where)
-{
-    char *opt = field_string(L, range, where, "option", "none");
-    recompute_mode mode = REC_OFF;
-    bool ok = true;
-    if (strcmp(opt, "full") == 0)
-        mode = REC_FULL;
-    else if (strcmp(opt, "selective") == 0)
-        mode = REC_SELECTIVE;
-    else if (strcmp(opt, "none") != 0 && strcmp(opt, "off") != 0)
-        ok = false;
-    free(opt);
-    if (!ok)
-        nd_bad_input(L, "%soption must be none, off, selective or full", where);
-    return mode;
-}
-
-static void read_range_ops(lua_State *L, int range, const char *where, recompute_range *g)
-{
-    memset(g->ops, 1, sizeof g->ops);
-    lua_getfield(L, range, "ops");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return;
-    }
-    if (g->mode != REC_SELECTIVE || !lua_istable(L, -1))
-        nd_bad_input(L, "%sops: only a selective range names ops, as {op = \"keep\" | \"recompute\"}", where);
-    g->has_ops = true;
-    for (int i = 0; i < SW_COUNT; i++) {
-        lua_getfield(L, -1, SWITCH_NAMES[i]);
-        const char *v = lua_tostring(L, -1);
-        if (v != NULL && strcmp(v, "recompute") == 0)
-            g->ops[i] = 0;
-        else if (v != NULL && strcmp(v, "keep") != 0)
-            nd_bad_input(L, "%sops.%s must be keep or recompute", where, SWITCH_NAMES[i]);
-        lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    while (lua_next(L, -2) != 0) {
-        lua_pop(L, 1);
-        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-        bool known = false;
-        for (int i = 0; i < SW_COUNT; i++)
-            known = known || strcmp(name, SWITCH_NAMES[i]) == 0;
-        if (!known)
-            nd_bad_input(L, "%sops: '%s' is no op a recompute can drop (attBMM, headCast, dropout, softmax, "
-                            "normOp, gather, ffAct, attUp)", where, name);
-    }
-    lua_pop(L, 1);
-}
-
+static const char *const MODES[] = {"off", "selective", "full", NULL};
+static const int MODE_VALUES[] = {REC_OFF, REC_SELECTIVE, REC_FULL};
+static const field_choices MODE = {MODES, MODE_VALUES, "off, selective, full"};
 static const field_desc RANGE_FIELDS[] = {
     FIELD_I64(recompute_range, "first", first, 0, MAX_LAYERS, 0),
-    FIELD_I64(recompute_range, "count", count, 1, MAX_LAYERS, -1), FIELD_KEY("option"), FIELD_KEY("ops"), FIELD_END,
+    FIELD_I64(recompute_range, "count", count, -1, MAX_LAYERS, -1),
+    FIELD_ENUM(recompute_range, recompute_mode, "mode", mode, &MODE), FIELD_END,
 };
 
-static void read_range(lua_State *L, int range, int i, recompute_range *g, int64_t after)
-{
-    const char *where = lua_pushfstring(L, "recompute[%d].", i);
-    if (!lua_istable(L, range))
-        nd_bad_input(L, "recompute[%d] must be a range {first, count, option, ops}", i);
-    fields_refuse_unknown(L, range, where, "range", RANGE_FIELDS);
-    fields_read(L, range, where, RANGE_FIELDS, g);
-    g->mode = read_option(L, range, where);
-    read_range_ops(L, range, where, g);
-    if (g->first < after)
-        nd_bad_input(L, "recompute[%d] starts at layer %I, inside or before the range before it (which ends "
-                        "at %I); ranges go in model order without overlap", i, (lua_Integer)g->first,
-                     (lua_Integer)after);
-    lua_pop(L, 1);
-}
-
+/* Settled ranges: {first, count (-1: open), mode, ops (1 kept, 0 recomputed, in SWITCH_NAMES order)}. */
 static void read_ranges(lua_State *L, int v, run_t *r)
 {
-    /* ranges go in model order without overlap: at most one a layer */
-    size_t len = lua_rawlen(L, v);
-    if (len > MAX_LAYERS)
-        nd_bad_input(L, "recompute lists %I ranges; at most %d (one a layer)", (lua_Integer)len, MAX_LAYERS);
-    int n = (int)len;
-    if (n == 0)
+    size_t n = lua_rawlen(L, v);
+    if (n == 0 || n > MAX_LAYERS)
         return;
-    r->ranges = calloc((size_t)n, sizeof *r->ranges);
+    r->ranges = calloc(n, sizeof *r->ranges);
     if (r->ranges == NULL)
         luaL_error(L, "out of memory");
-    int64_t after = 0;
-    for (int i = 1; i <= n; i++) {
-        if (i > 1 && r->ranges[i - 2].count < 0)
-            nd_bad_input(L, "recompute[%d] follows an open range (no count); only the last may be open", i);
-        lua_rawgeti(L, v, i);
-        read_range(L, lua_gettop(L), i, &r->ranges[i - 1], after);
-        lua_pop(L, 1);
-        r->n_ranges = i;
-        after = r->ranges[i - 1].first + (r->ranges[i - 1].count > 0 ? r->ranges[i - 1].count : 0);
+    for (int i = 0; i < (int)n; i++) {
+        recompute_range *g = &r->ranges[i];
+        luaL_checktype(L, (lua_rawgeti(L, v, i + 1), -1), LUA_TTABLE);
+        fields_read(L, -1, "recompute.", RANGE_FIELDS, g);
+        memset(g->ops, 1, sizeof g->ops);
+        g->has_ops = lua_getfield(L, -1, "ops") == LUA_TTABLE;
+        for (int k = 0; g->has_ops && k < SW_COUNT; k++, lua_pop(L, 1))
+            g->ops[k] = (signed char)(lua_rawgeti(L, -1, k + 1), lua_tointeger(L, -1) != 0);
+        lua_pop(L, 2);
+        r->n_ranges = i + 1;
     }
 }
 
-/* recompute: "off" | "selective" | "full" (every layer), or ranges in model order. */
-static void read_recompute(lua_State *L, int t, run_t *r)
+/* The per-stage forms and recompute ranges, settled: {offset, full_recompute, selective_recompute, ranges}. */
+static void read_forms(lua_State *L, run_t *r)
 {
-    read_form(L, t, "full_recompute", r, &r->full_recompute, 0, true);
-    read_form(L, t, "selective_recompute", r, &r->selective_recompute, 0, true);
-    lua_getfield(L, t, "recompute");
-    int v = lua_gettop(L);
-    if (lua_type(L, v) == LUA_TSTRING) {
-        const char *mode = lua_tostring(L, v);
-        if (r->full_recompute.form != FORM_NONE || r->selective_recompute.form != FORM_NONE)
-            nd_bad_input(L, "recompute: state either a mode or full_recompute / selective_recompute, not both");
-        if (strcmp(mode, "full") == 0)
-            r->full_recompute.form = FORM_ALL;
-        else if (strcmp(mode, "selective") == 0)
-            r->selective_recompute.form = FORM_ALL;
-        else if (strcmp(mode, "off") != 0 && strcmp(mode, "none") != 0)
-            nd_bad_input(L, "recompute: '%s' is not a recompute mode; expected off, selective, full, or a list "
-                            "of ranges {first, count, option, ops}", mode);
-    } else if (lua_istable(L, v)) {
-        read_ranges(L, v, r);
-    } else if (!lua_isnil(L, v) && !nd_is_null(L, v)) {
-        nd_bad_input(L, "recompute must be off, selective, full, or a list of ranges, got %s",
-                     luaL_tolstring(L, v, NULL));
-    }
-    lua_pop(L, 1);
+    lua_pushinteger(L, (lua_Integer)r->pp);
+    lua_pushinteger(L, (lua_Integer)r->vpp);
+    int f = settle(L, "forms", 2);
+    read_counts(L, f, "offset", r, &r->offset);
+    read_counts(L, f, "full_recompute", r, &r->full_recompute);
+    read_counts(L, f, "selective_recompute", r, &r->selective_recompute);
+    if (lua_getfield(L, f, "ranges") == LUA_TTABLE)
+        read_ranges(L, f + 1, r);
+    lua_settop(L, f - 1);
 }
 
 /* Reads the run table at 1 into r, segment by segment of RUN_FIELDS. */
@@ -357,27 +234,29 @@ static void read_run(lua_State *L, run_t *r)
     const field_desc *d = fields_read(L, 1, "", RUN_FIELDS, r);
     check_degrees(L, r);
     d = fields_read(L, 1, "", d, r);
-    read_optimizer(L, 1, r);
+    read_optimizer(L, r);
     d = fields_read(L, 1, "", d, r);
     if (r->schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2)
         nd_bad_input(L, "pp_schedule: zero_bubble_v (DualPipeV) runs at most 2 chunks a stage, not vpp = %I",
                      (lua_Integer)r->vpp);
     d = fields_read(L, 1, "", d, r);
-    read_micro_batches(L, 1, r);
+    read_batch(L, r);
     d = fields_read(L, 1, "", d, r);
     if (field_present(L, 1, "device_memory") && lua_getfield(L, 1, "device_memory") != LUA_TNUMBER)
         nd_bad_input(L, "device_memory must be a number of bytes (nd.run reads sizes such as \"58GB\")");
-    lua_settop(L, 2); /* the table and the box, without the value the check pushed */
+    lua_settop(L, 3); /* the table, settle and the box, without the value the check pushed */
     fields_read(L, 1, "", d, r);
-    read_pipeline(L, 1, r);
-    read_recompute(L, 1, r);
+    read_forms(L, r);
 }
 
-/* nd.core.run(table): validates a run table and returns an nd.run. */
+/* nd.core.run(table[, settle]): validates a run table and returns an nd.run;
+ * settle = {optimizer, batch, forms} settles the parts Lua reads (see settle). */
 int lnd_run_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
     fields_refuse_unknown(L, 1, "", "run", RUN_FIELDS);
     run_box *box = lua_newuserdatauv(L, sizeof *box, 1);
     memset(box, 0, sizeof *box);
@@ -385,9 +264,16 @@ int lnd_run_new(lua_State *L)
     box->ready = true;
     read_run(L, &box->run);
     lua_pushvalue(L, 1);
-    lua_setiuservalue(L, 2, 1);
+    lua_setiuservalue(L, 3, 1);
     return 1;
 }
+
+/* The fields a derived run states again over its base's table. */
+static const field_desc RESTATED[] = {
+    I64(dp, 0, 0, 0), I64(tp, 0, 0, 0), I64(pp, 0, 0, 0), I64(vpp, 0, 0, 0), I64(cp, 0, 0, 0), I64(ep, 0, 0, 0),
+    B(sequence_parallel, false), I64(micro_batch_size, 0, 0, 0), I64(micro_batch_num, 0, 0, 0),
+    I64(global_batch_size, 0, 0, 0), B(optimizer_parallel, false), FIELD_END,
+};
 
 run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
 {
@@ -412,17 +298,7 @@ run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
         lua_pushnil(L);
         lua_setfield(L, t, dropped[i]);
     }
-    field_set_int(L, "dp", r->dp);
-    field_set_int(L, "tp", r->tp);
-    field_set_int(L, "pp", r->pp);
-    field_set_int(L, "vpp", r->vpp);
-    field_set_int(L, "cp", r->cp);
-    field_set_int(L, "ep", r->ep);
-    field_set_bool(L, "sequence_parallel", r->sequence_parallel);
-    field_set_int(L, "micro_batch_size", r->micro_batch_size);
-    field_set_int(L, "micro_batch_num", r->micro_batch_num);
-    field_set_int(L, "global_batch_size", r->global_batch_size);
-    field_set_bool(L, "optimizer_parallel", r->optimizer_parallel);
+    fields_push(L, RESTATED, r);
     if (r->optimizer_shard > 0) /* 0: unstated */
         field_set_int(L, "optimizer_shard", r->optimizer_shard);
     recompute_mode mode = r->full_recompute.form == FORM_ALL        ? REC_FULL
@@ -520,7 +396,20 @@ static const luaL_Reg run_methods[] = {
     {NULL, NULL},
 };
 
+/* Registers nd.run's metatable, with `forms`: the bounds nd.run settles a
+ * run's forms to (layers: the most a count names; batch: the most
+ * sequences; ops: SWITCH_NAMES). */
 void lnd_open_run(lua_State *L)
 {
     lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
+    luaL_getmetatable(L, RUN_TYPE);
+    lua_createtable(L, 0, 3);
+    field_set_int(L, "layers", MAX_LAYERS);
+    field_set_int(L, "batch", MAX_BATCH);
+    lua_createtable(L, SW_COUNT, 0);
+    for (int i = 0; i < SW_COUNT; i++)
+        lua_pushstring(L, SWITCH_NAMES[i]), lua_rawseti(L, -2, i + 1);
+    lua_setfield(L, -2, "ops");
+    lua_setfield(L, -2, "forms");
+    lua_pop(L, 1);
 }

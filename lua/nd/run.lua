@@ -1,5 +1,5 @@
 --- nd.run and run:with: a run from a table of run fields (the C core's
--- run table, src/lnd_run.c RUN_KEYS), with sizes as text
+-- run table, src/lnd_run.c RUN_FIELDS), with sizes as text
 -- (device_memory = "58GB", reserve_bytes = "2GiB") and `zero = 1 | 2 | 3`
 -- (optimizer states; + gradients; + parameters sharded over DP).
 -- run:with(changes) -> a new run with the changes laid over; the original
@@ -8,8 +8,11 @@
 --
 -- The C core's nd.run userdata has a methods table (its metatable's
 -- `methods`, src/lnd_run.c) that `with` is added to here, once, when
--- this module is first required: the only place the library reaches into
--- a C metatable.
+-- this module is first required, and `forms`, the bounds of what nd.run
+-- settles for it: the only place the library reaches into a C metatable.
+-- The per-stage forms (offset, full_recompute, selective_recompute), the
+-- recompute ranges, the micro-batch count and the optimizer's states are
+-- settled here, once, with the messages; the core reads them settled.
 -- @module nd.run
 
 local core = require "nd.core"
@@ -50,17 +53,246 @@ local function run_table(spec)
   return t
 end
 
+local run_meta = getmetatable(core.run {})
+local run_methods = run_meta.methods
+-- The C core's bounds on what nd.run settles: the most layers a count
+-- names, the most sequences a batch holds, and the ops a selective range
+-- can drop, in the order the core reads them.
+local MAX_LAYERS, MAX_BATCH, OPS = run_meta.forms.layers, run_meta.forms.batch, run_meta.forms.ops
+
+local function raise(fmt, ...)
+  errors.raise { message = string.format(fmt, ...) }
+end
+
+local function absent(v) return v == nil or core.isnull(v) end
+
+--- The rows of a per-stage list (an offset, a per-stage recompute count):
+-- one whole number per stage, or vpp such lists (one per chunk). `check`
+-- states the messages: length(n, nested, wanted), row(nested), and
+-- entry(x) -> the whole number x states (or raises). Returns the entries
+-- flat (chunk-major) and their sum. Shared by nd.run and nd.train_yaml
+-- (which names the yaml key, file and line).
+function run.stage_rows(v, pp, vpp, check)
+  local nested = type(rawget(v, 1)) == "table"
+  local wanted = nested and vpp or pp
+  if rawlen(v) ~= wanted then check.length(rawlen(v), nested, wanted) end
+  local flat, sum = {}, 0
+  for c = 1, nested and vpp or 1 do
+    local row = nested and rawget(v, c) or v
+    if type(row) ~= "table" or rawlen(row) ~= pp then check.row(nested) end
+    for s = 1, pp do
+      local k = check.entry(rawget(row, s))
+      flat[#flat + 1], sum = k, sum + k
+    end
+  end
+  return flat, sum
+end
+
+-- A per-stage form, as the core reads it: nil (unstated, false or 0), true
+-- (every layer), or a flat list of pp counts (one a stage) or pp x vpp
+-- (chunk-major). Stated as true, false, a number (that many on every
+-- stage), a list per stage, or vpp lists per stage; entries from lo.
+local function stage_form(t, key, pp, vpp, lo)
+  local v = t[key]
+  if absent(v) then return nil end
+  local function entry(x)
+    local k = math.tointeger(x)
+    if not k or k < lo or k > MAX_LAYERS then
+      raise("%s must hold whole numbers from %d to %d, got %s", key, lo, MAX_LAYERS, tostring(x))
+    end
+    return k
+  end
+  if type(v) == "boolean" then
+    if v and key == "offset" then raise("offset must be a number or a list of numbers per stage, not true") end
+    return v or nil
+  elseif type(v) == "number" then
+    local k, flat = entry(v), {}
+    if k == 0 then return nil end
+    for s = 1, pp do flat[s] = k end
+    return flat
+  elseif type(v) == "table" then
+    return (run.stage_rows(v, pp, vpp, {
+      length = function(n, nested, wanted)
+        raise("%s lists %d %s; the run has %d", key, n, nested and "chunks" or "entries", wanted)
+      end,
+      row = function(nested) raise("%s%s must list one entry per stage (%d)", key, nested and "[chunk]" or "", pp) end,
+      entry = entry,
+    }))
+  end
+  raise("%s must be true, false, a number or a list of numbers per stage, got %s", key, tostring(v))
+end
+
+-- A value as the core's field messages show it: a string quoted (a long
+-- one cut to 60 bytes, with its length), others as tostring shows them.
+local function shown(v)
+  if type(v) ~= "string" then return tostring(v) end
+  if #v <= 60 then return '"' .. v .. '" (a string)' end
+  return string.format('"%s..." (a string of %d bytes)', v:sub(1, 60), #v)
+end
+
+-- A whole-number field of a range, from lo to hi; dflt when absent.
+local function whole(g, where, key, lo, hi, dflt)
+  local x = g[key]
+  if absent(x) then return dflt end
+  local v = math.type(x) == "integer" and x or nil
+  if not v then
+    if type(x) ~= "number" or x ~= math.floor(x) then raise("%s%s must be a whole number, got %s", where, key, shown(x)) end
+    if math.abs(x) > 9.0e15 then raise("%s%s must be from %d to %d, got %s", where, key, lo, hi, shown(x)) end
+    v = math.tointeger(x)
+  end
+  if v < lo and lo >= 1 then raise("%s%s must be positive, got %d", where, key, v) end
+  if v < lo or v > hi then raise("%s%s must be from %d to %d, got %d", where, key, lo, hi, v) end
+  return v
+end
+
+local RANGE_KEYS = { first = true, count = true, option = true, ops = true }
+local OPTIONS = { none = "off", off = "off", selective = "selective", full = "full" }
+
+-- A range's ops: {op = "keep" | "recompute"}, as a list of 1 (kept) or 0
+-- (recomputed) in the core's order of OPS.
+local function range_ops(ops, where, mode)
+  if ops == nil then return nil end
+  if mode ~= "selective" or type(ops) ~= "table" then
+    raise('%sops: only a selective range names ops, as {op = "keep" | "recompute"}', where)
+  end
+  local out, known = {}, {}
+  for i, name in ipairs(OPS) do
+    local v = ops[name]
+    v = (type(v) == "string" or type(v) == "number") and tostring(v) or nil
+    if v ~= nil and v ~= "recompute" and v ~= "keep" then raise("%sops.%s must be keep or recompute", where, name) end
+    out[i], known[name] = v == "recompute" and 0 or 1, true
+  end
+  for name in next, ops do
+    name = type(name) == "string" and name or "?"
+    if not known[name] then
+      raise("%sops: '%s' is no op a recompute can drop (%s)", where, name, table.concat(OPS, ", "))
+    end
+  end
+  return out
+end
+
+-- Range i of recompute: {first, count, mode, ops}, count -1 when open.
+local function range(g, i)
+  local where = "recompute[" .. i .. "]."
+  if type(g) ~= "table" then raise("recompute[%d] must be a range {first, count, option, ops}", i) end
+  for key in next, g do
+    if type(key) ~= "string" then raise("%srange has a key that is not a name: %s", where, shown(key)) end
+    if not RANGE_KEYS[key] then
+      raise("%srange: unknown key '%s'", where, #key > 60 and key:sub(1, 60) .. "..." or key)
+    end
+  end
+  local out = { first = whole(g, where, "first", 0, MAX_LAYERS, 0), count = whole(g, where, "count", 1, MAX_LAYERS, -1) }
+  local option = g.option
+  if absent(option) then option = "none" end
+  if type(option) ~= "string" then raise("%soption must be a name, got %s", where, shown(option)) end
+  if #option > 4096 then raise("%soption must be a name of at most 4096 bytes, got %s", where, shown(option)) end
+  out.mode = OPTIONS[option] or raise("%soption must be none, off, selective or full", where)
+  out.ops = range_ops(g.ops, where, out.mode)
+  return out
+end
+
+-- recompute as a list of ranges in model order, without overlap; only the
+-- last may be open.
+local function ranges(v)
+  local n = rawlen(v)
+  if n > MAX_LAYERS then raise("recompute lists %d ranges; at most %d (one a layer)", n, MAX_LAYERS) end
+  local out, after = {}, 0
+  for i = 1, n do
+    if i > 1 and out[i - 1].count < 0 then
+      raise("recompute[%d] follows an open range (no count); only the last may be open", i)
+    end
+    local g = range(rawget(v, i), i)
+    if g.first < after then
+      raise("recompute[%d] starts at layer %d, inside or before the range before it (which ends at %d); ranges go "
+        .. "in model order without overlap", i, g.first, after)
+    end
+    out[i], after = g, g.first + math.max(g.count, 0)
+  end
+  return out
+end
+
+--- The optimizer states a parameter its name implies: Muon keeps one
+-- momentum, AdamW (and any other) two moments.
+function run.optimizer_states(name)
+  return name:lower():find("muon", 1, true) and 1 or 2
+end
+
+-- The optimizer's name, settled to the states it keeps.
+local function settle_optimizer(t)
+  local name = t.optimizer
+  if absent(name) then return {} end
+  if type(name) ~= "string" then raise("optimizer must be a name, got %s", shown(name)) end
+  if #name > 4096 then raise("optimizer must be a name of at most 4096 bytes, got %s", shown(name)) end
+  return { optimizer_states = run.optimizer_states(name) }
+end
+
+-- The micro-batches a step (unstated: the global batch over
+-- micro_batch_size x dp where it divides, else pp), and the global batch
+-- they make; the checked degrees and batch from the core.
+local function settle_batch(t, dp, pp, micro, global)
+  local per_step = micro * dp
+  local dflt = global > 0 and global % per_step == 0 and global // per_step or pp
+  local num = whole(t, "", "micro_batch_num", 1, MAX_BATCH, dflt)
+  -- past 2^63: formed in floats
+  local all = 1.0 * per_step * num
+  if global == 0 and all > MAX_BATCH then
+    raise("micro_batch_size x dp x micro_batch_num = %d x %d x %d = %s sequences a step; ndlua plans at most %d",
+          micro, dp, num, tostring(all), MAX_BATCH)
+  end
+  if global > 0 and not absent(t.micro_batch_num) and global ~= all then
+    raise("global_batch_size %d is not micro_batch_size x dp x micro_batch_num = %d x %d x %d", global, micro, dp, num)
+  end
+  return { micro_batch_num = num, global_batch_size = global > 0 and global or per_step * num }
+end
+
+-- The per-stage forms and ranges: {offset, full_recompute,
+-- selective_recompute, ranges}. recompute states a mode for every layer
+-- (off, selective, full) or ranges in model order.
+local function settle_forms(t, pp, vpp)
+  local f = { offset = stage_form(t, "offset", pp, vpp, -MAX_LAYERS),
+              full_recompute = stage_form(t, "full_recompute", pp, vpp, 0),
+              selective_recompute = stage_form(t, "selective_recompute", pp, vpp, 0) }
+  local mode = t.recompute
+  if type(mode) == "string" then
+    if f.full_recompute or f.selective_recompute then
+      raise("recompute: state either a mode or full_recompute / selective_recompute, not both")
+    end
+    if mode == "full" then
+      f.full_recompute = true
+    elseif mode == "selective" then
+      f.selective_recompute = true
+    elseif mode ~= "off" and mode ~= "none" then
+      raise("recompute: '%s' is not a recompute mode; expected off, selective, full, or a list of ranges "
+        .. "{first, count, option, ops}", mode)
+    end
+  elseif type(mode) == "table" then
+    f.ranges = ranges(mode)
+  elseif not absent(mode) then
+    raise("recompute must be off, selective, full, or a list of ranges, got %s", tostring(mode))
+  end
+  return f
+end
+
+-- The parts of a run table t whose shape nd.run settles, for the core
+-- (nd.core.run's settle): each step is called where the core reads that
+-- part, with the checked fields it depends on, and returns it settled.
+local function settle(t)
+  return {
+    optimizer = function() return settle_optimizer(t) end,
+    batch = function(...) return settle_batch(t, ...) end,
+    forms = function(...) return settle_forms(t, ...) end,
+  }
+end
+
 --- A run (nd.run): nd.core.run of the table, its sizes parsed and its
--- ZeRO stage spelled out.
+-- ZeRO stage spelled out, its per-stage forms and ranges settled here.
 function run.new(spec)
   if type(spec) ~= "table" then
     error("nd.run: argument 1 (spec) must be a table of run fields, got " .. type(spec), 2)
   end
-  local r = core.run(run_table(spec))
-  return r
+  local t = run_table(spec)
+  return core.run(t, settle(t))
 end
-
-local run_methods = getmetatable(core.run {}).methods
 
 -- Fields that state the same fact in other forms: a change stating one
 -- drops the others the run held (a mode replaces per-stage recompute).

@@ -335,7 +335,7 @@ function train_yaml.read_optimizer(r, stored_bytes)
   return {
     section = o,
     optimizer = name,
-    optimizer_states = name:find("muon", 1, true) and 1 or 2,
+    optimizer_states = runs.optimizer_states(name),
     optimizer_state_bytes = fp32_main and 4 or stored_bytes,
     main_param_bytes = (fp32_main and stored_bytes < 4) and 4 or 0,
   }
@@ -350,21 +350,17 @@ end
 
 -- A per-stage form (an offset, config_overrides.full_rec / sel_rec): a list of
 -- one whole number per stage, or vpp such lists (one per chunk), each at least
--- `min`; returns the list and the sum of its entries.
+-- `min`; nd.run settles its shape (nd.run.stage_rows), with the messages
+-- naming the yaml key. Returns the list and the sum of its entries.
 local function per_stage_list(r, sec, key, v, pp, vpp, min, accepted)
-  local nested = type(v[1]) == "table"
-  local rows = nested and v or { v }
-  if #v ~= (nested and vpp or pp) then
-    r:fail(sec, key, string.format("lists %d %s; the run has %d", #v, nested and "chunks" or "stages",
-                                   nested and vpp or pp), accepted)
-  end
-  local sum = 0
-  for _, row in ipairs(rows) do
-    if type(row) ~= "table" or #row ~= pp then
-      r:fail(sec, key, "must list one entry per stage (" .. pp .. ") in each chunk", accepted)
-    end
-    for _, x in ipairs(row) do sum = sum + r:integer(sec, key, x, min, accepted) end
-  end
+  local _, sum = runs.stage_rows(v, pp, vpp, {
+    length = function(n, nested, wanted)
+      r:fail(sec, key, string.format("lists %d %s; the run has %d", n, nested and "chunks" or "stages", wanted),
+             accepted)
+    end,
+    row = function() r:fail(sec, key, "must list one entry per stage (" .. pp .. ") in each chunk", accepted) end,
+    entry = function(x) return r:integer(sec, key, x, min, accepted) end,
+  })
   return v, sum
 end
 
