@@ -204,7 +204,7 @@ static double compute_comm(const pricing *p, const layer_run *run)
 static const kind_price *price_of(const pricing *p, const layer_run *run, kind_price *scratch)
 {
     kind_price *kp = run->switches == NULL ? &p->memo[3 * run->kind + (int)run->mode] : scratch;
-    if (kp->ready && kp != scratch)
+    if (kp != scratch && kp->ready)
         return kp;
     kp->stat = mem_layer_static(&p->c, &p->c.m->kinds[run->kind], p->frozen);
     kp->activation = compute_activation(p, run, &kp->census);
