@@ -4,8 +4,6 @@
 #ifndef NDLUA_LND_H
 #define NDLUA_LND_H
 
-#include <stdbool.h>
-
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -21,12 +19,9 @@ int lnd_preload(lua_State *L);
 /* Opens nd.core and pushes its table. */
 int luaopen_nd_core(lua_State *L);
 
-/* An __index for userdata whose metatable holds a `methods` table and whose
- * first user value is the table it was built from: a method, else that
- * table's field (model.hidden_size, run.tp). */
-int lnd_index_methods_then_spec(lua_State *L);
-/* Registers the metatable `name` of a userdata type built from a table:
- * __gc, __tostring, its methods, and lnd_index_methods_then_spec. */
+/* Registers the metatable `name` of a userdata type built from a table (its
+ * first user value): __gc, __tostring, and an __index giving a method of
+ * `methods`, else that table's field (model.hidden_size, run.tp). */
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods);
 
 /* nd.model: nd.core.model(spec), the model of the nd.model at index idx (or
