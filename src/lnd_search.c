@@ -178,19 +178,16 @@ static void read_space(lua_State *L, int t, search_space *sp)
     lua_pop(L, 2);
 }
 
-typedef struct {
-    lua_State *L;
-    int fn;
-} progress_ctx;
-
+/* The progress function at index 4 of nd.core.search's frame, called with
+ * the share done; a true result stops the search. */
 static int call_progress(void *data, double done)
 {
-    progress_ctx *p = data;
-    lua_pushvalue(p->L, p->fn);
-    lua_pushnumber(p->L, done);
-    lua_call(p->L, 1, 1);
-    int stop = lua_toboolean(p->L, -1);
-    lua_pop(p->L, 1);
+    lua_State *L = data;
+    lua_pushvalue(L, 4);
+    lua_pushnumber(L, done);
+    lua_call(L, 1, 1);
+    int stop = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     return stop;
 }
 
@@ -218,8 +215,7 @@ static int lnd_search(lua_State *L)
     box->model = m;
     if (run_copy(&box->base, base) != 0)
         return luaL_error(L, "out of memory");
-    progress_ctx ctx = {L, 4};
-    if (search_run(m, base, &box->space, &box->res, lua_isfunction(L, 4) ? call_progress : NULL, &ctx) != 0)
+    if (search_run(m, base, &box->space, &box->res, lua_isfunction(L, 4) ? call_progress : NULL, L) != 0)
         return luaL_error(L, "%s", box->res.error);
     return 1;
 }
