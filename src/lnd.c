@@ -1,14 +1,11 @@
 /* lnd.c: registers nd.core, the C functions and types the nd Lua module is built on. */
 #include "lnd.h"
 
-#include <lauxlib.h>
-
 #include "docmeta.h"
 #include "file_write.h"
 #include "fs.h"
 #include "json_bridge.h"
 #include "nd_limits.h"
-#include "luautil.h"
 #include "yaml_bridge.h"
 
 #ifndef NDLUA_VERSION
@@ -24,8 +21,7 @@ static int nd_fail(lua_State *L)
         lua_setfield(L, 1, "bad_input");
         return lua_error(L);
     }
-    const char *msg = luaL_checkstring(L, 1);
-    return nd_bad_input(L, "%s", msg);
+    return nd_bad_input(L, "%s", luaL_checkstring(L, 1));
 }
 
 /* An __index for userdata whose metatable holds a `methods` table and whose
