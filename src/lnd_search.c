@@ -394,10 +394,9 @@ static int result_dropped(lua_State *L)
 static int result_lightest(lua_State *L)
 {
     result_box *box = check_result(L);
-    if (!box->res.has_lightest)
-        return 0;
-    push_candidate(L, box, &box->res.lightest);
-    return 1;
+    if (box->res.has_lightest)
+        push_candidate(L, box, &box->res.lightest);
+    return box->res.has_lightest ? 1 : 0;
 }
 
 /* nd.core.step_time(model, run, hardware) -> the time model of one run */
