@@ -56,11 +56,9 @@ int lnd_time_estimate(lua_State *L);
 int lnd_time_params(lua_State *L);
 int lnd_activation_split(lua_State *L);
 
-/* The search: search, search_count, step_time, layer_traffic,
- * pipeline_step; the result's metatable; a hardware profile read into hw
- * (bad-input errors name the field). */
+/* The search: search, search_count, candidate_run, step_time,
+ * layer_traffic, pipeline_step; and the result's metatable. */
 extern const luaL_Reg lnd_search_functions[];
 void lnd_open_search(lua_State *L);
-void lnd_read_hardware(lua_State *L, int t, hardware_t *hw);
 
 #endif

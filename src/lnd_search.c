@@ -66,19 +66,18 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
     FIELD_END,
 };
-/* A candidate's degrees as its table states them, in the order they are
- * written (and read); sp and op are by hand. FD_INT holds an int: the
- * int32_t of a degree is one where this compiles. */
+/* A candidate's degrees as its table states them (sp and op are by hand).
+ * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
 #define DEGREE(key, dim, hi) {key, FD_INT, FIELD_AT(candidate, int, degree[dim]), 1, hi, 1, true, NULL}
 static const field_desc DEGREE_FIELDS[] = {
-    DEGREE("dp", DIM_DP, ND_MAX_DEVICES), DEGREE("ep", DIM_EP, ND_MAX_DEVICES), DEGREE("tp", DIM_TP, ND_MAX_DEVICES),
-    DEGREE("cp", DIM_CP, ND_MAX_DEVICES), DEGREE("pp", DIM_PP, ND_MAX_DEVICES), DEGREE("vpp", DIM_VPP, 64),
+    DEGREE("dp", DIM_DP, ND_MAX_DEVICES), DEGREE("tp", DIM_TP, ND_MAX_DEVICES), DEGREE("pp", DIM_PP, ND_MAX_DEVICES),
+    DEGREE("vpp", DIM_VPP, 64), DEGREE("cp", DIM_CP, ND_MAX_DEVICES), DEGREE("ep", DIM_EP, ND_MAX_DEVICES),
     DEGREE("mb", DIM_MB, ND_MAX_GLOBAL_BATCH), DEGREE("mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH), FIELD_END,
 };
 
 /* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
- *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor} */
-void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
+ *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor}; bad-input errors name the field */
+static void read_hardware(lua_State *L, int t, hardware_t *hw)
 {
     t = lua_absindex(L, t);
     memset(hw, 0, sizeof *hw);
@@ -174,7 +173,7 @@ static void read_space(lua_State *L, int t, search_space *sp)
     }
     if (lua_getfield(L, t, "hardware") != LUA_TTABLE)
         nd_bad_input(L, "space.hardware must be a hardware profile");
-    lnd_read_hardware(L, -1, &sp->hw);
+    read_hardware(L, -1, &sp->hw);
     lua_pop(L, 2);
 }
 
@@ -406,7 +405,7 @@ static int lnd_step_time(lua_State *L)
     run_t *r = lnd_check_run(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     hardware_t hw;
-    lnd_read_hardware(L, 3, &hw);
+    read_hardware(L, 3, &hw);
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);
