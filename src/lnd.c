@@ -61,20 +61,20 @@ static int nd_isnull(lua_State *L)
 }
 
 static const luaL_Reg yaml_functions[] = {
-    {"load", yaml_lua_load}, {"decode", yaml_lua_decode},  {"encode", yaml_lua_encode},
-    {"dump", yaml_lua_dump}, {"keys", docmeta_lua_keys},   {"where", docmeta_lua_where}, {NULL, NULL},
+    {"load", yaml_lua_load}, {"decode", yaml_lua_decode}, {"encode", yaml_lua_encode},
+    {"dump", yaml_lua_dump}, {"keys", docmeta_lua_keys},  {"where", docmeta_lua_where}, {NULL, NULL},
 };
 static const luaL_Reg json_functions[] = {
-    {"load", json_lua_load},   {"decode", json_lua_decode}, {"encode", json_lua_encode},
-    {"array", docmeta_lua_array}, {"keys", docmeta_lua_keys}, {NULL, NULL},
+    {"load", json_lua_load},      {"decode", json_lua_decode}, {"encode", json_lua_encode},
+    {"array", docmeta_lua_array}, {"keys", docmeta_lua_keys},  {NULL, NULL},
 };
 static const luaL_Reg core_functions[] = {
-    {"fail", nd_fail},                 {"isnull", nd_isnull},           {"keys", docmeta_lua_keys},
-    {"where", docmeta_lua_where},      {"array", docmeta_lua_array},    {"model", lnd_model_new},
-    {"run", lnd_run_new},              {"estimate", lnd_estimate},      {"layout", lnd_layout},
+    {"fail", nd_fail},                    {"isnull", nd_isnull},              {"keys", docmeta_lua_keys},
+    {"where", docmeta_lua_where},         {"array", docmeta_lua_array},       {"model", lnd_model_new},
+    {"run", lnd_run_new},                 {"estimate", lnd_estimate},         {"layout", lnd_layout},
     {"time_estimate", lnd_time_estimate}, {"time_params", lnd_time_params}, {"activation_split", lnd_activation_split},
-    {"write_file", nd_lua_write_file}, {"file_id", nd_lua_file_id},     {"list_dir", nd_lua_list_dir},
-    {"mkdir_p", nd_lua_mkdir_p},       {"isatty", nd_lua_isatty},       {NULL, NULL},
+    {"write_file", nd_lua_write_file},    {"file_id", nd_lua_file_id},        {"list_dir", nd_lua_list_dir},
+    {"mkdir_p", nd_lua_mkdir_p},          {"isatty", nd_lua_isatty},          {NULL, NULL},
 };
 
 /* Pushes nd.core.limits, the bounds of src/nd_limits.h as Lua integers. */

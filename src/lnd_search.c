@@ -460,7 +460,7 @@ static int lnd_pipeline_step(lua_State *L)
 }
 
 static const luaL_Reg result_methods[] = {
-    {"candidate", result_candidate}, {"size", result_size},       {"counts", result_counts},
+    {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
     {"lightest", result_lightest},   {NULL, NULL},
 };
@@ -508,7 +508,7 @@ static int lnd_candidate_run(lua_State *L)
 }
 
 const luaL_Reg lnd_search_functions[] = {
-    {"candidate_run", lnd_candidate_run}, {"search", lnd_search},         {"search_count", lnd_search_count},
+    {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
     {NULL, NULL},
 };
