@@ -1,14 +1,11 @@
 /* lnd.c: registers nd.core, the C functions and types the nd Lua module is built on. */
 #include "lnd.h"
 
-#include <lauxlib.h>
-
 #include "docmeta.h"
 #include "file_write.h"
 #include "fs.h"
 #include "json_bridge.h"
 #include "nd_limits.h"
-#include "luautil.h"
 #include "yaml_bridge.h"
 
 #ifndef NDLUA_VERSION
@@ -24,11 +21,13 @@ static int nd_fail(lua_State *L)
         lua_setfield(L, 1, "bad_input");
         return lua_error(L);
     }
-    const char *msg = luaL_checkstring(L, 1);
-    return nd_bad_input(L, "%s", msg);
+    return nd_bad_input(L, "%s", luaL_checkstring(L, 1));
 }
 
-int lnd_index_methods_then_spec(lua_State *L)
+/* An __index for userdata whose metatable holds a `methods` table and whose
+ * first user value is the table it was built from: a method, else that
+ * table's field (model.hidden_size, run.tp). */
+static int index_methods_then_spec(lua_State *L)
 {
     luaL_getmetafield(L, 1, "methods");
     lua_pushvalue(L, 2);
@@ -42,19 +41,15 @@ int lnd_index_methods_then_spec(lua_State *L)
 
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods)
 {
-    if (!luaL_newmetatable(L, name)) {
-        lua_pop(L, 1);
-        return;
+    if (luaL_newmetatable(L, name)) {
+        const luaL_Reg meta[] = {
+            {"__gc", gc}, {"__tostring", tostring}, {"__index", index_methods_then_spec}, {NULL, NULL},
+        };
+        luaL_setfuncs(L, meta, 0);
+        lua_newtable(L);
+        luaL_setfuncs(L, methods, 0);
+        lua_setfield(L, -2, "methods");
     }
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, lnd_index_methods_then_spec);
-    lua_setfield(L, -2, "__index");
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
 }
 
@@ -66,57 +61,30 @@ static int nd_isnull(lua_State *L)
 }
 
 static const luaL_Reg yaml_functions[] = {
-    {"load", yaml_lua_load},
-    {"decode", yaml_lua_decode},
-    {"encode", yaml_lua_encode},
-    {"dump", yaml_lua_dump},
-    {"keys", docmeta_lua_keys},
-    {"where", docmeta_lua_where},
-    {NULL, NULL},
+    {"load", yaml_lua_load}, {"decode", yaml_lua_decode}, {"encode", yaml_lua_encode},
+    {"dump", yaml_lua_dump}, {"keys", docmeta_lua_keys},  {"where", docmeta_lua_where}, {NULL, NULL},
 };
-
 static const luaL_Reg json_functions[] = {
-    {"load", json_lua_load},
-    {"decode", json_lua_decode},
-    {"encode", json_lua_encode},
-    {"array", docmeta_lua_array},
-    {"keys", docmeta_lua_keys},
-    {NULL, NULL},
+    {"load", json_lua_load},      {"decode", json_lua_decode}, {"encode", json_lua_encode},
+    {"array", docmeta_lua_array}, {"keys", docmeta_lua_keys},  {NULL, NULL},
 };
-
 static const luaL_Reg core_functions[] = {
-    {"fail", nd_fail},
-    {"isnull", nd_isnull},
-    {"keys", docmeta_lua_keys},
-    {"where", docmeta_lua_where},
-    {"array", docmeta_lua_array},
-    {"model", lnd_model_new},
-    {"run", lnd_run_new},
-    {"estimate", lnd_estimate},
-    {"layout", lnd_layout},
-    {"time_estimate", lnd_time_estimate},
-    {"time_params", lnd_time_params},
-    {"activation_split", lnd_activation_split},
-    {"write_file", nd_lua_write_file},
-    {"file_id", nd_lua_file_id},
-    {"list_dir", nd_lua_list_dir},
-    {"mkdir_p", nd_lua_mkdir_p},
-    {"isatty", nd_lua_isatty},
-    {NULL, NULL},
+    {"fail", nd_fail},                    {"isnull", nd_isnull},              {"keys", docmeta_lua_keys},
+    {"where", docmeta_lua_where},         {"array", docmeta_lua_array},       {"model", lnd_model_new},
+    {"run", lnd_run_new},                 {"estimate", lnd_estimate},         {"layout", lnd_layout},
+    {"time_estimate", lnd_time_estimate}, {"time_params", lnd_time_params}, {"activation_split", lnd_activation_split},
+    {"write_file", nd_lua_write_file},    {"file_id", nd_lua_file_id},        {"list_dir", nd_lua_list_dir},
+    {"mkdir_p", nd_lua_mkdir_p},          {"isatty", nd_lua_isatty},          {NULL, NULL},
 };
 
 /* Pushes nd.core.limits, the bounds of src/nd_limits.h as Lua integers. */
 static void push_limits(lua_State *L)
 {
     lua_createtable(L, 0, 4);
-    lua_pushinteger(L, (lua_Integer)ND_MAX_DEVICES);
-    lua_setfield(L, -2, "devices");
-    lua_pushinteger(L, (lua_Integer)ND_MAX_GLOBAL_BATCH);
-    lua_setfield(L, -2, "global_batch");
-    lua_pushinteger(L, (lua_Integer)ND_MAX_THREADS);
-    lua_setfield(L, -2, "threads");
-    lua_pushinteger(L, (lua_Integer)ND_MAX_DEVICE_MEMORY);
-    lua_setfield(L, -2, "device_memory");
+    field_set_int(L, "devices", ND_MAX_DEVICES);
+    field_set_int(L, "global_batch", ND_MAX_GLOBAL_BATCH);
+    field_set_int(L, "threads", ND_MAX_THREADS);
+    field_set_int(L, "device_memory", ND_MAX_DEVICE_MEMORY);
 }
 
 int luaopen_nd_core(lua_State *L)
@@ -133,13 +101,11 @@ int luaopen_nd_core(lua_State *L)
     lua_setfield(L, -2, "json");
     nd_push_null(L);
     lua_setfield(L, -2, "null");
-    lua_pushliteral(L, NDLUA_VERSION);
-    lua_setfield(L, -2, "version");
+    field_set_string(L, "version", NDLUA_VERSION);
     push_limits(L);
     lua_setfield(L, -2, "limits");
     lua_createtable(L, 0, 2);
-    lua_pushinteger(L, (lua_Integer)ND_DEFAULT_DEVICE_MEMORY);
-    lua_setfield(L, -2, "device_memory");
+    field_set_int(L, "device_memory", ND_DEFAULT_DEVICE_MEMORY);
     lnd_push_family_defaults(L);
     lua_setfield(L, -2, "family");
     lua_setfield(L, -2, "defaults");

@@ -4,8 +4,6 @@
 #ifndef NDLUA_LND_H
 #define NDLUA_LND_H
 
-#include <stdbool.h>
-
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -21,12 +19,9 @@ int lnd_preload(lua_State *L);
 /* Opens nd.core and pushes its table. */
 int luaopen_nd_core(lua_State *L);
 
-/* An __index for userdata whose metatable holds a `methods` table and whose
- * first user value is the table it was built from: a method, else that
- * table's field (model.hidden_size, run.tp). */
-int lnd_index_methods_then_spec(lua_State *L);
-/* Registers the metatable `name` of a userdata type built from a table:
- * __gc, __tostring, its methods, and lnd_index_methods_then_spec. */
+/* Registers the metatable `name` of a userdata type built from a table (its
+ * first user value): __gc, __tostring, and an __index giving a method of
+ * `methods`, else that table's field (model.hidden_size, run.tp). */
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods);
 
 /* nd.model: nd.core.model(spec), the model of the nd.model at index idx (or
@@ -61,11 +56,9 @@ int lnd_time_estimate(lua_State *L);
 int lnd_time_params(lua_State *L);
 int lnd_activation_split(lua_State *L);
 
-/* The search: search, search_count, step_time, layer_traffic,
- * pipeline_step; the result's metatable; a hardware profile read into hw
- * (bad-input errors name the field). */
+/* The search: search, search_count, candidate_run, step_time,
+ * layer_traffic, pipeline_step; and the result's metatable. */
 extern const luaL_Reg lnd_search_functions[];
 void lnd_open_search(lua_State *L);
-void lnd_read_hardware(lua_State *L, int t, hardware_t *hw);
 
 #endif

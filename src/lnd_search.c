@@ -2,7 +2,6 @@
 #include "lnd.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,45 +12,37 @@
 
 #define RESULT_TYPE "nd.search_result"
 
+/* A search result with the space, base run and model it was searched over;
+ * made all zero, so that __gc frees whatever part was filled. */
 typedef struct {
     search_result res;
     search_space space;
     run_t base;
-    bool has_base;
     const model_t *model; /* the searched model, kept alive as the box's user value */
     search_worker *scorer; /* made on the first nd_score asked for */
 } result_box;
 
-/* The reference score of the box's fitting candidates from..to-1, computed
+/* The reference score of the box's fitting candidates c[0..n), computed
  * where the search left it (src/search.c prices it only on demand). */
-static void score_nd(lua_State *L, result_box *box, size_t from, size_t to)
+static void score_nd(lua_State *L, result_box *box, candidate *c, size_t n)
 {
-    if (box->model == NULL || from >= to)
+    if (box->model == NULL || n == 0)
         return;
     if (box->scorer == NULL)
         box->scorer = search_worker_new(box->model, &box->base, &box->space);
-    if (box->scorer == NULL || search_score_nd(box->scorer, box->res.fit + from, to - from) != 0)
+    if (box->scorer == NULL || search_score_nd(box->scorer, c, n) != 0)
         luaL_error(L, "out of memory while scoring candidates");
-}
-
-static void free_space(search_space *sp)
-{
-    for (int i = 0; i < DIM_COUNT; i++) {
-        free(sp->dims[i].allowed);
-        sp->dims[i].allowed = NULL;
-    }
 }
 
 static int result_gc(lua_State *L)
 {
     result_box *box = luaL_checkudata(L, 1, RESULT_TYPE);
     search_worker_free(box->scorer);
-    box->scorer = NULL;
     search_result_free(&box->res);
-    free_space(&box->space);
-    if (box->has_base)
-        run_release(&box->base);
-    box->has_base = false;
+    for (int i = 0; i < DIM_COUNT; i++)
+        free(box->space.dims[i].allowed);
+    run_release(&box->base);
+    memset(box, 0, sizeof *box);
     return 0;
 }
 
@@ -75,10 +66,18 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
     FIELD_END,
 };
+/* A candidate's degrees as its table states them (sp and op are by hand).
+ * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
+#define DEGREE(key, dim, hi) {key, FD_INT, FIELD_AT(candidate, int, degree[dim]), 1, hi, 1, true, NULL}
+static const field_desc DEGREE_FIELDS[] = {
+    DEGREE("dp", DIM_DP, ND_MAX_DEVICES), DEGREE("tp", DIM_TP, ND_MAX_DEVICES), DEGREE("pp", DIM_PP, ND_MAX_DEVICES),
+    DEGREE("vpp", DIM_VPP, 64), DEGREE("cp", DIM_CP, ND_MAX_DEVICES), DEGREE("ep", DIM_EP, ND_MAX_DEVICES),
+    DEGREE("mb", DIM_MB, ND_MAX_GLOBAL_BATCH), DEGREE("mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH), FIELD_END,
+};
 
 /* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
- *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor} */
-void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
+ *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor}; bad-input errors name the field */
+static void read_hardware(lua_State *L, int t, hardware_t *hw)
 {
     t = lua_absindex(L, t);
     memset(hw, 0, sizeof *hw);
@@ -88,10 +87,10 @@ void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
     fields_read(L, t, "hardware.", d, hw);
     if (lua_getfield(L, t, "levels") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
         nd_bad_input(L, "hardware.levels must list {devices = n, gbps = bandwidth} from the node outward");
-    int n = (int)lua_rawlen(L, -1);
-    if (n > HW_MAX_LEVELS)
-        nd_bad_input(L, "hardware.levels lists %d levels; at most %d", n, HW_MAX_LEVELS);
-    for (int i = 0; i < n; i++) {
+    hw->n_levels = (int)lua_rawlen(L, -1);
+    if (hw->n_levels > HW_MAX_LEVELS)
+        nd_bad_input(L, "hardware.levels lists %d levels; at most %d", hw->n_levels, HW_MAX_LEVELS);
+    for (int i = 0; i < hw->n_levels; i++) {
         lua_rawgeti(L, -1, i + 1);
         const char *p = lua_pushfstring(L, "hardware.levels[%d].", i + 1);
         hw->level_devices[i] = field_int(L, -2, p, "devices", 1, (int64_t)1 << 40, (int64_t)1 << 40, false);
@@ -100,31 +99,36 @@ void lnd_read_hardware(lua_State *L, int t, hardware_t *hw)
             nd_bad_input(L, "%sgbps is required and positive", p);
         lua_pop(L, 2);
     }
-    hw->n_levels = n;
     if (lua_getfield(L, t, "overlap") == LUA_TTABLE)
         fields_read(L, -1, "hardware.overlap.", OVERLAP_FIELDS, hw);
     lua_pop(L, 2);
 }
 
+/* The recompute mode the value at idx names (off, selective, full), or -1. */
+static int mode_named(lua_State *L, int idx)
+{
+    for (int k = 0; k < 3 && lua_type(L, idx) == LUA_TSTRING; k++)
+        if (strcmp(lua_tostring(L, idx), RECOMPUTE_NAMES[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* The values a dimension's `allowed` lists, at the dimension's table d. */
 static void read_allowed(lua_State *L, int d, const char *path, dim_space *ds)
 {
-    if (lua_getfield(L, d, "allowed") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    int n = (int)lua_rawlen(L, -1);
-    ds->allowed = calloc((size_t)(n > 0 ? n : 1), sizeof *ds->allowed);
-    if (ds->allowed == NULL)
-        luaL_error(L, "out of memory");
-    ds->n_allowed = n;
-    for (int i = 0; i < n; i++) {
-        lua_rawgeti(L, -1, i + 1);
-        int isnum;
-        lua_Integer v = lua_tointegerx(L, -1, &isnum);
-        if (!isnum)
-            nd_bad_input(L, "%sallowed must list whole numbers", path);
-        ds->allowed[i] = (int64_t)v;
-        lua_pop(L, 1);
+    if (lua_getfield(L, d, "allowed") == LUA_TTABLE) {
+        ds->n_allowed = (int)lua_rawlen(L, -1);
+        ds->allowed = calloc((size_t)ds->n_allowed + 1, sizeof *ds->allowed);
+        if (ds->allowed == NULL)
+            luaL_error(L, "out of memory");
+        for (int i = 0; i < ds->n_allowed; i++) {
+            int isnum;
+            lua_rawgeti(L, -1, i + 1);
+            ds->allowed[i] = (int64_t)lua_tointegerx(L, -1, &isnum);
+            if (!isnum)
+                nd_bad_input(L, "%sallowed must list whole numbers", path);
+            lua_pop(L, 1);
+        }
     }
     lua_pop(L, 1);
 }
@@ -134,15 +138,12 @@ static void read_dims(lua_State *L, int t, search_space *sp)
 {
     if (lua_getfield(L, t, "dims") != LUA_TTABLE)
         nd_bad_input(L, "space.dims must describe the dimensions");
-    int dims = lua_gettop(L);
     for (int i = 0; i < DIM_COUNT; i++) {
-        dim_space *ds = &sp->dims[i];
-        ds->pinned = 1;
-        if (lua_getfield(L, dims, DIM_NAMES[i]) == LUA_TTABLE) {
-            int d = lua_gettop(L);
+        sp->dims[i].pinned = 1;
+        if (lua_getfield(L, -1, DIM_NAMES[i]) == LUA_TTABLE) {
             const char *path = lua_pushfstring(L, "space.dims.%s.", DIM_NAMES[i]);
-            fields_read(L, d, path, DIM_FIELDS, ds);
-            read_allowed(L, d, path, ds);
+            fields_read(L, -2, path, DIM_FIELDS, &sp->dims[i]);
+            read_allowed(L, lua_gettop(L) - 1, path, &sp->dims[i]);
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
@@ -150,54 +151,55 @@ static void read_dims(lua_State *L, int t, search_space *sp)
     lua_pop(L, 1);
 }
 
-static void read_modes(lua_State *L, int t, search_space *sp)
-{
-    if (lua_getfield(L, t, "recompute") == LUA_TTABLE) {
-        int n = (int)lua_rawlen(L, -1);
-        if (n > 3)
-            nd_bad_input(L, "space.recompute lists at most the three modes off, selective, full");
-        for (int i = 0; i < n; i++) {
-            lua_rawgeti(L, -1, i + 1);
-            const char *name = lua_tostring(L, -1);
-            int mode = -1;
-            for (int k = 0; k < 3 && name != NULL; k++)
-                if (strcmp(name, RECOMPUTE_NAMES[k]) == 0)
-                    mode = k;
-            if (mode < 0)
-                nd_bad_input(L, "space.recompute: '%s' is not off, selective or full", name ? name : "?");
-            sp->modes[i] = (recompute_mode)mode;
-            lua_pop(L, 1);
-        }
-        sp->n_modes = n;
-    }
-    lua_pop(L, 1);
-}
-
+/* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor, dims,
+ *          recompute = {mode names...} (absent: the base run's own), hardware} */
 static void read_space(lua_State *L, int t, search_space *sp)
 {
     fields_read(L, t, "space.", SPACE_FIELDS, sp);
     read_dims(L, t, sp);
-    read_modes(L, t, sp);
+    if (lua_getfield(L, t, "recompute") == LUA_TTABLE) {
+        sp->n_modes = (int)lua_rawlen(L, -1);
+        if (sp->n_modes > 3)
+            nd_bad_input(L, "space.recompute lists at most the three modes off, selective, full");
+        for (int i = 0; i < sp->n_modes; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            int mode = mode_named(L, -1);
+            if (mode < 0)
+                nd_bad_input(L, "space.recompute: '%s' is not off, selective or full",
+                             lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+            sp->modes[i] = (recompute_mode)mode;
+            lua_pop(L, 1);
+        }
+    }
     if (lua_getfield(L, t, "hardware") != LUA_TTABLE)
         nd_bad_input(L, "space.hardware must be a hardware profile");
-    lnd_read_hardware(L, -1, &sp->hw);
-    lua_pop(L, 1);
+    read_hardware(L, -1, &sp->hw);
+    lua_pop(L, 2);
 }
 
-typedef struct {
-    lua_State *L;
-    int fn;
-} progress_ctx;
-
+/* The progress function at index 4 of nd.core.search's frame, called with
+ * the share done; a true result stops the search. */
 static int call_progress(void *data, double done)
 {
-    progress_ctx *p = data;
-    lua_pushvalue(p->L, p->fn);
-    lua_pushnumber(p->L, done);
-    lua_call(p->L, 1, 1);
-    int stop = lua_toboolean(p->L, -1);
-    lua_pop(p->L, 1);
+    lua_State *L = data;
+    lua_pushvalue(L, 4);
+    lua_pushnumber(L, done);
+    lua_call(L, 1, 1);
+    int stop = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     return stop;
+}
+
+/* Pushes a new result box, with the space of the table at index t read into
+ * it (its __gc frees what reading allocated, also when reading raises). */
+static result_box *push_box(lua_State *L, int t, int user_values)
+{
+    luaL_checktype(L, t, LUA_TTABLE);
+    result_box *box = lua_newuserdatauv(L, sizeof *box, user_values);
+    memset(box, 0, sizeof *box);
+    luaL_setmetatable(L, RESULT_TYPE);
+    read_space(L, t, &box->space);
+    return box;
 }
 
 /* nd.core.search(model, run, space [, progress]) -> a search result */
@@ -205,20 +207,14 @@ static int lnd_search(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *base = lnd_check_run(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    bool has_progress = lua_isfunction(L, 4);
-    result_box *box = lua_newuserdatauv(L, sizeof *box, 1);
-    memset(box, 0, sizeof *box);
-    luaL_setmetatable(L, RESULT_TYPE);
+    lua_settop(L, 4);
+    result_box *box = push_box(L, 3, 1);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
     box->model = m;
-    read_space(L, 3, &box->space);
     if (run_copy(&box->base, base) != 0)
         return luaL_error(L, "out of memory");
-    box->has_base = true;
-    progress_ctx ctx = {L, 4};
-    if (search_run(m, base, &box->space, &box->res, has_progress ? call_progress : NULL, &ctx) != 0)
+    if (search_run(m, base, &box->space, &box->res, lua_isfunction(L, 4) ? call_progress : NULL, L) != 0)
         return luaL_error(L, "%s", box->res.error);
     return 1;
 }
@@ -229,14 +225,7 @@ static int lnd_search(lua_State *L)
 static int lnd_search_count(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    /* A result box, so that its __gc frees what read_space allocated even
-     * when it raises part-way. */
-    result_box *box = lua_newuserdatauv(L, sizeof *box, 0);
-    memset(box, 0, sizeof *box);
-    luaL_setmetatable(L, RESULT_TYPE);
-    read_space(L, 2, &box->space);
-    int64_t n = search_count(m, &box->space);
+    int64_t n = search_count(m, &push_box(L, 2, 0)->space);
     if (n < 0)
         return luaL_error(L, "out of memory while counting the search space");
     lua_pushinteger(L, (lua_Integer)n);
@@ -286,15 +275,9 @@ static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base,
 static void push_candidate(lua_State *L, const result_box *box, const candidate *c)
 {
     lua_createtable(L, 0, 24);
-    static const char *const keys[DIM_COUNT] = {"dp", "ep", "tp", "cp", "pp", "vpp", "mb", "mbs", "sp", "op"};
-    for (int i = 0; i < DIM_COUNT; i++) {
-        if (i == DIM_SP) {
-            lua_pushboolean(L, c->degree[i] != 0);
-            lua_setfield(L, -2, "sp");
-        } else {
-            field_set_int(L, keys[i], c->degree[i]);
-        }
-    }
+    fields_push(L, DEGREE_FIELDS, c);
+    field_set_bool(L, "sp", c->degree[DIM_SP] != 0);
+    field_set_int(L, "op", c->degree[DIM_OP]);
     field_set_int(L, "etp", box->base.etp);
     field_set_string(L, "recompute", RECOMPUTE_NAMES[c->mode]);
     field_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
@@ -302,14 +285,13 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
     field_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
     field_set_number(L, "nd_score", c->nd_score);
     field_set_number(L, "score", c->score);
-    lua_pushboolean(L, c->kept);
-    lua_setfield(L, -2, "kept");
+    field_set_bool(L, "kept", c->kept);
     step_time t;
     search_candidate_time(&box->res, &box->space, &box->base, c, &t);
     push_step_time(L, &t);
 }
 
-static const candidate *candidate_at(lua_State *L, result_box *box, int arg)
+static candidate *candidate_at(lua_State *L, result_box *box, int arg)
 {
     lua_Integer i = luaL_checkinteger(L, arg);
     luaL_argcheck(L, i >= 1 && (size_t)i <= box->res.n_fit, arg, "no fitting candidate of that index");
@@ -320,13 +302,11 @@ static const candidate *candidate_at(lua_State *L, result_box *box, int arg)
 static int result_candidate(lua_State *L)
 {
     result_box *box = check_result(L);
-    const candidate *c = candidate_at(L, box, 2);
-    size_t i = (size_t)(c - box->res.fit);
-    score_nd(L, box, i, i + 1);
+    candidate *c = candidate_at(L, box, 2);
+    score_nd(L, box, c, 1);
     lua_settop(L, 3);
     push_candidate(L, box, c);
-    lua_pushinteger(L, luaL_checkinteger(L, 2));
-    lua_setfield(L, -2, "rank");
+    field_set_int(L, "rank", c - box->res.fit + 1);
     if (!lua_isnoneornil(L, 3)) {
         push_stage_totals(L, lnd_check_model(L, 3), &box->base, c);
         lua_setfield(L, -2, "stage_bytes");
@@ -348,8 +328,7 @@ static const field_desc COUNT_FIELDS[] = {
 
 static int result_counts(lua_State *L)
 {
-    result_box *box = check_result(L);
-    const search_result *r = &box->res;
+    const search_result *r = &check_result(L)->res;
     lua_createtable(L, 0, 7);
     fields_push(L, COUNT_FIELDS, r);
     lua_createtable(L, 0, REFUSE_COUNT);
@@ -370,7 +349,7 @@ static int result_sort(lua_State *L)
     result_box *box = check_result(L);
     luaL_checktype(L, 2, LUA_TTABLE);
     int n = (int)lua_rawlen(L, 2);
-    const char **keys = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *keys, 0);
+    const char **keys = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *keys, 0);
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, 2, i + 1);
         keys[i] = lua_tostring(L, -1);
@@ -378,7 +357,7 @@ static int result_sort(lua_State *L)
             return luaL_argerror(L, 2, "sort keys are names");
         lua_pop(L, 1); /* the string stays alive in the table */
         if (strstr(keys[i], "nd_score") != NULL)
-            score_nd(L, box, 0, box->res.n_fit);
+            score_nd(L, box, box->res.fit, box->res.n_fit);
     }
     int rc = search_sort(&box->res, &box->space, &box->base, keys, n);
     if (rc == -1)
@@ -392,8 +371,7 @@ static int result_sort(lua_State *L)
 /* result:set_score(i, score [, kept]) */
 static int result_set_score(lua_State *L)
 {
-    result_box *box = check_result(L);
-    candidate *c = (candidate *)candidate_at(L, box, 2);
+    candidate *c = candidate_at(L, check_result(L), 2);
     c->score = luaL_checknumber(L, 3);
     c->kept = lua_isnoneornil(L, 4) ? true : lua_toboolean(L, 4);
     return 0;
@@ -415,10 +393,9 @@ static int result_dropped(lua_State *L)
 static int result_lightest(lua_State *L)
 {
     result_box *box = check_result(L);
-    if (!box->res.has_lightest)
-        return 0;
-    push_candidate(L, box, &box->res.lightest);
-    return 1;
+    if (box->res.has_lightest)
+        push_candidate(L, box, &box->res.lightest);
+    return box->res.has_lightest ? 1 : 0;
 }
 
 /* nd.core.step_time(model, run, hardware) -> the time model of one run */
@@ -428,7 +405,7 @@ static int lnd_step_time(lua_State *L)
     run_t *r = lnd_check_run(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     hardware_t hw;
-    lnd_read_hardware(L, 3, &hw);
+    read_hardware(L, 3, &hw);
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);
@@ -483,7 +460,7 @@ static int lnd_pipeline_step(lua_State *L)
 }
 
 static const luaL_Reg result_methods[] = {
-    {"candidate", result_candidate}, {"size", result_size},       {"counts", result_counts},
+    {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
     {"lightest", result_lightest},   {NULL, NULL},
 };
@@ -493,59 +470,37 @@ void lnd_open_search(lua_State *L)
     if (luaL_newmetatable(L, RESULT_TYPE)) {
         lua_pushcfunction(L, result_gc);
         lua_setfield(L, -2, "__gc");
-        lua_newtable(L);
-        luaL_setfuncs(L, result_methods, 0);
+        luaL_newlib(L, result_methods);
         lua_setfield(L, -2, "__index");
     }
     lua_pop(L, 1);
 }
 
-/* A candidate's degrees and mode read from a table of nd.search's: dp, tp,
- * pp, vpp, cp, ep, mb, mbs, sp (a boolean), op_priced (else op: the shard
- * priced, which derive settles) and recompute (a mode's name). */
-static candidate read_candidate(lua_State *L, int t)
+/* nd.core.candidate_run(run, candidate) -> the run a search prices for the
+ * candidate (search_candidate_run over the run), as a new nd.run. The
+ * candidate is a table of nd.search's: its degrees, sp (a boolean),
+ * op_priced (else op: the shard priced, which derive settles) and
+ * recompute (a mode's name). */
+static int lnd_candidate_run(lua_State *L)
 {
-    static const struct {
-        const char *key;
-        search_dim dim;
-        int64_t hi;
-    } DEGREES[] = {
-        {"dp", DIM_DP, ND_MAX_DEVICES},  {"tp", DIM_TP, ND_MAX_DEVICES},      {"pp", DIM_PP, ND_MAX_DEVICES},
-        {"vpp", DIM_VPP, 64},            {"cp", DIM_CP, ND_MAX_DEVICES},      {"ep", DIM_EP, ND_MAX_DEVICES},
-        {"mb", DIM_MB, ND_MAX_GLOBAL_BATCH}, {"mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH},
-    };
-    candidate c;
-    memset(&c, 0, sizeof c);
-    for (size_t i = 0; i < sizeof DEGREES / sizeof *DEGREES; i++)
-        c.degree[DEGREES[i].dim] = (int32_t)field_int(L, t, "candidate.", DEGREES[i].key, 1, DEGREES[i].hi, 1, true);
-    c.degree[DIM_SP] = field_bool(L, t, "candidate.", "sp", false) ? 1 : 0;
-    const char *op = field_present(L, t, "op_priced") ? "op_priced" : "op";
-    c.degree[DIM_OP] = (int32_t)field_int(L, t, "candidate.", op, 0, ND_MAX_DEVICES, 0, true);
+    const run_t *base = lnd_check_run(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    candidate c = {0};
+    fields_read(L, 2, "candidate.", DEGREE_FIELDS, &c);
+    c.degree[DIM_SP] = field_bool(L, 2, "candidate.", "sp", false) ? 1 : 0;
+    const char *op = field_present(L, 2, "op_priced") ? "op_priced" : "op";
+    c.degree[DIM_OP] = (int32_t)field_int(L, 2, "candidate.", op, 0, ND_MAX_DEVICES, 0, true);
     /* the batch in doubles (exact: < 2^53) before search_candidate_run forms it in int64 */
     double batch = (double)c.degree[DIM_DP] * (double)c.degree[DIM_MB] * (double)c.degree[DIM_MBS];
     if (batch > (double)ND_MAX_GLOBAL_BATCH)
         nd_bad_input(L, "candidate: dp x mb x mbs = %f sequences; a search takes at most %I", batch,
                      (lua_Integer)ND_MAX_GLOBAL_BATCH);
-    int found = -1;
-    if (lua_getfield(L, t, "recompute") == LUA_TSTRING)
-        for (int i = 0; i < 3; i++)
-            if (strcmp(lua_tostring(L, -1), RECOMPUTE_NAMES[i]) == 0)
-                found = i;
-    if (found < 0)
+    lua_getfield(L, 2, "recompute");
+    int mode = mode_named(L, -1);
+    if (mode < 0)
         nd_bad_input(L, "candidate.recompute must be off, selective or full, got %s",
                      lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
-    lua_pop(L, 1);
-    c.mode = (uint8_t)found;
-    return c;
-}
-
-/* nd.core.candidate_run(run, candidate) -> the run a search prices for the
- * candidate (search_candidate_run over the run), as a new nd.run */
-static int lnd_candidate_run(lua_State *L)
-{
-    const run_t *base = lnd_check_run(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    candidate c = read_candidate(L, 2);
+    c.mode = (uint8_t)mode;
     run_t r;
     search_candidate_run(base, &c, &r);
     lnd_push_derived_run(L, 1, &r);
@@ -553,11 +508,7 @@ static int lnd_candidate_run(lua_State *L)
 }
 
 const luaL_Reg lnd_search_functions[] = {
-    {"candidate_run", lnd_candidate_run},
-    {"search", lnd_search},
-    {"search_count", lnd_search_count},
-    {"step_time", lnd_step_time},
-    {"layer_traffic", lnd_layer_traffic},
-    {"pipeline_step", lnd_pipeline_step},
+    {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
+    {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
     {NULL, NULL},
 };

@@ -170,7 +170,7 @@ static void read_field(lua_State *L, int t, const char *prefix, const field_desc
         *(int64_t *)at = field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, d->required);
         break;
     case FD_INT:
-        *(int *)at = (int)field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, false);
+        *(int *)at = (int)field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, d->required);
         break;
     case FD_NUM:
         *(double *)at = field_number(L, t, prefix, d->key, d->lo, d->hi, d->dflt);
