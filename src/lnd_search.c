@@ -209,22 +209,16 @@ static result_box *check_result(lua_State *L)
 
 #define TIME(key, m) FIELD_NUM(step_time, key, m, 0, 0, 0)
 
-static const field_desc STEP_FIELDS[] = {
-    TIME("step_time_s", step), TIME("mfu", mfu), TIME("tokens_per_s_per_device", tokens_per_s_per_device),
-    TIME("model_flops", model_flops), FIELD_I64(step_time, "straggler_stage", straggler, 0, 0, 0), FIELD_END,
-};
 static const field_desc PARTS_FIELDS[] = {
     TIME("forward_s", forward), TIME("backward_s", backward), TIME("recompute_s", recompute), TIME("tp_s", tp),
     TIME("cp_s", cp), TIME("ep_s", ep), TIME("pp_s", pp), TIME("dp_s", dp), TIME("bubble_s", bubble), FIELD_END,
 };
-
-static void push_step_time(lua_State *L, const step_time *t)
-{
-    fields_push(L, STEP_FIELDS, t);
-    lua_createtable(L, 0, 9);
-    fields_push(L, PARTS_FIELDS, t);
-    lua_setfield(L, -2, "parts");
-}
+/* A step time as a candidate's table and nd.core.step_time state it. */
+static const field_desc STEP_FIELDS[] = {
+    TIME("step_time_s", step), TIME("mfu", mfu), TIME("tokens_per_s_per_device", tokens_per_s_per_device),
+    TIME("model_flops", model_flops), FIELD_I64(step_time, "straggler_stage", straggler, 0, 0, 0),
+    FIELD_NESTED("parts", PARTS_FIELDS), FIELD_END,
+};
 
 /* Per-stage totals of a candidate, estimated again (stages[i + 1] = bytes). */
 static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base, const candidate *c)
@@ -258,7 +252,7 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
     field_set_bool(L, "kept", c->kept);
     step_time t;
     search_candidate_time(&box->res, &box->space, &box->base, c, &t);
-    push_step_time(L, &t);
+    fields_push(L, STEP_FIELDS, &t);
 }
 
 static candidate *candidate_at(lua_State *L, result_box *box, int arg)
@@ -384,7 +378,7 @@ static int lnd_step_time(lua_State *L)
     timing_run(&c, &e->layout, &hw, &t);
     double score = nd_score(&c, &e->layout, &hw);
     lua_createtable(L, 0, 8);
-    push_step_time(L, &t);
+    fields_push(L, STEP_FIELDS, &t);
     field_set_number(L, "nd_score", score);
     return 1;
 }
