@@ -21,7 +21,7 @@ int luaopen_nd_core(lua_State *L);
 
 /* Registers the metatable `name` of a userdata type built from a table (its
  * first user value): __gc, __tostring, and an __index giving a method of
- * `methods`, else that table's field (model.hidden_size, run.tp). */
+ * `methods` or spec() (that table), else that table's field (model.hidden_size, run.tp). */
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods);
 
 /* nd.model: nd.core.model(spec), the model of the nd.model at index idx (or

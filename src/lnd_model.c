@@ -316,14 +316,6 @@ static int model_flops_method(lua_State *L)
     return 1;
 }
 
-/* model:spec() -> the settled spec table it was built from */
-static int model_spec_method(lua_State *L)
-{
-    lnd_check_model(L, 1);
-    lua_getiuservalue(L, 1, 1);
-    return 1;
-}
-
 static void push_kind(lua_State *L, const layer_kind *k)
 {
     lua_createtable(L, 0, 10);
@@ -390,7 +382,6 @@ static int model_tostring(lua_State *L)
 static const luaL_Reg model_methods[] = {
     {"params", model_params_method},
     {"flops", model_flops_method},
-    {"spec", model_spec_method},
     {"stack", model_stack_method},
     {NULL, NULL},
 };

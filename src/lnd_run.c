@@ -371,14 +371,6 @@ static int run_micro_factor(lua_State *L)
     return 1;
 }
 
-/* run:spec() -> the table the run was built from */
-static int run_spec(lua_State *L)
-{
-    lnd_check_run(L, 1);
-    lua_getiuservalue(L, 1, 1);
-    return 1;
-}
-
 static int run_tostring(lua_State *L)
 {
     run_t *r = lnd_check_run(L, 1);
@@ -392,7 +384,6 @@ static int run_tostring(lua_State *L)
 static const luaL_Reg run_methods[] = {
     {"derived", run_derived},
     {"micro_factor", run_micro_factor},
-    {"spec", run_spec},
     {NULL, NULL},
 };
 
