@@ -34,6 +34,8 @@ void lnd_open_model(lua_State *L);
 /* Pushes the family run defaults (DEFAULT_RUN plus flash attention), by key. */
 void lnd_push_family_defaults(lua_State *L);
 
+/* The recompute modes a run's ranges and a search's space name (off, selective, full). */
+extern const field_choices lnd_recompute_modes;
 /* nd.run: nd.core.run(table), the run at index idx, and the registration. */
 int lnd_run_new(lua_State *L);
 run_t *lnd_check_run(lua_State *L, int idx);

@@ -112,15 +112,6 @@ static void read_hardware(lua_State *L, int t, hardware_t *hw)
     fields_read(L, t, "hardware.", d, hw);
 }
 
-/* The recompute mode the value at idx names (off, selective, full), or -1. */
-static int mode_named(lua_State *L, int idx)
-{
-    for (int k = 0; k < 3 && lua_type(L, idx) == LUA_TSTRING; k++)
-        if (strcmp(lua_tostring(L, idx), RECOMPUTE_NAMES[k]) == 0)
-            return k;
-    return -1;
-}
-
 /* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor,
  *          dims = {DP = {searched, pinned, bound, allowed}, ...},
  *          recompute = {mode names...} (absent: the base run's own), hardware} */
@@ -133,8 +124,8 @@ static void read_space(lua_State *L, int t, search_space *sp)
             nd_bad_input(L, "space.recompute lists at most the three modes off, selective, full");
         for (int i = 0; i < sp->n_modes; i++) {
             lua_rawgeti(L, -1, i + 1);
-            int mode = mode_named(L, -1);
-            if (mode < 0)
+            int mode;
+            if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
                 nd_bad_input(L, "space.recompute: '%s' is not off, selective or full",
                              lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
             sp->modes[i] = (recompute_mode)mode;
@@ -460,8 +451,8 @@ static int lnd_candidate_run(lua_State *L)
         nd_bad_input(L, "candidate: dp x mb x mbs = %f sequences; a search takes at most %I", batch,
                      (lua_Integer)ND_MAX_GLOBAL_BATCH);
     lua_getfield(L, 2, "recompute");
-    int mode = mode_named(L, -1);
-    if (mode < 0)
+    int mode;
+    if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
         nd_bad_input(L, "candidate.recompute must be off, selective or full, got %s",
                      lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
     c.mode = (uint8_t)mode;

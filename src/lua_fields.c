@@ -147,20 +147,30 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     return copy;
 }
 
-static int read_choice(lua_State *L, int t, const char *prefix, const field_desc *d)
+bool field_choice_at(lua_State *L, int idx, const field_choices *c, int *value)
 {
-    char *s = field_string(L, t, prefix, d->key, NULL);
-    if (s == NULL)
-        return d->choices->values[0];
-    for (int i = 0; d->choices->names[i] != NULL; i++) {
-        if (strcmp(s, d->choices->names[i]) == 0) {
-            free(s);
-            return d->choices->values[i];
+    const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    for (int i = 0; s != NULL && c->names[i] != NULL; i++) {
+        if (strcmp(s, c->names[i]) == 0) {
+            *value = c->values[i];
+            return true;
         }
     }
-    lua_pushstring(L, s);
+    return false;
+}
+
+static int read_choice(lua_State *L, int t, const char *prefix, const field_desc *d)
+{
+    char *s = field_string(L, t, prefix, d->key, NULL); /* checks it is a name */
+    if (s == NULL)
+        return d->choices->values[0];
     free(s);
-    return nd_bad_input(L, "%s%s: '%s' is not one of %s", prefix, d->key, lua_tostring(L, -1), d->choices->accepted);
+    int v;
+    lua_getfield(L, t, d->key);
+    if (!field_choice_at(L, -1, d->choices, &v))
+        nd_bad_input(L, "%s%s: '%s' is not one of %s", prefix, d->key, lua_tostring(L, -1), d->choices->accepted);
+    lua_pop(L, 1);
+    return v;
 }
 
 /* The list of whole numbers at t[d->key], when it is a table (strings of digits convert, as

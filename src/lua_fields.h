@@ -58,6 +58,9 @@ typedef struct {
     const char *accepted;
 } field_choices;
 
+/* Whether the value at idx is a name c lists; sets *value to the value it names. */
+bool field_choice_at(lua_State *L, int idx, const field_choices *c, int *value);
+
 /* Integer bounds and defaults are held as doubles: exact, all below 2^53. */
 typedef struct field_desc {
     const char *key;
