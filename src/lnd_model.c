@@ -62,6 +62,7 @@ static const field_desc FAMILY_FIELDS[] = {
  * and checks what its arithmetic needs). The second segment is a vision
  * tower's alone; the third, the family's run defaults and the keys read by hand. */
 static const field_desc MODEL_FIELDS[] = {
+    FIELD_OWN(model_t, "name", name), FIELD_OWN(model_t, "arch", arch),
     REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
     REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
     FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
@@ -88,7 +89,7 @@ static const field_desc MODEL_FIELDS[] = {
     I64("deepstack_mergers", deepstack_mergers, 0, 64, 0), B("patch_bias", patch_bias), FIELD_STOP,
     FIELD_STRICT(model_t, family_run, "family", family, FAMILY_FIELDS),
     /* read by hand, or by the Lua side alone */
-    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("multiple_of"),
+    FIELD_KEY("vocab_size"), FIELD_KEY("multiple_of"),
     FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"),
     FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"),
     FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
@@ -224,10 +225,6 @@ static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, b
 {
     int top = lua_gettop(L);
     fields_refuse_unknown(L, spec, prefix, "model spec", MODEL_FIELDS);
-    m->name = field_string(L, spec, prefix, "name", NULL);
-    m->arch = field_string(L, spec, prefix, "arch", NULL);
-    if (m->name == NULL || m->arch == NULL)
-        nd_bad_input(L, "%s%s is required and was not supplied", prefix, m->name == NULL ? "name" : "arch");
     const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
     m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
     d = tower ? fields_read(L, spec, prefix, d, m) : fields_skip(d);

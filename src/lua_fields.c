@@ -240,6 +240,11 @@ static void read_field(lua_State *L, int t, const char *prefix, const field_desc
     case FD_NAME:
         free(field_string(L, t, prefix, d->key, NULL));
         break;
+    case FD_STRING:
+        *(char **)at = field_string(L, t, prefix, d->key, NULL);
+        if (d->required && *(char **)at == NULL)
+            nd_bad_input(L, "%s%s is required and was not supplied", prefix, d->key);
+        break;
     case FD_I64S:
         read_numbers(L, t, prefix, d, obj);
         break;
@@ -308,7 +313,7 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
             field_push_number(L, *(const double *)at);
         else if (d->kind == FD_BOOL)
             lua_pushboolean(L, *(const bool *)at);
-        else if (d->kind == FD_NAME)
+        else if (d->kind == FD_NAME || d->kind == FD_STRING)
             lua_pushstring(L, *(const char *const *)at);
         else if (d->kind == FD_TABLE)
             push_table(L, d, at);

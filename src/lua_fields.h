@@ -46,6 +46,7 @@ typedef enum {
     FD_TRI,  /* an int: -1 when absent, else 0 or 1 (run.h's tristate) */
     FD_ENUM, /* an int-sized enum, stated by name (choices); absent: the first value */
     FD_NAME, /* a name, checked and dropped; written back from a const char * */
+    FD_STRING, /* a name, kept as an allocated copy (char *) the struct owns */
     FD_I64S, /* an allocated list of whole numbers (int64_t *) and its count (int) */
     FD_TABLE, /* a nested table, read and written through its own field table */
 } field_kind;
@@ -86,6 +87,8 @@ typedef struct field_desc {
 #define FIELD_ENUM(S, T, k, m, c) {FIELD_(k, FD_ENUM, FIELD_AT(S, T, m)), .choices = c}
 #define FIELD_NAME(k) {FIELD_(k, FD_NAME, 0)}
 #define FIELD_STR(S, k, m) {FIELD_(k, FD_NAME, FIELD_AT(S, const char *, m))}
+/* A required name, copied into member m (char *): the struct frees it. */
+#define FIELD_OWN(S, k, m) {FIELD_(k, FD_STRING, FIELD_AT(S, char *, m)), .required = true}
 /* The list of whole numbers at key, allocated into member m (int64_t *), counted in member n (int). */
 #define FIELD_I64S(S, k, m, n) {FIELD_(k, FD_I64S, FIELD_AT(S, int64_t *, m)), .count_at = FIELD_AT(S, int, n)}
 /* The table at key, read (and written back) by the field table s into the
