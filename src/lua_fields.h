@@ -68,7 +68,7 @@ typedef struct field_desc {
     field_kind kind;
     size_t offset;
     double lo, hi, dflt;
-    bool required; /* FD_TABLE: its unknown keys are refused */
+    bool required; /* FD_TABLE: its unknown keys are refused (read as required elsewhere) */
     const field_choices *choices;
     const struct field_desc *sub; /* FD_TABLE: the nested table's fields, at offset */
     size_t count_at;              /* FD_I64S: the offset of the int that counts the list */
@@ -91,10 +91,12 @@ typedef struct field_desc {
 #define FIELD_OWN(S, k, m) {FIELD_(k, FD_STRING, FIELD_AT(S, char *, m)), .required = true}
 /* The list of whole numbers at key, allocated into member m (int64_t *), counted in member n (int). */
 #define FIELD_I64S(S, k, m, n) {FIELD_(k, FD_I64S, FIELD_AT(S, int64_t *, m)), .count_at = FIELD_AT(S, int, n)}
-/* The table at key, read (and written back) by the field table s into the
- * struct at member m (FIELD_TABLE: absent, its defaults; FIELD_STRICT: and
- * its unknown keys refused), or into the same struct (FIELD_NESTED: absent,
- * its defaults; FIELD_NEED: absent, refused with "prefix.key need"). */
+/* The table at key, read (and written back) by the field table s, with the
+ * prefix "prefix.key.": into the struct at member m (FIELD_TABLE: absent,
+ * its defaults; FIELD_STRICT: and its unknown keys refused), or into the
+ * same struct (FIELD_NESTED: absent, its defaults; FIELD_NEED: absent,
+ * refused with the message "prefix.key need"). A value that is not a table
+ * counts as absent. */
 #define FIELD_TABLE(S, T, k, m, s) {FIELD_(k, FD_TABLE, FIELD_AT(S, T, m)), .sub = s}
 #define FIELD_STRICT(S, T, k, m, s) {FIELD_(k, FD_TABLE, FIELD_AT(S, T, m)), .sub = s, .required = true}
 #define FIELD_NESTED(k, s) {FIELD_(k, FD_TABLE, 0), .sub = s}
