@@ -39,6 +39,14 @@ static int index_methods_then_spec(lua_State *L)
     return 1;
 }
 
+/* x:spec() -> the table x was built from, for a userdata of the type its upvalue names. */
+static int spec_method(lua_State *L)
+{
+    luaL_checkudata(L, 1, lua_tostring(L, lua_upvalueindex(1)));
+    lua_getiuservalue(L, 1, 1);
+    return 1;
+}
+
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods)
 {
     if (luaL_newmetatable(L, name)) {
@@ -48,6 +56,9 @@ void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunctio
         luaL_setfuncs(L, meta, 0);
         lua_newtable(L);
         luaL_setfuncs(L, methods, 0);
+        lua_pushstring(L, name);
+        lua_pushcclosure(L, spec_method, 1);
+        lua_setfield(L, -2, "spec");
         lua_setfield(L, -2, "methods");
     }
     lua_pop(L, 1);

@@ -21,7 +21,7 @@ int luaopen_nd_core(lua_State *L);
 
 /* Registers the metatable `name` of a userdata type built from a table (its
  * first user value): __gc, __tostring, and an __index giving a method of
- * `methods`, else that table's field (model.hidden_size, run.tp). */
+ * `methods` or spec() (that table), else that table's field (model.hidden_size, run.tp). */
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods);
 
 /* nd.model: nd.core.model(spec), the model of the nd.model at index idx (or
@@ -34,6 +34,8 @@ void lnd_open_model(lua_State *L);
 /* Pushes the family run defaults (DEFAULT_RUN plus flash attention), by key. */
 void lnd_push_family_defaults(lua_State *L);
 
+/* The recompute modes a run's ranges and a search's space name (off, selective, full). */
+extern const field_choices lnd_recompute_modes;
 /* nd.run: nd.core.run(table), the run at index idx, and the registration. */
 int lnd_run_new(lua_State *L);
 run_t *lnd_check_run(lua_State *L, int idx);

@@ -77,8 +77,8 @@ static void push_row(lua_State *L, const estimate_row *row)
     fields_push(L, d, row);
 }
 
-/* Pushes one stage's table; returns its rounded total. */
-static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
+/* Pushes one stage's table; sets sums to its rounded total, allocated and reserved bytes. */
+static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sums[3])
 {
     const stage_estimate *st = &e->stages[s];
     int64_t parts[9] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
@@ -96,9 +96,12 @@ static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
         field_set_int(L, names[i], parts[i]);
         total += parts[i];
     }
-    field_set_int(L, "total", total);
-    field_set_int(L, "allocated", total - parts[8] - parts[7]);
-    field_set_int(L, "reserved", total - parts[8]);
+    sums[0] = total;
+    sums[1] = total - parts[8] - parts[7];
+    sums[2] = total - parts[8];
+    field_set_int(L, "total", sums[0]);
+    field_set_int(L, "allocated", sums[1]);
+    field_set_int(L, "reserved", sums[2]);
     if (st->host > 0) {
         static const char *const host_names[5] = {"params", "grads", "optimizer", "main_params", "activations"};
         double host[5] = {st->host_stat.params, st->host_stat.grads, st->host_stat.optimizer,
@@ -118,35 +121,29 @@ static int64_t push_stage(lua_State *L, const estimate_t *e, int64_t s)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "rows");
-    return total;
 }
 
 static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
 {
     lua_createtable(L, 0, 8);
     lua_createtable(L, (int)e->pp, 0);
-    int64_t peak = -1, peak_stage = 0;
+    int64_t peak[3] = {-1, 0, 0}, peak_stage = 0; /* the peak stage's total, allocated and reserved */
     for (int64_t s = 0; s < e->pp; s++) {
-        int64_t total = push_stage(L, e, s);
+        int64_t sums[3];
+        push_stage(L, e, s, sums);
         lua_rawseti(L, -2, s + 1);
-        if (total > peak) {
-            peak = total;
+        if (sums[0] > peak[0]) {
+            memcpy(peak, sums, sizeof peak);
             peak_stage = s;
         }
     }
     lua_setfield(L, -2, "stages");
-    field_set_int(L, "peak_bytes", peak);
+    field_set_int(L, "peak_bytes", peak[0]);
     field_set_int(L, "peak_stage", peak_stage);
-    /* the peak stage's allocated and reserved bytes (its total less the reserve) */
-    lua_getfield(L, -1, "stages");
-    lua_rawgeti(L, -1, peak_stage + 1);
-    lua_getfield(L, -1, "allocated");
-    lua_setfield(L, -4, "allocated_bytes");
-    lua_getfield(L, -1, "reserved");
-    lua_setfield(L, -4, "reserved_bytes");
-    lua_pop(L, 2);
+    field_set_int(L, "allocated_bytes", peak[1]);
+    field_set_int(L, "reserved_bytes", peak[2]);
     field_set_int(L, "capacity_bytes", r->device_memory_bytes);
-    field_set_bool(L, "fits", peak <= r->device_memory_bytes);
+    field_set_bool(L, "fits", peak[0] <= r->device_memory_bytes);
     field_set_bool(L, "census_used", e->census_used);
     if (e->op_sac_fallback) {
         lua_createtable(L, 1, 0);

@@ -38,14 +38,31 @@ model_t *lnd_check_model(lua_State *L, int idx)
     return box->model;
 }
 
+#define FAM_INT(key, d) FIELD_INT(family_run, #key, key, 0, 16, d)
+#define FAM_BOOL(key, d) FIELD_BOOL(family_run, #key, key, d)
+
+/* A family's run defaults (its op profile's `run` section); the defaults are
+ * DEFAULT_RUN of the reference's op profiles (memory-model.md §4.8), flash attention on. */
+static const field_desc FAMILY_FIELDS[] = {
+    FAM_INT(grad_bytes, 4), FAM_INT(optimizer_state_bytes, 4), FAM_INT(optimizer_states, 2),
+    FAM_INT(main_param_bytes, 0), FAM_INT(norm_bytes, 4), FAM_INT(dropout_bytes, 0),
+    FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
+    FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
+    FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
+    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false),
+    FIELD_KEY("v_head_dim"), /* settled into the spec's v_head_dim */
+    FIELD_END,
+};
+
 #define I64(key, m, lo, hi, d) FIELD_I64(model_t, key, m, lo, hi, d)
 #define REQ(key, m, lo, hi) FIELD_REQ(model_t, key, m, lo, hi)
 #define B(key, m) FIELD_BOOL(model_t, key, m, false)
 
 /* A settled model spec's fields (nd.model.spec settles them: C reads them
  * and checks what its arithmetic needs). The second segment is a vision
- * tower's alone. */
+ * tower's alone; the third, the family's run defaults and the keys read by hand. */
 static const field_desc MODEL_FIELDS[] = {
+    FIELD_OWN(model_t, "name", name), FIELD_OWN(model_t, "arch", arch),
     REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
     REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
     FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
@@ -70,27 +87,12 @@ static const field_desc MODEL_FIELDS[] = {
     I64("temporal_patch_size", temporal_patch, 1, 64, 1), I64("in_channels", in_channels, 1, 64, 3),
     I64("spatial_merge_size", merge_size, 1, 64, 1), I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0),
     I64("deepstack_mergers", deepstack_mergers, 0, 64, 0), B("patch_bias", patch_bias), FIELD_STOP,
+    FIELD_STRICT(model_t, family_run, "family", family, FAMILY_FIELDS),
     /* read by hand, or by the Lua side alone */
-    FIELD_KEY("name"), FIELD_KEY("arch"), FIELD_KEY("vocab_size"), FIELD_KEY("multiple_of"),
+    FIELD_KEY("vocab_size"), FIELD_KEY("multiple_of"),
     FIELD_KEY("ffn_dim_multiplier"), FIELD_KEY("torch_dtype"), FIELD_KEY("kinds"), FIELD_KEY("layers"),
-    FIELD_KEY("family"), FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"),
+    FIELD_KEY("activations"), FIELD_KEY("output_activations"), FIELD_KEY("vision"),
     FIELD_KEY("layer_types"), FIELD_KEY("ops"), FIELD_END,
-};
-
-#define FAM_INT(key, d) FIELD_INT(family_run, #key, key, 0, 16, d)
-#define FAM_BOOL(key, d) FIELD_BOOL(family_run, #key, key, d)
-
-/* A family's run defaults (its op profile's `run` section); the defaults are
- * DEFAULT_RUN of the reference's op profiles (memory-model.md §4.8), flash attention on. */
-static const field_desc FAMILY_FIELDS[] = {
-    FAM_INT(grad_bytes, 4), FAM_INT(optimizer_state_bytes, 4), FAM_INT(optimizer_states, 2),
-    FAM_INT(main_param_bytes, 0), FAM_INT(norm_bytes, 4), FAM_INT(dropout_bytes, 0),
-    FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
-    FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
-    FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
-    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false),
-    FIELD_KEY("v_head_dim"), /* settled into the spec's v_head_dim */
-    FIELD_END,
 };
 
 #define CENSUS(key, lo, hi) FIELD_NUM(census_record, #key, key, lo, hi, 0)
@@ -223,22 +225,10 @@ static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, b
 {
     int top = lua_gettop(L);
     fields_refuse_unknown(L, spec, prefix, "model spec", MODEL_FIELDS);
-    m->name = field_string(L, spec, prefix, "name", NULL);
-    m->arch = field_string(L, spec, prefix, "arch", NULL);
-    if (m->name == NULL || m->arch == NULL)
-        nd_bad_input(L, "%s%s is required and was not supplied", prefix, m->name == NULL ? "name" : "arch");
     const field_desc *d = fields_read(L, spec, prefix, MODEL_FIELDS, m);
     m->vocab = field_int(L, spec, prefix, "vocab_size", tower ? 0 : 1, MAX_VOCAB, 0, !tower);
-    if (tower)
-        fields_read(L, spec, prefix, d, m);
-    if (lua_getfield(L, spec, "family") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L); /* every field its default */
-    }
-    const char *p = lua_pushfstring(L, "%sfamily.", prefix);
-    fields_refuse_unknown(L, top + 1, p, "family", FAMILY_FIELDS);
-    fields_read(L, top + 1, p, FAMILY_FIELDS, &m->family);
-    lua_settop(L, top);
+    d = tower ? fields_read(L, spec, prefix, d, m) : fields_skip(d);
+    fields_read(L, spec, prefix, d, m); /* the family: absent, every field its default */
     read_groups(L, spec, m, prefix);
     if (lua_getfield(L, spec, "output_activations") == LUA_TTABLE)
         read_census(L, top + 1, lua_pushfstring(L, "%soutput_activations", prefix), &m->output_census);
@@ -276,22 +266,28 @@ int lnd_model_new(lua_State *L)
 #define P(m) NUM(model_params, m)
 #define F(m) NUM(model_flops, m)
 
-/* The totals, then (after the stop) the parts. */
-static const field_desc PARAMS_FIELDS[] = {
-    P(total), P(active), FIELD_STOP, P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts),
-    P(shared_experts), P(router), P(output), P(mtp), P(vision), FIELD_END,
+/* The totals and the parts; the FLOPs' seq_len comes before their parts (after the stop). */
+static const field_desc PARAMS_PARTS[] = {
+    P(embedding), P(attention), P(norms), P(dense_mlp), P(routed_experts), P(shared_experts), P(router), P(output),
+    P(mtp), P(vision), FIELD_END,
+};
+static const field_desc PARAMS_FIELDS[] = {P(total), P(active), FIELD_NESTED("by_part", PARAMS_PARTS), FIELD_END};
+static const field_desc FLOPS_PARTS[] = {
+    F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp), F(routed_experts), F(shared_experts),
+    F(router), F(output), F(mtp), F(vision), FIELD_END,
 };
 static const field_desc FLOPS_FIELDS[] = {
-    F(total), F(causal_factor), FIELD_STOP, F(attention_proj), F(attention_scores), F(linear_recurrence), F(mlp),
-    F(routed_experts), F(shared_experts), F(router), F(output), F(mtp), F(vision), FIELD_END,
+    F(total), F(causal_factor), FIELD_STOP, FIELD_NESTED("by_part", FLOPS_PARTS), FIELD_END,
 };
 /* A kind's sizes, then (after the stop) its parameters per layer. */
 #define KP(key, m) FIELD_NUM(layer_kind, key, params.m, 0, 0, 0)
+static const field_desc KIND_PARAMS[] = {
+    KP("attention", attention), KP("norms", norms), KP("dense_mlp", dense_mlp), KP("router", router),
+    KP("routed_experts", routed), KP("shared_experts", shared), FIELD_END,
+};
 static const field_desc KIND_OUT[] = {
     NUM(layer_kind, heads), NUM(layer_kind, kv_heads), NUM(layer_kind, qk_head_dim), NUM(layer_kind, v_head_dim),
-    NUM(layer_kind, ffn_width), FIELD_STOP, KP("attention", attention), KP("norms", norms),
-    KP("dense_mlp", dense_mlp), KP("router", router), KP("routed_experts", routed), KP("shared_experts", shared),
-    FIELD_END,
+    NUM(layer_kind, ffn_width), FIELD_STOP, FIELD_NESTED("params", KIND_PARAMS), FIELD_END,
 };
 
 /* model:params() -> {total, active, by_part = {...}} */
@@ -299,10 +295,7 @@ static int model_params_method(lua_State *L)
 {
     model_params p = model_count_params(lnd_check_model(L, 1));
     lua_createtable(L, 0, 3);
-    const field_desc *parts = fields_push(L, PARAMS_FIELDS, &p);
-    lua_createtable(L, 0, 10);
-    fields_push(L, parts, &p);
-    lua_setfield(L, -2, "by_part");
+    fields_push(L, PARAMS_FIELDS, &p);
     return 1;
 }
 
@@ -316,17 +309,7 @@ static int model_flops_method(lua_State *L)
     lua_createtable(L, 0, 4);
     const field_desc *parts = fields_push(L, FLOPS_FIELDS, &f);
     field_set_int(L, "seq_len", s);
-    lua_createtable(L, 0, 10);
     fields_push(L, parts, &f);
-    lua_setfield(L, -2, "by_part");
-    return 1;
-}
-
-/* model:spec() -> the settled spec table it was built from */
-static int model_spec_method(lua_State *L)
-{
-    lnd_check_model(L, 1);
-    lua_getiuservalue(L, 1, 1);
     return 1;
 }
 
@@ -338,9 +321,7 @@ static void push_kind(lua_State *L, const layer_kind *k)
     field_set_string(L, "ffn", k->moe ? "moe" : "dense");
     const field_desc *params = fields_push(L, KIND_OUT, k);
     field_set_bool(L, "census", k->census != NULL);
-    lua_createtable(L, 0, 6);
     fields_push(L, params, k);
-    lua_setfield(L, -2, "params");
 }
 
 /* model:stack() -> array of {kind = <kind table>, count = n, mtp = bool} */
@@ -398,7 +379,6 @@ static int model_tostring(lua_State *L)
 static const luaL_Reg model_methods[] = {
     {"params", model_params_method},
     {"flops", model_flops_method},
-    {"spec", model_spec_method},
     {"stack", model_stack_method},
     {NULL, NULL},
 };

@@ -185,11 +185,11 @@ static void read_counts(lua_State *L, int f, const char *key, const run_t *r, pe
 
 static const char *const MODES[] = {"off", "selective", "full", NULL};
 static const int MODE_VALUES[] = {REC_OFF, REC_SELECTIVE, REC_FULL};
-static const field_choices MODE = {MODES, MODE_VALUES, "off, selective, full"};
+const field_choices lnd_recompute_modes = {MODES, MODE_VALUES, "off, selective, full"};
 static const field_desc RANGE_FIELDS[] = {
     FIELD_I64(recompute_range, "first", first, 0, MAX_LAYERS, 0),
     FIELD_I64(recompute_range, "count", count, -1, MAX_LAYERS, -1),
-    FIELD_ENUM(recompute_range, recompute_mode, "mode", mode, &MODE), FIELD_END,
+    FIELD_ENUM(recompute_range, recompute_mode, "mode", mode, &lnd_recompute_modes), FIELD_END,
 };
 
 /* Settled ranges: {first, count (-1: open), mode, ops (1 kept, 0 recomputed, in SWITCH_NAMES order)}. */
@@ -371,14 +371,6 @@ static int run_micro_factor(lua_State *L)
     return 1;
 }
 
-/* run:spec() -> the table the run was built from */
-static int run_spec(lua_State *L)
-{
-    lnd_check_run(L, 1);
-    lua_getiuservalue(L, 1, 1);
-    return 1;
-}
-
 static int run_tostring(lua_State *L)
 {
     run_t *r = lnd_check_run(L, 1);
@@ -392,7 +384,6 @@ static int run_tostring(lua_State *L)
 static const luaL_Reg run_methods[] = {
     {"derived", run_derived},
     {"micro_factor", run_micro_factor},
-    {"spec", run_spec},
     {NULL, NULL},
 };
 

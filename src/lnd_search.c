@@ -49,26 +49,35 @@ static int result_gc(lua_State *L)
 #define HW(m, lo, hi, d) FIELD_NUM(hardware_t, #m, m, lo, hi, d)
 #define OVERLAP(key) FIELD_NUM(hardware_t, #key, overlap_##key, 0, 1, 0)
 
+static const field_desc OVERLAP_FIELDS[] = {OVERLAP(dp), OVERLAP(tp), OVERLAP(cp), OVERLAP(ep), OVERLAP(pp), FIELD_END};
+/* The profile's fields; its levels are read by hand between the second segment and the overlap. */
 static const field_desc HARDWARE_FIELDS[] = {
     HW(peak_tflops, 1e-3, 1e9, 0), HW(sustained_tflops, 1e-3, 1e9, 0), FIELD_STOP,
-    HW(nd_comm_divisor, 0, 1e6, 1), HW(memory_gbps, 0, 1e9, 0), FIELD_END,
+    HW(nd_comm_divisor, 0, 1e6, 1), HW(memory_gbps, 0, 1e9, 0), FIELD_STOP,
+    FIELD_NESTED("overlap", OVERLAP_FIELDS), FIELD_END,
 };
-static const field_desc OVERLAP_FIELDS[] = {OVERLAP(dp), OVERLAP(tp), OVERLAP(cp), OVERLAP(ep), OVERLAP(pp), FIELD_END};
+/* A dimension's table; an absent one reads as its defaults: pinned to 1. */
 static const field_desc DIM_FIELDS[] = {
     FIELD_BOOL(dim_space, "searched", searched, false), FIELD_I64(dim_space, "pinned", pinned, 0, 1 << 24, 1),
-    FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_END,
+    FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_I64S(dim_space, "allowed", allowed, n_allowed),
+    FIELD_END,
 };
+#define DIM(d) FIELD_TABLE(search_space, dim_space, #d, dims[DIM_##d], DIM_FIELDS)
+static const field_desc DIMS_FIELDS[] = {
+    DIM(DP), DIM(EP), DIM(TP), DIM(CP), DIM(PP), DIM(VPP), DIM(MB), DIM(MBS), DIM(SP), DIM(OP), FIELD_END,
+};
+_Static_assert(DIM_COUNT == 10, "DIMS_FIELDS names every dimension, by DIM_NAMES");
 static const field_desc SPACE_FIELDS[] = {
     FIELD_REQ(search_space, "devices", devices, 1, ND_MAX_DEVICES),
     FIELD_REQ(search_space, "global_batch", global_batch, 1, ND_MAX_GLOBAL_BATCH),
     FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
     FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
     FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
-    FIELD_END,
+    FIELD_NEED("dims", DIMS_FIELDS, "must describe the dimensions"), FIELD_END,
 };
 /* A candidate's degrees as its table states them (sp and op are by hand).
  * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
-#define DEGREE(key, dim, hi) {key, FD_INT, FIELD_AT(candidate, int, degree[dim]), 1, hi, 1, true, NULL}
+#define DEGREE(k, dim, h) {FIELD_(k, FD_INT, FIELD_AT(candidate, int, degree[dim])), .lo = 1, .hi = h, .required = true}
 static const field_desc DEGREE_FIELDS[] = {
     DEGREE("dp", DIM_DP, ND_MAX_DEVICES), DEGREE("tp", DIM_TP, ND_MAX_DEVICES), DEGREE("pp", DIM_PP, ND_MAX_DEVICES),
     DEGREE("vpp", DIM_VPP, 64), DEGREE("cp", DIM_CP, ND_MAX_DEVICES), DEGREE("ep", DIM_EP, ND_MAX_DEVICES),
@@ -84,7 +93,7 @@ static void read_hardware(lua_State *L, int t, hardware_t *hw)
     const field_desc *d = fields_read(L, t, "hardware.", HARDWARE_FIELDS, hw);
     if (hw->peak_tflops <= 0 || hw->sustained_tflops <= 0)
         nd_bad_input(L, "hardware: peak_tflops and sustained_tflops are required and positive");
-    fields_read(L, t, "hardware.", d, hw);
+    d = fields_read(L, t, "hardware.", d, hw);
     if (lua_getfield(L, t, "levels") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
         nd_bad_input(L, "hardware.levels must list {devices = n, gbps = bandwidth} from the node outward");
     hw->n_levels = (int)lua_rawlen(L, -1);
@@ -99,72 +108,24 @@ static void read_hardware(lua_State *L, int t, hardware_t *hw)
             nd_bad_input(L, "%sgbps is required and positive", p);
         lua_pop(L, 2);
     }
-    if (lua_getfield(L, t, "overlap") == LUA_TTABLE)
-        fields_read(L, -1, "hardware.overlap.", OVERLAP_FIELDS, hw);
-    lua_pop(L, 2);
-}
-
-/* The recompute mode the value at idx names (off, selective, full), or -1. */
-static int mode_named(lua_State *L, int idx)
-{
-    for (int k = 0; k < 3 && lua_type(L, idx) == LUA_TSTRING; k++)
-        if (strcmp(lua_tostring(L, idx), RECOMPUTE_NAMES[k]) == 0)
-            return k;
-    return -1;
-}
-
-/* The values a dimension's `allowed` lists, at the dimension's table d. */
-static void read_allowed(lua_State *L, int d, const char *path, dim_space *ds)
-{
-    if (lua_getfield(L, d, "allowed") == LUA_TTABLE) {
-        ds->n_allowed = (int)lua_rawlen(L, -1);
-        ds->allowed = calloc((size_t)ds->n_allowed + 1, sizeof *ds->allowed);
-        if (ds->allowed == NULL)
-            luaL_error(L, "out of memory");
-        for (int i = 0; i < ds->n_allowed; i++) {
-            int isnum;
-            lua_rawgeti(L, -1, i + 1);
-            ds->allowed[i] = (int64_t)lua_tointegerx(L, -1, &isnum);
-            if (!isnum)
-                nd_bad_input(L, "%sallowed must list whole numbers", path);
-            lua_pop(L, 1);
-        }
-    }
     lua_pop(L, 1);
+    fields_read(L, t, "hardware.", d, hw);
 }
 
-/* dims = {DP = {searched, pinned, bound, allowed}, ...}; absent dims are pinned to 1. */
-static void read_dims(lua_State *L, int t, search_space *sp)
-{
-    if (lua_getfield(L, t, "dims") != LUA_TTABLE)
-        nd_bad_input(L, "space.dims must describe the dimensions");
-    for (int i = 0; i < DIM_COUNT; i++) {
-        sp->dims[i].pinned = 1;
-        if (lua_getfield(L, -1, DIM_NAMES[i]) == LUA_TTABLE) {
-            const char *path = lua_pushfstring(L, "space.dims.%s.", DIM_NAMES[i]);
-            fields_read(L, -2, path, DIM_FIELDS, &sp->dims[i]);
-            read_allowed(L, lua_gettop(L) - 1, path, &sp->dims[i]);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-}
-
-/* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor, dims,
+/* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor,
+ *          dims = {DP = {searched, pinned, bound, allowed}, ...},
  *          recompute = {mode names...} (absent: the base run's own), hardware} */
 static void read_space(lua_State *L, int t, search_space *sp)
 {
     fields_read(L, t, "space.", SPACE_FIELDS, sp);
-    read_dims(L, t, sp);
     if (lua_getfield(L, t, "recompute") == LUA_TTABLE) {
         sp->n_modes = (int)lua_rawlen(L, -1);
         if (sp->n_modes > 3)
             nd_bad_input(L, "space.recompute lists at most the three modes off, selective, full");
         for (int i = 0; i < sp->n_modes; i++) {
             lua_rawgeti(L, -1, i + 1);
-            int mode = mode_named(L, -1);
-            if (mode < 0)
+            int mode;
+            if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
                 nd_bad_input(L, "space.recompute: '%s' is not off, selective or full",
                              lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
             sp->modes[i] = (recompute_mode)mode;
@@ -239,22 +200,16 @@ static result_box *check_result(lua_State *L)
 
 #define TIME(key, m) FIELD_NUM(step_time, key, m, 0, 0, 0)
 
-static const field_desc STEP_FIELDS[] = {
-    TIME("step_time_s", step), TIME("mfu", mfu), TIME("tokens_per_s_per_device", tokens_per_s_per_device),
-    TIME("model_flops", model_flops), FIELD_I64(step_time, "straggler_stage", straggler, 0, 0, 0), FIELD_END,
-};
 static const field_desc PARTS_FIELDS[] = {
     TIME("forward_s", forward), TIME("backward_s", backward), TIME("recompute_s", recompute), TIME("tp_s", tp),
     TIME("cp_s", cp), TIME("ep_s", ep), TIME("pp_s", pp), TIME("dp_s", dp), TIME("bubble_s", bubble), FIELD_END,
 };
-
-static void push_step_time(lua_State *L, const step_time *t)
-{
-    fields_push(L, STEP_FIELDS, t);
-    lua_createtable(L, 0, 9);
-    fields_push(L, PARTS_FIELDS, t);
-    lua_setfield(L, -2, "parts");
-}
+/* A step time as a candidate's table and nd.core.step_time state it. */
+static const field_desc STEP_FIELDS[] = {
+    TIME("step_time_s", step), TIME("mfu", mfu), TIME("tokens_per_s_per_device", tokens_per_s_per_device),
+    TIME("model_flops", model_flops), FIELD_I64(step_time, "straggler_stage", straggler, 0, 0, 0),
+    FIELD_NESTED("parts", PARTS_FIELDS), FIELD_END,
+};
 
 /* Per-stage totals of a candidate, estimated again (stages[i + 1] = bytes). */
 static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base, const candidate *c)
@@ -288,7 +243,7 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
     field_set_bool(L, "kept", c->kept);
     step_time t;
     search_candidate_time(&box->res, &box->space, &box->base, c, &t);
-    push_step_time(L, &t);
+    fields_push(L, STEP_FIELDS, &t);
 }
 
 static candidate *candidate_at(lua_State *L, result_box *box, int arg)
@@ -414,7 +369,7 @@ static int lnd_step_time(lua_State *L)
     timing_run(&c, &e->layout, &hw, &t);
     double score = nd_score(&c, &e->layout, &hw);
     lua_createtable(L, 0, 8);
-    push_step_time(L, &t);
+    fields_push(L, STEP_FIELDS, &t);
     field_set_number(L, "nd_score", score);
     return 1;
 }
@@ -496,8 +451,8 @@ static int lnd_candidate_run(lua_State *L)
         nd_bad_input(L, "candidate: dp x mb x mbs = %f sequences; a search takes at most %I", batch,
                      (lua_Integer)ND_MAX_GLOBAL_BATCH);
     lua_getfield(L, 2, "recompute");
-    int mode = mode_named(L, -1);
-    if (mode < 0)
+    int mode;
+    if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
         nd_bad_input(L, "candidate.recompute must be off, selective or full, got %s",
                      lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
     c.mode = (uint8_t)mode;

@@ -147,24 +147,77 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     return copy;
 }
 
-static int read_choice(lua_State *L, int t, const char *prefix, const field_desc *d)
+bool field_choice_at(lua_State *L, int idx, const field_choices *c, int *value)
 {
-    char *s = field_string(L, t, prefix, d->key, NULL);
-    if (s == NULL)
-        return d->choices->values[0];
-    for (int i = 0; d->choices->names[i] != NULL; i++) {
-        if (strcmp(s, d->choices->names[i]) == 0) {
-            free(s);
-            return d->choices->values[i];
+    const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    for (int i = 0; s != NULL && c->names[i] != NULL; i++) {
+        if (strcmp(s, c->names[i]) == 0) {
+            *value = c->values[i];
+            return true;
         }
     }
-    lua_pushstring(L, s);
-    free(s);
-    return nd_bad_input(L, "%s%s: '%s' is not one of %s", prefix, d->key, lua_tostring(L, -1), d->choices->accepted);
+    return false;
 }
 
-static void read_field(lua_State *L, int t, const char *prefix, const field_desc *d, char *at)
+static int read_choice(lua_State *L, int t, const char *prefix, const field_desc *d)
 {
+    char *s = field_string(L, t, prefix, d->key, NULL); /* checks it is a name */
+    if (s == NULL)
+        return d->choices->values[0];
+    free(s);
+    int v;
+    lua_getfield(L, t, d->key);
+    if (!field_choice_at(L, -1, d->choices, &v))
+        nd_bad_input(L, "%s%s: '%s' is not one of %s", prefix, d->key, lua_tostring(L, -1), d->choices->accepted);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* The list of whole numbers at t[d->key], when it is a table (strings of digits convert, as
+ * lua_tointegerx converts them). The block is stored before it is filled: its owner frees it
+ * also when an element is refused. */
+static void read_numbers(lua_State *L, int t, const char *prefix, const field_desc *d, char *obj)
+{
+    if (lua_getfield(L, t, d->key) == LUA_TTABLE) {
+        int n = (int)lua_rawlen(L, -1);
+        int64_t *list = calloc((size_t)n + 1, sizeof *list);
+        if (list == NULL)
+            luaL_error(L, "out of memory");
+        *(int64_t **)(obj + d->offset) = list;
+        *(int *)(obj + d->count_at) = n;
+        for (int i = 0; i < n; i++) {
+            int isnum;
+            lua_rawgeti(L, -1, i + 1);
+            list[i] = (int64_t)lua_tointegerx(L, -1, &isnum);
+            if (!isnum)
+                nd_bad_input(L, "%s%s must list whole numbers", prefix, d->key);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* The nested table at t[d->key], read by d->sub with the prefix prefix..key..".": a value
+ * that is not a table reads as an empty one (every field its default), unless d->need
+ * refuses it. */
+static void read_table(lua_State *L, int t, const char *prefix, const field_desc *d, char *at)
+{
+    if (lua_getfield(L, t, d->key) != LUA_TTABLE) {
+        if (d->need != NULL)
+            nd_bad_input(L, "%s%s %s", prefix, d->key, d->need);
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    const char *p = lua_pushfstring(L, "%s%s.", prefix, d->key);
+    if (d->required)
+        fields_refuse_unknown(L, -2, p, d->key, d->sub);
+    fields_read(L, -2, p, d->sub, at);
+    lua_pop(L, 2);
+}
+
+static void read_field(lua_State *L, int t, const char *prefix, const field_desc *d, char *obj)
+{
+    char *at = obj + d->offset;
     switch (d->kind) {
     case FD_I64:
         *(int64_t *)at = field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, d->required);
@@ -187,6 +240,17 @@ static void read_field(lua_State *L, int t, const char *prefix, const field_desc
     case FD_NAME:
         free(field_string(L, t, prefix, d->key, NULL));
         break;
+    case FD_STRING:
+        *(char **)at = field_string(L, t, prefix, d->key, NULL);
+        if (d->required && *(char **)at == NULL)
+            nd_bad_input(L, "%s%s is required and was not supplied", prefix, d->key);
+        break;
+    case FD_I64S:
+        read_numbers(L, t, prefix, d, obj);
+        break;
+    case FD_TABLE:
+        read_table(L, t, prefix, d, at);
+        break;
     default:
         break;
     }
@@ -198,9 +262,26 @@ const field_desc *fields_read(lua_State *L, int t, const char *prefix, const fie
     for (; d->kind != FD_END; d++) {
         if (d->kind == FD_STOP)
             return d + 1;
-        read_field(L, t, prefix, d, (char *)obj + d->offset);
+        read_field(L, t, prefix, d, obj);
     }
     return d;
+}
+
+const field_desc *fields_skip(const field_desc *d)
+{
+    while (d->kind != FD_END && d->kind != FD_STOP)
+        d++;
+    return d->kind == FD_STOP ? d + 1 : d;
+}
+
+/* Pushes the nested table of d (sized for its fields) from the struct at at. */
+static void push_table(lua_State *L, const field_desc *d, const char *at)
+{
+    int n = 0;
+    while (d->sub[n].kind != FD_END)
+        n++;
+    lua_createtable(L, 0, n);
+    fields_push(L, d->sub, at);
 }
 
 void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const field_desc *d)
@@ -232,8 +313,10 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
             field_push_number(L, *(const double *)at);
         else if (d->kind == FD_BOOL)
             lua_pushboolean(L, *(const bool *)at);
-        else if (d->kind == FD_NAME)
+        else if (d->kind == FD_NAME || d->kind == FD_STRING)
             lua_pushstring(L, *(const char *const *)at);
+        else if (d->kind == FD_TABLE)
+            push_table(L, d, at);
         else
             continue;
         lua_setfield(L, -2, d->key);

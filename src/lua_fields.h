@@ -46,6 +46,9 @@ typedef enum {
     FD_TRI,  /* an int: -1 when absent, else 0 or 1 (run.h's tristate) */
     FD_ENUM, /* an int-sized enum, stated by name (choices); absent: the first value */
     FD_NAME, /* a name, checked and dropped; written back from a const char * */
+    FD_STRING, /* a name, kept as an allocated copy (char *) the struct owns */
+    FD_I64S, /* an allocated list of whole numbers (int64_t *) and its count (int) */
+    FD_TABLE, /* a nested table, read and written through its own field table */
 } field_kind;
 
 /* The names an FD_ENUM accepts (NULL-terminated), the value of each, and
@@ -56,34 +59,57 @@ typedef struct {
     const char *accepted;
 } field_choices;
 
+/* Whether the value at idx is a name c lists; sets *value to the value it names. */
+bool field_choice_at(lua_State *L, int idx, const field_choices *c, int *value);
+
 /* Integer bounds and defaults are held as doubles: exact, all below 2^53. */
-typedef struct {
+typedef struct field_desc {
     const char *key;
     field_kind kind;
     size_t offset;
     double lo, hi, dflt;
-    bool required;
+    bool required; /* FD_TABLE: its unknown keys are refused (read as required elsewhere) */
     const field_choices *choices;
+    const struct field_desc *sub; /* FD_TABLE: the nested table's fields, at offset */
+    size_t count_at;              /* FD_I64S: the offset of the int that counts the list */
+    const char *need;             /* FD_TABLE: a table is required; the message says what it holds */
 } field_desc;
 
 /* The offset of member m of struct S, which must be of type T. */
 #define FIELD_AT(S, T, m) _Generic(((S *)0)->m, T: offsetof(S, m))
-#define FIELD_I64(S, key, m, lo, hi, d) {key, FD_I64, FIELD_AT(S, int64_t, m), lo, hi, d, false, NULL}
-#define FIELD_REQ(S, key, m, lo, hi) {key, FD_I64, FIELD_AT(S, int64_t, m), lo, hi, 0, true, NULL}
-#define FIELD_INT(S, key, m, lo, hi, d) {key, FD_INT, FIELD_AT(S, int, m), lo, hi, d, false, NULL}
-#define FIELD_NUM(S, key, m, lo, hi, d) {key, FD_NUM, FIELD_AT(S, double, m), lo, hi, d, false, NULL}
-#define FIELD_BOOL(S, key, m, d) {key, FD_BOOL, FIELD_AT(S, bool, m), 0, 1, d, false, NULL}
-#define FIELD_TRI(S, key, m) {key, FD_TRI, FIELD_AT(S, int, m), 0, 1, -1, false, NULL}
-#define FIELD_ENUM(S, T, key, m, choices) {key, FD_ENUM, FIELD_AT(S, T, m), 0, 0, 0, false, choices}
-#define FIELD_NAME(key) {key, FD_NAME, 0, 0, 0, 0, false, NULL}
-#define FIELD_STR(S, key, m) {key, FD_NAME, FIELD_AT(S, const char *, m), 0, 0, 0, false, NULL}
-#define FIELD_KEY(key) {key, FD_KEY, 0, 0, 0, 0, false, NULL}
-#define FIELD_STOP {NULL, FD_STOP, 0, 0, 0, 0, false, NULL}
-#define FIELD_END {NULL, FD_END, 0, 0, 0, 0, false, NULL}
+#define FIELD_(k, K, at) .key = k, .kind = K, .offset = at
+#define FIELD_I64(S, k, m, l, h, d) {FIELD_(k, FD_I64, FIELD_AT(S, int64_t, m)), .lo = l, .hi = h, .dflt = d}
+#define FIELD_REQ(S, k, m, l, h) {FIELD_(k, FD_I64, FIELD_AT(S, int64_t, m)), .lo = l, .hi = h, .required = true}
+#define FIELD_INT(S, k, m, l, h, d) {FIELD_(k, FD_INT, FIELD_AT(S, int, m)), .lo = l, .hi = h, .dflt = d}
+#define FIELD_NUM(S, k, m, l, h, d) {FIELD_(k, FD_NUM, FIELD_AT(S, double, m)), .lo = l, .hi = h, .dflt = d}
+#define FIELD_BOOL(S, k, m, d) {FIELD_(k, FD_BOOL, FIELD_AT(S, bool, m)), .hi = 1, .dflt = d}
+#define FIELD_TRI(S, k, m) {FIELD_(k, FD_TRI, FIELD_AT(S, int, m)), .hi = 1, .dflt = -1}
+#define FIELD_ENUM(S, T, k, m, c) {FIELD_(k, FD_ENUM, FIELD_AT(S, T, m)), .choices = c}
+#define FIELD_NAME(k) {FIELD_(k, FD_NAME, 0)}
+#define FIELD_STR(S, k, m) {FIELD_(k, FD_NAME, FIELD_AT(S, const char *, m))}
+/* A required name, copied into member m (char *): the struct frees it. */
+#define FIELD_OWN(S, k, m) {FIELD_(k, FD_STRING, FIELD_AT(S, char *, m)), .required = true}
+/* The list of whole numbers at key, allocated into member m (int64_t *), counted in member n (int). */
+#define FIELD_I64S(S, k, m, n) {FIELD_(k, FD_I64S, FIELD_AT(S, int64_t *, m)), .count_at = FIELD_AT(S, int, n)}
+/* The table at key, read (and written back) by the field table s, with the
+ * prefix "prefix.key.": into the struct at member m (FIELD_TABLE: absent,
+ * its defaults; FIELD_STRICT: and its unknown keys refused), or into the
+ * same struct (FIELD_NESTED: absent, its defaults; FIELD_NEED: absent,
+ * refused with the message "prefix.key need"). A value that is not a table
+ * counts as absent. */
+#define FIELD_TABLE(S, T, k, m, s) {FIELD_(k, FD_TABLE, FIELD_AT(S, T, m)), .sub = s}
+#define FIELD_STRICT(S, T, k, m, s) {FIELD_(k, FD_TABLE, FIELD_AT(S, T, m)), .sub = s, .required = true}
+#define FIELD_NESTED(k, s) {FIELD_(k, FD_TABLE, 0), .sub = s}
+#define FIELD_NEED(k, s, n) {FIELD_(k, FD_TABLE, 0), .sub = s, .need = n}
+#define FIELD_KEY(k) {FIELD_(k, FD_KEY, 0)}
+#define FIELD_STOP {FIELD_(NULL, FD_STOP, 0)}
+#define FIELD_END {FIELD_(NULL, FD_END, 0)}
 
 /* Reads the fields of a table at t into obj, from d up to the next
  * FIELD_STOP or FIELD_END; returns the descriptor after the stop. */
 const field_desc *fields_read(lua_State *L, int t, const char *prefix, const field_desc *d, void *obj);
+/* The descriptor after the next FIELD_STOP of d (a segment not read). */
+const field_desc *fields_skip(const field_desc *d);
 /* Refuses any key of the table at t that no descriptor of d names. */
 void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const field_desc *d);
 /* Sets the fields of obj, from d up to the next stop, into the table on
