@@ -1,6 +1,7 @@
 /* lnd.c: registers nd.core, the C functions and types the nd Lua module is built on. */
 #include "lnd.h"
 
+#include "derive.h"
 #include "docmeta.h"
 #include "file_write.h"
 #include "fs.h"
@@ -96,6 +97,15 @@ static void push_limits(lua_State *L)
     field_set_int(L, "global_batch", ND_MAX_GLOBAL_BATCH);
     field_set_int(L, "threads", ND_MAX_THREADS);
     field_set_int(L, "device_memory", ND_MAX_DEVICE_MEMORY);
+}
+
+price_ctx lnd_check_layer(lua_State *L, derived_t *d, const layer_kind **k)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    *k = lnd_check_kind(L, m, 3);
+    derive(m, r, d);
+    return (price_ctx){m, r, d};
 }
 
 int luaopen_nd_core(lua_State *L)

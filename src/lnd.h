@@ -40,6 +40,10 @@ extern const field_choices lnd_recompute_modes;
 int lnd_run_new(lua_State *L);
 run_t *lnd_check_run(lua_State *L, int idx);
 void lnd_open_run(lua_State *L);
+/* The model, run and layer kind of arguments 1 to 3 (nd.core.activation_split,
+ * nd.core.layer_traffic): the kind in *k and the run derived into *d, as
+ * one pricing context. */
+price_ctx lnd_check_layer(lua_State *L, derived_t *d, const layer_kind **k);
 /* Pushes a new nd.run holding a deep copy of r, a run derived from the run
  * at index base whose only changes are its degrees, batch, optimizer shard
  * and one recompute mode for every layer (no offsets, per-stage forms or

@@ -275,13 +275,10 @@ static void push_split(lua_State *L, const act_split *a, double per_token)
  * it does (`saved_tp`); per_token is after the run's division. */
 int lnd_activation_split(lua_State *L)
 {
-    model_t *m = lnd_check_model(L, 1);
-    run_t *r = lnd_check_run(L, 2);
-    const layer_kind *k = lnd_check_kind(L, m, 3);
     derived_t d;
-    derive(m, r, &d);
-    price_ctx c = {m, r, &d};
-    double seq = (double)r->seq_length;
+    const layer_kind *k;
+    price_ctx c = lnd_check_layer(L, &d, &k);
+    double seq = (double)c.r->seq_length;
     act_split plain = act_kind_split(&c, k, NULL, seq);
     act_split sel = act_kind_split(&c, k, HYPERPARALLEL_SWITCHES, seq);
     lua_createtable(L, 0, 3);

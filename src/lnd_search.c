@@ -379,12 +379,9 @@ static int lnd_step_time(lua_State *L)
  * backward, and dp for a step over `weights` parameters (default: that layer's) */
 static int lnd_layer_traffic(lua_State *L)
 {
-    model_t *m = lnd_check_model(L, 1);
-    run_t *r = lnd_check_run(L, 2);
-    const layer_kind *k = lnd_check_kind(L, m, 3);
     derived_t d;
-    derive(m, r, &d);
-    price_ctx c = {m, r, &d};
+    const layer_kind *k;
+    price_ctx c = lnd_check_layer(L, &d, &k);
     layer_traffic t = layer_traffic_bytes(&c, k);
     double weights = luaL_optnumber(L, 4, layer_rank_weights(&c, k));
     lua_createtable(L, 0, 4);
