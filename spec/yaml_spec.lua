@@ -268,6 +268,12 @@ describe("nd.yaml positions", function()
     assert.are.same({ "k.yaml", 4, 8 }, { nd.yaml.where(t.flow, "x", "key") })
     assert.are.same({ "k.yaml", 4, 14 }, { nd.yaml.where(t.flow, "y", "key") })
     assert.has_error(function() nd.yaml.where(t, "top", "place") end)
+    -- a repeated key keeps its first place in the key order, but its value
+    -- and positions are the last ones ("a: 2" on line 3)
+    local d = nd.yaml.decode("a: 1\nb: 0\na: 2\n", "d.yaml")
+    assert.are.same({ "a", "b" }, nd.yaml.keys(d))
+    assert.are.same({ "d.yaml", 3, 1 }, { nd.yaml.where(d, "a", "key") })
+    assert.are.same({ "d.yaml", 3, 4 }, { nd.yaml.where(d, "a") })
   end)
 
   it("places a JSON key at its value (the JSON loader notes values only)", function()

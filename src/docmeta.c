@@ -66,22 +66,22 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
     lua_pop(L, 1);
 }
 
+/* Sets the record's (index rec) table named field at key (an index) to v. */
+static void set_position(lua_State *L, int rec, int key, const char *field, long v)
+{
+    lua_getfield(L, rec, field);
+    lua_pushvalue(L, key);
+    lua_pushinteger(L, v);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
 void docmeta_note_key(lua_State *L, int rec, int key, long line, long col)
 {
     rec = lua_absindex(L, rec);
     key = lua_absindex(L, key);
-    static const char *const FIELDS[2] = {"key_lines", "key_cols"};
-    long values[2] = {line, col};
-    for (int i = 0; i < 2; i++) {
-        lua_getfield(L, rec, FIELDS[i]);
-        lua_pushvalue(L, key);
-        if (lua_rawget(L, -2) == LUA_TNIL) { /* a repeated key keeps its first place */
-            lua_pushvalue(L, key);
-            lua_pushinteger(L, values[i]);
-            lua_rawset(L, -4);
-        }
-        lua_pop(L, 2);
-    }
+    set_position(L, rec, key, "key_lines", line);
+    set_position(L, rec, key, "key_cols", col);
 }
 
 void docmeta_note(lua_State *L, int rec, int key, long line, long col)
@@ -91,18 +91,11 @@ void docmeta_note(lua_State *L, int rec, int key, long line, long col)
     lua_getfield(L, rec, "lines");
     lua_pushvalue(L, key);
     int known = lua_rawget(L, -2) != LUA_TNIL;
-    lua_pop(L, 1);
-    lua_pushvalue(L, key);
-    lua_pushinteger(L, line);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    lua_getfield(L, rec, "cols");
-    lua_pushvalue(L, key);
-    lua_pushinteger(L, col);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
+    lua_pop(L, 2);
+    set_position(L, rec, key, "lines", line);
+    set_position(L, rec, key, "cols", col);
     if (known)
-        return; /* a repeated key keeps its first place */
+        return; /* a repeated key keeps its first place in the key order */
     lua_getfield(L, rec, "keys");
     lua_pushvalue(L, key);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);

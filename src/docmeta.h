@@ -25,7 +25,8 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
 void docmeta_note(lua_State *L, int rec, int key, long line, long col);
 
 /* With the record at index rec: notes where the key (the value at index
- * key) of a map is written (a repeated key keeps its first place). */
+ * key) of a map is written (a repeated key: where it was written last,
+ * beside the value it keeps). */
 void docmeta_note_key(lua_State *L, int rec, int key, long line, long col);
 
 /* Sets *line and *col to where the value at key (an index) of the table
