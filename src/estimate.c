@@ -130,7 +130,7 @@ static act_cache_entry *act_cache_for(estimate_t *e, const model_t *m)
     return e->act_cache;
 }
 
-/* A memo of n_kinds x 3 entries in e, grown as needed. */
+/* A memo of estimate_memo_entries in e, grown as needed. */
 static kind_price *memo_for(estimate_t *e, const model_t *m)
 {
     int need = estimate_memo_entries(m);
@@ -312,8 +312,6 @@ static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, in
     estimate_row row = table_row(p, chunk, ROW_EMBEDDING, "embedding", embedding_price(p, tied_here), mf);
     return add_row(e, st, &row);
 }
-
-static double output_extra(const pricing *p);
 
 /* The output head's prices: kept bytes (activation), its backward extra
  * beyond them (working), its static and communication bytes. */

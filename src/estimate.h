@@ -86,7 +86,10 @@ typedef struct {
     kind_price *vision_memo;
     int vision_memo_cap;
     const layout_t *lay;      /* the layout priced: &layout or the given one */
-    bool peak_only;           /* keep stage sums, not rows (the search's pricing) */
+    /* The search's pricing: stage sums without rows, and no stage priced
+     * that cannot raise the peak (laid out like an earlier one, holding no
+     * more micro-batches): only peak and peak_stage are to be read. */
+    bool peak_only;
     /* The search's early stop: with stop_early, the estimate ends at the
      * first stage whose total passes stop_above (peak is then that stage's
      * total, a lower bound of the true peak, `stopped` is set, and the
@@ -95,11 +98,12 @@ typedef struct {
     double stop_above;
     /* The search's reuse across candidates that differ only in what their
      * layer prices do not read (VPP): when set, the estimate takes
-     * reuse_derived as the run's derived values and fills reuse_memo (3 x
-     * n_kinds, by kind and recompute mode) instead of pricing afresh. */
+     * reuse_derived as the run's derived values and fills reuse_memo
+     * (estimate_memo_entries: by kind and recompute mode, then the
+     * embedding, output head and MTP module) instead of pricing afresh. */
     const derived_t *reuse_derived;
     kind_price *reuse_memo;
-    kind_price *memo;         /* n_kinds x 3 recompute options */
+    kind_price *memo;         /* estimate_memo_entries (layer kinds x 3 recompute options, then the tables) */
     int memo_cap;
     act_cache_entry *act_cache; /* n_kinds x 2 (plain, switched) */
     int act_cache_cap;

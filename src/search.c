@@ -123,7 +123,7 @@ typedef struct {
 typedef struct {
     derived_t derived[3];
     bool derived_ok[3];
-    kind_price *memo; /* 3 x n_kinds */
+    kind_price *memo; /* estimate_memo_entries: the layer kinds x 3 modes, then the tables */
     layer_time *times; /* 3 x n_kinds */
 } price_slot;
 
