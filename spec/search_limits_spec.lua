@@ -86,8 +86,8 @@ end)
 describe("nd.core.limits", function()
   it("states each bound once, in src/nd_limits.h, read by its Lua names", function()
     local cli = require "nd.cli"
-    assert.are.same({ devices = 1 << 20, global_batch = 1 << 30, threads = 1024, device_memory = 1 << 50 },
-                    core.limits)
+    assert.are.same({ devices = 1 << 20, global_batch = 1 << 30, threads = 1024, device_memory = 1 << 50,
+                      layers = 100000, batch = 1 << 24 }, core.limits)
     assert.are.equal(core.limits.devices, cli.MAX_DEVICES)
     assert.are.equal(core.limits.devices, search.FULL_SHARD)
     assert.are.equal(core.limits.global_batch, search.MAX_GLOBAL_BATCH)
@@ -95,5 +95,9 @@ describe("nd.core.limits", function()
     -- a run takes the bound and refuses one past it
     assert.has_no.errors(function() core.run { dp = core.limits.devices } end)
     assert.has_error(function() core.run { dp = core.limits.devices + 1 } end)
+    -- nd.run settles against the layers and batch bounds: one past each is refused
+    assert.has_no.errors(function() nd.run { micro_batch_size = core.limits.batch } end)
+    assert.has_error(function() nd.run { micro_batch_size = core.limits.batch + 1 } end)
+    assert.has_error(function() nd.run { pp = 2, offset = { core.limits.layers + 1, 0 } } end)
   end)
 end)

@@ -50,19 +50,17 @@ static int spec_method(lua_State *L)
 
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods)
 {
-    if (luaL_newmetatable(L, name)) {
-        const luaL_Reg meta[] = {
-            {"__gc", gc}, {"__tostring", tostring}, {"__index", index_methods_then_spec}, {NULL, NULL},
-        };
-        luaL_setfuncs(L, meta, 0);
-        lua_newtable(L);
-        luaL_setfuncs(L, methods, 0);
-        lua_pushstring(L, name);
-        lua_pushcclosure(L, spec_method, 1);
-        lua_setfield(L, -2, "spec");
-        lua_setfield(L, -2, "methods");
-    }
-    lua_pop(L, 1);
+    luaL_newmetatable(L, name);
+    const luaL_Reg meta[] = {
+        {"__gc", gc}, {"__index", index_methods_then_spec}, {tostring ? "__tostring" : NULL, tostring}, {NULL, NULL},
+    };
+    luaL_setfuncs(L, meta, 0); /* without a tostring, the list ends before it */
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, spec_method, 1);
+    lua_setfield(L, -2, "spec");
+    lua_setfield(L, -2, "methods");
 }
 
 /* isnull(v): whether v is nd.null. */
@@ -92,8 +90,10 @@ static const luaL_Reg core_functions[] = {
 /* Pushes nd.core.limits, the bounds of src/nd_limits.h as Lua integers. */
 static void push_limits(lua_State *L)
 {
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 6);
     field_set_int(L, "devices", ND_MAX_DEVICES);
+    field_set_int(L, "layers", ND_MAX_LAYERS);
+    field_set_int(L, "batch", ND_MAX_BATCH);
     field_set_int(L, "global_batch", ND_MAX_GLOBAL_BATCH);
     field_set_int(L, "threads", ND_MAX_THREADS);
     field_set_int(L, "device_memory", ND_MAX_DEVICE_MEMORY);
@@ -111,11 +111,15 @@ price_ctx lnd_check_layer(lua_State *L, derived_t *d, const layer_kind **k)
 int luaopen_nd_core(lua_State *L)
 {
     docmeta_open(L);
-    lnd_open_model(L);
-    lnd_open_run(L);
     lnd_open_search(L);
     luaL_newlib(L, core_functions);
     luaL_setfuncs(L, lnd_search_functions, 0);
+    lua_createtable(L, 0, 2); /* nd.core.types: the metatables; lua/nd/model.lua and run.lua add to them */
+    lnd_open_model(L);
+    lua_setfield(L, -2, "model");
+    lnd_open_run(L);
+    lua_setfield(L, -2, "run");
+    lua_setfield(L, -2, "types");
     luaL_newlib(L, yaml_functions);
     lua_setfield(L, -2, "yaml");
     luaL_newlib(L, json_functions);

@@ -19,14 +19,16 @@ int lnd_preload(lua_State *L);
 /* Opens nd.core and pushes its table. */
 int luaopen_nd_core(lua_State *L);
 
-/* Registers the metatable `name` of a userdata type built from a table (its
- * first user value): __gc, __tostring, and an __index giving a method of
- * `methods` or spec() (that table), else that table's field (model.hidden_size, run.tp). */
+/* Registers and pushes the metatable `name` of a userdata type built from a
+ * table (its first user value): __gc, __tostring (unless NULL: Lua adds
+ * it), and an __index giving a method of `methods` or spec() (that table),
+ * else that table's field (model.hidden_size, run.tp). nd.core.types holds
+ * the metatables. */
 void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunction tostring, const luaL_Reg *methods);
 
 /* nd.model: nd.core.model(spec), the model of the nd.model at index idx (or
  * an argument error), the layer kind of it named by argument arg, and the
- * registration of its metatable. */
+ * registration of its metatable (pushed). */
 int lnd_model_new(lua_State *L);
 model_t *lnd_check_model(lua_State *L, int idx);
 const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg);
@@ -36,7 +38,7 @@ void lnd_push_family_defaults(lua_State *L);
 
 /* The recompute modes a run's ranges and a search's space name (off, selective, full). */
 extern const field_choices lnd_recompute_modes;
-/* nd.run: nd.core.run(table), the run at index idx, and the registration. */
+/* nd.run: nd.core.run(table), the run at index idx, and the registration (its metatable pushed). */
 int lnd_run_new(lua_State *L);
 run_t *lnd_check_run(lua_State *L, int idx);
 void lnd_open_run(lua_State *L);

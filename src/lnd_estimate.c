@@ -103,13 +103,12 @@ static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sum
     field_set_int(L, "allocated", sums[1]);
     field_set_int(L, "reserved", sums[2]);
     if (st->host > 0) {
-        static const char *const host_names[5] = {"params", "grads", "optimizer", "main_params", "activations"};
         double host[5] = {st->host_stat.params, st->host_stat.grads, st->host_stat.optimizer,
                           st->host_stat.main_params, st->host_activations};
         lua_createtable(L, 0, 6);
         int64_t sum = 0;
-        for (int i = 0; i < 5; i++) {
-            field_set_int(L, host_names[i], bytes(L, host[i]));
+        for (int i = 0; i < 5; i++) { /* the first five of the device's parts, by their names */
+            field_set_int(L, names[i], bytes(L, host[i]));
             sum += bytes(L, host[i]);
         }
         field_set_int(L, "total", sum);
@@ -145,14 +144,8 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     field_set_int(L, "capacity_bytes", r->device_memory_bytes);
     field_set_bool(L, "fits", peak[0] <= r->device_memory_bytes);
     field_set_bool(L, "census_used", e->census_used);
-    if (e->op_sac_fallback) {
-        lua_createtable(L, 1, 0);
-        lua_pushstring(L, "selective_rule torchtitan: its per-op checkpointing is priced for dense full-attention "
-                          "layers; the MoE, MLA and linear-attention layers here are priced by HyperParallel's "
-                          "selective switches instead");
-        lua_rawseti(L, -2, 1);
-        lua_setfield(L, -2, "notes");
-    }
+    if (e->op_sac_fallback) /* nd.estimate (lua/nd/api.lua) words it as a note */
+        field_set_bool(L, "op_sac_fallback", true);
     field_set_bool(L, "experts_clamped", e->derived.experts_clamped);
 }
 
@@ -167,47 +160,33 @@ static double now_seconds(void)
  * about 20 s (2 us each); 2^63 would never return. */
 #define ND_MAX_TIMED 10000000
 
-/* The repetition count at `arg`: a whole number from 1 to ND_MAX_TIMED, else
- * a bad-input error naming the function, the argument and the range. */
-static lua_Integer timed_count(lua_State *L, int arg, const char *fn, const char *what)
+/* nd.core.time_estimate(model, run, n) and nd.core.time_params(model, n), for benchmarks: the
+ * seconds n estimates (or parameter counts) took in C, and their mean peak bytes (or parameters).
+ * n is a whole number from 1 to ND_MAX_TIMED, else a bad-input error names the function and range. */
+static int timed(lua_State *L, bool estimates)
 {
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = estimates ? lnd_check_run(L, 2) : NULL;
+    int arg = estimates ? 3 : 2;
     lua_Number x = luaL_checknumber(L, arg);
     if (!(x >= 1 && x <= ND_MAX_TIMED) || x != (lua_Number)(lua_Integer)x)
-        nd_bad_input(L, "%s: n (argument %d) must be a whole number of %s from 1 to %d, got %s", fn, arg, what,
-                     ND_MAX_TIMED, lua_tostring(L, arg));
-    return (lua_Integer)x;
-}
-
-/* nd.core.time_estimate(model, run, n) -> seconds n estimates took in C (for benchmarks) */
-int lnd_time_estimate(lua_State *L)
-{
-    model_t *m = lnd_check_model(L, 1);
-    run_t *r = lnd_check_run(L, 2);
-    lua_Integer n = timed_count(L, 3, "nd.time_estimate", "estimates");
+        nd_bad_input(L, "nd.time_%s: n (argument %d) must be a whole number of %s from 1 to %d, got %s",
+                     estimates ? "estimate" : "params", arg, estimates ? "estimates" : "counts", ND_MAX_TIMED,
+                     lua_tostring(L, arg));
     estimate_t *e = lnd_push_scratch(L);
-    double peak = 0, start = now_seconds();
-    for (lua_Integer i = 0; i < n; i++) {
-        if (estimate_run(e, m, r) != 0)
+    double sum = 0, start = now_seconds();
+    for (lua_Integer i = 0; i < (lua_Integer)x; i++) {
+        if (estimates && estimate_run(e, m, r) != 0)
             return nd_bad_input(L, "%s", e->error);
-        peak += e->peak;
+        sum += estimates ? e->peak : model_count_params(m).total;
     }
     lua_pushnumber(L, now_seconds() - start);
-    lua_pushnumber(L, peak / (double)n);
+    lua_pushnumber(L, sum / x);
     return 2;
 }
 
-/* nd.core.time_params(model, n) -> seconds n parameter counts took in C (for benchmarks) */
-int lnd_time_params(lua_State *L)
-{
-    model_t *m = lnd_check_model(L, 1);
-    lua_Integer n = timed_count(L, 2, "nd.time_params", "counts");
-    double total = 0, start = now_seconds();
-    for (lua_Integer i = 0; i < n; i++)
-        total += model_count_params(m).total;
-    lua_pushnumber(L, now_seconds() - start);
-    lua_pushnumber(L, total / (double)n);
-    return 2;
-}
+int lnd_time_estimate(lua_State *L) { return timed(L, true); }
+int lnd_time_params(lua_State *L) { return timed(L, false); }
 
 /* nd.estimate(model, run) */
 int lnd_estimate(lua_State *L)

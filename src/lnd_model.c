@@ -1,19 +1,17 @@
 /* lnd_model.c: the nd.model userdata: a settled model spec read into model_t, and its methods
- * (params, flops, spec, stack, tostring). */
+ * (params, flops, spec, stack; tostring is lua/nd/model.lua's). */
 #include "lnd.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
+
+#include "nd_limits.h"
 
 /* Ranges keep every product of sizes far inside a double's exact integers:
  * sizes are multiplied as doubles (exact to 2^53), never as int64. */
 #define MAX_WIDTH ((int64_t)1 << 24)   /* hidden, FFN and latent widths */
 #define MAX_VOCAB ((int64_t)1 << 31)
-#define MAX_LAYERS 100000
 #define MAX_HEADS 65536
 #define MAX_EXPERTS 65536
-#define MAX_TOKENS ((int64_t)1 << 31)
 #define MAX_KINDS 1024
 
 #define MODEL_TYPE "nd.model"
@@ -63,17 +61,17 @@ static const field_desc FAMILY_FIELDS[] = {
  * tower's alone; the third, the family's run defaults and the keys read by hand. */
 static const field_desc MODEL_FIELDS[] = {
     FIELD_OWN(model_t, "name", name), FIELD_OWN(model_t, "arch", arch),
-    REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, MAX_LAYERS),
+    REQ("hidden_size", hidden, 1, MAX_WIDTH), REQ("num_hidden_layers", layers, 1, ND_MAX_LAYERS),
     REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
     FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
     I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0),
-    I64("max_position_embeddings", max_positions, 0, MAX_TOKENS, 0),
-    I64("learned_position_embeddings", learned_positions, 0, MAX_TOKENS, 0),
-    I64("mtp_depth", mtp_depth, 0, MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),
+    I64("max_position_embeddings", max_positions, 0, ND_MAX_TOKENS, 0),
+    I64("learned_position_embeddings", learned_positions, 0, ND_MAX_TOKENS, 0),
+    I64("mtp_depth", mtp_depth, 0, ND_MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),
     I64("num_experts_per_tok", top_k, 1, MAX_EXPERTS, 1), I64("num_shared_experts", shared_experts, 0, MAX_EXPERTS, 0),
     I64("moe_intermediate_size", expert_width, 0, MAX_WIDTH, 0),
     I64("shared_expert_intermediate_size", shared_width, 0, MAX_WIDTH, 0),
-    I64("first_k_dense_replace", first_dense, 0, MAX_LAYERS, 0),
+    I64("first_k_dense_replace", first_dense, 0, ND_MAX_LAYERS, 0),
     I64("kv_lora_rank", kv_lora_rank, 0, MAX_WIDTH, 0), I64("q_lora_rank", q_lora_rank, 0, MAX_WIDTH, 0),
     I64("qk_rope_head_dim", rope_head_dim, 0, MAX_WIDTH, 0), I64("qk_nope_head_dim", nope_head_dim, 0, MAX_WIDTH, 0),
     I64("v_head_dim", v_head_dim, 0, MAX_WIDTH, 0), I64("linear_num_key_heads", lin_key_heads, 0, MAX_HEADS, 0),
@@ -83,7 +81,7 @@ static const field_desc MODEL_FIELDS[] = {
     I64("linear_conv_kernel_dim", lin_conv, 0, 1024, 0), B("attn_output_gate", attn_output_gate),
     B("tie_word_embeddings", tied), B("qk_norm", qk_norm), B("qkv_bias", qkv_bias), B("o_bias", o_bias),
     B("mlp_bias", mlp_bias), B("norm_bias", norm_bias), B("shared_expert_gate", shared_gate), FIELD_STOP,
-    I64("num_position_embeddings", learned_positions, 0, MAX_TOKENS, 0), I64("patch_size", patch_size, 1, 4096, 1),
+    I64("num_position_embeddings", learned_positions, 0, ND_MAX_TOKENS, 0), I64("patch_size", patch_size, 1, 4096, 1),
     I64("temporal_patch_size", temporal_patch, 1, 64, 1), I64("in_channels", in_channels, 1, 64, 3),
     I64("spatial_merge_size", merge_size, 1, 64, 1), I64("out_hidden_size", out_hidden, 0, MAX_WIDTH, 0),
     I64("deepstack_mergers", deepstack_mergers, 0, 64, 0), B("patch_bias", patch_bias), FIELD_STOP,
@@ -96,11 +94,12 @@ static const field_desc MODEL_FIELDS[] = {
 };
 
 #define CENSUS(key, lo, hi) FIELD_NUM(census_record, #key, key, lo, hi, 0)
+#define CENSUS_REQ(key) FIELD_REQNUM(census_record, #key, key, 0, 1e15)
 
-/* A census record's fields: the first four required (checked by hand). */
+/* A census record's fields: bytes per token, the first four required. */
 static const field_desc CENSUS_FIELDS[] = {
-    CENSUS(saved, 0, 1e15), CENSUS(saved_tp, 0, 1e15), CENSUS(working, 0, 1e15), CENSUS(working_tp, 0, 1e15),
-    FIELD_REQ(census_record, "seq_length", seq_length, 1, MAX_TOKENS), CENSUS(selective, 0, 1e15),
+    CENSUS_REQ(saved), CENSUS_REQ(saved_tp), CENSUS_REQ(working), CENSUS_REQ(working_tp),
+    FIELD_REQ(census_record, "seq_length", seq_length, 1, ND_MAX_TOKENS), CENSUS(selective, 0, 1e15),
     CENSUS(selective_tp, 0, 1e15), CENSUS(selective_attention_mm, 0, 1), CENSUS(selective_ffn_mm, 0, 1),
     FIELD_KEY("ops"), FIELD_KEY("ops_tp"), FIELD_END,
 };
@@ -119,7 +118,7 @@ static const field_desc KIND_FIELDS[] = {
 };
 
 static const field_desc GROUP_FIELDS[] = {
-    FIELD_REQ(layer_group, "count", count, 1, MAX_LAYERS), FIELD_BOOL(layer_group, "mtp", mtp, false), FIELD_END,
+    FIELD_REQ(layer_group, "count", count, 1, ND_MAX_LAYERS), FIELD_BOOL(layer_group, "mtp", mtp, false), FIELD_END,
 };
 
 void lnd_push_family_defaults(lua_State *L) { fields_push_defaults(L, FAMILY_FIELDS); }
@@ -142,11 +141,7 @@ static void read_census(lua_State *L, int t, const char *path, census_record **s
     census_record *r = *slot = calloc(1, sizeof *r);
     if (r == NULL)
         luaL_error(L, "out of memory");
-    const char *p = lua_pushfstring(L, "%s.", path);
-    for (const field_desc *d = CENSUS_FIELDS; d < CENSUS_FIELDS + 4; d++)
-        if (!field_present(L, t, d->key))
-            nd_bad_input(L, "%s%s is required in a census record", p, d->key);
-    fields_read(L, t, p, CENSUS_FIELDS, r);
+    fields_read(L, t, lua_pushfstring(L, "%s.", path), CENSUS_FIELDS, r);
     r->has_selective = census_pair(L, t, path, "selective", "selective_tp");
     r->has_shares = census_pair(L, t, path, "selective_attention_mm", "selective_ffn_mm");
     lua_pop(L, 1);
@@ -200,8 +195,8 @@ static void read_groups(lua_State *L, int spec, model_t *m, const char *prefix)
         lua_newtable(L); /* no census records */
     }
     size_t n = lua_rawlen(L, layers);
-    if (n > MAX_LAYERS)
-        nd_bad_input(L, "%slayers lists %d groups; at most %d", prefix, (int)n, MAX_LAYERS);
+    if (n > ND_MAX_LAYERS)
+        nd_bad_input(L, "%slayers lists %d groups; at most %d", prefix, (int)n, ND_MAX_LAYERS);
     m->groups = calloc(n, sizeof *m->groups);
     m->kinds = calloc(n < MAX_KINDS ? n : MAX_KINDS, sizeof *m->kinds); /* at most a kind per group */
     if (m->groups == NULL || m->kinds == NULL)
@@ -339,43 +334,6 @@ static int model_stack_method(lua_State *L)
     return 1;
 }
 
-/* "3×dense, 58×moe, 1×moe(mtp)" */
-static void push_stack_text(lua_State *L, const model_t *m)
-{
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (int i = 0; i < m->n_groups; i++) {
-        const layer_group *g = &m->groups[i];
-        if (i > 0)
-            luaL_addstring(&b, ", ");
-        lua_pushfstring(L, "%I\xC3\x97%s%s", (lua_Integer)g->count, m->kinds[g->kind].name, g->mtp ? "(mtp)" : "");
-        luaL_addvalue(&b);
-    }
-    luaL_pushresult(&b);
-}
-
-static int model_tostring(lua_State *L)
-{
-    model_t *m = lnd_check_model(L, 1);
-    model_params p = model_count_params(m);
-    push_stack_text(L, m);
-    const char *stack = lua_tostring(L, -1);
-    const char *sizes = m->experts > 1 ? lua_pushfstring(L, "%I experts (top-%I) of width %I", (lua_Integer)m->experts,
-                                                         (lua_Integer)m->top_k, (lua_Integer)m->expert_width)
-                                       : lua_pushfstring(L, "FFN width %I", (lua_Integer)m->ffn_width);
-    char counts[96];
-    if (p.active < p.total)
-        snprintf(counts, sizeof counts, "%.2f B parameters (%.2f B active)", p.total / 1e9, p.active / 1e9);
-    else
-        snprintf(counts, sizeof counts, "%.2f B parameters", p.total / 1e9);
-    lua_pushfstring(L, "%s (arch %s): %I layers [%s], hidden %I, %I heads (%I KV, head dim %d), %s, "
-                       "vocabulary %I%s; %s",
-                    m->name, m->arch, (lua_Integer)(m->layers + m->mtp_depth), stack, (lua_Integer)m->hidden,
-                    (lua_Integer)m->heads, (lua_Integer)m->kv_heads, (int)lround(m->head_dim), sizes,
-                    (lua_Integer)m->vocab, m->vision ? ", with a vision tower" : "", counts);
-    return 1;
-}
-
 static const luaL_Reg model_methods[] = {
     {"params", model_params_method},
     {"flops", model_flops_method},
@@ -393,5 +351,5 @@ const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
 
 void lnd_open_model(lua_State *L)
 {
-    lnd_new_type(L, MODEL_TYPE, model_gc, model_tostring, model_methods);
+    lnd_new_type(L, MODEL_TYPE, model_gc, NULL, model_methods); /* __tostring: lua/nd/model.lua */
 }

@@ -10,12 +10,7 @@
 #include "nd_limits.h"
 #include "schedule.h"
 
-#define MAX_DEGREE ND_MAX_DEVICES
 #define MAX_CHUNKS ((int64_t)1 << 17)
-#define MAX_BATCH ((int64_t)1 << 24)
-#define MAX_TOKENS ((int64_t)1 << 31)
-#define MAX_BYTES ND_MAX_DEVICE_MEMORY
-#define MAX_LAYERS 100000
 
 #define RUN_TYPE "nd.run"
 
@@ -50,8 +45,8 @@ _Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == s
 /* The run table's fields in the order they are read; the stops fall where a
  * check or a part nd.run settles comes between them. */
 static const field_desc RUN_FIELDS[] = {
-    I64(dp, 1, MAX_DEGREE, 1), I64(tp, 1, MAX_DEGREE, 1), I64(pp, 1, MAX_DEGREE, 1), I64(vpp, 1, 64, 1),
-    I64(cp, 1, MAX_DEGREE, 1), I64(ep, 1, MAX_DEGREE, 1), I64(etp, 0, MAX_DEGREE, 0), FIELD_STOP,
+    I64(dp, 1, ND_MAX_DEVICES, 1), I64(tp, 1, ND_MAX_DEVICES, 1), I64(pp, 1, ND_MAX_DEVICES, 1), I64(vpp, 1, 64, 1),
+    I64(cp, 1, ND_MAX_DEVICES, 1), I64(ep, 1, ND_MAX_DEVICES, 1), I64(etp, 0, ND_MAX_DEVICES, 0), FIELD_STOP,
     B(sequence_parallel, false), T(shard_activations), T(loss_parallel), T(grad_accumulation), T(param_casts),
     T(flash_attention), T(param_shard), T(tie_embeddings), T(fused_norm), T(fused_swiglu), T(loss_upcast),
     T(loss_inplace_grad), B(offload_optimizer, false), B(inplace_dp_buffers, false), T(keep_gathered_params),
@@ -67,13 +62,13 @@ static const field_desc RUN_FIELDS[] = {
     FIELD_ENUM(run_t, pp_schedule, "pp_schedule", schedule, &SCHEDULE),
     FIELD_ENUM(run_t, selective_rule, "selective_rule", rule, &RULE),
     FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_STOP,
-    I64(seq_split, 1, 4096, 1), I64(micro_batch_size, 1, MAX_BATCH, 1), I64(global_batch_size, 1, MAX_BATCH, 0),
+    I64(seq_split, 1, 4096, 1), I64(micro_batch_size, 1, ND_MAX_BATCH, 1), I64(global_batch_size, 1, ND_MAX_BATCH, 0),
     FIELD_STOP,
-    I64(optimizer_shard, 1, MAX_DEGREE, 0), I64(expert_shard, 1, MAX_DEGREE, 0),
-    FIELD_NUM(run_t, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), I64(seq_length, 1, MAX_TOKENS, 4096),
-    I64(visual_seq_length, 1, MAX_TOKENS, 0), FIELD_STOP,
-    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, MAX_BYTES, ND_DEFAULT_DEVICE_MEMORY),
-    I64(reserve_bytes, 0, MAX_BYTES, -1), FIELD_NUM(run_t, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
+    I64(optimizer_shard, 1, ND_MAX_DEVICES, 0), I64(expert_shard, 1, ND_MAX_DEVICES, 0),
+    FIELD_NUM(run_t, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), I64(seq_length, 1, ND_MAX_TOKENS, 4096),
+    I64(visual_seq_length, 1, ND_MAX_TOKENS, 0), FIELD_STOP,
+    FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, ND_MAX_DEVICE_MEMORY, ND_DEFAULT_DEVICE_MEMORY),
+    I64(reserve_bytes, 0, ND_MAX_DEVICE_MEMORY, -1), FIELD_NUM(run_t, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
     FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
     FIELD_NAME("runtime"),
@@ -105,10 +100,10 @@ static void check_degrees(lua_State *L, const run_t *r)
 {
     double devices = (double)r->dp * (double)r->tp * (double)r->pp * (double)r->cp;
     if (devices > 0x1p53) /* past 2^53 the count shows as a float */
-        nd_bad_input(L, "dp x tp x pp x cp = %f devices; ndlua plans at most %d", devices, (int)MAX_DEGREE);
-    if (devices > (double)MAX_DEGREE)
+        nd_bad_input(L, "dp x tp x pp x cp = %f devices; ndlua plans at most %d", devices, (int)ND_MAX_DEVICES);
+    if (devices > (double)ND_MAX_DEVICES)
         nd_bad_input(L, "dp x tp x pp x cp = %I devices; ndlua plans at most %d", (lua_Integer)devices,
-                     (int)MAX_DEGREE);
+                     (int)ND_MAX_DEVICES);
     /* the layout holds one record per chunk */
     double chunks = (double)r->pp * (double)r->vpp;
     if (chunks > (double)MAX_CHUNKS)
@@ -149,13 +144,13 @@ static void read_batch(lua_State *L, run_t *r)
     lua_pushinteger(L, (lua_Integer)r->micro_batch_size);
     lua_pushinteger(L, (lua_Integer)r->global_batch_size);
     int b = settle(L, "batch", 4);
-    r->micro_batch_num = field_int(L, b, "", "micro_batch_num", 1, MAX_BATCH, r->pp, false);
+    r->micro_batch_num = field_int(L, b, "", "micro_batch_num", 1, ND_MAX_BATCH, r->pp, false);
     /* up to 2^68: formed in doubles and bounded before the int64 product */
     double all = (double)r->micro_batch_size * (double)r->dp * (double)r->micro_batch_num;
-    if (r->global_batch_size == 0 && all > (double)MAX_BATCH)
-        luaL_error(L, "nd.run: a step of more than %d sequences", (int)MAX_BATCH);
+    if (r->global_batch_size == 0 && all > (double)ND_MAX_BATCH)
+        luaL_error(L, "nd.run: a step of more than %d sequences", (int)ND_MAX_BATCH);
     int64_t dflt = r->global_batch_size > 0 ? r->global_batch_size : (int64_t)all;
-    r->global_batch_size = field_int(L, b, "", "global_batch_size", 1, MAX_BATCH, dflt, false);
+    r->global_batch_size = field_int(L, b, "", "global_batch_size", 1, ND_MAX_BATCH, dflt, false);
     lua_pop(L, 1);
 }
 
@@ -174,8 +169,8 @@ static void read_counts(lua_State *L, int f, const char *key, const run_t *r, pe
             luaL_error(L, "out of memory");
         for (int64_t i = 0; i < n; i++) {
             lua_Integer v = (lua_rawgeti(L, -1, i + 1), lua_tointeger(L, -1));
-            if (v < -MAX_LAYERS || v > MAX_LAYERS)
-                luaL_error(L, "nd.run: %s holds a count past %d layers", key, MAX_LAYERS);
+            if (v < -ND_MAX_LAYERS || v > ND_MAX_LAYERS)
+                luaL_error(L, "nd.run: %s holds a count past %d layers", key, ND_MAX_LAYERS);
             form->counts[i] = (int64_t)v;
             lua_pop(L, 1);
         }
@@ -187,8 +182,8 @@ static const char *const MODES[] = {"off", "selective", "full", NULL};
 static const int MODE_VALUES[] = {REC_OFF, REC_SELECTIVE, REC_FULL};
 const field_choices lnd_recompute_modes = {MODES, MODE_VALUES, "off, selective, full"};
 static const field_desc RANGE_FIELDS[] = {
-    FIELD_I64(recompute_range, "first", first, 0, MAX_LAYERS, 0),
-    FIELD_I64(recompute_range, "count", count, -1, MAX_LAYERS, -1),
+    FIELD_I64(recompute_range, "first", first, 0, ND_MAX_LAYERS, 0),
+    FIELD_I64(recompute_range, "count", count, -1, ND_MAX_LAYERS, -1),
     FIELD_ENUM(recompute_range, recompute_mode, "mode", mode, &lnd_recompute_modes), FIELD_END,
 };
 
@@ -196,7 +191,7 @@ static const field_desc RANGE_FIELDS[] = {
 static void read_ranges(lua_State *L, int v, run_t *r)
 {
     size_t n = lua_rawlen(L, v);
-    if (n == 0 || n > MAX_LAYERS)
+    if (n == 0 || n > ND_MAX_LAYERS)
         return;
     r->ranges = calloc(n, sizeof *r->ranges);
     if (r->ranges == NULL)
@@ -387,20 +382,12 @@ static const luaL_Reg run_methods[] = {
     {NULL, NULL},
 };
 
-/* Registers nd.run's metatable, with `forms`: the bounds nd.run settles a
- * run's forms to (layers: the most a count names; batch: the most
- * sequences; ops: SWITCH_NAMES). */
+/* Pushes nd.run's metatable, with `ops`: the ops a selective range can drop (SWITCH_NAMES, in order). */
 void lnd_open_run(lua_State *L)
 {
     lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
-    luaL_getmetatable(L, RUN_TYPE);
-    lua_createtable(L, 0, 3);
-    field_set_int(L, "layers", MAX_LAYERS);
-    field_set_int(L, "batch", MAX_BATCH);
     lua_createtable(L, SW_COUNT, 0);
     for (int i = 0; i < SW_COUNT; i++)
         lua_pushstring(L, SWITCH_NAMES[i]), lua_rawseti(L, -2, i + 1);
     lua_setfield(L, -2, "ops");
-    lua_setfield(L, -2, "forms");
-    lua_pop(L, 1);
 }

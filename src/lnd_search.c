@@ -50,10 +50,18 @@ static int result_gc(lua_State *L)
 #define OVERLAP(key) FIELD_NUM(hardware_t, #key, overlap_##key, 0, 1, 0)
 
 static const field_desc OVERLAP_FIELDS[] = {OVERLAP(dp), OVERLAP(tp), OVERLAP(cp), OVERLAP(ep), OVERLAP(pp), FIELD_END};
-/* The profile's fields; its levels are read by hand between the second segment and the overlap. */
+/* A level: the last one (which states no devices) joins every device there is. */
+static const field_desc LEVEL_FIELDS[] = {
+    FIELD_I64(struct hw_level, "devices", devices, 1, (int64_t)1 << 40, (int64_t)1 << 40),
+    FIELD_REQNUM(struct hw_level, "gbps", gbps, 1e-6, 1e9), FIELD_END,
+};
+/* The profile's fields (lua/nd/hardware.lua checks a profile's shape and states the messages). */
 static const field_desc HARDWARE_FIELDS[] = {
-    HW(peak_tflops, 1e-3, 1e9, 0), HW(sustained_tflops, 1e-3, 1e9, 0), FIELD_STOP,
-    HW(nd_comm_divisor, 0, 1e6, 1), HW(memory_gbps, 0, 1e9, 0), FIELD_STOP,
+    FIELD_REQNUM(hardware_t, "peak_tflops", peak_tflops, 1e-3, 1e9),
+    FIELD_REQNUM(hardware_t, "sustained_tflops", sustained_tflops, 1e-3, 1e9), HW(nd_comm_divisor, 0, 1e6, 1),
+    HW(memory_gbps, 0, 1e9, 0),
+    FIELD_ARRAY(hardware_t, struct hw_level, "levels", levels, n_levels, HW_MAX_LEVELS, LEVEL_FIELDS,
+                "must list {devices = n, gbps = bandwidth} from the node outward"),
     FIELD_NESTED("overlap", OVERLAP_FIELDS), FIELD_END,
 };
 /* A dimension's table; an absent one reads as its defaults: pinned to 1. */
@@ -73,7 +81,10 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
     FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
     FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
-    FIELD_NEED("dims", DIMS_FIELDS, "must describe the dimensions"), FIELD_END,
+    FIELD_NEED("dims", DIMS_FIELDS, "must describe the dimensions"),
+    {FIELD_("hardware", FD_TABLE, FIELD_AT(search_space, hardware_t, hw)), .sub = HARDWARE_FIELDS,
+     .need = "must be a hardware profile"},
+    FIELD_END,
 };
 /* A candidate's degrees as its table states them (sp and op are by hand).
  * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
@@ -84,37 +95,11 @@ static const field_desc DEGREE_FIELDS[] = {
     DEGREE("mb", DIM_MB, ND_MAX_GLOBAL_BATCH), DEGREE("mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH), FIELD_END,
 };
 
-/* hardware = {peak_tflops, sustained_tflops, memory_gbps, levels = {{devices, gbps}...},
- *             overlap = {dp, tp, cp, ep, pp}, nd_comm_divisor}; bad-input errors name the field */
-static void read_hardware(lua_State *L, int t, hardware_t *hw)
-{
-    t = lua_absindex(L, t);
-    memset(hw, 0, sizeof *hw);
-    const field_desc *d = fields_read(L, t, "hardware.", HARDWARE_FIELDS, hw);
-    if (hw->peak_tflops <= 0 || hw->sustained_tflops <= 0)
-        nd_bad_input(L, "hardware: peak_tflops and sustained_tflops are required and positive");
-    d = fields_read(L, t, "hardware.", d, hw);
-    if (lua_getfield(L, t, "levels") != LUA_TTABLE || lua_rawlen(L, -1) == 0)
-        nd_bad_input(L, "hardware.levels must list {devices = n, gbps = bandwidth} from the node outward");
-    hw->n_levels = (int)lua_rawlen(L, -1);
-    if (hw->n_levels > HW_MAX_LEVELS)
-        nd_bad_input(L, "hardware.levels lists %d levels; at most %d", hw->n_levels, HW_MAX_LEVELS);
-    for (int i = 0; i < hw->n_levels; i++) {
-        lua_rawgeti(L, -1, i + 1);
-        const char *p = lua_pushfstring(L, "hardware.levels[%d].", i + 1);
-        hw->level_devices[i] = field_int(L, -2, p, "devices", 1, (int64_t)1 << 40, (int64_t)1 << 40, false);
-        hw->level_gbps[i] = field_number(L, -2, p, "gbps", 1e-6, 1e9, 0);
-        if (hw->level_gbps[i] <= 0)
-            nd_bad_input(L, "%sgbps is required and positive", p);
-        lua_pop(L, 2);
-    }
-    lua_pop(L, 1);
-    fields_read(L, t, "hardware.", d, hw);
-}
-
 /* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor,
  *          dims = {DP = {searched, pinned, bound, allowed}, ...},
- *          recompute = {mode names...} (absent: the base run's own), hardware} */
+ *          hardware = {peak_tflops, sustained_tflops, nd_comm_divisor, memory_gbps,
+ *                      levels = {{devices, gbps}...}, overlap = {dp, tp, cp, ep, pp}},
+ *          recompute = {mode names...} (absent: the base run's own)} */
 static void read_space(lua_State *L, int t, search_space *sp)
 {
     fields_read(L, t, "space.", SPACE_FIELDS, sp);
@@ -132,10 +117,7 @@ static void read_space(lua_State *L, int t, search_space *sp)
             lua_pop(L, 1);
         }
     }
-    if (lua_getfield(L, t, "hardware") != LUA_TTABLE)
-        nd_bad_input(L, "space.hardware must be a hardware profile");
-    read_hardware(L, -1, &sp->hw);
-    lua_pop(L, 2);
+    lua_pop(L, 1);
 }
 
 /* The progress function at index 4 of nd.core.search's frame, called with
@@ -359,8 +341,8 @@ static int lnd_step_time(lua_State *L)
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
-    hardware_t hw;
-    read_hardware(L, 3, &hw);
+    hardware_t hw = {0};
+    fields_read(L, 3, "hardware.", HARDWARE_FIELDS, &hw);
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);

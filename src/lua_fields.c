@@ -215,9 +215,26 @@ static void read_table(lua_State *L, int t, const char *prefix, const field_desc
     lua_pop(L, 2);
 }
 
+/* The list of tables at t[d->key], table i read by d->sub into element i of the array at at. */
+static void read_array(lua_State *L, int t, const char *prefix, const field_desc *d, char *at, int *count)
+{
+    *count = lua_getfield(L, t, d->key) == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 0;
+    if (*count == 0 || *count > d->hi)
+        nd_bad_input(L, "%s%s %s (at most %d)", prefix, d->key, d->need, (int)d->hi);
+    for (int i = 0; i < *count; i++, lua_pop(L, 2)) {
+        const char *p = lua_pushfstring(L, "%s%s[%d].", prefix, d->key, i + 1);
+        if (lua_rawgeti(L, -2, i + 1) != LUA_TTABLE)
+            nd_bad_input(L, "%s%s %s", prefix, d->key, d->need);
+        fields_read(L, -1, p, d->sub, at + (size_t)i * d->stride);
+    }
+    lua_pop(L, 1);
+}
+
 static void read_field(lua_State *L, int t, const char *prefix, const field_desc *d, char *obj)
 {
     char *at = obj + d->offset;
+    if (d->required && d->kind == FD_NUM && !field_present(L, t, d->key))
+        nd_bad_input(L, "%s%s is required and was not supplied", prefix, d->key);
     switch (d->kind) {
     case FD_I64:
         *(int64_t *)at = field_int(L, t, prefix, d->key, (int64_t)d->lo, (int64_t)d->hi, (int64_t)d->dflt, d->required);
@@ -250,6 +267,9 @@ static void read_field(lua_State *L, int t, const char *prefix, const field_desc
         break;
     case FD_TABLE:
         read_table(L, t, prefix, d, at);
+        break;
+    case FD_ARRAY:
+        read_array(L, t, prefix, d, at, (int *)(obj + d->count_at));
         break;
     default:
         break;

@@ -49,6 +49,7 @@ typedef enum {
     FD_STRING, /* a name, kept as an allocated copy (char *) the struct owns */
     FD_I64S, /* an allocated list of whole numbers (int64_t *) and its count (int) */
     FD_TABLE, /* a nested table, read and written through its own field table */
+    FD_ARRAY, /* a list of tables, each read by its own field table into a fixed array (not written back) */
 } field_kind;
 
 /* The names an FD_ENUM accepts (NULL-terminated), the value of each, and
@@ -71,8 +72,9 @@ typedef struct field_desc {
     bool required; /* FD_TABLE: its unknown keys are refused (read as required elsewhere) */
     const field_choices *choices;
     const struct field_desc *sub; /* FD_TABLE: the nested table's fields, at offset */
-    size_t count_at;              /* FD_I64S: the offset of the int that counts the list */
-    const char *need;             /* FD_TABLE: a table is required; the message says what it holds */
+    size_t count_at;              /* FD_I64S, FD_ARRAY: the offset of the int that counts the list */
+    const char *need;             /* FD_TABLE, FD_ARRAY: a table is required; the message says what it holds */
+    size_t stride;                /* FD_ARRAY: the bytes of an element */
 } field_desc;
 
 /* The offset of member m of struct S, which must be of type T. */
@@ -82,6 +84,7 @@ typedef struct field_desc {
 #define FIELD_REQ(S, k, m, l, h) {FIELD_(k, FD_I64, FIELD_AT(S, int64_t, m)), .lo = l, .hi = h, .required = true}
 #define FIELD_INT(S, k, m, l, h, d) {FIELD_(k, FD_INT, FIELD_AT(S, int, m)), .lo = l, .hi = h, .dflt = d}
 #define FIELD_NUM(S, k, m, l, h, d) {FIELD_(k, FD_NUM, FIELD_AT(S, double, m)), .lo = l, .hi = h, .dflt = d}
+#define FIELD_REQNUM(S, k, m, l, h) {FIELD_(k, FD_NUM, FIELD_AT(S, double, m)), .lo = l, .hi = h, .required = true}
 #define FIELD_BOOL(S, k, m, d) {FIELD_(k, FD_BOOL, FIELD_AT(S, bool, m)), .hi = 1, .dflt = d}
 #define FIELD_TRI(S, k, m) {FIELD_(k, FD_TRI, FIELD_AT(S, int, m)), .hi = 1, .dflt = -1}
 #define FIELD_ENUM(S, T, k, m, c) {FIELD_(k, FD_ENUM, FIELD_AT(S, T, m)), .choices = c}
@@ -101,6 +104,13 @@ typedef struct field_desc {
 #define FIELD_STRICT(S, T, k, m, s) {FIELD_(k, FD_TABLE, FIELD_AT(S, T, m)), .sub = s, .required = true}
 #define FIELD_NESTED(k, s) {FIELD_(k, FD_TABLE, 0), .sub = s}
 #define FIELD_NEED(k, s, n) {FIELD_(k, FD_TABLE, 0), .sub = s, .need = n}
+/* The list of 1 to h tables at key, table i read by the field table s (with
+ * the prefix "prefix.key[i]."), into element i of the array member m (of
+ * at least h elements of type T), counted in member c (int); an absent,
+ * empty or longer list is refused with the message "prefix.key need". */
+#define FIELD_ARRAY(S, T, k, m, c, h, s, n)                                                                         \
+    {FIELD_(k, FD_ARRAY, FIELD_AT(S, T *, m)), .hi = h, .sub = s, .count_at = FIELD_AT(S, int, c), .need = n,      \
+     .stride = sizeof(T)}
 #define FIELD_KEY(k) {FIELD_(k, FD_KEY, 0)}
 #define FIELD_STOP {FIELD_(NULL, FD_STOP, 0)}
 #define FIELD_END {FIELD_(NULL, FD_END, 0)}

@@ -21,4 +21,15 @@
  * (nd.core.limits.device_memory). */
 #define ND_MAX_DEVICE_MEMORY ((int64_t)1 << 50)
 
+/* The most layers a model stacks (and a run's per-stage count names):
+ * 100000 (nd.core.limits.layers). */
+#define ND_MAX_LAYERS 100000
+
+/* The longest sequence, in tokens: 2^31. */
+#define ND_MAX_TOKENS ((int64_t)1 << 31)
+
+/* The most sequences a run's batch holds (micro-batch size, count, global
+ * batch): 2^24 (nd.core.limits.batch). */
+#define ND_MAX_BATCH ((int64_t)1 << 24)
+
 #endif

@@ -167,7 +167,7 @@ static void add_layer(stage_load *st, const model_t *m, const run_t *r, const de
     comm_parts plain = layer_comm(m, k, r, d), kept = plain;
     if (run->mode == REC_SELECTIVE && !sw[SW_GATHER])
         kept.tp = 0.0; /* a selective recompute that reruns the gathers keeps no TP traffic */
-    double dpn = (double)(hw->n_levels > 0 ? hw->level_devices[0] : 8);
+    double dpn = (double)(hw->n_levels > 0 ? hw->levels[0].devices : 8);
     double tp_scale = maxd(1.0, (double)(r->tp / (int64_t)dpn)) * (1.0 - hw->overlap_tp);
     double ep_scale = maxd(1.0, (double)(r->ep / (int64_t)dpn)), cp_scale = maxd(1.0, (double)(r->cp / (int64_t)dpn));
     double dp_scale = 1.0 - hw->overlap_dp, div = hw->nd_comm_divisor > 0 ? hw->nd_comm_divisor : 1.0;

@@ -23,9 +23,9 @@
 double level_gbps(const hardware_t *hw, int64_t span)
 {
     for (int i = 0; i < hw->n_levels; i++)
-        if (span <= hw->level_devices[i])
-            return hw->level_gbps[i];
-    return hw->n_levels > 0 ? hw->level_gbps[hw->n_levels - 1] : 1.0;
+        if (span <= hw->levels[i].devices)
+            return hw->levels[i].gbps;
+    return hw->n_levels > 0 ? hw->levels[hw->n_levels - 1].gbps : 1.0;
 }
 
 static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gbps * 1e9) : 0.0; }
@@ -97,7 +97,7 @@ double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int
 {
     if (ep <= 1 || bytes <= 0)
         return 0.0;
-    int64_t span = ep * stride, node = hw->n_levels > 1 ? hw->level_devices[0] : span;
+    int64_t span = ep * stride, node = hw->n_levels > 1 ? hw->levels[0].devices : span;
     if (span <= node || stride >= node)
         return seconds(bytes, level_gbps(hw, span));
     double q = (double)(node / stride), e = (double)ep;

@@ -19,8 +19,10 @@ typedef struct {
     double sustained_tflops; /* what the layers' kernels reach */
     double memory_gbps;      /* HBM bandwidth the element-wise ops reach (GB/s); 0: not priced */
     int n_levels;
-    int64_t level_devices[HW_MAX_LEVELS]; /* devices a level joins (node, pod, ...) */
-    double level_gbps[HW_MAX_LEVELS];     /* GB/s a device moves within that level */
+    struct hw_level {
+        int64_t devices; /* devices the level joins (node, pod, ...) */
+        double gbps;     /* GB/s a device moves within it */
+    } levels[HW_MAX_LEVELS];
     double overlap_dp, overlap_tp, overlap_cp, overlap_ep, overlap_pp; /* shares hidden behind compute */
     double nd_comm_divisor; /* the reference score's communication divisor (A3: 2) */
 } hardware_t;

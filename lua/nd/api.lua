@@ -41,11 +41,18 @@ function api.load(path, opts)
   return model, run, extras
 end
 
---- nd.estimate with its arguments checked.
+-- The note of an estimate whose core priced layers of torchtitan's per-op
+-- rule by HyperParallel's switches instead (its op_sac_fallback).
+local OP_SAC_NOTE = "selective_rule torchtitan: its per-op checkpointing is priced for dense full-attention "
+  .. "layers; the MoE, MLA and linear-attention layers here are priced by HyperParallel's selective switches instead"
+
+--- nd.estimate with its arguments checked; the core's fallback flag worded as a note.
 function api.estimate(model, run)
   check.arg("nd.estimate", 1, "model", model, "model")
   check.arg("nd.estimate", 2, "run", run, "run")
-  return core.estimate(model, run)
+  local e = core.estimate(model, run)
+  e.notes, e.op_sac_fallback = e.op_sac_fallback and { OP_SAC_NOTE } or nil, nil
+  return e
 end
 
 --- nd.layout with its arguments checked.

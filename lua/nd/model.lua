@@ -12,6 +12,37 @@ local stderr_warnings = require("nd.warnings").new()
 
 local model = {}
 
+-- A spec field's value, or d where it is absent (nil or nd.null).
+local function stated(v, d)
+  if v == nil or core.isnull(v) then return d end
+  return v
+end
+
+-- The stack in words: "3×dense, 58×moe, 1×moe(mtp)".
+local function stack_text(m)
+  local groups = {}
+  for i, g in ipairs(m:stack()) do
+    groups[i] = string.format("%d×%s%s", g.count, g.kind.name, g.mtp and "(mtp)" or "")
+  end
+  return table.concat(groups, ", ")
+end
+
+--- tostring(model): its name and arch, layers and stack, widths, heads,
+-- vocabulary, vision tower and parameter counts (in billions), in one line.
+function core.types.model.__tostring(m)
+  local s, p = m:spec(), m:params()
+  local experts = stated(s.num_experts, 1)
+  local ffn = experts > 1 and string.format("%d experts (top-%d) of width %d", experts,
+    stated(s.num_experts_per_tok, 1), stated(s.moe_intermediate_size, 0))
+    or string.format("FFN width %d", stated(s.intermediate_size, 0))
+  local counts = string.format("%.2f B parameters", p.total / 1e9)
+  if p.active < p.total then counts = counts .. string.format(" (%.2f B active)", p.active / 1e9) end
+  return string.format("%s (arch %s): %d layers [%s], hidden %d, %d heads (%d KV, head dim %d), %s, "
+    .. "vocabulary %d%s; %s", s.name, s.arch, s.num_hidden_layers + stated(s.mtp_depth, 0), stack_text(m),
+    s.hidden_size, s.num_attention_heads, s.num_key_value_heads, math.floor(s.head_dim + 0.5), ffn,
+    s.vocab_size, type(s.vision) == "table" and ", with a vision tower" or "", counts)
+end
+
 local function with_warnings(opts)
   local out = { warnings = stderr_warnings }
   for k, v in pairs(opts or {}) do out[k] = v end

@@ -53,12 +53,11 @@ local function run_table(spec)
   return t
 end
 
-local run_meta = getmetatable(core.run {})
-local run_methods = run_meta.methods
--- The C core's bounds on what nd.run settles: the most layers a count
--- names, the most sequences a batch holds, and the ops a selective range
--- can drop, in the order the core reads them.
-local MAX_LAYERS, MAX_BATCH, OPS = run_meta.forms.layers, run_meta.forms.batch, run_meta.forms.ops
+local run_methods = core.types.run.methods
+-- The C core's bounds on what nd.run settles (src/nd_limits.h): the most
+-- layers a count names, the most sequences a batch holds; and the ops a
+-- selective range can drop, in the order the core reads them.
+local MAX_LAYERS, MAX_BATCH, OPS = core.limits.layers, core.limits.batch, core.types.run.ops
 
 local function raise(fmt, ...)
   errors.raise { message = string.format(fmt, ...) }

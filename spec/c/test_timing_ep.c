@@ -14,10 +14,10 @@ int main(void)
     hardware_t hw;
     memset(&hw, 0, sizeof hw);
     hw.n_levels = 2;
-    hw.level_devices[0] = 8;
-    hw.level_gbps[0] = 160;
-    hw.level_devices[1] = (int64_t)1 << 40;
-    hw.level_gbps[1] = 45;
+    hw.levels[0].devices = 8;
+    hw.levels[0].gbps = 160;
+    hw.levels[1].devices = (int64_t)1 << 40;
+    hw.levels[1].gbps = 45;
     const double gb = 1e9, tol = 1e-12;
 
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb, 1, 1), 0.0, tol, "EP 1 sends nothing");
@@ -35,7 +35,7 @@ int main(void)
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb, 4, 8), 1.0 / 45.0, tol, "EP 4 with TP 8: all over IB");
     /* a machine of one level: that level's bandwidth */
     hw.n_levels = 1;
-    hw.level_devices[0] = (int64_t)1 << 40;
+    hw.levels[0].devices = (int64_t)1 << 40;
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb, 64, 1), 1.0 / 160.0, tol, "one level: its bandwidth");
 
     return check_done();
