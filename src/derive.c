@@ -150,7 +150,7 @@ static bool run_has_selective(const run_t *r)
 
 /* The switches of the run's rule (memory-model.md §4.6): 1 keeps the op's
  * activation, 0 recomputes it; they act on selectively recomputed layers. */
-static void derive_switches(const run_t *r, derived_t *d)
+void derive_switches(const run_t *r, derived_t *d)
 {
     signed char *s = d->switches;
     memset(s, 1, SW_COUNT);

@@ -51,6 +51,9 @@ typedef struct {
 
 /* Derives from the model and the run (memory-model.md §4, model-spec §d.4). */
 void derive(const model_t *m, const run_t *r, derived_t *d);
+/* Sets d->switches for r's recompute (the one part of derive that reads it):
+ * the derived values of a run that differs from d's only in its recompute. */
+void derive_switches(const run_t *r, derived_t *d);
 
 int64_t gcd64(int64_t a, int64_t b);
 

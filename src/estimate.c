@@ -551,6 +551,12 @@ static void offload(stage_estimate *st, const run_t *r)
     st->host = static_total(&st->host_stat) + st->host_activations;
 }
 
+/* Micro-batches chunk c of stage s holds at its peak: at least one. */
+static int64_t in_flight(const estimate_t *e, const run_t *r, int64_t s, int64_t c)
+{
+    return e->micro_factors != NULL ? e->micro_factors[s * r->vpp + c] : max64(1, micro_factor(r, s, c));
+}
+
 static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)
 {
     stage_estimate *st = &e->stages[s];
@@ -562,7 +568,7 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
             out = layout_chunk(e->lay, s, c);
     for (int64_t c = 0; c < r->vpp; c++) {
         const chunk_layout *ch = layout_chunk(e->lay, s, c);
-        int64_t mf = max64(1, micro_factor(r, s, c));
+        int64_t mf = in_flight(e, r, s, c);
         if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
             return -1;
         if (ch->embedding && add_embedding(e, st, p, c, mf, tied(m, r) && out != NULL) != 0)
@@ -598,13 +604,13 @@ int estimate_run(estimate_t *e, const model_t *m, const run_t *r)
  * and output as an earlier stage (the layout's same_as) and no more
  * micro-batches in any chunk, so each of its sums is at most that stage's
  * (every part of a stage's total grows with its micro-batches in flight). */
-static bool dominated(const layout_t *l, const run_t *r, int64_t s)
+static bool dominated(const estimate_t *e, const run_t *r, int64_t s)
 {
-    int64_t like = l->same_as != NULL ? l->same_as[s] : s;
+    int64_t like = e->lay->same_as != NULL ? e->lay->same_as[s] : s;
     if (like == s)
         return false;
     for (int64_t c = 0; c < r->vpp; c++)
-        if (max64(1, micro_factor(r, s, c)) > max64(1, micro_factor(r, like, c)))
+        if (in_flight(e, r, s, c) > in_flight(e, r, like, c))
             return false;
     return true;
 }
@@ -619,20 +625,21 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
         snprintf(e->error, sizeof e->error, "out of memory");
         return -1;
     }
-    if (e->reuse_derived != NULL)
-        e->derived = *e->reuse_derived;
-    else
+    e->dv = e->reuse_derived;
+    if (e->dv == NULL) {
         derive(m, r, &e->derived);
+        e->dv = &e->derived;
+    }
     if (e->reuse_memo == NULL)
         estimate_forget_prices(memo, m); /* prices hold for one estimate unless the caller keeps them */
-    pricing p = make_pricing(m, r, &e->derived, false, r->frozen, memo);
+    pricing p = make_pricing(m, r, e->dv, false, r->frozen, memo);
     p.act_cache = act_cache_for(e, m);
     e->op_sac_fallback = false;
     p.op_sac_fallback = &e->op_sac_fallback;
     e->peak = -1;
     e->stopped = false;
     for (int64_t s = 0; s < r->pp; s++) {
-        if (e->peak_only && dominated(given, r, s))
+        if (e->peak_only && dominated(e, r, s))
             continue; /* the search reads the peak alone */
         if (price_stage(e, m, r, &p, s) != 0)
             return -1;

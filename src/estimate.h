@@ -103,6 +103,10 @@ typedef struct {
      * embedding, output head and MTP module) instead of pricing afresh. */
     const derived_t *reuse_derived;
     kind_price *reuse_memo;
+    /* The search's micro-batches in flight, when set: max(1, micro_factor)
+     * of each stage and chunk (pp x vpp, stage-major) of the run priced. */
+    const int64_t *micro_factors;
+    const derived_t *dv;      /* the run's derived values: &derived or reuse_derived */
     kind_price *memo;         /* estimate_memo_entries (layer kinds x 3 recompute options, then the tables) */
     int memo_cap;
     act_cache_entry *act_cache; /* n_kinds x 2 (plain, switched) */

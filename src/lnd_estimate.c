@@ -146,7 +146,7 @@ static void push_estimate(lua_State *L, const estimate_t *e, const run_t *r)
     field_set_bool(L, "census_used", e->census_used);
     if (e->op_sac_fallback) /* nd.estimate (lua/nd/api.lua) words it as a note */
         field_set_bool(L, "op_sac_fallback", true);
-    field_set_bool(L, "experts_clamped", e->derived.experts_clamped);
+    field_set_bool(L, "experts_clamped", e->dv->experts_clamped);
 }
 
 static double now_seconds(void)

@@ -346,7 +346,7 @@ static int lnd_step_time(lua_State *L)
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);
-    price_ctx c = {m, r, &e->derived};
+    price_ctx c = {m, r, e->dv};
     step_time t;
     timing_run(&c, &e->layout, &hw, &t);
     double score = nd_score(&c, &e->layout, &hw);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "nd_score.h"
+#include "schedule.h"
 #include "search_pool.h"
 
 const char *const DIM_NAMES[DIM_COUNT] = {"DP", "EP", "TP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP"};
@@ -123,6 +124,7 @@ typedef struct {
 typedef struct {
     derived_t derived[3];
     bool derived_ok[3];
+    int any_derived; /* a mode derived already (its values but the switches hold for every mode); -1: none */
     kind_price *memo; /* estimate_memo_entries: the layer kinds x 3 modes, then the tables */
     layer_time *times; /* 3 x n_kinds */
 } price_slot;
@@ -141,6 +143,10 @@ typedef struct {
     kind_price *slot_memo;
     layer_time *slot_times;
     int n_slots, slot;
+    run_t run;            /* the candidate priced: the base run, its candidate's fields written over */
+    int64_t *in_flight;   /* micro-batches in flight per stage and chunk of the current VPP (pp x vpp) */
+    size_t in_flight_cap;
+    bool in_flight_ok;    /* in_flight holds the current (PP, VPP, MB)'s */
     timing_memo timing;   /* its layers: the current slot's times */
     double floor_sink;    /* the floor's sums, kept so that they are computed */
 } searcher;
@@ -169,6 +175,7 @@ static int reset_slots(searcher *s, int n)
         sl->memo = s->slot_memo + (size_t)i * (size_t)entries;
         sl->times = s->slot_times + (size_t)i * 3 * (size_t)kinds;
         memset(sl->derived_ok, 0, sizeof sl->derived_ok);
+        sl->any_derived = -1;
         estimate_forget_prices(sl->memo, s->m);
         timing_forget_layers(sl->times, s->m);
     }
@@ -179,10 +186,14 @@ static int reset_slots(searcher *s, int n)
 static void reuse_slot(searcher *s, const run_t *r, recompute_mode mode)
 {
     price_slot *sl = &s->slots[s->slot];
-    if (!sl->derived_ok[mode]) {
+    if (!sl->derived_ok[mode] && sl->any_derived >= 0) {
+        sl->derived[mode] = sl->derived[sl->any_derived];
+        derive_switches(r, &sl->derived[mode]);
+    } else if (!sl->derived_ok[mode]) {
         derive(s->m, r, &sl->derived[mode]);
-        sl->derived_ok[mode] = true;
+        sl->any_derived = (int)mode;
     }
+    sl->derived_ok[mode] = true;
     s->est.reuse_derived = &sl->derived[mode];
     s->est.reuse_memo = sl->memo;
     s->timing.layers = sl->times;
@@ -338,9 +349,9 @@ static refusal validate(const searcher *s, const probe *c)
     return REFUSE_COUNT;
 }
 
-static void probe_run(const run_t *base, const probe *c, run_t *out)
+/* Writes the candidate's fields over a copy of the base run. */
+static void probe_fields(const probe *c, run_t *out)
 {
-    *out = *base;
     const int64_t *g = c->degree;
     out->dp = g[DIM_DP];
     out->tp = g[DIM_TP];
@@ -363,6 +374,12 @@ static void probe_run(const run_t *base, const probe *c, run_t *out)
     out->full_recompute.counts = NULL;
     out->selective_recompute.form = c->mode == REC_SELECTIVE ? FORM_ALL : FORM_NONE;
     out->selective_recompute.counts = NULL;
+}
+
+static void probe_run(const run_t *base, const probe *c, run_t *out)
+{
+    *out = *base;
+    probe_fields(c, out);
 }
 
 void search_candidate_run(const run_t *base, const candidate *c, run_t *out)
@@ -434,21 +451,45 @@ static int price_floor(searcher *s, const probe *c)
     return 0;
 }
 
+/* The micro-batches each stage and chunk of r holds, for the candidates
+ * of one (PP, VPP, MB): computed on the first of them; -1 when out of memory. */
+static int fill_in_flight(searcher *s, const run_t *r)
+{
+    size_t n = (size_t)(r->pp * r->vpp);
+    if (n > s->in_flight_cap) {
+        int64_t *grown = realloc(s->in_flight, n * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        s->in_flight = grown;
+        s->in_flight_cap = n;
+    }
+    for (int64_t st = 0; st < r->pp; st++)
+        for (int64_t c = 0; c < r->vpp; c++) {
+            int64_t mf = micro_factor(r, st, c);
+            s->in_flight[st * r->vpp + c] = mf > 1 ? mf : 1;
+        }
+    s->in_flight_ok = true;
+    return 0;
+}
+
 /* Prices one valid candidate: its memory, and when it fits, its time. */
 static int price(searcher *s, const probe *c)
 {
     search_result *res = s->res;
     if (s->sp->floor)
         return price_floor(s, c);
-    run_t r;
-    probe_run(s->base, c, &r);
+    const run_t *r = &s->run;
+    probe_fields(c, &s->run);
+    if (!s->in_flight_ok && fill_in_flight(s, r) != 0)
+        return -1;
+    s->est.micro_factors = s->in_flight;
     bool failed;
-    const layout_t *lay = cached_layout(s, &r, c->mode, &failed);
+    const layout_t *lay = cached_layout(s, r, c->mode, &failed);
     if (lay == NULL && !failed)
         return -1;
     set_early_stop(s);
-    reuse_slot(s, &r, c->mode);
-    if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0) {
+    reuse_slot(s, r, c->mode);
+    if (lay == NULL || estimate_run_layout(&s->est, s->m, r, lay) != 0) {
         res->refused[REFUSE_LAYOUT]++;
         return 0;
     }
@@ -469,7 +510,7 @@ static int price(searcher *s, const probe *c)
             return push_candidate(&res->drops, &res->n_drops, &res->cap_drops, &rec);
         return 0;
     }
-    price_ctx ctx = {s->m, &r, &s->est.derived};
+    price_ctx ctx = {s->m, r, s->est.dv};
     step_time t;
     timing_run_memo(&ctx, s->est.lay, &s->sp->hw, &s->timing, &t);
     if (t.step < 0)
@@ -541,6 +582,7 @@ static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *o
             return -1;
         for (int b = 0; b < vpp->n; b++) {
             g[DIM_VPP] = vpp->v[b];
+            s->in_flight_ok = false;
             for (int o = 0; o < op->n; o++) {
                 g[DIM_OP] = op->v[o];
                 for (int q = 0; q < n_sp; q++) {
@@ -642,6 +684,7 @@ static void searcher_free(searcher *s)
     free(s->slots);
     free(s->slot_memo);
     free(s->slot_times);
+    free(s->in_flight);
     timing_memo_free(&s->timing);
     estimate_free(&s->est);
     if (s->layouts != NULL)
@@ -658,6 +701,7 @@ static int searcher_init(searcher *s, const model_t *m, const run_t *base, const
     s->base = base;
     s->sp = sp;
     s->layers = model_body_layers(m) + model_mtp_layers(m);
+    s->run = *base;
     estimate_init(&s->est);
     s->est.peak_only = true;
     s->layouts = calloc(LAYOUT_SLOTS, sizeof *s->layouts);
@@ -788,6 +832,7 @@ int search_score_nd(search_worker *w, candidate *cands, size_t n)
     searcher *s = &w->s;
     s->est.reuse_derived = NULL; /* each candidate priced afresh, whatever the worker priced before */
     s->est.reuse_memo = NULL;
+    s->est.micro_factors = NULL;
     s->est.stop_early = false;
     for (size_t i = 0; i < n; i++) {
         candidate *c = &cands[i];
@@ -799,7 +844,7 @@ int search_score_nd(search_worker *w, candidate *cands, size_t n)
         const layout_t *lay = cached_layout(s, &r, (recompute_mode)c->mode, &failed);
         if (lay == NULL || estimate_run_layout(&s->est, s->m, &r, lay) != 0)
             return -1;
-        price_ctx ctx = {s->m, &r, &s->est.derived};
+        price_ctx ctx = {s->m, &r, s->est.dv};
         c->nd_score = nd_score(&ctx, s->est.lay, &s->sp->hw);
         if (c->nd_score < 0)
             return -1;
