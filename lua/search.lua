@@ -58,6 +58,23 @@ local function run_search(s)
   return result
 end
 
+-- The orders a search can keep its top by as it prices (nd.core.search's top_keys).
+local TOP_KEYS = { step_time_s = true, peak_bytes = true, ["-step_time_s"] = true, ["-peak_bytes"] = true }
+
+-- Bounds the search to the candidates it shows (-t) when nothing reads the
+-- others: no --csv, a policy that ranks by at most two keys the search
+-- prices as it goes (no score or keep function), and no candidate set
+-- aside. The search then holds those in a heap ranked by the sort's own
+-- order, so they are the same candidates, in the same order, as a full sort.
+local function bound_to_top(opts, s)
+  local order, p = s.policy.order, s.policy
+  if opts.csv or p.score or p.keep or full_shard_exclusion(s.space) or not order or #order > 2 then return end
+  for _, k in ipairs(order) do
+    if not TOP_KEYS[k] then return end
+  end
+  s.space.top, s.space.top_keys = opts.top, order
+end
+
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
   local problem = outcome.not_found(result, counts, s.budget, s.spans_cp, outcome.hints(s.cfg),
@@ -155,6 +172,7 @@ local function main(opts, w)
   local s = command.prepare(opts, w)
   command.check_outputs(opts, s)
   if opts.verbosity >= 1 then header(opts, s) end
+  bound_to_top(opts, s)
   local result = run_search(s)
   local counts = result:counts()
   check_found(result, counts, s)

@@ -5,13 +5,19 @@ NDLUA=${1:-./ndlua}
 echo "ndlua benchmarks on $(uname -m), $(nproc) cores; medians of 5 runs"
 "$NDLUA" scripts/bench.lua
 # The peak resident memory of one search.lua run (GNU time's maximum RSS),
-# one thread, the largest searches of the table above.
+# one thread, the largest searches of the table above: as it runs by
+# default (the top -t kept in a heap) and with --csv (every fitting
+# candidate kept).
 if [ -x /usr/bin/time ]; then
   echo "peak resident memory of one search.lua run, one thread, A3, 58 GB, a batch of 2 a device:"
+  out=${TMPDIR:-/tmp}
   for m in "DeepSeek-V3 examples/deepseek-v3-256/train.yaml" "Qwen3-30B-A3B examples/qwen3-30b-a3b-fsdp8/train.yaml"; do
     set -- $m
-    kib=$(/usr/bin/time -f %M "$NDLUA" search.lua "$2" -d 16384 -b 32768 -A A3 -M 58GB --recompute auto -j 1 \
-          -o "${TMPDIR:-/tmp}" 2>&1 >/dev/null | tail -1)
-    printf '  %-14s 16384 devices  %8.1f MiB\n' "$1" "$(echo "$kib" | awk '{print $1 / 1024}')"
+    for csv in "" "--csv $out/ndlua-bench.csv"; do
+      kib=$(/usr/bin/time -f %M "$NDLUA" search.lua "$2" -d 16384 -b 32768 -A A3 -M 58GB --recompute auto -j 1 \
+            -o "$out" $csv 2>&1 >/dev/null | tail -1)
+      printf '  %-14s 16384 devices %-7s %8.1f MiB\n' "$1" "${csv:+--csv}" "$(echo "$kib" | awk '{print $1 / 1024}')"
+    done
   done
+  rm -f "$out/ndlua-bench.csv"
 fi

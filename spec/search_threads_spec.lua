@@ -79,6 +79,53 @@ describe("threads", function()
   end)
 end)
 
+describe("a search bounded to its top (space.top, search.lua without --csv)", function()
+  -- The heap keeps the top candidates by the sort's own order (the keys,
+  -- then the order the nest found them in), so the bounded result, sorted,
+  -- is the unbounded result's sorted prefix, on one thread or several.
+  local function first(r, keys, n)
+    r:sort(keys)
+    local out = {}
+    for i = 1, math.min(n, r:size()) do out[i] = r:candidate(i) end
+    return out
+  end
+  local ORDERS = { { "step_time_s", "peak_bytes" }, { "peak_bytes", "step_time_s" }, { "-peak_bytes" },
+                   { "peak_bytes" } } -- the last ties often: the nest's order decides
+  for _, case in ipairs(CASES) do
+    local label, m, run, o = case[1], case[2], case[3], case[4]
+    it("keeps what a full sort puts first: " .. label, function()
+      local whole = core.search(m, run, space(m, { devices = o.devices, batch = o.batch, budget = o.budget,
+                                                   threads = 1 }))
+      local fitting = whole:counts().fitting
+      for _, keys in ipairs(ORDERS) do
+        local expected = first(whole, keys, 40)
+        for _, threads in ipairs { 1, 3 } do
+          for _, top in ipairs { 1, 10, 40 } do
+            local sp = space(m, { devices = o.devices, batch = o.batch, budget = o.budget, threads = threads })
+            sp.top, sp.top_keys = top, keys
+            local bounded = core.search(m, run, sp)
+            assert.are.equal(top, bounded:size())
+            assert.are.equal(fitting, bounded:counts().fitting)
+            assert.are.same({ table.unpack(expected, 1, top) }, first(bounded, keys, top))
+          end
+        end
+      end
+    end)
+  end
+
+  it("refuses a top without its keys, and keys it cannot rank by as it prices", function()
+    local sp = space(llama, { devices = 8, batch = 8, budget = 1e15, threads = 1 })
+    sp.top = 5
+    local ok, err = pcall(core.search, llama, nd.run {}, sp)
+    assert.is_false(ok)
+    assert.are.equal("space.top needs top_keys: the order its top is kept by", err.message)
+    sp.top_keys = { "mfu" }
+    ok, err = pcall(core.search, llama, nd.run {}, sp)
+    assert.is_false(ok)
+    assert.matches("space.top_keys[1] must be one of step_time_s, peak_bytes (- descending)", err.message, 1, true)
+  end)
+end)
+
 describe("the early stop of a dropped candidate", function()
   -- With room for a million examples every dropped candidate is priced to
   -- its last stage (the stop waits until the examples are full); with none,

@@ -75,6 +75,10 @@ static const field_desc DIMS_FIELDS[] = {
     DIM(DP), DIM(EP), DIM(TP), DIM(CP), DIM(PP), DIM(VPP), DIM(MB), DIM(MBS), DIM(SP), DIM(OP), FIELD_END,
 };
 _Static_assert(DIM_COUNT == 10, "DIMS_FIELDS names every dimension, by DIM_NAMES");
+/* The keys a bounded search keeps its top by: "-" ranks descending. */
+static const char *const TOP_KEY_NAMES[] = {"step_time_s", "peak_bytes", "-step_time_s", "-peak_bytes", NULL};
+static const int TOP_KEY_VALUES[] = {TOP_STEP, TOP_PEAK, -TOP_STEP, -TOP_PEAK};
+static const field_choices TOP_KEYS = {TOP_KEY_NAMES, TOP_KEY_VALUES, "step_time_s, peak_bytes (- descending)"};
 static const field_desc SPACE_FIELDS[] = {
     FIELD_REQ(search_space, "devices", devices, 1, ND_MAX_DEVICES),
     FIELD_REQ(search_space, "global_batch", global_batch, 1, ND_MAX_GLOBAL_BATCH),
@@ -84,7 +88,9 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_NEED("dims", DIMS_FIELDS, "must describe the dimensions"),
     {FIELD_("hardware", FD_TABLE, FIELD_AT(search_space, hardware_t, hw)), .sub = HARDWARE_FIELDS,
      .need = "must be a hardware profile"},
-    FIELD_END,
+    FIELD_CHOICES(search_space, recompute_mode, "recompute", modes, n_modes, 3, &lnd_recompute_modes),
+    FIELD_I64(search_space, "top", top, 0, ND_MAX_GLOBAL_BATCH, 0),
+    FIELD_CHOICES(search_space, int, "top_keys", top_keys, n_top_keys, SEARCH_TOP_KEYS, &TOP_KEYS), FIELD_END,
 };
 /* A candidate's degrees as its table states them (sp and op are by hand).
  * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
@@ -99,25 +105,13 @@ static const field_desc DEGREE_FIELDS[] = {
  *          dims = {DP = {searched, pinned, bound, allowed}, ...},
  *          hardware = {peak_tflops, sustained_tflops, nd_comm_divisor, memory_gbps,
  *                      levels = {{devices, gbps}...}, overlap = {dp, tp, cp, ep, pp}},
- *          recompute = {mode names...} (absent: the base run's own)} */
+ *          recompute = {mode names...} (absent: the base run's own),
+ *          top = n (0: every fitting candidate kept), top_keys = {"step_time_s", "peak_bytes"...}} */
 static void read_space(lua_State *L, int t, search_space *sp)
 {
     fields_read(L, t, "space.", SPACE_FIELDS, sp);
-    if (lua_getfield(L, t, "recompute") == LUA_TTABLE) {
-        sp->n_modes = (int)lua_rawlen(L, -1);
-        if (sp->n_modes > 3)
-            nd_bad_input(L, "space.recompute lists at most the three modes off, selective, full");
-        for (int i = 0; i < sp->n_modes; i++) {
-            lua_rawgeti(L, -1, i + 1);
-            int mode;
-            if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
-                nd_bad_input(L, "space.recompute: '%s' is not off, selective or full",
-                             lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
-            sp->modes[i] = (recompute_mode)mode;
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
+    if (sp->top > 0 && sp->n_top_keys == 0)
+        nd_bad_input(L, "space.top needs top_keys: the order its top is kept by");
 }
 
 /* The progress function at index 4 of nd.core.search's frame, called with

@@ -230,6 +230,22 @@ static void read_array(lua_State *L, int t, const char *prefix, const field_desc
     lua_pop(L, 1);
 }
 
+/* The list of names at t[d->key], each read as its choice's value into the int array at at. */
+static void read_choices(lua_State *L, int t, const char *prefix, const field_desc *d, int *at, int *count)
+{
+    *count = lua_getfield(L, t, d->key) == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 0;
+    if (*count > d->hi)
+        nd_bad_input(L, "%s%s lists %d names; at most %d of %s", prefix, d->key, *count, (int)d->hi,
+                     d->choices->accepted);
+    for (int i = 0; i < *count; i++, lua_pop(L, 1)) {
+        lua_rawgeti(L, -1, i + 1);
+        if (!field_choice_at(L, -1, d->choices, &at[i]))
+            nd_bad_input(L, "%s%s[%d] must be one of %s, got %s", prefix, d->key, i + 1, d->choices->accepted,
+                         shown(L, -1));
+    }
+    lua_pop(L, 1);
+}
+
 static void read_field(lua_State *L, int t, const char *prefix, const field_desc *d, char *obj)
 {
     char *at = obj + d->offset;
@@ -270,6 +286,9 @@ static void read_field(lua_State *L, int t, const char *prefix, const field_desc
         break;
     case FD_ARRAY:
         read_array(L, t, prefix, d, at, (int *)(obj + d->count_at));
+        break;
+    case FD_CHOICES:
+        read_choices(L, t, prefix, d, (int *)at, (int *)(obj + d->count_at));
         break;
     default:
         break;

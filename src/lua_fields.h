@@ -50,6 +50,7 @@ typedef enum {
     FD_I64S, /* an allocated list of whole numbers (int64_t *) and its count (int) */
     FD_TABLE, /* a nested table, read and written through its own field table */
     FD_ARRAY, /* a list of tables, each read by its own field table into a fixed array (not written back) */
+    FD_CHOICES, /* a list of names, each read as its choice's value into a fixed int array (not written back) */
 } field_kind;
 
 /* The names an FD_ENUM accepts (NULL-terminated), the value of each, and
@@ -111,6 +112,11 @@ typedef struct field_desc {
 #define FIELD_ARRAY(S, T, k, m, c, h, s, n)                                                                         \
     {FIELD_(k, FD_ARRAY, FIELD_AT(S, T *, m)), .hi = h, .sub = s, .count_at = FIELD_AT(S, int, c), .need = n,      \
      .stride = sizeof(T)}
+/* The list of at most h names at key, each one c names, read as its value
+ * into element i of the array member m (of at least h int-sized T), counted
+ * in member n (int); absent, the count is 0. */
+#define FIELD_CHOICES(S, T, k, m, n, h, c)                                                                          \
+    {FIELD_(k, FD_CHOICES, FIELD_AT(S, T *, m)), .hi = h, .choices = c, .count_at = FIELD_AT(S, int, n)}
 #define FIELD_KEY(k) {FIELD_(k, FD_KEY, 0)}
 #define FIELD_STOP {FIELD_(NULL, FD_STOP, 0)}
 #define FIELD_END {FIELD_(NULL, FD_END, 0)}

@@ -522,7 +522,7 @@ static int price(searcher *s, const probe *c)
     rec.kept = true;
     rec.order = (int32_t)res->fitting;
     res->fitting++;
-    return push_candidate(&res->fit, &res->n_fit, &res->cap_fit, &rec);
+    return search_keep(res, s->sp, &rec);
 }
 
 /* The base run's own recompute as one mode for every layer: a run-wide full

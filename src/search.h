@@ -30,6 +30,10 @@ typedef enum {
 } refusal;
 extern const char *const REFUSAL_NAMES[REFUSE_COUNT];
 
+/* The keys a search can rank by as it prices (search_space.top_keys). */
+enum { TOP_STEP = 1, TOP_PEAK = 2 };
+#define SEARCH_TOP_KEYS 2
+
 typedef struct {
     int64_t devices, global_batch;
     double budget_bytes;           /* a candidate fits when its peak is at most this */
@@ -39,6 +43,10 @@ typedef struct {
     hardware_t hw;
     int64_t keep_dropped;          /* dropped candidates kept as examples */
     int threads;                   /* threads the search runs on (0: the online cores) */
+    int64_t top;                   /* > 0: only the `top` fitting candidates that rank first by
+                                    * top_keys are kept (a bounded heap; fitting counts them all) */
+    int top_keys[SEARCH_TOP_KEYS]; /* TOP_STEP, TOP_PEAK: ascending; negated: descending */
+    int n_top_keys;
     bool floor;                    /* make bench's floor: the nest and its rules, each valid
                                     * candidate "priced" by one sum a stage and layer kind */
 } search_space;
@@ -116,6 +124,12 @@ void search_candidate_run(const run_t *base, const candidate *c, run_t *out);
 /* The whole step of a candidate of res (zero when it was not timed). */
 void search_candidate_time(const search_result *res, const search_space *sp, const run_t *base, const candidate *c,
                            step_time *out);
+
+/* Keeps c among res's fitting candidates: every one, or with sp->top,
+ * the top of those that rank first (kept ones, then sp->top_keys, then the
+ * loop nest's order: the order search_sort gives them), held as a heap.
+ * Returns 0, or -1 when out of memory. */
+int search_keep(search_result *res, const search_space *sp, const candidate *c);
 
 /* Sorts the candidates by the named fields ("step_time_s", "peak_bytes",
  * "nd_score", "score", "-mfu" for descending...), kept ones first, stable.

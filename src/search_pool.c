@@ -100,14 +100,17 @@ static int append(candidate **arr, size_t *n, size_t *cap, const candidate *from
     return 0;
 }
 
-/* Adds one pair's result after what res holds. */
-static int merge(search_result *res, const search_result *part, int64_t keep_dropped)
+/* Adds one pair's result after what res holds (its fitting candidates as
+ * the search keeps them: all, or a bounded search's top). */
+static int merge(search_result *res, const search_result *part, const search_space *sp)
 {
-    size_t first = res->n_fit;
-    if (append(&res->fit, &res->n_fit, &res->cap_fit, part->fit, part->n_fit) != 0)
-        return -1;
-    for (size_t i = first; i < res->n_fit; i++)
-        res->fit[i].order += (int32_t)res->fitting;
+    for (size_t i = 0; i < part->n_fit; i++) {
+        candidate c = part->fit[i];
+        c.order += (int32_t)res->fitting;
+        if (search_keep(res, sp, &c) != 0)
+            return -1;
+    }
+    int64_t keep_dropped = sp->keep_dropped;
     size_t room = keep_dropped > (int64_t)res->n_drops ? (size_t)keep_dropped - res->n_drops : 0;
     size_t take = part->n_drops < room ? part->n_drops : room;
     if (append(&res->drops, &res->n_drops, &res->cap_drops, part->drops, take) != 0)
@@ -140,7 +143,7 @@ static bool wait_for(pool *p, size_t j)
 static int collect(pool *p, search_result *res, search_progress progress, void *data)
 {
     for (size_t j = 0; j < p->n && wait_for(p, j); j++) {
-        int rc = merge(res, &p->parts[j], p->sp->keep_dropped);
+        int rc = merge(res, &p->parts[j], p->sp);
         search_result_free(&p->parts[j]);
         bool stop = rc == 0 && progress != NULL && progress(data, p->pairs[j].done) != 0;
         pthread_mutex_lock(&p->lock);

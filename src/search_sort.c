@@ -5,11 +5,80 @@
  * sort is stable and its result does not depend on how it runs. The key
  * values are worked out once a candidate into a table (MFU and throughput
  * follow from the step, src/search.c search_candidate_time); 4-byte indices
- * are merge-sorted over it, and the records move once, at the end. */
+ * are merge-sorted over it, and the records move once, at the end.
+ *
+ * A search bounded to its top candidates keeps them, as it prices, in a
+ * heap whose root is the one that ranks last, by the same order. */
 #include "search.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The value of top key `key` of c: its step or peak, negated for a descending key. */
+static double top_value(const candidate *c, int key)
+{
+    double v = (key < 0 ? -key : key) == TOP_STEP ? c->time.step : c->peak;
+    return key < 0 ? -v : v;
+}
+
+/* Whether a ranks after b by sp's top keys: a strict order, as the sort's
+ * (kept ones first, the keys, then the loop nest's order, unique to each). */
+static bool ranks_after(const search_space *sp, const candidate *a, const candidate *b)
+{
+    if (a->kept != b->kept)
+        return b->kept;
+    for (int i = 0; i < sp->n_top_keys; i++) {
+        double x = top_value(a, sp->top_keys[i]), y = top_value(b, sp->top_keys[i]);
+        if (x != y)
+            return x > y;
+    }
+    return a->order > b->order;
+}
+
+/* Room for one more fitting candidate, growing up to `most`; -1 when out of memory. */
+static int grow(search_result *res, size_t most)
+{
+    if (res->n_fit < res->cap_fit)
+        return 0;
+    size_t cap = res->cap_fit ? 2 * res->cap_fit : 256;
+    candidate *a = realloc(res->fit, (cap < most ? cap : most) * sizeof *a);
+    if (a == NULL)
+        return -1;
+    res->fit = a;
+    res->cap_fit = cap < most ? cap : most;
+    return 0;
+}
+
+/* Puts c in place of the heap's root (the one that ranks last), and sifts it down. */
+static void replace_last(candidate *h, size_t n, const search_space *sp, const candidate *c)
+{
+    size_t i = 0;
+    for (size_t child = 1; child < n; i = child, child = 2 * i + 1) {
+        if (child + 1 < n && ranks_after(sp, &h[child + 1], &h[child]))
+            child++;
+        if (!ranks_after(sp, &h[child], c))
+            break;
+        h[i] = h[child];
+    }
+    h[i] = *c;
+}
+
+int search_keep(search_result *res, const search_space *sp, const candidate *c)
+{
+    size_t top = sp->top > 0 ? (size_t)sp->top : SIZE_MAX;
+    if (res->n_fit < top) {
+        if (grow(res, top) != 0)
+            return -1;
+        size_t i = res->n_fit++;
+        for (; sp->top > 0 && i > 0 && ranks_after(sp, c, &res->fit[(i - 1) / 2]); i = (i - 1) / 2)
+            res->fit[i] = res->fit[(i - 1) / 2]; /* a bounded search sifts it up its heap */
+        res->fit[i] = *c;
+    } else if (ranks_after(sp, &res->fit[0], c)) {
+        replace_last(res->fit, res->n_fit, sp, c);
+    }
+    return 0;
+}
 
 typedef struct {
     int field; /* index into KEY_NAMES */

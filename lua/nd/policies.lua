@@ -144,7 +144,9 @@ end
 function policies.apply(result, p, ctx, get, model, exclude)
   get = get or function(i, with_stages) return result:candidate(i, with_stages and model or nil) end
   local n = result:size()
-  local kept, excluded = n, 0
+  -- without a keep function, every fitting candidate is kept (a bounded
+  -- search holds only its top of them: result:size() counts those)
+  local kept, excluded = result:counts().fitting, 0
   if p.score or p.keep or exclude then
     kept = 0
     for i = 1, n do

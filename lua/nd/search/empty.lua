@@ -47,6 +47,7 @@ local function copy_space(space, without)
   local out = {}
   for k, v in pairs(space) do out[k] = v end
   out.dims, out.keep_dropped = dims, 0
+  out.top, out.top_keys = nil, nil -- every fitting candidate: the values found are read from them
   return out
 end
 
