@@ -14,7 +14,20 @@
  * *step naming what failed ("cannot create", "cannot write", ...). */
 int nd_write_file(const char *path, const char *text, size_t n, const char **step);
 
-/* write_file(path, text): true, or nil and "STEP: strerror". */
+/* The text of a file written in chunks: next() sets the next chunk (*n = 0:
+ * the end) and returns 0, or -1 to give the write up (errno set); a chunk
+ * stays valid until the next call. */
+typedef struct {
+    int (*next)(void *data, const char **chunk, size_t *n);
+    void *data;
+} write_source;
+
+/* nd_write_file of the chunks src gives, written as they come. */
+int nd_write_source(const char *path, const write_source *src, const char **step);
+
+/* write_file(path, text | chunks): true, or nil and "STEP: strerror".
+ * chunks is a function returning the text's next string, nil or "" at the
+ * end; an error in it is raised again once the write is given up. */
 int nd_lua_write_file(lua_State *L);
 
 /* file_id(path): "DEVICE:INODE" of the file path names (links followed) and

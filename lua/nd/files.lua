@@ -31,6 +31,8 @@ end
 -- @tparam string path the file
 -- @tparam string text its content
 -- @tparam string what what it holds, for the message ("the CSV")
+-- `text` is the whole text, or a function giving it in chunks (each call
+-- the next string, nil at the end), written as they come.
 function files.write(path, text, what)
   local ok, err = require("nd.core").write_file(path, text)
   if not ok then

@@ -48,15 +48,29 @@ function csv.row(c)
   return table.concat(cells, ",")
 end
 
+-- Rows a chunk of the file holds: the file is written as it is made, so
+-- a search of hundreds of thousands of candidates holds one chunk of text
+-- at a time, not the whole file.
+local ROWS_A_CHUNK = 4096
+
 --- Writes every fitting candidate of a (sorted) result to `path`.
 -- @tparam string path the file
 -- @tparam integer n the candidates
 -- @tparam function get `get(i)` -> the i-th candidate
 function csv.write(path, n, get)
-  local lines = { csv.header() }
-  for i = 1, n do lines[i + 1] = csv.row(get(i)) end
-  lines[#lines + 1] = ""
-  require("nd.files").write(path, table.concat(lines, "\n"), "the CSV")
+  local done = -1 -- the header is row 0
+  local function chunk()
+    if done >= n then return nil end
+    local lines = {}
+    if done < 0 then lines[1], done = csv.header(), 0 end
+    while done < n and #lines < ROWS_A_CHUNK do
+      done = done + 1
+      lines[#lines + 1] = csv.row(get(done))
+    end
+    lines[#lines + 1] = ""
+    return table.concat(lines, "\n")
+  end
+  require("nd.files").write(path, chunk, "the CSV")
 end
 
 return csv

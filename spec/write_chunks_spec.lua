@@ -1,0 +1,111 @@
+-- nd.core.write_file given its text in chunks (src/file_write.c
+-- nd_write_source), as the --csv writer streams a search's candidates: the
+-- file is the chunks joined, a failed write or an error in the function
+-- leaves the old file as it was and no temporary file beside it.
+local core = require "nd.core"
+local csv = require "nd.report.csv"
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+-- A function giving the strings of list, then nil.
+local function chunks_of(list)
+  local i = 0
+  return function()
+    i = i + 1
+    return list[i]
+  end
+end
+
+-- The entries of a directory whose name starts with prefix.
+local function beside(dir, prefix)
+  local out = {}
+  for _, name in ipairs(core.list_dir(dir)) do
+    if name:sub(1, #prefix) == prefix then out[#out + 1] = name end
+  end
+  return out
+end
+
+describe("nd.core.write_file in chunks", function()
+  local dir, path
+  before_each(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(core.mkdir_p(dir))
+    path = dir .. "/out.txt"
+  end)
+  after_each(function()
+    for _, name in ipairs(core.list_dir(dir) or {}) do os.remove(dir .. "/" .. name) end
+    os.remove(dir)
+  end)
+
+  it("writes the chunks joined, ending at nil or at an empty string", function()
+    assert.is_true(core.write_file(path, chunks_of { "a,b\n", "1,2\n", "3,4\n" }))
+    assert.are.equal("a,b\n1,2\n3,4\n", read(path))
+    assert.is_true(core.write_file(path, chunks_of { "x", "", "never written" }))
+    assert.are.equal("x", read(path))
+    assert.is_true(core.write_file(path, chunks_of {}))
+    assert.are.equal("", read(path))
+  end)
+
+  it("raises the function's error again and leaves the old file and no temporary file", function()
+    write(path, "old\n")
+    local n = 0
+    local ok, err = pcall(core.write_file, path, function()
+      n = n + 1
+      if n == 3 then error("candidate 3 could not be read", 0) end
+      return "row\n"
+    end)
+    assert.is_false(ok)
+    assert.are.equal("candidate 3 could not be read", err)
+    assert.are.equal("old\n", read(path))
+    assert.are.same({ "out.txt" }, beside(dir, "out.txt"))
+  end)
+
+  it("refuses a chunk that is no string, naming what it was", function()
+    local ok, err = pcall(core.write_file, path, chunks_of { "a", {} })
+    assert.is_false(ok)
+    assert.matches("the function gave a table, not a string", err, 1, true)
+    assert.are.same({}, beside(dir, "out.txt"))
+  end)
+
+  it("reports a device that is full, as a whole text does", function()
+    local ok, err = core.write_file("/dev/full", chunks_of { "a", "b" })
+    assert.is_nil(ok)
+    assert.are.equal("cannot write: No space left on device", err)
+  end)
+end)
+
+describe("the CSV of a search, written in chunks of rows", function()
+  it("is the header and every row joined, across the chunks' seams", function()
+    -- 9000 candidates: two whole chunks of 4096 rows and a part of one
+    local function candidate(i)
+      return { rank = i, dp = i, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, op = 1, sp = false, mb = 1,
+               mbs = 1, recompute = "off", peak_bytes = 1000 + i, peak_stage = 0, step_time_s = i / 8,
+               mfu = 0.5, tokens_per_s_per_device = 1e3, nd_score = 1, score = i / 8, kept = true, parts = {} }
+    end
+    local path = os.tmpname()
+    csv.write(path, 9000, candidate)
+    local lines = {}
+    for line in read(path):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    os.remove(path)
+    assert.are.equal(9001, #lines)
+    assert.are.equal(csv.header(), lines[1])
+    for _, i in ipairs { 1, 4095, 4096, 4097, 8192, 8193, 9000 } do
+      assert.are.equal(csv.row(candidate(i)), lines[i + 1])
+    end
+    -- row 4096, the last of the first chunk, by hand: 4096/8 = 512 s
+    local row = "4096,4096,1,1,1,1,1,1,1,false,1,1,off,5096,0,512,0.5,1000,1,512,true"
+    assert.are.equal(row, lines[4097]:sub(1, #row))
+  end)
+end)
