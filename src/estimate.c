@@ -73,6 +73,16 @@ void estimate_forget_prices(kind_price *memo, const model_t *m)
         memo[i].ready = false;
 }
 
+void estimate_forget_expert_prices(kind_price *memo, const model_t *m)
+{
+    for (int k = 0; k < m->n_kinds; k++) {
+        const layer_kind *kind = &m->kinds[k];
+        if (kind->moe || kind->params.routed > 0 || kind->params.shared > 0)
+            for (int mode = 0; mode < 3; mode++)
+                memo[3 * k + mode].ready = false;
+    }
+}
+
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
                             kind_price *memo)
 {

@@ -128,6 +128,11 @@ int estimate_run(estimate_t *e, const model_t *m, const run_t *r);
 static inline int estimate_memo_entries(const model_t *m) { return 3 * m->n_kinds + MEMO_TABLES; }
 /* Marks every price of the memo (estimate_memo_entries) as not yet computed. */
 void estimate_forget_prices(kind_price *memo, const model_t *m);
+/* Marks as not yet computed the prices of the memo that read the expert
+ * degrees (the layer kinds with routed or shared experts): the others (the
+ * dense kinds and the tables) divide no part by EP or the expert shards, so
+ * they hold for any EP (spec/candidate_run_spec.lua checks it). */
+void estimate_forget_expert_prices(kind_price *memo, const model_t *m);
 
 /* The same over a layout already built for this model and run (the search caches them). */
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);

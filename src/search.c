@@ -151,8 +151,10 @@ typedef struct {
     double floor_sink;    /* the floor's sums, kept so that they are computed */
 } searcher;
 
-/* Slots for n (OP, SP) pairs, every price forgotten; -1 when out of memory. */
-static int reset_slots(searcher *s, int n)
+/* Slots for n (OP, SP) pairs, their derived values and times forgotten,
+ * and every price, or (for the next EP of the same n slots) those that
+ * read the expert degrees; -1 when out of memory. */
+static int reset_slots(searcher *s, int n, bool every_price)
 {
     int kinds = s->m->n_kinds > 0 ? s->m->n_kinds : 1, entries = estimate_memo_entries(s->m);
     if (n > s->n_slots) {
@@ -176,7 +178,10 @@ static int reset_slots(searcher *s, int n)
         sl->times = s->slot_times + (size_t)i * 3 * (size_t)kinds;
         memset(sl->derived_ok, 0, sizeof sl->derived_ok);
         sl->any_derived = -1;
-        estimate_forget_prices(sl->memo, s->m);
+        if (every_price)
+            estimate_forget_prices(sl->memo, s->m);
+        else
+            estimate_forget_expert_prices(sl->memo, s->m);
         timing_forget_layers(sl->times, s->m);
     }
     return 0;
@@ -578,7 +583,7 @@ static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *o
     }
     for (int a = 0; a < ep->n; a++) {
         g[DIM_EP] = ep->v[a];
-        if (reset_slots(s, op->n * n_sp) != 0)
+        if (reset_slots(s, op->n * n_sp, a == 0) != 0)
             return -1;
         for (int b = 0; b < vpp->n; b++) {
             g[DIM_VPP] = vpp->v[b];
