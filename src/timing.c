@@ -365,7 +365,8 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     const run_t *r = c->r;
     const derived_t *d = c->d;
     memset(out, 0, sizeof *out);
-    double parts[7], worst[7] = {0}, dp_seconds = 0;
+    double dp_seconds = 0;
+    const double *worst = NULL; /* the straggler's saved values */
     int64_t pp = r->pp;
     double *x = stage_scratch(memo, pp);
     if (x == NULL) {
@@ -382,7 +383,7 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
         double *mine = saved + s * STAGE_SAVED;
         if (like != s && !(like == 0 && m->vision != NULL)) {
             x[s] = x[like];
-            memcpy(mine, saved + like * STAGE_SAVED, STAGE_SAVED * sizeof *mine);
+            mine = saved + like * STAGE_SAVED; /* same_as names a stage priced itself: the first alike */
         } else {
             stage_work w;
             stage_work_of(c, l, s, memo->layers, &w);
@@ -390,10 +391,9 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
             mine[7] = seconds(dp_traffic_bytes(c, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
                       (1.0 - hw->overlap_dp);
         }
-        memcpy(parts, mine, sizeof parts);
-        if (x[s] >= x[out->straggler]) {
+        if (worst == NULL || x[s] >= x[out->straggler]) {
             out->straggler = s;
-            memcpy(worst, parts, sizeof worst);
+            worst = mine;
         }
         if (mine[7] > dp_seconds)
             dp_seconds = mine[7];
