@@ -109,3 +109,36 @@ describe("the CSV of a search, written in chunks of rows", function()
     assert.are.equal(row, lines[4097]:sub(1, #row))
   end)
 end)
+
+describe("a CSV cell of a float (nd.core.g)", function()
+  -- The definition, in Lua: the first of %.15g, %.16g, %.17g that reads
+  -- back as the float, else what tostring gives (NaN).
+  local function by_definition(v)
+    for digits = 15, 17 do
+      local text = string.format("%." .. digits .. "g", v)
+      if tonumber(text) == v then return text end
+    end
+    return tostring(v)
+  end
+
+  it("is the definition's text for special and random floats", function()
+    local values = { 0.0, -0.0, 1 / 0, -1 / 0, 0 / 0, 0.1, 1 / 3, 0.1 + 0.2, 2.0 ^ 53, 2.0 ^ 53 + 2, 2.0 ^ 60,
+                     1e15 + 0.125, 1e16, 1e22, 5e-324, 1.7976931348623157e308, 12345678901234568.0 }
+    math.randomseed(7)
+    for i = 1, 20000 do
+      -- any bit pattern (NaNs, infinities, subnormals), and floats of every scale
+      values[#values + 1] = i % 2 == 0 and string.unpack("d", string.pack("i8", math.random(math.mininteger,
+        math.maxinteger))) or math.random() * 10.0 ^ math.random(-30, 30)
+    end
+    for _, v in ipairs(values) do
+      assert.are.equal(by_definition(v), csv.cell(v))
+    end
+  end)
+
+  it("keeps integers and text as they were", function()
+    assert.are.equal("12", csv.cell(12))
+    assert.are.equal("-3", csv.cell(-3))
+    assert.are.equal('"a,b"', csv.cell("a,b"))
+    assert.are.equal("off", csv.cell("off"))
+  end)
+end)

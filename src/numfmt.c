@@ -75,6 +75,17 @@ static void layout(char *buf, size_t cap, int negative, const char *digits, int 
     put_text(buf, cap, &len, exponent, strlen(exponent));
 }
 
+char *numfmt_g(double d, char *buf, size_t cap)
+{
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, cap, "%.*g", precision, d);
+        if (strtod(buf, NULL) == d)
+            return buf;
+    }
+    snprintf(buf, cap, "%.14g", d);
+    return buf;
+}
+
 char *numfmt_float(double d, char *buf, size_t cap)
 {
     if (cap == 0)

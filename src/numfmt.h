@@ -12,4 +12,9 @@
  * returns buf. */
 char *numfmt_float(double d, char *buf, size_t cap);
 
+/* The first of printf's "%.15g", "%.16g", "%.17g" forms of d that reads back
+ * as d (the CSV's cells: lua/nd/report/csv.lua); "%.14g" where none does
+ * (NaN). Writes at most cap bytes (32 always suffice); returns buf. */
+char *numfmt_g(double d, char *buf, size_t cap);
+
 #endif

@@ -157,6 +157,11 @@ local api_search = require "nd.api.search"
 --- Whether a file descriptor (0, 1, 2) is a terminal: `nd.isatty(fd)` -> boolean.
 -- @function nd.isatty
 
+--- A float as the CSV writes it, the first of printf's %.15g, %.16g and
+-- %.17g that reads back as it: `nd.g(x)` -> text (`nd.g(0.1 + 0.2)` is
+-- "0.30000000000000004").
+-- @function nd.g
+
 --- The candidates a search over `space` would test, counted without
 -- pricing any: `nd.search_count(model, space)` (nd.search.check_size).
 -- @function nd.search_count

@@ -58,6 +58,22 @@ int main(void)
     }
     CHECK(all, "every text reads back as the double it came from");
 
+    /* numfmt_g, the CSV's floats: the first of %.15g, %.16g, %.17g that reads
+     * back. 0.1 and 1e22 read back at 15 digits; 1/3 needs 16 (Python's
+     * repr, the shortest, has 16 digits: 0.3333333333333333); 0.1 + 0.2
+     * needs 17 (repr: 0.30000000000000004); 2^60 = 1152921504606846976 reads
+     * back from 1.152921504606847e+18 (24 away, within half its spacing of
+     * 256) but not from 1.15292150460685e+18 (3024 away). */
+    const struct {
+        double value;
+        const char *text;
+    } G[] = {{0.1, "0.1"},     {1e22, "1e+22"}, {1.0 / 3.0, "0.3333333333333333"}, {0.1 + 0.2, "0.30000000000000004"},
+             {0x1p60, "1.152921504606847e+18"}, {-0.0, "-0"}, {2.0, "2"}, {INFINITY, "inf"}, {NAN, "nan"}};
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        snprintf(what, sizeof what, "numfmt_g writes %s", G[i].text);
+        CHECK_STR(numfmt_g(G[i].value, buf, sizeof buf), G[i].text, what);
+    }
+
     /* A small buffer gets a truncated, terminated text and nothing past it. */
     char small[6] = {'x', 'x', 'x', 'x', 'x', 'x'};
     numfmt_float(0.3333333333333333, small, 5);

@@ -15,17 +15,15 @@ csv.COLUMNS = { "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", 
                 "kept" }
 
 --- One CSV cell: nothing for nil or JSON null, numbers at full precision
--- (the shortest text that reads back as the same number), text quoted when
--- it holds a comma, a quote or a line break.
+-- (a float as the first of %.15g, %.16g, %.17g that reads back as it:
+-- nd.core.g, in C, as a search's CSV formats some 16 floats a row), text
+-- quoted when it holds a comma, a quote or a line break.
 function csv.cell(v)
   if v == nil or (type(v) == "userdata" and core.isnull(v)) then return "" end
   if type(v) == "boolean" then return v and "true" or "false" end
-  if math.type(v) == "float" then
-    for digits = 15, 17 do
-      local text = string.format("%." .. digits .. "g", v)
-      if tonumber(text) == v then return text end
-    end
-  end
+  local kind = math.type(v)
+  if kind == "float" then return core.g(v) end
+  if kind == "integer" then return tostring(v) end
   local text = tostring(v)
   if text:find('[,"\n]') then text = '"' .. text:gsub('"', '""') .. '"' end
   return text
