@@ -125,38 +125,43 @@ static double key_value(const sort_source *src, const candidate *c, int field)
     }
 }
 
-/* The table of signed key values, nk a candidate; NULL when out of memory. */
+/* The table the sort compares, a row of nk + 2 values a candidate: 0 for
+ * a kept one (1 else), the signed key values, then its order in the nest
+ * (exact as a double), so that a comparison reads one short row and no
+ * record; NULL when out of memory. */
 static double *key_table(const sort_source *src, const sort_key *keys, int nk)
 {
-    size_t n = src->res->n_fit;
-    double *table = malloc((n * (size_t)nk > 0 ? n * (size_t)nk : 1) * sizeof *table);
+    size_t n = src->res->n_fit, width = (size_t)nk + 2;
+    double *table = malloc((n > 0 ? n : 1) * width * sizeof *table);
     if (table == NULL)
         return NULL;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        const candidate *c = &src->res->fit[i];
+        double *row = table + i * width;
+        row[0] = c->kept ? 0.0 : 1.0;
         for (int k = 0; k < nk; k++)
-            table[i * (size_t)nk + (size_t)k] = keys[k].sign * key_value(src, &src->res->fit[i], keys[k].field);
+            row[k + 1] = keys[k].sign * key_value(src, c, keys[k].field);
+        row[nk + 1] = (double)c->order;
+    }
     return table;
 }
 
 typedef struct {
-    const candidate *v;
     const double *table;
-    int nk;
+    size_t width;
 } sort_view;
 
+/* Rows compared value by value: kept first, the keys, then the nest's order. */
 static int compare(const sort_view *s, uint32_t a, uint32_t b)
 {
-    const candidate *x = &s->v[a], *y = &s->v[b];
-    if (x->kept != y->kept)
-        return x->kept ? -1 : 1;
-    const double *ka = s->table + (size_t)a * (size_t)s->nk, *kb = s->table + (size_t)b * (size_t)s->nk;
-    for (int i = 0; i < s->nk; i++) {
+    const double *ka = s->table + (size_t)a * s->width, *kb = s->table + (size_t)b * s->width;
+    for (size_t i = 0; i < s->width; i++) {
         if (ka[i] < kb[i])
             return -1;
         if (ka[i] > kb[i])
             return 1;
     }
-    return x->order < y->order ? -1 : x->order > y->order;
+    return 0;
 }
 
 /* A bottom-up merge sort of indices: stable, with no global comparator state. */
@@ -222,7 +227,7 @@ int search_sort(search_result *res, const search_space *sp, const run_t *base, c
     if (rc == 0) {
         for (size_t i = 0; i < count; i++)
             idx[i] = (uint32_t)i;
-        sort_view view = {res->fit, table, n};
+        sort_view view = {table, (size_t)n + 2};
         rc = merge_sort_indices(&view, idx, count) != 0 ? -2 : 0;
     }
     if (rc == 0)
