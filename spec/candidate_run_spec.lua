@@ -55,27 +55,36 @@ describe("nd.core.candidate_run", function()
   -- Qwen3-30B-A3B at 64 devices and 80 GB has such candidates (skipping
   -- every stage laid out alike, whatever it holds, misprices 41 of 8307).
   -- The search also keeps the prices of the dense layers and the tables
-  -- from one EP to the next (src/estimate.c estimate_forget_expert_prices):
+  -- from one EP to the next (src/estimate.c estimate_forget_expert_prices),
+  -- and each stage's work for a step from one OP to the next (src/timing.c
+  -- timing_memo's works): every fitting candidate's step time must be the
+  -- one nd.core.step_time finds for its run alone, to the last bit.
   -- DeepSeek-V3 (3 dense layers, then MoE) at 256 devices and 64 GB, EP
   -- searched over 9 values among its fitting candidates, must price each
   -- as a whole estimate does too.
   local qwen = nd.model("Qwen/Qwen3-30B-A3B", { warnings = warnings })
   local dsv3 = nd.model("deepseek-ai/DeepSeek-V3", { warnings = warnings })
-  for _, case in ipairs { { llama, "1f1b", 40, 64 }, { qwen, "zero_bubble_v", 80, 64 }, { dsv3, "1f1b", 64, 256 } } do
-    local model, schedule, gb, devices = case[1], case[2], case[3], case[4]
-    it("prices every fitting candidate's peak and peak stage as a whole estimate does (" .. model:spec().name
+  -- (H100 states the HBM bandwidth the element-wise ops reach, so that
+  -- sequence parallelism, which shards them, changes a step's time.)
+  local H100 = hardware.load("H100")
+  for _, case in ipairs { { llama, "1f1b", 40, 64, H100 }, { qwen, "zero_bubble_v", 80, 64, A3 },
+                          { dsv3, "1f1b", 64, 256, H100 } } do
+    local model, schedule, gb, devices, device = case[1], case[2], case[3], case[4], case[5]
+    it("prices every fitting candidate's step time, peak and peak stage as its run alone does (" .. model:spec().name
        .. ", " .. schedule .. ")", function()
       local searched = {}
       for _, d in ipairs(search.DIMS) do searched[d] = true end
-      local sp = search.space { model = model:spec(), hardware = A3, devices = devices, global_batch = 2 * devices,
+      local sp = search.space { model = model:spec(), hardware = device, devices = devices, global_batch = 2 * devices,
                                 budget_bytes = gb * 2 ^ 30, searched = searched, pinned = {},
                                 recompute = { "off", "selective", "full" }, keep_dropped = 0, threads = 1 }
       local base = nd.run { seq_length = 4096, pp_schedule = schedule }
       local r = core.search(model, base, sp)
-      local deep, eps = 0, {}
+      local deep, eps, profile = 0, {}, hardware.core(device)
       for i = 1, r:size() do
         local c = r:candidate(i)
-        local e = nd.estimate(model, nd.candidate_run(base, c))
+        local run = nd.candidate_run(base, c)
+        local e = nd.estimate(model, run)
+        assert.are.equal(core.step_time(model, run, profile).step_time_s, c.step_time_s)
         assert.are.equal(e.peak_bytes, c.peak_bytes)
         assert.are.equal(e.peak_stage, c.peak_stage)
         if c.pp >= 4 then deep = deep + 1 end

@@ -147,6 +147,8 @@ typedef struct {
     int64_t *in_flight;   /* micro-batches in flight per stage and chunk of the current VPP (pp x vpp) */
     size_t in_flight_cap;
     bool in_flight_ok;    /* in_flight holds the current (PP, VPP, MB)'s */
+    stage_work *works;    /* the stages' work per (SP, mode) of the current VPP: pp x 2 x 3, kept across OP */
+    size_t works_cap;
     timing_memo timing;   /* its layers: the current slot's times */
     double floor_sink;    /* the floor's sums, kept so that they are computed */
 } searcher;
@@ -477,6 +479,21 @@ static int fill_in_flight(searcher *s, const run_t *r)
     return 0;
 }
 
+/* The stages' work of the candidate's (SP, mode), kept for the other OPs of
+ * the current VPP (timing_memo's works_epoch counts the VPPs); -1 when out of memory. */
+static int point_works(searcher *s, const probe *c, size_t pp)
+{
+    if (6 * pp > s->works_cap) {
+        free(s->works);
+        s->works = calloc(6 * pp, sizeof *s->works); /* every epoch 0: never worked out */
+        s->works_cap = s->works != NULL ? 6 * pp : 0;
+        if (s->works == NULL)
+            return -1;
+    }
+    s->timing.works = s->works + ((c->degree[DIM_SP] != 0 ? 3 : 0) + (size_t)c->mode) * pp;
+    return 0;
+}
+
 /* Prices one valid candidate: its memory, and when it fits, its time. */
 static int price(searcher *s, const probe *c)
 {
@@ -517,6 +534,8 @@ static int price(searcher *s, const probe *c)
     }
     price_ctx ctx = {s->m, r, s->est.dv};
     step_time t;
+    if (point_works(s, c, (size_t)r->pp) != 0)
+        return -1;
     timing_run_memo(&ctx, s->est.lay, &s->sp->hw, &s->timing, &t);
     if (t.step < 0)
         return -1;
@@ -588,6 +607,7 @@ static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *o
         for (int b = 0; b < vpp->n; b++) {
             g[DIM_VPP] = vpp->v[b];
             s->in_flight_ok = false;
+            s->timing.works_epoch++;
             for (int o = 0; o < op->n; o++) {
                 g[DIM_OP] = op->v[o];
                 for (int q = 0; q < n_sp; q++) {
@@ -690,6 +710,7 @@ static void searcher_free(searcher *s)
     free(s->slot_memo);
     free(s->slot_times);
     free(s->in_flight);
+    free(s->works);
     timing_memo_free(&s->timing);
     estimate_free(&s->est);
     if (s->layouts != NULL)

@@ -137,12 +137,6 @@ double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble
     return step;
 }
 
-typedef struct {
-    double forward_flops, recompute_flops;  /* one micro-batch */
-    double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
-    double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
-    double weights;                         /* weights on one rank (for DP traffic) */
-} stage_work;
 
 static double layer_forward_flops(const layer_flops *f, const run_t *r, const derived_t *d)
 {
@@ -386,7 +380,14 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
             mine = saved + like * STAGE_SAVED; /* same_as names a stage priced itself: the first alike */
         } else {
             stage_work w;
-            stage_work_of(c, l, s, memo->layers, &w);
+            if (memo->works != NULL && memo->works[s].epoch == memo->works_epoch) {
+                w = memo->works[s];
+            } else {
+                stage_work_of(c, l, s, memo->layers, &w);
+                w.epoch = memo->works_epoch;
+                if (memo->works != NULL)
+                    memo->works[s] = w;
+            }
             x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
             mine[7] = seconds(dp_traffic_bytes(c, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
                       (1.0 - hw->overlap_dp);

@@ -65,12 +65,26 @@ typedef struct {
     layer_traffic traffic;
 } layer_time;
 
+/* What one stage's layers do a micro-batch: the sums of their layer_times. */
+typedef struct {
+    int64_t epoch;                          /* the timing_memo epoch it was worked out in (0: never) */
+    double forward_flops, recompute_flops;  /* one micro-batch */
+    double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
+    double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
+    double weights;                         /* weights on one rank (for DP traffic) */
+} stage_work;
+
 /* What timing_run_memo keeps across runs of one model and sequence: the
  * layer prices (3 x n_kinds by kind and mode, owned by the caller, valid
- * while the degrees they read stay; NULL: priced each time), the model's
- * FLOPs a token at the sequence, and a scratch for the stage times. */
+ * while the degrees they read stay; NULL: priced each time), the stages'
+ * work (pp entries owned by the caller, each valid while its epoch is
+ * works_epoch: the caller keeps the layout and every degree but OP, which
+ * no work reads; NULL: worked out each time), the model's FLOPs a token at
+ * the sequence, and a scratch for the stage times. */
 typedef struct {
     layer_time *layers;
+    stage_work *works;
+    int64_t works_epoch;
     bool has_flops;
     int64_t flops_seq;
     double flops_total;
