@@ -61,6 +61,7 @@ static estimate_row *new_row(estimate_t *e)
 typedef struct {
     price_ctx c; /* the model (or tower), the run and its derived facts */
     bool vision, frozen;
+    bool keeps_gathered; /* the stage keeps its layers' gathered weights from forward to backward */
     double tokens, seq; /* tokens of a micro-batch on a CP rank; the sequence a layer attends */
     kind_price *memo;   /* estimate_memo_entries, reset for each estimate unless reused */
     act_cache_entry *act_cache; /* n_kinds x 2, kept across estimates; NULL: none */
@@ -83,11 +84,20 @@ void estimate_forget_expert_prices(kind_price *memo, const model_t *m)
     }
 }
 
+/* Whether the stage keeps its layers' gathered weights from forward to backward. */
+static bool keeps_gathered(const run_t *r, const derived_t *d)
+{
+    if (r->keep_gathered_params != UNSTATED)
+        return r->keep_gathered_params == YES && d->params_sharded;
+    return d->fsdp && !r->reshard_params;
+}
+
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
                             kind_price *memo)
 {
     double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
-    pricing p = {{m, r, d}, vision, frozen, seq * (double)r->micro_batch_size / (double)r->cp, seq, memo, NULL, NULL};
+    pricing p = {{m, r, d}, vision, frozen, keeps_gathered(r, d), seq * (double)r->micro_batch_size / (double)r->cp,
+                 seq, memo, NULL, NULL};
     return p;
 }
 
@@ -374,14 +384,6 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     return add_row(e, st, &module);
 }
 
-/* Whether the stage keeps its layers' gathered weights from forward to backward. */
-static bool keeps_gathered(const run_t *r, const derived_t *d)
-{
-    if (r->keep_gathered_params != UNSTATED)
-        return r->keep_gathered_params == YES && d->params_sharded;
-    return d->fsdp && !r->reshard_params;
-}
-
 static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
                     const chunk_layout *ch, int64_t chunk, int64_t mf)
 {
@@ -390,7 +392,7 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
         const layer_kind *k = &p->c.m->kinds[run->kind];
         kind_price scratch;
         const kind_price *kp = price_of(p, run, &scratch);
-        if (keeps_gathered(p->c.r, p->c.d))
+        if (p->keeps_gathered)
             st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, k);
         if (e->peak_only) { /* the search's pricing: the sums without the row */
             accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);

@@ -147,6 +147,7 @@ typedef struct {
     int64_t *in_flight;   /* micro-batches in flight per stage and chunk of the current VPP (pp x vpp) */
     size_t in_flight_cap;
     bool in_flight_ok;    /* in_flight holds the current (PP, VPP, MB)'s */
+    const layout_t *vpp_layouts[3]; /* the current (PP, VPP)'s layout per recompute mode (NULL: not looked up) */
     stage_work *works;    /* the stages' work per (SP, mode) of the current VPP: pp x 2 x 3, kept across OP */
     size_t works_cap;
     timing_memo timing;   /* its layers: the current slot's times */
@@ -505,10 +506,12 @@ static int price(searcher *s, const probe *c)
     if (!s->in_flight_ok && fill_in_flight(s, r) != 0)
         return -1;
     s->est.micro_factors = s->in_flight;
-    bool failed;
-    const layout_t *lay = cached_layout(s, r, c->mode, &failed);
-    if (lay == NULL && !failed)
+    bool failed = false;
+    const layout_t *lay = s->vpp_layouts[c->mode];
+    if (lay == NULL && (lay = cached_layout(s, r, c->mode, &failed)) == NULL && !failed)
         return -1;
+    if (lay != &s->est.layout) /* a layout kept in the cache: the same for the VPP's other candidates */
+        s->vpp_layouts[c->mode] = lay;
     set_early_stop(s);
     reuse_slot(s, r, c->mode);
     if (lay == NULL || estimate_run_layout(&s->est, s->m, r, lay) != 0) {
@@ -608,6 +611,7 @@ static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *o
             g[DIM_VPP] = vpp->v[b];
             s->in_flight_ok = false;
             s->timing.works_epoch++;
+            memset(s->vpp_layouts, 0, sizeof s->vpp_layouts);
             for (int o = 0; o < op->n; o++) {
                 g[DIM_OP] = op->v[o];
                 for (int q = 0; q < n_sp; q++) {
