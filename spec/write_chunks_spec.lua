@@ -110,7 +110,7 @@ describe("the CSV of a search, written in chunks of rows", function()
   end)
 end)
 
-describe("a CSV cell of a float (nd.core.g)", function()
+describe("a CSV cell of a float (nd.core.float_text)", function()
   -- The definition, in Lua: the first of %.15g, %.16g, %.17g that reads
   -- back as the float, else what tostring gives (NaN).
   local function by_definition(v)

@@ -64,8 +64,8 @@ void lnd_new_type(lua_State *L, const char *name, lua_CFunction gc, lua_CFunctio
     lua_setfield(L, -2, "methods");
 }
 
-/* g(x): x as the CSV writes a float, the shortest of %.15g, %.16g, %.17g that reads back (numfmt_g). */
-static int nd_g(lua_State *L)
+/* float_text(x): x as the CSV writes a float, the first of %.15g, %.16g, %.17g that reads back (numfmt_g). */
+static int nd_float_text(lua_State *L)
 {
     char buf[32];
     lua_pushstring(L, numfmt_g(luaL_checknumber(L, 1), buf, sizeof buf));
@@ -93,7 +93,8 @@ static const luaL_Reg core_functions[] = {
     {"run", lnd_run_new},                 {"estimate", lnd_estimate},         {"layout", lnd_layout},
     {"time_estimate", lnd_time_estimate}, {"time_params", lnd_time_params}, {"activation_split", lnd_activation_split},
     {"write_file", nd_lua_write_file},    {"file_id", nd_lua_file_id},        {"list_dir", nd_lua_list_dir},
-    {"mkdir_p", nd_lua_mkdir_p},          {"isatty", nd_lua_isatty},          {"g", nd_g}, {NULL, NULL},
+    {"mkdir_p", nd_lua_mkdir_p},          {"isatty", nd_lua_isatty},          {"float_text", nd_float_text},
+    {NULL, NULL},
 };
 
 /* Pushes nd.core.limits, the bounds of src/nd_limits.h as Lua integers. */

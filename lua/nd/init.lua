@@ -158,9 +158,9 @@ local api_search = require "nd.api.search"
 -- @function nd.isatty
 
 --- A float as the CSV writes it, the first of printf's %.15g, %.16g and
--- %.17g that reads back as it: `nd.g(x)` -> text (`nd.g(0.1 + 0.2)` is
+-- %.17g that reads back as it: `nd.float_text(x)` -> text (`nd.float_text(0.1 + 0.2)` is
 -- "0.30000000000000004").
--- @function nd.g
+-- @function nd.float_text
 
 --- The candidates a search over `space` would test, counted without
 -- pricing any: `nd.search_count(model, space)` (nd.search.check_size).

@@ -16,13 +16,13 @@ csv.COLUMNS = { "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", 
 
 --- One CSV cell: nothing for nil or JSON null, numbers at full precision
 -- (a float as the first of %.15g, %.16g, %.17g that reads back as it:
--- nd.core.g, in C, as a search's CSV formats some 16 floats a row), text
+-- nd.core.float_text, in C, as a search's CSV formats some 16 floats a row), text
 -- quoted when it holds a comma, a quote or a line break.
 function csv.cell(v)
   if v == nil or (type(v) == "userdata" and core.isnull(v)) then return "" end
   if type(v) == "boolean" then return v and "true" or "false" end
   local kind = math.type(v)
-  if kind == "float" then return core.g(v) end
+  if kind == "float" then return core.float_text(v) end
   if kind == "integer" then return tostring(v) end
   local text = tostring(v)
   if text:find('[,"\n]') then text = '"' .. text:gsub('"', '""') .. '"' end
