@@ -535,8 +535,6 @@ static double backward_overhead(const pricing *p, const layout_t *l, int64_t sta
     return overhead_1f1b(p, l, stage);
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
 /* Whether the head shares the embedding's table: as stated, else as the model ties them. */
 static bool tied(const model_t *m, const run_t *r)
 {
@@ -566,7 +564,7 @@ static void offload(stage_estimate *st, const run_t *r)
 /* Micro-batches chunk c of stage s holds at its peak: at least one. */
 static int64_t in_flight(const estimate_t *e, const run_t *r, int64_t s, int64_t c)
 {
-    return e->micro_factors != NULL ? e->micro_factors[s * r->vpp + c] : max64(1, micro_factor(r, s, c));
+    return e->micro_factors != NULL ? e->micro_factors[s * r->vpp + c] : micro_factor_priced(r, s, c);
 }
 
 static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)

@@ -30,6 +30,11 @@ static int64_t interleaved(const run_t *r, int64_t stage, int64_t chunk, int64_t
     return last;
 }
 
+int64_t micro_factor_priced(const run_t *r, int64_t stage, int64_t chunk)
+{
+    return max64(1, micro_factor(r, stage, chunk));
+}
+
 int64_t micro_factor(const run_t *r, int64_t stage, int64_t chunk)
 {
     int64_t base = min64(r->pp, r->micro_batch_num);

@@ -472,10 +472,8 @@ static int fill_in_flight(searcher *s, const run_t *r)
         s->in_flight_cap = n;
     }
     for (int64_t st = 0; st < r->pp; st++)
-        for (int64_t c = 0; c < r->vpp; c++) {
-            int64_t mf = micro_factor(r, st, c);
-            s->in_flight[st * r->vpp + c] = mf > 1 ? mf : 1;
-        }
+        for (int64_t c = 0; c < r->vpp; c++)
+            s->in_flight[st * r->vpp + c] = micro_factor_priced(r, st, c);
     s->in_flight_ok = true;
     return 0;
 }

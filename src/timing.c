@@ -137,7 +137,6 @@ double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble
     return step;
 }
 
-
 static double layer_forward_flops(const layer_flops *f, const run_t *r, const derived_t *d)
 {
     double t = (double)r->tp;
