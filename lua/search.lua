@@ -11,6 +11,7 @@
 -- (nd.policies); the outputs are nd.report.* and nd.resolved_yaml.
 
 local nd = require "nd"
+local core = require "nd.core"
 local errors = require "nd.errors"
 local units = require "nd.units"
 local warnings = require "nd.warnings"
@@ -53,13 +54,14 @@ end
 local function run_search(s)
   search.check_size(s.base.model, s.space, { dims = "-l", recompute = "--recompute", batch = "-b" })
   local update, finish = progress.new("searching")
-  local result = require("nd.core").search(s.base.model, s.base.run, s.space, update)
+  local result = core.search(s.base.model, s.base.run, s.space, update)
   if finish then finish() end
   return result
 end
 
--- The orders a search can keep its top by as it prices (nd.core.search's top_keys).
-local TOP_KEYS = { step_time_s = true, peak_bytes = true, ["-step_time_s"] = true, ["-peak_bytes"] = true }
+-- The keys a search can keep its top by as it prices, and how many it takes
+-- (nd.core.search's space.top_keys, stated in src/lnd_search.c).
+local TOP_KEYS, MAX_TOP_KEYS = core.top_keys, core.limits.top_keys
 
 -- Bounds the search to the candidates it shows (-t) when nothing reads the
 -- others: no --csv, a policy that ranks by at most two keys the search
@@ -68,7 +70,9 @@ local TOP_KEYS = { step_time_s = true, peak_bytes = true, ["-step_time_s"] = tru
 -- order, so they are the same candidates, in the same order, as a full sort.
 local function bound_to_top(opts, s)
   local order, p = s.policy.order, s.policy
-  if opts.csv or p.score or p.keep or full_shard_exclusion(s.space) or not order or #order > 2 then return end
+  if opts.csv or p.score or p.keep or full_shard_exclusion(s.space) or not order or #order > MAX_TOP_KEYS then
+    return
+  end
   for _, k in ipairs(order) do
     if not TOP_KEYS[k] then return end
   end
@@ -105,7 +109,7 @@ local function write_resolved(opts, s, best)
   local doc = s.base.synthetic or command.source_doc(opts, s.cfg, s.base.path)
   local notes = resolved_yaml.apply(doc, s.base.schema, best)
   local dir = opts.output_dir
-  local made, err = require("nd.core").mkdir_p(dir)
+  local made, err = core.mkdir_p(dir)
   if not made then errors.raise { message = err .. "; the resolved yaml was not written" } end
   local path = dir .. "/resolved.yaml"
   resolved_yaml.write(path, doc)

@@ -87,7 +87,10 @@ describe("nd.core.limits", function()
   it("states each bound once, in src/nd_limits.h, read by its Lua names", function()
     local cli = require "nd.cli"
     assert.are.same({ devices = 1 << 20, global_batch = 1 << 30, threads = 1024, device_memory = 1 << 50,
-                      layers = 100000, batch = 1 << 24 }, core.limits)
+                      layers = 100000, batch = 1 << 24, top_keys = 2 }, core.limits)
+    -- the keys a bounded search ranks by, as the C reader of space.top_keys accepts them
+    assert.are.same({ step_time_s = true, peak_bytes = true, ["-step_time_s"] = true, ["-peak_bytes"] = true },
+                    core.top_keys)
     assert.are.equal(core.limits.devices, cli.MAX_DEVICES)
     assert.are.equal(core.limits.devices, search.FULL_SHARD)
     assert.are.equal(core.limits.global_batch, search.MAX_GLOBAL_BATCH)

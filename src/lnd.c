@@ -8,6 +8,7 @@
 #include "json_bridge.h"
 #include "nd_limits.h"
 #include "numfmt.h"
+#include "search.h"
 #include "yaml_bridge.h"
 
 #ifndef NDLUA_VERSION
@@ -100,12 +101,13 @@ static const luaL_Reg core_functions[] = {
 /* Pushes nd.core.limits, the bounds of src/nd_limits.h as Lua integers. */
 static void push_limits(lua_State *L)
 {
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     field_set_int(L, "devices", ND_MAX_DEVICES);
     field_set_int(L, "layers", ND_MAX_LAYERS);
     field_set_int(L, "batch", ND_MAX_BATCH);
     field_set_int(L, "global_batch", ND_MAX_GLOBAL_BATCH);
     field_set_int(L, "threads", ND_MAX_THREADS);
+    field_set_int(L, "top_keys", SEARCH_TOP_KEYS);
     field_set_int(L, "device_memory", ND_MAX_DEVICE_MEMORY);
 }
 
@@ -121,9 +123,9 @@ price_ctx lnd_check_layer(lua_State *L, derived_t *d, const layer_kind **k)
 int luaopen_nd_core(lua_State *L)
 {
     docmeta_open(L);
-    lnd_open_search(L);
     luaL_newlib(L, core_functions);
     luaL_setfuncs(L, lnd_search_functions, 0);
+    lnd_open_search(L);
     lua_createtable(L, 0, 2); /* nd.core.types: the metatables; lua/nd/model.lua and run.lua add to them */
     lnd_open_model(L);
     lua_setfield(L, -2, "model");

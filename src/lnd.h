@@ -65,7 +65,8 @@ int lnd_time_params(lua_State *L);
 int lnd_activation_split(lua_State *L);
 
 /* The search: search, search_count, candidate_run, step_time,
- * layer_traffic, pipeline_step; and the result's metatable. */
+ * layer_traffic, pipeline_step; the result's metatable, and nd.core.top_keys
+ * (set in the table on top): the keys a bounded search ranks by. */
 extern const luaL_Reg lnd_search_functions[];
 void lnd_open_search(lua_State *L);
 

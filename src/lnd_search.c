@@ -402,6 +402,8 @@ void lnd_open_search(lua_State *L)
         lua_setfield(L, -2, "__index");
     }
     lua_pop(L, 1);
+    field_push_names(L, &TOP_KEYS);
+    lua_setfield(L, -2, "top_keys");
 }
 
 /* nd.core.candidate_run(run, candidate) -> the run a search prices for the

@@ -395,6 +395,13 @@ void field_set_string(lua_State *L, const char *key, const char *s)
     lua_setfield(L, -2, key);
 }
 
+void field_push_names(lua_State *L, const field_choices *c)
+{
+    lua_newtable(L);
+    for (int i = 0; c->names[i] != NULL; i++)
+        field_set_bool(L, c->names[i], true);
+}
+
 void fields_push_defaults(lua_State *L, const field_desc *d)
 {
     lua_newtable(L);

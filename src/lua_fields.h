@@ -135,5 +135,7 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
 /* Pushes a table of the defaults of d's numeric and flag fields, by key
  * (the defaults stated once, in C, for Lua to read). */
 void fields_push_defaults(lua_State *L, const field_desc *d);
+/* Pushes the set of the names c accepts ({name = true}), for Lua to read. */
+void field_push_names(lua_State *L, const field_choices *c);
 
 #endif
