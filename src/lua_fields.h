@@ -73,7 +73,7 @@ typedef struct field_desc {
     bool required; /* FD_TABLE: its unknown keys are refused (read as required elsewhere) */
     const field_choices *choices;
     const struct field_desc *sub; /* FD_TABLE: the nested table's fields, at offset */
-    size_t count_at;              /* FD_I64S, FD_ARRAY: the offset of the int that counts the list */
+    size_t count_at;              /* FD_I64S, FD_ARRAY, FD_CHOICES: the offset of the int that counts the list */
     const char *need;             /* FD_TABLE, FD_ARRAY: a table is required; the message says what it holds */
     size_t stride;                /* FD_ARRAY: the bytes of an element */
 } field_desc;

@@ -7,9 +7,9 @@
 -- reference documentation; library modules require this module instead.
 --
 -- The C core's nd.run userdata has a methods table (its metatable's
--- `methods`, src/lnd_run.c) that `with` is added to here, once, when
--- this module is first required, and `forms`, the bounds of what nd.run
--- settles for it: the only place the library reaches into a C metatable.
+-- `methods`, nd.core.types.run, src/lnd_run.c) that `with` is added to
+-- here, once, when this module is first required; the metatable's `ops`
+-- names the ops a selective range can drop.
 -- The per-stage forms (offset, full_recompute, selective_recompute), the
 -- recompute ranges, the micro-batch count and the optimizer's states are
 -- settled here, once, with the messages; the core reads them settled.
