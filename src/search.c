@@ -150,6 +150,7 @@ typedef struct {
     const layout_t *vpp_layouts[3]; /* the current (PP, VPP)'s layout per recompute mode (NULL: not looked up) */
     stage_work *works;    /* the stages' work per (SP, mode) of the current VPP: pp x 2 x 3, kept across OP */
     size_t works_cap;
+    pipeline_time pipelines[6]; /* their pipeline per (SP, mode), kept across OP */
     timing_memo timing;   /* its layers: the current slot's times */
     double floor_sink;    /* the floor's sums, kept so that they are computed */
 } searcher;
@@ -478,7 +479,7 @@ static int fill_in_flight(searcher *s, const run_t *r)
     return 0;
 }
 
-/* The stages' work of the candidate's (SP, mode), kept for the other OPs of
+/* The stages' work of the candidate's (SP, mode) and their pipeline, kept for the other OPs of
  * the current VPP (timing_memo's works_epoch counts the VPPs); -1 when out of memory. */
 static int point_works(searcher *s, const probe *c, size_t pp)
 {
@@ -489,7 +490,9 @@ static int point_works(searcher *s, const probe *c, size_t pp)
         if (s->works == NULL)
             return -1;
     }
-    s->timing.works = s->works + ((c->degree[DIM_SP] != 0 ? 3 : 0) + (size_t)c->mode) * pp;
+    size_t which = (c->degree[DIM_SP] != 0 ? 3 : 0) + (size_t)c->mode;
+    s->timing.works = s->works + which * pp;
+    s->timing.pipeline = &s->pipelines[which];
     return 0;
 }
 

@@ -325,14 +325,11 @@ void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, ste
     timing_memo_free(&memo);
 }
 
-/* A stage's own prices, kept for the stages laid out like it. */
-#define STAGE_SAVED 8 /* the seven parts and the DP seconds */
-
-/* The scratch for pp stages: their times, then STAGE_SAVED values each; NULL when out of memory. */
+/* The scratch for pp stages: their times, then the seven parts each; NULL when out of memory. */
 static double *stage_scratch(timing_memo *memo, int64_t pp)
 {
     if (memo->cap_x < pp) {
-        double *x = realloc(memo->stage_x, (size_t)pp * (1 + STAGE_SAVED) * sizeof *x);
+        double *x = realloc(memo->stage_x, (size_t)pp * 8 * sizeof *x);
         if (x == NULL)
             return NULL;
         memo->stage_x = x;
@@ -352,65 +349,87 @@ static double model_flops_total(const model_t *m, int64_t seq, timing_memo *memo
     return memo->flops_total;
 }
 
-void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out)
+/* A stage's work, from the memo when it was worked out in its epoch. */
+static stage_work work_of(const price_ctx *c, const layout_t *l, int64_t s, timing_memo *memo)
+{
+    if (memo->works != NULL && memo->works[s].epoch == memo->works_epoch)
+        return memo->works[s];
+    stage_work w;
+    stage_work_of(c, l, s, memo->layers, &w);
+    w.epoch = memo->works_epoch;
+    if (memo->works != NULL)
+        memo->works[s] = w;
+    return w;
+}
+
+/* The pipeline's step before DP; -1 when out of memory. */
+static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
+                       pipeline_time *out)
 {
     const model_t *m = c->m;
     const run_t *r = c->r;
-    const derived_t *d = c->d;
-    memset(out, 0, sizeof *out);
-    double dp_seconds = 0;
-    const double *worst = NULL; /* the straggler's saved values */
     int64_t pp = r->pp;
     double *x = stage_scratch(memo, pp);
-    if (x == NULL) {
-        out->step = -1.0; /* out of memory: the caller reports it */
-        return;
-    }
+    if (x == NULL)
+        return -1;
+    memset(out, 0, sizeof *out);
     /* a stage sends its activations and receives their gradients at each chunk boundary */
-    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * d->tokens * (double)m->hidden * d->bytes_compute : 0.0;
+    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)m->hidden * c->d->bytes_compute : 0.0;
     double *saved = x + pp;
+    const double *worst = NULL;
     for (int64_t s = 0; s < pp; s++) {
         /* a stage laid out like an earlier one takes its prices (the
          * vision tower makes stage 0 unlike any other) */
         int64_t like = l->same_as != NULL ? l->same_as[s] : s;
-        double *mine = saved + s * STAGE_SAVED;
+        double *mine = saved + s * 7;
         if (like != s && !(like == 0 && m->vision != NULL)) {
             x[s] = x[like];
-            mine = saved + like * STAGE_SAVED; /* same_as names a stage priced itself: the first alike */
+            mine = saved + like * 7; /* same_as names a stage priced itself: the first alike */
         } else {
-            stage_work w;
-            if (memo->works != NULL && memo->works[s].epoch == memo->works_epoch) {
-                w = memo->works[s];
-            } else {
-                stage_work_of(c, l, s, memo->layers, &w);
-                w.epoch = memo->works_epoch;
-                if (memo->works != NULL)
-                    memo->works[s] = w;
-            }
+            stage_work w = work_of(c, l, s, memo);
             x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
-            mine[7] = seconds(dp_traffic_bytes(c, w.weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
-                      (1.0 - hw->overlap_dp);
+            if (w.weights > out->weights)
+                out->weights = w.weights;
         }
         if (worst == NULL || x[s] >= x[out->straggler]) {
             out->straggler = s;
             worst = mine;
         }
-        if (mine[7] > dp_seconds)
-            dp_seconds = mine[7];
     }
-    double m_b = (double)r->micro_batch_num, bubble;
-    double step = pipeline_step(r, x, pp, &bubble);
-    out->forward = m_b * worst[0];
-    out->backward = m_b * worst[1];
-    out->recompute = m_b * worst[2];
-    out->tp = m_b * worst[3];
-    out->cp = m_b * worst[4];
-    out->ep = m_b * worst[5];
-    out->pp = m_b * worst[6];
+    memcpy(out->worst, worst, sizeof out->worst);
+    out->step = pipeline_step(r, x, pp, &out->bubble);
+    out->epoch = memo->works_epoch;
+    return 0;
+}
+
+void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out)
+{
+    const run_t *r = c->r;
+    memset(out, 0, sizeof *out);
+    pipeline_time own, *p = memo->pipeline != NULL ? memo->pipeline : &own;
+    if (p != memo->pipeline || p->epoch != memo->works_epoch || p->epoch == 0) {
+        if (pipeline_of(c, l, hw, memo, p) != 0) {
+            out->step = -1.0; /* out of memory: the caller reports it */
+            return;
+        }
+    }
+    double dp_seconds = seconds(dp_traffic_bytes(c, p->weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
+                        (1.0 - hw->overlap_dp);
+    if (!(dp_seconds > 0))
+        dp_seconds = 0;
+    double m_b = (double)r->micro_batch_num;
+    out->forward = m_b * p->worst[0];
+    out->backward = m_b * p->worst[1];
+    out->recompute = m_b * p->worst[2];
+    out->tp = m_b * p->worst[3];
+    out->cp = m_b * p->worst[4];
+    out->ep = m_b * p->worst[5];
+    out->pp = m_b * p->worst[6];
     out->dp = dp_seconds;
-    out->bubble = bubble;
-    out->step = step + dp_seconds;
-    timing_rates(out, r, model_flops_total(m, r->seq_length, memo), hw);
+    out->bubble = p->bubble;
+    out->straggler = p->straggler;
+    out->step = p->step + dp_seconds;
+    timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
 }
 
 void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw)

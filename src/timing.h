@@ -74,16 +74,30 @@ typedef struct {
     double weights;                         /* weights on one rank (for DP traffic) */
 } stage_work;
 
+/* The pipeline of one layout and every degree but OP: the step without
+ * its DP communication, which alone reads OP (the sharding), and what
+ * that needs. DP seconds grow with a stage's weights, so the stage with
+ * the most weights sends the step's. */
+typedef struct {
+    int64_t epoch;       /* as a stage_work's */
+    double step, bubble; /* seconds: the pipeline's step before DP, its fill and drain */
+    int64_t straggler;   /* the slowest stage */
+    double worst[7];     /* its micro-batch's parts: forward, backward, recompute, TP, CP, EP, PP */
+    double weights;      /* the most weights a stage holds on one rank */
+} pipeline_time;
+
 /* What timing_run_memo keeps across runs of one model and sequence: the
  * layer prices (3 x n_kinds by kind and mode, owned by the caller, valid
  * while the degrees they read stay; NULL: priced each time), the stages'
  * work (pp entries owned by the caller, each valid while its epoch is
  * works_epoch: the caller keeps the layout and every degree but OP, which
- * no work reads; NULL: worked out each time), the model's FLOPs a token at
- * the sequence, and a scratch for the stage times. */
+ * no work reads; NULL: worked out each time) and the pipeline they make
+ * (one entry, valid on the same terms; NULL: none), the model's FLOPs a
+ * token at the sequence, and a scratch for the stage times. */
 typedef struct {
     layer_time *layers;
     stage_work *works;
+    pipeline_time *pipeline;
     int64_t works_epoch;
     bool has_flops;
     int64_t flops_seq;
