@@ -219,13 +219,9 @@ static double compute_comm(const pricing *p, const layer_run *run)
     return mem_comm_combined(&c);
 }
 
-/* A layer of the run's kind at the run's option, priced once an estimate
- * (a selective range with its own ops is priced afresh into scratch). */
-static const kind_price *price_of(const pricing *p, const layer_run *run, kind_price *scratch)
+/* A layer of the run's kind at the run's option, priced into kp. */
+static const kind_price *price_afresh(const pricing *p, const layer_run *run, kind_price *kp)
 {
-    kind_price *kp = run->switches == NULL ? &p->memo[3 * run->kind + (int)run->mode] : scratch;
-    if (kp != scratch && kp->ready)
-        return kp;
     kp->stat = mem_layer_static(&p->c, &p->c.m->kinds[run->kind], p->frozen);
     kp->activation = compute_activation(p, run, &kp->census);
     kp->comm = compute_comm(p, run);
@@ -235,6 +231,16 @@ static const kind_price *price_of(const pricing *p, const layer_run *run, kind_p
     kp->working = kept_is_working ? kp->activation : compute_working(p, run);
     kp->ready = true;
     return kp;
+}
+
+/* A layer of the run's kind at the run's option, priced once an estimate
+ * (a selective range with its own ops is priced afresh into scratch). */
+static inline const kind_price *price_of(const pricing *p, const layer_run *run, kind_price *scratch)
+{
+    if (run->switches != NULL)
+        return price_afresh(p, run, scratch);
+    kind_price *kp = &p->memo[3 * run->kind + (int)run->mode];
+    return kp->ready ? kp : price_afresh(p, run, kp);
 }
 
 static double split_bytes(const act_split *a, const pricing *p, double tp_divisor)
@@ -329,7 +335,12 @@ static estimate_row table_row(const pricing *p, int64_t chunk, row_type type, co
 static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf,
                          bool tied_here)
 {
-    estimate_row row = table_row(p, chunk, ROW_EMBEDDING, "embedding", embedding_price(p, tied_here), mf);
+    const kind_price *kp = embedding_price(p, tied_here);
+    if (e->peak_only) { /* the search's pricing: the sums without the row */
+        accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, 1.0);
+        return 0;
+    }
+    estimate_row row = table_row(p, chunk, ROW_EMBEDDING, "embedding", kp, mf);
     return add_row(e, st, &row);
 }
 
@@ -367,11 +378,20 @@ static const kind_price *mtp_module_price(const pricing *p)
 /* The output head, then each MTP module's own tables and activations. */
 static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf)
 {
-    estimate_row row = table_row(p, chunk, ROW_OUTPUT, "output", output_price(p), mf);
+    const kind_price *head = output_price(p);
+    int64_t mtp = p->vision ? 0 : model_mtp_layers(p->c.m);
+    if (e->peak_only) { /* the search's pricing: the sums without the rows */
+        accumulate(st, &head->stat, head->activation, (double)mf, head->comm, 1.0);
+        if (mtp > 0) {
+            const kind_price *mp = mtp_module_price(p);
+            accumulate(st, &mp->stat, head->activation + mp->activation, (double)mf, head->comm, (double)mtp);
+        }
+        return 0;
+    }
+    estimate_row row = table_row(p, chunk, ROW_OUTPUT, "output", head, mf);
     if (add_row(e, st, &row) != 0)
         return -1;
-    int64_t mtp = model_mtp_layers(p->c.m);
-    if (mtp == 0 || p->vision)
+    if (mtp == 0)
         return 0;
     const kind_price *mp = mtp_module_price(p);
     estimate_row module = row;
@@ -384,9 +404,26 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     return add_row(e, st, &module);
 }
 
+/* The search's pricing of the chunk's runs: the stage's sums without rows. */
+static inline void sum_runs(stage_estimate *st, const pricing *p, const layout_t *l, const chunk_layout *ch, int64_t mf)
+{
+    for (int i = 0; i < ch->n_runs; i++) {
+        const layer_run *run = &l->runs[ch->first_run + i];
+        kind_price scratch;
+        const kind_price *kp = price_of(p, run, &scratch);
+        if (p->keeps_gathered)
+            st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, &p->c.m->kinds[run->kind]);
+        accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
+    }
+}
+
 static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
                     const chunk_layout *ch, int64_t chunk, int64_t mf)
 {
+    if (e->peak_only) {
+        sum_runs(st, p, l, ch, mf);
+        return 0;
+    }
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         const layer_kind *k = &p->c.m->kinds[run->kind];
@@ -394,10 +431,6 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
         const kind_price *kp = price_of(p, run, &scratch);
         if (p->keeps_gathered)
             st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, k);
-        if (e->peak_only) { /* the search's pricing: the sums without the row */
-            accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
-            continue;
-        }
         estimate_row row = {.chunk = chunk, .type = ROW_LAYERS, .kind = k->name, .vision = p->vision,
                             .mtp = run->mtp, .census = kp->census, .count = run->count, .mode = run->mode,
                             .static_per_layer = kp->stat, .activation_per_layer = kp->activation,
@@ -561,29 +594,37 @@ static void offload(stage_estimate *st, const run_t *r)
     st->host = static_total(&st->host_stat) + st->host_activations;
 }
 
-/* Micro-batches chunk c of stage s holds at its peak: at least one. */
-static int64_t in_flight(const estimate_t *e, const run_t *r, int64_t s, int64_t c)
+/* Whether a chunk of stage s holds the output head. */
+static bool holds_output(const layout_t *l, int64_t s)
 {
-    return e->micro_factors != NULL ? e->micro_factors[s * r->vpp + c] : micro_factor_priced(r, s, c);
+    for (int64_t c = 0; c < l->vpp; c++)
+        if (layout_chunk(l, s, c)->output)
+            return true;
+    return false;
+}
+
+/* Micro-batches chunk c of stage s holds, from the table mf (pp x vpp) when given. */
+static int64_t in_flight_of(const int64_t *mf, const run_t *r, int64_t s, int64_t c)
+{
+    return mf != NULL ? mf[s * r->vpp + c] : micro_factor_priced(r, s, c);
 }
 
 static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)
 {
+    static const stage_estimate empty;
     stage_estimate *st = &e->stages[s];
-    memset(st, 0, sizeof *st);
+    *st = empty;
     st->first_row = e->n_rows;
-    const chunk_layout *out = NULL;
-    for (int64_t c = 0; c < r->vpp; c++)
-        if (layout_chunk(e->lay, s, c)->output)
-            out = layout_chunk(e->lay, s, c);
     for (int64_t c = 0; c < r->vpp; c++) {
         const chunk_layout *ch = layout_chunk(e->lay, s, c);
-        int64_t mf = in_flight(e, r, s, c);
+        int64_t mf = in_flight_of(e->micro_factors, r, s, c); /* at its peak: at least one */
         if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
             return -1;
-        if (ch->embedding && add_embedding(e, st, p, c, mf, tied(m, r) && out != NULL) != 0)
+        if (ch->embedding && add_embedding(e, st, p, c, mf, tied(m, r) && holds_output(e->lay, s)) != 0)
             return -1;
-        if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
+        if (e->peak_only)
+            sum_runs(st, p, e->lay, ch, mf);
+        else if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
             return -1;
         if (ch->output && add_output(e, st, p, c, mf) != 0)
             return -1;
@@ -614,15 +655,24 @@ int estimate_run(estimate_t *e, const model_t *m, const run_t *r)
  * and output as an earlier stage (the layout's same_as) and no more
  * micro-batches in any chunk, so each of its sums is at most that stage's
  * (every part of a stage's total grows with its micro-batches in flight). */
-static bool dominated(const estimate_t *e, const run_t *r, int64_t s)
+static bool dominated(const layout_t *l, const run_t *r, const int64_t *mf, int64_t s)
 {
-    int64_t like = e->lay->same_as != NULL ? e->lay->same_as[s] : s;
+    int64_t like = l->same_as != NULL ? l->same_as[s] : s;
     if (like == s)
         return false;
     for (int64_t c = 0; c < r->vpp; c++)
-        if (in_flight(e, r, s, c) > in_flight(e, r, like, c))
+        if (in_flight_of(mf, r, s, c) > in_flight_of(mf, r, like, c))
             return false;
     return true;
+}
+
+int64_t estimate_live_stages(const layout_t *l, const run_t *r, const int64_t *micro_factors, int64_t *out)
+{
+    int64_t n = 0;
+    for (int64_t s = 0; s < r->pp; s++)
+        if (!dominated(l, r, micro_factors, s))
+            out[n++] = s;
+    return n;
 }
 
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given)
@@ -648,8 +698,10 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     p.op_sac_fallback = &e->op_sac_fallback;
     e->peak = -1;
     e->stopped = false;
-    for (int64_t s = 0; s < r->pp; s++) {
-        if (e->peak_only && dominated(e, r, s))
+    int64_t n = e->live != NULL ? e->n_live : r->pp;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = e->live != NULL ? e->live[i] : i;
+        if (e->live == NULL && e->peak_only && dominated(e->lay, r, e->micro_factors, s))
             continue; /* the search reads the peak alone */
         if (price_stage(e, m, r, &p, s) != 0)
             return -1;

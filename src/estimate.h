@@ -106,6 +106,10 @@ typedef struct {
     /* The search's micro-batches in flight, when set: max(1, micro_factor)
      * of each stage and chunk (pp x vpp, stage-major) of the run priced. */
     const int64_t *micro_factors;
+    /* The search's stages to price, when set: n_live of them, ascending,
+     * as estimate_live_stages lists them for the layout and micro_factors. */
+    const int64_t *live;
+    int64_t n_live;
     const derived_t *dv;      /* the run's derived values: &derived or reuse_derived */
     kind_price *memo;         /* estimate_memo_entries (layer kinds x 3 recompute options, then the tables) */
     int memo_cap;
@@ -136,6 +140,9 @@ void estimate_forget_expert_prices(kind_price *memo, const model_t *m);
 
 /* The same over a layout already built for this model and run (the search caches them). */
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);
+/* The stages of run r over layout l that can raise the peak (micro_factors:
+ * as estimate_t's, or NULL), ascending, into out (r->pp entries); their count. */
+int64_t estimate_live_stages(const layout_t *l, const run_t *r, const int64_t *micro_factors, int64_t *out);
 
 
 #endif

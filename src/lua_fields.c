@@ -165,7 +165,7 @@ static int read_choice(lua_State *L, int t, const char *prefix, const field_desc
     if (s == NULL)
         return d->choices->values[0];
     free(s);
-    int v;
+    int v = 0; /* set below, or nd_bad_input raises */
     lua_getfield(L, t, d->key);
     if (!field_choice_at(L, -1, d->choices, &v))
         nd_bad_input(L, "%s%s: '%s' is not one of %s", prefix, d->key, lua_tostring(L, -1), d->choices->accepted);

@@ -148,6 +148,9 @@ typedef struct {
     size_t in_flight_cap;
     bool in_flight_ok;    /* in_flight holds the current (PP, VPP, MB)'s */
     const layout_t *vpp_layouts[3]; /* the current (PP, VPP)'s layout per recompute mode (NULL: not looked up) */
+    int64_t *live;        /* the stages to price of the current (PP, VPP, MB) per recompute mode: 3 x pp */
+    size_t live_cap;
+    int64_t n_live[3];    /* -1: not yet listed */
     stage_work *works;    /* the stages' work per (SP, mode) of the current VPP: pp x 2 x 3, kept across OP */
     size_t works_cap;
     pipeline_time pipelines[6]; /* their pipeline per (SP, mode), kept across OP */
@@ -476,7 +479,26 @@ static int fill_in_flight(searcher *s, const run_t *r)
         for (int64_t c = 0; c < r->vpp; c++)
             s->in_flight[st * r->vpp + c] = micro_factor_priced(r, st, c);
     s->in_flight_ok = true;
+    if (3 * (size_t)r->pp > s->live_cap) {
+        int64_t *live = realloc(s->live, 3 * (size_t)r->pp * sizeof *live);
+        if (live == NULL)
+            return -1;
+        s->live = live;
+        s->live_cap = 3 * (size_t)r->pp;
+    }
+    for (int i = 0; i < 3; i++)
+        s->n_live[i] = -1;
     return 0;
+}
+
+/* Points the estimate at the stages to price of the candidate's layout, listed on first use. */
+static void point_live(searcher *s, const run_t *r, const layout_t *lay, recompute_mode mode)
+{
+    int64_t *live = s->live + (size_t)mode * (size_t)r->pp;
+    if (s->n_live[mode] < 0)
+        s->n_live[mode] = estimate_live_stages(lay, r, s->in_flight, live);
+    s->est.live = live;
+    s->est.n_live = s->n_live[mode];
 }
 
 /* The stages' work of the candidate's (SP, mode) and their pipeline, kept for the other OPs of
@@ -515,6 +537,8 @@ static int price(searcher *s, const probe *c)
         s->vpp_layouts[c->mode] = lay;
     set_early_stop(s);
     reuse_slot(s, r, c->mode);
+    if (lay != NULL)
+        point_live(s, r, lay, c->mode);
     if (lay == NULL || estimate_run_layout(&s->est, s->m, r, lay) != 0) {
         res->refused[REFUSE_LAYOUT]++;
         return 0;
@@ -715,6 +739,7 @@ static void searcher_free(searcher *s)
     free(s->slot_memo);
     free(s->slot_times);
     free(s->in_flight);
+    free(s->live);
     free(s->works);
     timing_memo_free(&s->timing);
     estimate_free(&s->est);
