@@ -70,6 +70,15 @@ describe("threads", function()
     local tied = sorted(3, { "score" }, true)
     for i, c in ipairs(unsorted.fit) do c.score = 1 end
     assert.are.same(unsorted.fit, tied.fit)
+    -- sorted once already, the records no longer stand in the nest's order
+    -- (the sort then reads each record's order): ties still fall back to it
+    local again = core.search(dsv3, nd.run {}, space(dsv3, { devices = 256, batch = 512, budget = 58 * 2 ^ 30,
+                                                              threads = 1 }))
+    again:sort { "-step_time_s" }
+    assert.are_not.same(unsorted.fit[1].step_time_s, again:candidate(1).step_time_s)
+    for i = 1, again:size() do again:set_score(i, 1) end
+    again:sort { "score" }
+    assert.are.same(unsorted.fit, snapshot(again).fit)
   end)
 
   it("are refused past the bound", function()

@@ -1,5 +1,8 @@
 /* main.c: the ndlua executable: options, script lookup, protected calls, exit codes. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,9 +256,23 @@ static int run(lua_State *L, const paths_t *paths, int argc, char **argv, const 
     return EXIT_BAD_INPUT;
 }
 
+/* Blocks of 256 KiB and more come from their own mappings, which free
+ * returns to the system. glibc raises that threshold as such blocks are
+ * freed (up to 32 MiB), after which a search's growing arrays (each thread's
+ * candidates, a sort's indices) land in the heap, whose freed memory stays
+ * resident: a 16384-device search keeping every candidate peaked 11 MiB
+ * higher on two threads. Stating the threshold keeps it fixed. */
+static void return_large_blocks(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     struct options opt;
+    return_large_blocks();
     if (atexit(check_stdout) != 0) {
         fprintf(stderr, "ndlua: cannot register the exit check\n");
         return EXIT_INTERNAL;

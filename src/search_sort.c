@@ -125,43 +125,70 @@ static double key_value(const sort_source *src, const candidate *c, int field)
     }
 }
 
-/* The table the sort compares, a row of nk + 2 values a candidate: 0 for
- * a kept one (1 else), the signed key values, then its order in the nest
- * (exact as a double), so that a comparison reads one short row and no
- * record; NULL when out of memory. */
-static double *key_table(const sort_source *src, const sort_key *keys, int nk)
-{
-    size_t n = src->res->n_fit, width = (size_t)nk + 2;
-    double *table = malloc((n > 0 ? n : 1) * width * sizeof *table);
-    if (table == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        const candidate *c = &src->res->fit[i];
-        double *row = table + i * width;
-        row[0] = c->kept ? 0.0 : 1.0;
-        for (int k = 0; k < nk; k++)
-            row[k + 1] = keys[k].sign * key_value(src, c, keys[k].field);
-        row[nk + 1] = (double)c->order;
-    }
-    return table;
-}
-
+/* What the sort compares, so that a comparison reads short rows and no
+ * record: whether each candidate was refused by keep() (NULL when none
+ * was), its nk signed key values, and its order in the nest (NULL when
+ * the records stand in that order, as a search that keeps every fitting
+ * candidate leaves them: the index is then the order). A 16384-device
+ * search sorts some 330 thousand candidates, 50 MiB of records: the view
+ * adds 8 bytes a key and a candidate. */
 typedef struct {
-    const double *table;
+    uint8_t *unkept;
+    double *keys;
+    int32_t *order;
     size_t width;
 } sort_view;
 
-/* Rows compared value by value: kept first, the keys, then the nest's order. */
+static void free_view(sort_view *v)
+{
+    free(v->unkept);
+    free(v->keys);
+    free(v->order);
+}
+
+/* The view of src's candidates; -1 when out of memory. */
+static int fill_view(const sort_source *src, const sort_key *keys, int nk, sort_view *v)
+{
+    size_t n = src->res->n_fit, width = (size_t)nk;
+    const candidate *fit = src->res->fit;
+    memset(v, 0, sizeof *v);
+    v->width = width;
+    bool ascending = true, refused = false;
+    for (size_t i = 0; i < n; i++) {
+        ascending = ascending && (i == 0 || fit[i].order > fit[i - 1].order);
+        refused = refused || !fit[i].kept;
+    }
+    v->keys = malloc((n * width > 0 ? n * width : 1) * sizeof *v->keys);
+    if (v->keys == NULL || (!ascending && (v->order = malloc(n * sizeof *v->order)) == NULL))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < nk; k++)
+            v->keys[i * width + (size_t)k] = keys[k].sign * key_value(src, &fit[i], keys[k].field);
+        if (v->order != NULL)
+            v->order[i] = fit[i].order;
+    }
+    if (refused && (v->unkept = malloc(n)) == NULL)
+        return -1;
+    for (size_t i = 0; refused && i < n; i++)
+        v->unkept[i] = fit[i].kept ? 0 : 1;
+    return 0;
+}
+
+/* Kept ones first, then the keys value by value, then the nest's order. */
 static int compare(const sort_view *s, uint32_t a, uint32_t b)
 {
-    const double *ka = s->table + (size_t)a * s->width, *kb = s->table + (size_t)b * s->width;
+    if (s->unkept != NULL && s->unkept[a] != s->unkept[b])
+        return s->unkept[a] < s->unkept[b] ? -1 : 1;
+    const double *ka = s->keys + (size_t)a * s->width, *kb = s->keys + (size_t)b * s->width;
     for (size_t i = 0; i < s->width; i++) {
         if (ka[i] < kb[i])
             return -1;
         if (ka[i] > kb[i])
             return 1;
     }
-    return 0;
+    if (s->order == NULL)
+        return a < b ? -1 : a > b;
+    return s->order[a] < s->order[b] ? -1 : s->order[a] > s->order[b];
 }
 
 /* A bottom-up merge sort of indices: stable, with no global comparator state. */
@@ -221,19 +248,20 @@ int search_sort(search_result *res, const search_space *sp, const run_t *base, c
         return -1;
     }
     sort_source src = {res, sp, base};
-    double *table = key_table(&src, keys, n);
+    sort_view view;
+    int rc = fill_view(&src, keys, n, &view) != 0 ? -2 : 0;
     uint32_t *idx = malloc((count ? count : 1) * sizeof *idx);
-    int rc = table == NULL || idx == NULL ? -2 : 0;
+    if (idx == NULL)
+        rc = -2;
     if (rc == 0) {
         for (size_t i = 0; i < count; i++)
             idx[i] = (uint32_t)i;
-        sort_view view = {table, (size_t)n + 2};
         rc = merge_sort_indices(&view, idx, count) != 0 ? -2 : 0;
     }
+    free_view(&view);
     if (rc == 0)
         apply_order(res->fit, idx, count);
     free(idx);
-    free(table);
     free(keys);
     return rc;
 }
