@@ -580,6 +580,8 @@ static bool tied(const model_t *m, const run_t *r)
  * main params; a share of the kept activations goes to host memory. */
 static void offload(stage_estimate *st, const run_t *r)
 {
+    if (!r->offload_params && !r->offload_optimizer && r->offload_activations == 0)
+        return; /* nothing moves: the host's sums stay zero */
     static_bytes moved = {0, 0, 0, 0};
     if (r->offload_params)
         moved = st->stat;
