@@ -404,26 +404,9 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
     return add_row(e, st, &module);
 }
 
-/* The search's pricing of the chunk's runs: the stage's sums without rows. */
-static inline void sum_runs(stage_estimate *st, const pricing *p, const layout_t *l, const chunk_layout *ch, int64_t mf)
-{
-    for (int i = 0; i < ch->n_runs; i++) {
-        const layer_run *run = &l->runs[ch->first_run + i];
-        kind_price scratch;
-        const kind_price *kp = price_of(p, run, &scratch);
-        if (p->keeps_gathered)
-            st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, &p->c.m->kinds[run->kind]);
-        accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
-    }
-}
-
-static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
+static inline int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const layout_t *l,
                     const chunk_layout *ch, int64_t chunk, int64_t mf)
 {
-    if (e->peak_only) {
-        sum_runs(st, p, l, ch, mf);
-        return 0;
-    }
     for (int i = 0; i < ch->n_runs; i++) {
         const layer_run *run = &l->runs[ch->first_run + i];
         const layer_kind *k = &p->c.m->kinds[run->kind];
@@ -431,6 +414,10 @@ static int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, const l
         const kind_price *kp = price_of(p, run, &scratch);
         if (p->keeps_gathered)
             st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, k);
+        if (e->peak_only) { /* the search's pricing: the sums without the row */
+            accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
+            continue;
+        }
         estimate_row row = {.chunk = chunk, .type = ROW_LAYERS, .kind = k->name, .vision = p->vision,
                             .mtp = run->mtp, .census = kp->census, .count = run->count, .mode = run->mode,
                             .static_per_layer = kp->stat, .activation_per_layer = kp->activation,
@@ -624,9 +611,7 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
             return -1;
         if (ch->embedding && add_embedding(e, st, p, c, mf, tied(m, r) && holds_output(e->lay, s)) != 0)
             return -1;
-        if (e->peak_only)
-            sum_runs(st, p, e->lay, ch, mf);
-        else if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
+        if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
             return -1;
         if (ch->output && add_output(e, st, p, c, mf) != 0)
             return -1;
