@@ -159,18 +159,17 @@ static int fill_view(const sort_source *src, const sort_key *keys, int nk, sort_
         refused = refused || !fit[i].kept;
     }
     v->keys = malloc((n * width > 0 ? n * width : 1) * sizeof *v->keys);
-    if (v->keys == NULL || (!ascending && (v->order = malloc(n * sizeof *v->order)) == NULL))
+    if (v->keys == NULL || (!ascending && (v->order = malloc(n * sizeof *v->order)) == NULL) ||
+        (refused && (v->unkept = malloc(n)) == NULL))
         return -1;
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < nk; k++)
             v->keys[i * width + (size_t)k] = keys[k].sign * key_value(src, &fit[i], keys[k].field);
         if (v->order != NULL)
             v->order[i] = fit[i].order;
+        if (v->unkept != NULL)
+            v->unkept[i] = fit[i].kept ? 0 : 1;
     }
-    if (refused && (v->unkept = malloc(n)) == NULL)
-        return -1;
-    for (size_t i = 0; refused && i < n; i++)
-        v->unkept[i] = fit[i].kept ? 0 : 1;
     return 0;
 }
 
