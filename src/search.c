@@ -121,10 +121,12 @@ typedef struct {
  * as one stage or more, fixed within inner_loops): the candidates of one
  * (TP, PP, CP, MBS, EP) that differ in VPP share them. A slot per (OP, SP)
  * holds the derived values of each recompute mode and the layer prices. */
+/* The (SP, recompute mode) pairs of a candidate: SP off and on, 3 modes each. */
+#define SP_MODES 6
+
 typedef struct {
     derived_t derived[3];
-    bool derived_ok[3];
-    int any_derived; /* a mode derived already (its values but the switches hold for every mode); -1: none */
+    bool derived_ok[3]; /* a mode's values but the switches hold for every mode */
     kind_price *memo; /* estimate_memo_entries: the layer kinds x 3 modes, then the tables */
     layer_time *times; /* 3 x n_kinds */
 } price_slot;
@@ -151,9 +153,9 @@ typedef struct {
     int64_t *live;        /* the stages to price of the current (PP, VPP, MB) per recompute mode: 3 x pp */
     size_t live_cap;
     int64_t n_live[3];    /* -1: not yet listed */
-    stage_work *works;    /* the stages' work per (SP, mode) of the current VPP: pp x 2 x 3, kept across OP */
+    stage_work *works;    /* the stages' work per (SP, mode) of the current VPP: pp x SP_MODES, kept across OP */
     size_t works_cap;
-    pipeline_time pipelines[6]; /* their pipeline per (SP, mode), kept across OP */
+    pipeline_time pipelines[SP_MODES]; /* their pipeline per (SP, mode), kept across OP */
     timing_memo timing;   /* its layers: the current slot's times */
     double floor_sink;    /* the floor's sums, kept so that they are computed */
 } searcher;
@@ -184,7 +186,6 @@ static int reset_slots(searcher *s, int n, bool every_price)
         sl->memo = s->slot_memo + (size_t)i * (size_t)entries;
         sl->times = s->slot_times + (size_t)i * 3 * (size_t)kinds;
         memset(sl->derived_ok, 0, sizeof sl->derived_ok);
-        sl->any_derived = -1;
         if (every_price)
             estimate_forget_prices(sl->memo, s->m);
         else
@@ -198,14 +199,18 @@ static int reset_slots(searcher *s, int n, bool every_price)
 static void reuse_slot(searcher *s, const run_t *r, recompute_mode mode)
 {
     price_slot *sl = &s->slots[s->slot];
-    if (!sl->derived_ok[mode] && sl->any_derived >= 0) {
-        sl->derived[mode] = sl->derived[sl->any_derived];
-        derive_switches(r, &sl->derived[mode]);
-    } else if (!sl->derived_ok[mode]) {
-        derive(s->m, r, &sl->derived[mode]);
-        sl->any_derived = (int)mode;
+    if (!sl->derived_ok[mode]) {
+        int done = 0;
+        while (done < 3 && !sl->derived_ok[done])
+            done++;
+        if (done < 3) { /* another mode's values, this mode's switches */
+            sl->derived[mode] = sl->derived[done];
+            derive_switches(r, &sl->derived[mode]);
+        } else {
+            derive(s->m, r, &sl->derived[mode]);
+        }
+        sl->derived_ok[mode] = true;
     }
-    sl->derived_ok[mode] = true;
     s->est.reuse_derived = &sl->derived[mode];
     s->est.reuse_memo = sl->memo;
     s->timing.layers = sl->times;
@@ -464,7 +469,8 @@ static int price_floor(searcher *s, const probe *c)
 }
 
 /* The micro-batches each stage and chunk of r holds, for the candidates
- * of one (PP, VPP, MB): computed on the first of them; -1 when out of memory. */
+ * of one (PP, VPP, MB): computed on the first of them, with room for its
+ * stages to price; -1 when out of memory. */
 static int fill_in_flight(searcher *s, const run_t *r)
 {
     size_t n = (size_t)(r->pp * r->vpp);
@@ -486,9 +492,18 @@ static int fill_in_flight(searcher *s, const run_t *r)
         s->live = live;
         s->live_cap = 3 * (size_t)r->pp;
     }
+    return 0;
+}
+
+/* Forgets what the searcher keeps for one VPP of the inner loops: the
+ * in-flight table, the stages to price, the layouts and the stages' work. */
+static void start_vpp(searcher *s)
+{
+    s->in_flight_ok = false;
     for (int i = 0; i < 3; i++)
         s->n_live[i] = -1;
-    return 0;
+    memset(s->vpp_layouts, 0, sizeof s->vpp_layouts);
+    s->timing.works_epoch++;
 }
 
 /* Points the estimate at the stages to price of the candidate's layout, listed on first use. */
@@ -505,10 +520,10 @@ static void point_live(searcher *s, const run_t *r, const layout_t *lay, recompu
  * the current VPP (timing_memo's works_epoch counts the VPPs); -1 when out of memory. */
 static int point_works(searcher *s, const probe *c, size_t pp)
 {
-    if (6 * pp > s->works_cap) {
+    if (SP_MODES * pp > s->works_cap) {
         free(s->works);
-        s->works = calloc(6 * pp, sizeof *s->works); /* every epoch 0: never worked out */
-        s->works_cap = s->works != NULL ? 6 * pp : 0;
+        s->works = calloc(SP_MODES * pp, sizeof *s->works); /* every epoch 0: never worked out */
+        s->works_cap = s->works != NULL ? SP_MODES * pp : 0;
         if (s->works == NULL)
             return -1;
     }
@@ -634,9 +649,7 @@ static int inner_loops(searcher *s, probe *c, values *ep, values *vpp, values *o
             return -1;
         for (int b = 0; b < vpp->n; b++) {
             g[DIM_VPP] = vpp->v[b];
-            s->in_flight_ok = false;
-            s->timing.works_epoch++;
-            memset(s->vpp_layouts, 0, sizeof s->vpp_layouts);
+            start_vpp(s);
             for (int o = 0; o < op->n; o++) {
                 g[DIM_OP] = op->v[o];
                 for (int q = 0; q < n_sp; q++) {
@@ -889,6 +902,7 @@ int search_score_nd(search_worker *w, candidate *cands, size_t n)
     s->est.reuse_derived = NULL; /* each candidate priced afresh, whatever the worker priced before */
     s->est.reuse_memo = NULL;
     s->est.micro_factors = NULL;
+    s->est.live = NULL;
     s->est.stop_early = false;
     for (size_t i = 0; i < n; i++) {
         candidate *c = &cands[i];

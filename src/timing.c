@@ -295,7 +295,7 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
 /* One micro-batch on a stage: forward, backward (twice the forward), the
  * recomputed share, and the communication compute does not hide. */
 static double stage_micro_batch_time(const stage_work *w, const run_t *r, const hardware_t *hw, double pp_bytes,
-                                     double parts[7])
+                                     double parts[STAGE_PARTS])
 {
     double flops_per_s = hw->sustained_tflops * 1e12, bytes_per_s = hw->memory_gbps * 1e9;
     int64_t t = r->tp, cp = r->cp;
@@ -312,7 +312,7 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     parts[5] = ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp) * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
     double sum = 0;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < STAGE_PARTS; i++)
         sum += parts[i];
     return sum;
 }
@@ -325,11 +325,11 @@ void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, ste
     timing_memo_free(&memo);
 }
 
-/* The scratch for pp stages: their times, then the seven parts each; NULL when out of memory. */
+/* The scratch for pp stages: their times, then STAGE_PARTS each; NULL when out of memory. */
 static double *stage_scratch(timing_memo *memo, int64_t pp)
 {
     if (memo->cap_x < pp) {
-        double *x = realloc(memo->stage_x, (size_t)pp * 8 * sizeof *x);
+        double *x = realloc(memo->stage_x, (size_t)pp * (1 + STAGE_PARTS) * sizeof *x);
         if (x == NULL)
             return NULL;
         memo->stage_x = x;
@@ -349,10 +349,13 @@ static double model_flops_total(const model_t *m, int64_t seq, timing_memo *memo
     return memo->flops_total;
 }
 
+/* Whether what was worked out in epoch still holds (0: never worked out). */
+static bool current(const timing_memo *memo, int64_t epoch) { return epoch != 0 && epoch == memo->works_epoch; }
+
 /* A stage's work, from the memo when it was worked out in its epoch. */
 static stage_work work_of(const price_ctx *c, const layout_t *l, int64_t s, timing_memo *memo)
 {
-    if (memo->works != NULL && memo->works[s].epoch == memo->works_epoch)
+    if (memo->works != NULL && current(memo, memo->works[s].epoch))
         return memo->works[s];
     stage_work w;
     stage_work_of(c, l, s, memo->layers, &w);
@@ -381,10 +384,10 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
         /* a stage laid out like an earlier one takes its prices (the
          * vision tower makes stage 0 unlike any other) */
         int64_t like = l->same_as != NULL ? l->same_as[s] : s;
-        double *mine = saved + s * 7;
+        double *mine = saved + s * STAGE_PARTS;
         if (like != s && !(like == 0 && m->vision != NULL)) {
             x[s] = x[like];
-            mine = saved + like * 7; /* same_as names a stage priced itself: the first alike */
+            mine = saved + like * STAGE_PARTS; /* same_as names a stage priced itself: the first alike */
         } else {
             stage_work w = work_of(c, l, s, memo);
             x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
@@ -407,11 +410,9 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     const run_t *r = c->r;
     memset(out, 0, sizeof *out);
     pipeline_time own, *p = memo->pipeline != NULL ? memo->pipeline : &own;
-    if (p != memo->pipeline || p->epoch != memo->works_epoch || p->epoch == 0) {
-        if (pipeline_of(c, l, hw, memo, p) != 0) {
-            out->step = -1.0; /* out of memory: the caller reports it */
-            return;
-        }
+    if ((p == &own || !current(memo, p->epoch)) && pipeline_of(c, l, hw, memo, p) != 0) {
+        out->step = -1.0; /* out of memory: the caller reports it */
+        return;
     }
     double dp_seconds = seconds(dp_traffic_bytes(c, p->weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
                         (1.0 - hw->overlap_dp);

@@ -74,6 +74,9 @@ typedef struct {
     double weights;                         /* weights on one rank (for DP traffic) */
 } stage_work;
 
+/* The parts of a stage's micro-batch: forward, backward, recompute, TP, CP, EP, PP seconds. */
+#define STAGE_PARTS 7
+
 /* The pipeline of one layout and every degree but OP: the step without
  * its DP communication, which alone reads OP (the sharding), and what
  * that needs. DP seconds grow with a stage's weights, so the stage with
@@ -82,7 +85,7 @@ typedef struct {
     int64_t epoch;       /* as a stage_work's */
     double step, bubble; /* seconds: the pipeline's step before DP, its fill and drain */
     int64_t straggler;   /* the slowest stage */
-    double worst[7];     /* its micro-batch's parts: forward, backward, recompute, TP, CP, EP, PP */
+    double worst[STAGE_PARTS]; /* its micro-batch's parts */
     double weights;      /* the most weights a stage holds on one rank */
 } pipeline_time;
 
