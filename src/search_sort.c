@@ -125,46 +125,50 @@ static double key_value(const sort_source *src, const candidate *c, int field)
     }
 }
 
-/* What the sort compares, so that a comparison reads short rows and no
- * record: whether each candidate was refused by keep() (NULL when none
- * was), its nk signed key values, and its order in the nest (NULL when
- * the records stand in that order, as a search that keeps every fitting
- * candidate leaves them: the index is then the order). A 16384-device
- * search sorts some 330 thousand candidates, 50 MiB of records: the view
- * adds 8 bytes a key and a candidate. */
+/* What the sort compares: whether each candidate was refused by keep()
+ * (NULL when none was), its first key's signed value, and its order in the
+ * nest (NULL when the records stand in that order, as a search that keeps
+ * every fitting candidate leaves them: the index is then the order). A
+ * 16384-device search sorts some 330 thousand candidates, 53 MiB of
+ * records: the view adds 8 bytes a candidate. The later keys, read only
+ * where the first ties, come from the records themselves (src). */
 typedef struct {
     uint8_t *unkept;
-    double *keys;
+    double *first;
     int32_t *order;
-    size_t width;
+    const sort_source *src;
+    const sort_key *rest;
+    int n_rest;
 } sort_view;
 
 static void free_view(sort_view *v)
 {
     free(v->unkept);
-    free(v->keys);
+    free(v->first);
     free(v->order);
 }
 
 /* The view of src's candidates; -1 when out of memory. */
 static int fill_view(const sort_source *src, const sort_key *keys, int nk, sort_view *v)
 {
-    size_t n = src->res->n_fit, width = (size_t)nk;
+    size_t n = src->res->n_fit;
     const candidate *fit = src->res->fit;
     memset(v, 0, sizeof *v);
-    v->width = width;
+    v->src = src;
+    v->rest = keys + 1;
+    v->n_rest = nk > 1 ? nk - 1 : 0;
     bool ascending = true, refused = false;
     for (size_t i = 0; i < n; i++) {
         ascending = ascending && (i == 0 || fit[i].order > fit[i - 1].order);
         refused = refused || !fit[i].kept;
     }
-    v->keys = malloc((n * width > 0 ? n * width : 1) * sizeof *v->keys);
-    if (v->keys == NULL || (!ascending && (v->order = malloc(n * sizeof *v->order)) == NULL) ||
-        (refused && (v->unkept = malloc(n)) == NULL))
+    if ((nk > 0 && (v->first = malloc((n ? n : 1) * sizeof *v->first)) == NULL) ||
+        (!ascending && (v->order = malloc((n ? n : 1) * sizeof *v->order)) == NULL) ||
+        (refused && (v->unkept = malloc(n ? n : 1)) == NULL))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < nk; k++)
-            v->keys[i * width + (size_t)k] = keys[k].sign * key_value(src, &fit[i], keys[k].field);
+        if (v->first != NULL)
+            v->first[i] = keys[0].sign * key_value(src, &fit[i], keys[0].field);
         if (v->order != NULL)
             v->order[i] = fit[i].order;
         if (v->unkept != NULL)
@@ -173,18 +177,22 @@ static int fill_view(const sort_source *src, const sort_key *keys, int nk, sort_
     return 0;
 }
 
+static int compare_values(double a, double b) { return a < b ? -1 : a > b ? 1 : 0; }
+
 /* Kept ones first, then the keys value by value, then the nest's order. */
 static int compare(const sort_view *s, uint32_t a, uint32_t b)
 {
     if (s->unkept != NULL && s->unkept[a] != s->unkept[b])
         return s->unkept[a] < s->unkept[b] ? -1 : 1;
-    const double *ka = s->keys + (size_t)a * s->width, *kb = s->keys + (size_t)b * s->width;
-    for (size_t i = 0; i < s->width; i++) {
-        if (ka[i] < kb[i])
-            return -1;
-        if (ka[i] > kb[i])
-            return 1;
+    int by = s->first != NULL ? compare_values(s->first[a], s->first[b]) : 0;
+    const candidate *fit = s->src->res->fit;
+    for (int i = 0; by == 0 && i < s->n_rest; i++) {
+        const sort_key *k = &s->rest[i];
+        by = compare_values(k->sign * key_value(s->src, &fit[a], k->field),
+                            k->sign * key_value(s->src, &fit[b], k->field));
     }
+    if (by != 0)
+        return by;
     if (s->order == NULL)
         return a < b ? -1 : a > b;
     return s->order[a] < s->order[b] ? -1 : s->order[a] > s->order[b];

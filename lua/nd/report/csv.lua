@@ -2,7 +2,7 @@
 -- Columns: rank, the degrees (dp tp pp vpp cp ep etp op sp mb mbs),
 -- recompute, peak_bytes, peak_stage, step_time_s, mfu,
 -- tokens_per_s_per_device, nd_score, score, kept, then the time parts in
--- seconds (forward_s ... bubble_s). Numbers at full precision.
+-- seconds (forward_s ... bubble_s, optimizer_s). Numbers at full precision.
 -- @module nd.report.csv
 
 local core = require "nd.core"
@@ -49,7 +49,7 @@ end
 -- Rows a chunk of the file holds: the file is written as it is made, so
 -- a search of hundreds of thousands of candidates holds one chunk of text
 -- at a time, not the whole file.
-local ROWS_A_CHUNK = 4096
+local ROWS_A_CHUNK = 1024
 
 --- Writes every fitting candidate of a (sorted) result to `path`.
 -- @tparam string path the file
