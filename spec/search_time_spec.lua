@@ -162,3 +162,83 @@ describe("a whole step priced by hand (nd.core.step_time)", function()
     assert.is_true(math.abs(t.parts.bubble_s - x0) < 1e-15)
   end)
 end)
+
+describe("the optimizer step and the attention a recompute reruns (nd.core.step_time, memory_gbps)", function()
+  -- 1 TFLOP/s sustained and 1 GB/s of HBM: seconds are FLOPs / 1e12 and bytes / 1e9.
+  local hw = { peak_tflops = 2, sustained_tflops = 1, memory_gbps = 1, levels = { { gbps = 1 } },
+               overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+  local function parts(model, fields, profile)
+    return core.step_time(model, nd.run(fields), profile or hw).parts
+  end
+  -- The tiny model's parameters, all on the one stage: 2 layers of 65664, the embedding 64000 and the
+  -- head 64000 + the final norm 64 (untied) = 259392. The default widths: 2-byte weights, no main copy,
+  -- two Adam states of 4 B (8 B a parameter), gradients 0 B without accumulation (read at the weights'
+  -- 2 B). A parameter's step: states read and written 2·8, its gradient read twice 2·2, the weight read
+  -- and written in place 2·2 = 24 B.
+  it("a memory-bound pass over what the rank's optimizer holds", function()
+    assert.is_true(math.abs(parts(dense, { seq_length = 128 }).optimizer_s - 24 * 259392 / 1e9) < 1e-15)
+  end)
+
+  it("an accumulated 4-byte gradient is read twice and zeroed for the next step", function()
+    -- 2·8 + 2·4 + 2·2 + 4 (the buffer zeroed) = 32 B a parameter
+    local p = parts(dense, { seq_length = 128, grad_accumulation = true, grad_bytes = 4 })
+    assert.is_true(math.abs(p.optimizer_s - 32 * 259392 / 1e9) < 1e-15)
+  end)
+
+  it("an optimizer sharded over 2 ranks steps half the parameters", function()
+    local p = parts(dense, { seq_length = 128, dp = 2, optimizer_parallel = true, optimizer_shard = 2 })
+    assert.is_true(math.abs(p.optimizer_s - 24 * 259392 / 2 / 1e9) < 1e-15)
+  end)
+
+  it("is the step's last part, and none when the host steps it or nothing trains", function()
+    local t = core.step_time(dense, nd.run { seq_length = 128 }, hw)
+    local sum = 0
+    for _, v in pairs(t.parts) do sum = sum + v end
+    assert.is_true(math.abs(t.step_time_s - sum) < 1e-15)
+    assert.are.equal(0, parts(dense, { seq_length = 128, offload_optimizer = true }).optimizer_s)
+    assert.are.equal(0, parts(dense, { seq_length = 128, offload_params = true }).optimizer_s)
+    assert.are.equal(0, parts(dense, { seq_length = 128, frozen = true }).optimizer_s)
+    -- a profile without memory_gbps leaves it unpriced, as the element-wise ops
+    local plain = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } } }
+    assert.are.equal(0, parts(dense, { seq_length = 128 }, plain).optimizer_s)
+  end)
+
+  -- A GPT layer of h 64, 4 heads of 16, eager attention (flash_attention = false), a 1-byte dropout mask.
+  local gpt = tiny.gpt(64, 4, 2)
+
+  it("an eager attention computes every score of the causal square", function()
+    -- scores: 2 FLOPs · 4 heads · 128 keys · (16 + 16) = 32768 a token; flash attention skips half:
+    -- the difference is 16384 · 128 tokens · 2 layers = 4194304 FLOPs
+    local plain = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } } }
+    local eager = parts(gpt, { seq_length = 128, flash_attention = false }, plain).forward_s
+    local flash = parts(gpt, { seq_length = 128, flash_attention = true }, plain).forward_s
+    assert.is_true(math.abs(eager - flash - 4194304 / 1e12) < 1e-18)
+  end)
+
+  it("Megatron's selective recompute reruns the attention core: its score matmuls and softmax/dropout", function()
+    -- FLOPs 32768 · 128 · 2 = 8388608; bytes: 4 heads · 128 scores a token, each read by the softmax
+    -- (2) and written (2), read by the dropout (2), written (2) with its mask (1) = 9 B: 4608 a token,
+    -- x 128 x 2 = 1179648 B
+    local p = parts(gpt, { seq_length = 128, recompute = "selective", selective_rule = "megatron",
+                           softmax_bytes = 2 })
+    assert.is_true(math.abs(p.recompute_s - (8388608 / 1e12 + 1179648 / 1e9)) < 1e-15)
+  end)
+end)
+
+describe("the optimizer step against the memory model's static bytes (nd.estimate)", function()
+  it("DeepSeek-V3, PP 16 EP 8: the stage with the most to step sets it", function()
+    -- Each stage's states (optimizer + main params, 8 B a parameter: two fp32 Adam states, no main
+    -- copy) are read and written; its U = states / 8 parameters read a 4-byte gradient twice and have
+    -- their 2-byte weight read and written: 2·states + U·(2·4 + 2·2) bytes, at 3350 · 0.8 GB/s (H800).
+    local m = nd.model("deepseek-ai/DeepSeek-V3")
+    local r = nd.run { dp = 128, pp = 16, ep = 8, micro_batch_size = 1, global_batch_size = 15360,
+                       seq_length = 4096, recompute = "full" }
+    local most = 0
+    for _, st in ipairs(nd.estimate(m, r).stages) do
+      local states = st.optimizer + st.main_params
+      most = math.max(most, 2 * states + states / 8 * (2 * 4 + 2 * 2))
+    end
+    local t = nd.step_time(m, r, "H800")
+    assert.is_true(math.abs(t.parts.optimizer_s - most / (3350 * 0.8 * 1e9)) < 1e-12)
+  end)
+end)

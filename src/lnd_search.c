@@ -178,7 +178,8 @@ static result_box *check_result(lua_State *L)
 
 static const field_desc PARTS_FIELDS[] = {
     TIME("forward_s", forward), TIME("backward_s", backward), TIME("recompute_s", recompute), TIME("tp_s", tp),
-    TIME("cp_s", cp), TIME("ep_s", ep), TIME("pp_s", pp), TIME("dp_s", dp), TIME("bubble_s", bubble), FIELD_END,
+    TIME("cp_s", cp), TIME("ep_s", ep), TIME("pp_s", pp), TIME("dp_s", dp), TIME("bubble_s", bubble),
+    TIME("optimizer_s", optimizer), FIELD_END,
 };
 /* A step time as a candidate's table and nd.core.step_time state it. */
 static const field_desc STEP_FIELDS[] = {

@@ -3,22 +3,17 @@
 
 #include <stddef.h>
 
-/* A layer's parameters as the sharding rules split them. */
-typedef struct {
-    double non_expert, routed, shared; /* routed: this EP rank's experts */
-} layer_split;
-
-static layer_split split_layer(const layer_kind *k, const run_t *r)
+param_split mem_layer_split(const layer_kind *k, const run_t *r)
 {
     const layer_params *p = &k->params;
-    layer_split s = {p->attention + p->norms + p->dense_mlp + p->router, p->routed / (double)r->ep, p->shared};
+    param_split s = {p->attention + p->norms + p->dense_mlp + p->router, p->routed / (double)r->ep, p->shared};
     return s;
 }
 
 /* Static bytes of a split at per-parameter widths, over the three divisors
  * of each part (memory-model.md §7.2):
  *   Σ part · bytes / shard(part)   for params, optimizer states, main params, gradients */
-static static_bytes split_static(const layer_split *s, const derived_t *d, bool frozen)
+static_bytes mem_split_static(const param_split *s, const derived_t *d, bool frozen)
 {
     static_bytes b = {0, 0, 0, 0};
     double over_p = s->non_expert / d->shard_params_non_exp + s->routed / d->shard_params_exp +
@@ -38,8 +33,8 @@ static static_bytes split_static(const layer_split *s, const derived_t *d, bool 
 
 static_bytes mem_layer_static(const price_ctx *c, const layer_kind *k, bool frozen)
 {
-    layer_split s = split_layer(k, c->r);
-    return split_static(&s, c->d, frozen);
+    param_split s = mem_layer_split(k, c->r);
+    return mem_split_static(&s, c->d, frozen);
 }
 
 /* One table of P parameters: its weights over w_div, its optimizer states
@@ -112,7 +107,7 @@ static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
 /* The layer's weights on one rank, TP- and EP-local, not DP-sharded. */
 static double local_weights(const layer_kind *k, const run_t *r, const derived_t *d, double *experts)
 {
-    layer_split s = split_layer(k, r);
+    param_split s = mem_layer_split(k, r);
     *experts = s.routed / (double)d->t_exp + s.shared / (double)d->t_exp;
     return s.non_expert / (double)r->tp;
 }

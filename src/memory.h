@@ -29,6 +29,16 @@ static inline void static_add(static_bytes *a, const static_bytes *b, double n)
     a->main_params += n * b->main_params;
 }
 
+/* Parameters as the sharding rules split them (counts, not bytes). */
+typedef struct {
+    double non_expert, routed, shared; /* routed: this EP rank's experts */
+} param_split;
+
+/* A layer's parameters, split. */
+param_split mem_layer_split(const layer_kind *k, const run_t *r);
+/* The static bytes of split parameters: Σ part · bytes / shard(part) for
+ * the weights, optimizer states, main params and gradients. */
+static_bytes mem_split_static(const param_split *s, const derived_t *d, bool frozen);
 /* One body layer of kind k (memory-model.md §7.2, lineage B divisors). */
 static_bytes mem_layer_static(const price_ctx *c, const layer_kind *k, bool frozen);
 /* The embedding table; zero when a tied head on the same stage holds it. */

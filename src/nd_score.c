@@ -107,7 +107,7 @@ static double fsdp_part(double size, double over, double kept, double group, con
     return (s - 1) / s * w * (gathers * d->bytes_p + d->bytes_grad) + 2 * (c - 1) / c * (w / s) * d->bytes_grad * rounds;
 }
 
-static comm_parts layer_comm(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+static comm_parts reference_layer_comm(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
     comm_parts c = {0, 0, 0, 0};
     const layer_params *p = &k->params;
@@ -164,7 +164,7 @@ static void add_layer(stage_load *st, const model_t *m, const run_t *r, const de
     layer_load(k, &o, r, d, run->mode, sw, &load, &load_again);
     st->compute += n * load;
     st->recompute += n * load_again;
-    comm_parts plain = layer_comm(m, k, r, d), kept = plain;
+    comm_parts plain = reference_layer_comm(m, k, r, d), kept = plain;
     if (run->mode == REC_SELECTIVE && !sw[SW_GATHER])
         kept.tp = 0.0; /* a selective recompute that reruns the gathers keeps no TP traffic */
     double dpn = (double)(hw->n_levels > 0 ? hw->levels[0].devices : 8);

@@ -408,9 +408,9 @@ void search_candidate_run(const run_t *base, const candidate *c, run_t *out)
     probe_run(base, &p, out);
 }
 
-/* A search at 16384 devices keeps some 330 thousand candidates: 160 bytes
- * each holds them in about 50 MiB. */
-_Static_assert(sizeof(candidate) <= 160, "a candidate record grew past 160 bytes");
+/* A search at 16384 devices keeps some 330 thousand candidates: 168 bytes
+ * each holds them in about 53 MiB. */
+_Static_assert(sizeof(candidate) <= 168, "a candidate record grew past 168 bytes");
 
 /* The record of a priced candidate, untimed. */
 static candidate record_of(const probe *p, double peak, int64_t peak_stage)
@@ -582,7 +582,8 @@ static int price(searcher *s, const probe *c)
     timing_run_memo(&ctx, s->est.lay, &s->sp->hw, &s->timing, &t);
     if (t.step < 0)
         return -1;
-    rec.time = (candidate_time){t.forward, t.backward, t.recompute, t.tp, t.cp, t.ep, t.pp, t.dp, t.bubble, t.step};
+    rec.time = (candidate_time){t.forward, t.backward, t.recompute, t.tp, t.cp, t.ep, t.pp, t.dp, t.bubble, t.optimizer,
+                                t.step};
     rec.straggler = (int32_t)t.straggler;
     rec.timed = true;
     rec.score = t.step;
@@ -962,6 +963,7 @@ void search_candidate_time(const search_result *res, const search_space *sp, con
     out->pp = t->pp;
     out->dp = t->dp;
     out->bubble = t->bubble;
+    out->optimizer = t->optimizer;
     out->step = t->step;
     out->straggler = c->straggler;
     run_t r;

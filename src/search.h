@@ -55,7 +55,7 @@ typedef struct {
  * step. Its straggler, model FLOPs, MFU and throughput follow from these
  * and the candidate (search_candidate_time), so they are not stored. */
 typedef struct {
-    double forward, backward, recompute, tp, cp, ep, pp, dp, bubble, step;
+    double forward, backward, recompute, tp, cp, ep, pp, dp, bubble, optimizer, step;
 } candidate_time;
 
 /* A priced candidate as a search result holds it: small, as a search may

@@ -143,21 +143,13 @@ static double layer_forward_flops(const layer_flops *f, const run_t *r, const de
     return (f->proj + f->scores + f->recurrence + f->mlp + f->shared) / t + f->routed / (double)d->t_exp + f->router;
 }
 
-/* The forward share a recompute reruns: all of it, or under selective
- * recompute the census's measured matmul shares (else a stated 5 %). */
-static double rerun_share(const layer_kind *k, const layer_flops *f, recompute_mode mode)
+/* The forward share a selective recompute reruns when a census measured
+ * it: the attention and FFN matmul shares it states. */
+static double census_rerun_share(const census_record *c, const layer_flops *f)
 {
-    if (mode == REC_FULL)
-        return 1.0;
-    if (mode != REC_SELECTIVE)
-        return 0.0;
-    const census_record *c = k->census;
-    if (c != NULL && c->has_shares) {
-        double total = f->proj + f->scores + f->recurrence + f->mlp + f->shared + f->routed + f->router;
-        double ffn = f->mlp + f->shared + f->routed + f->router;
-        return total > 0 ? (c->selective_attention_mm * f->proj + c->selective_ffn_mm * ffn) / total : 0.0;
-    }
-    return SELECTIVE_RERUN_SHARE;
+    double total = f->proj + f->scores + f->recurrence + f->mlp + f->shared + f->routed + f->router;
+    double ffn = f->mlp + f->shared + f->routed + f->router;
+    return total > 0 ? (c->selective_attention_mm * f->proj + c->selective_ffn_mm * ffn) / total : 0.0;
 }
 
 double layer_rank_weights(const price_ctx *c, const layer_kind *k)
@@ -168,12 +160,23 @@ double layer_rank_weights(const price_ctx *c, const layer_kind *k)
            (p->routed / (double)r->ep + p->shared) / (double)c->d->t_exp;
 }
 
+/* HBM bytes the eager attention's element-wise ops move in a layer's
+ * forward, a token of one rank: without flash attention, each of the a/t
+ * heads' s scores is read by the softmax (bc), which writes its output
+ * (bs); a dropout reads that and writes its output (bc) and mask (bd). */
+static double scores_moved_per_token(const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    if (d->flash || k->attention == ATTENTION_LINEAR)
+        return 0.0;
+    double bc = d->bytes_compute;
+    double per_score = bc + d->bytes_softmax + (d->bytes_dropout > 0 ? d->bytes_softmax + bc + d->bytes_dropout : 0);
+    return k->ops[OP_SOFTMAX] * k->heads / (double)r->tp * (double)r->seq_length / (double)r->cp * per_score;
+}
+
 /* HBM bytes the element-wise ops of one layer move in its forward, a token
  * of one rank (each op reads its inputs and writes its outputs once; the
  * GEMMs' own traffic is in their FLOP rate):
- *   scores   without flash attention, each of the a/t heads' s scores: the
- *            softmax reads them (bc) and writes its output (bs); a dropout
- *            reads that and writes its output (bc) and mask (bd)
+ *   scores   the eager attention's softmax and dropout (scores_moved_per_token)
  *   norms    each reads and writes the hidden state (2h·bc)
  *   residual two adds reading two hidden states and writing one (3h·bc each)
  *   dropout  each hidden dropout reads h, writes h and its mask (h·(2bc + bd))
@@ -186,11 +189,7 @@ double layer_rank_weights(const price_ctx *c, const layer_kind *k)
 static double layer_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
     double h = (double)m->hidden, bc = d->bytes_compute, t = (double)r->tp, sp = (double)d->sp;
-    double moved = 0;
-    if (!d->flash && k->attention != ATTENTION_LINEAR) {
-        double per_score = bc + d->bytes_softmax + (d->bytes_dropout > 0 ? d->bytes_softmax + bc + d->bytes_dropout : 0);
-        moved += k->ops[OP_SOFTMAX] * k->heads / t * (double)r->seq_length / (double)r->cp * per_score;
-    }
+    double moved = scores_moved_per_token(k, r, d);
     double hidden = k->ops[OP_NORMOP] * 2.0 * h * bc + 2.0 * 3.0 * h * bc +
                     k->ops[OP_DROPOUT] * h * (2.0 * bc + d->bytes_dropout);
     moved += hidden / sp;
@@ -203,16 +202,44 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     return moved;
 }
 
+/* What a recompute reruns of a layer's forward, FLOPs and element-wise
+ * bytes of one micro-batch: all of it (full); under selective recompute
+ * the census's measured matmul shares, else, when the rule reruns the
+ * attention core (Megatron's selective recompute: QK^T, the mask, softmax
+ * and dropout, the product with V), its score matmuls and their
+ * element-wise traffic, else a stated 5 % of the forward. */
+static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode mode, const price_ctx *c,
+                     layer_time *lt)
+{
+    double share = 0.0;
+    if (mode == REC_FULL)
+        share = 1.0;
+    else if (mode == REC_SELECTIVE && k->census != NULL && k->census->has_shares)
+        share = census_rerun_share(k->census, f);
+    else if (mode == REC_SELECTIVE && c->d->core_attention_recompute && k->attention != ATTENTION_LINEAR) {
+        double tokens = c->d->tokens;
+        lt->rerun_flops = f->scores / (double)c->r->tp * tokens;
+        lt->rerun_moved = scores_moved_per_token(k, c->r, c->d) * tokens;
+        return;
+    } else if (mode == REC_SELECTIVE)
+        share = SELECTIVE_RERUN_SHARE;
+    lt->rerun_flops = share * lt->forward_flops;
+    lt->rerun_moved = share * lt->moved;
+}
+
 static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode)
 {
     const model_t *m = c->m;
     const run_t *r = c->r;
     const derived_t *d = c->d;
     double tokens = d->tokens;
-    layer_flops f = kind_flops(m, k, (double)r->seq_length, 0.5);
-    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, rerun_share(k, &f, mode),
+    /* flash attention skips the score blocks the causal mask hides; an
+     * eager attention computes every score and masks them after */
+    layer_flops f = kind_flops(m, k, (double)r->seq_length, d->flash ? 0.5 : 1.0);
+    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, 0.0, 0.0,
                      layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
                      layer_traffic_bytes(c, k)};
+    rerun_of(k, &f, mode, c, &lt);
     return lt;
 }
 
@@ -231,11 +258,15 @@ static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_
 static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers)
 {
     layer_time lt = layer_time_of(c, run, layers);
-    double n = (double)run->count, fwd = lt.forward_flops, share = lt.share, moved = lt.moved;
-    w->forward_flops += n * fwd;
-    w->recompute_flops += n * share * fwd;
-    w->forward_moved += n * moved;
-    w->recompute_moved += n * share * moved;
+    double n = (double)run->count;
+    w->forward_flops += n * lt.forward_flops;
+    w->recompute_flops += n * lt.rerun_flops;
+    w->forward_moved += n * lt.moved;
+    w->recompute_moved += n * lt.rerun_moved;
+    param_split u = mem_layer_split(&c->m->kinds[run->kind], c->r);
+    w->updated.non_expert += n * u.non_expert;
+    w->updated.routed += n * u.routed;
+    w->updated.shared += n * u.shared;
     layer_traffic t = lt.traffic;
     /* a fully recomputed layer sends its forward traffic again: half of TP and
      * EP's (one way of two), a third of ring CP's */
@@ -266,7 +297,10 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
     double visual = (double)(r->visual_seq_length > 0 ? r->visual_seq_length : v->max_positions);
     model_flops f = model_count_flops(v, (int64_t)(visual > 0 ? visual : 1024));
     w->forward_flops += f.total * visual * (double)r->micro_batch_size / (double)r->cp / (double)r->tp;
-    w->weights += model_count_params(v).total / (double)r->tp;
+    double params = model_count_params(v).total;
+    w->weights += params / (double)r->tp;
+    if (!r->freeze_vision)
+        w->updated.non_expert += params;
 }
 
 static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, stage_work *w)
@@ -279,9 +313,12 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
         const chunk_layout *ch = layout_chunk(l, s, chunk);
         for (int i = 0; i < ch->n_runs; i++)
             add_run(w, c, &l->runs[ch->first_run + i], layers);
-        if (ch->embedding)
+        if (ch->embedding) {
             w->weights += model_embedding_params(m) / (double)r->tp;
+            w->embeddings++;
+        }
         if (ch->output) {
+            w->outputs++;
             /* the head's logits (vocabulary-parallel over TP), and each MTP module's projection and logits */
             double head = 2.0 * (double)m->vocab * h;
             w->forward_flops += (head + (double)model_mtp_layers(m) * (head + 4.0 * h * h)) * tokens / (double)r->tp;
@@ -290,6 +327,40 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
     }
     if (s == 0 && m->vision != NULL)
         add_vision(w, m, r);
+    bool ties = r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
+    w->tied_here = ties && w->embeddings > 0 && w->outputs > 0;
+}
+
+/* The bytes a stage's optimizer step moves through HBM: a memory-bound
+ * pass over what the rank's optimizer holds (Megatron's and DeepSpeed's
+ * fused multi-tensor Adam, PyTorch's foreach AdamW under torchtitan). Each
+ * parameter it updates (its states and main copy, over bytes_optim)
+ *   reads and writes its main copy and states     2·(states + main params)
+ *   reads its gradient twice                      the norm clipping takes, the update
+ *   writes the weight the model computes with     bytes_p (read too, updated in
+ *                                                 place, when there is no main copy)
+ * and a gradient buffer kept across micro-batches (grad_accumulation:
+ * Megatron's main_grad, DeepSpeed's buckets) is zeroed for the next step. */
+static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
+{
+    const derived_t *d = c->d;
+    const run_t *r = c->r;
+    if (r->frozen || r->offload_params || r->offload_optimizer || r->swap_optimizer || d->bytes_optim <= 0)
+        return 0.0; /* nothing to step, or the host steps it */
+    static_bytes b = mem_split_static(&w->updated, d, false);
+    for (int i = 0; i < w->embeddings; i++) {
+        static_bytes e = mem_embedding_static(c, w->tied_here, false);
+        static_add(&b, &e, 1.0);
+    }
+    for (int i = 0; i < w->outputs; i++) {
+        static_bytes o = mem_output_static(c, false), t = mem_mtp_module_static(c, false);
+        static_add(&b, &o, 1.0);
+        static_add(&b, &t, (double)model_mtp_layers(c->m));
+    }
+    double held = b.optimizer + b.main_params, updated = held / (double)d->bytes_optim;
+    double grad = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    double weight = d->bytes_main > 0 ? d->bytes_p : 2.0 * d->bytes_p;
+    return 2.0 * held + updated * (2.0 * grad + weight) + (d->accumulates_grads ? b.grads : 0.0);
 }
 
 /* One micro-batch on a stage: forward, backward (twice the forward), the
@@ -365,6 +436,26 @@ static stage_work work_of(const price_ctx *c, const layout_t *l, int64_t s, timi
     return w;
 }
 
+/* The optimizer step: every stage steps its own parameters once the
+ * pipeline drains, so the step waits for the stage with the most to move
+ * (a stage laid out like an earlier one moves what that one does). Not
+ * priced on a profile without memory_gbps, as the element-wise ops. */
+static double optimizer_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo)
+{
+    double bytes_per_s = hw->memory_gbps * 1e9, most = 0.0;
+    if (!(bytes_per_s > 0))
+        return 0.0;
+    for (int64_t s = 0; s < c->r->pp; s++) {
+        if (l->same_as != NULL && l->same_as[s] != s)
+            continue;
+        stage_work w = work_of(c, l, s, memo);
+        double bytes = optimizer_step_bytes(c, &w);
+        if (bytes > most)
+            most = bytes;
+    }
+    return most / bytes_per_s;
+}
+
 /* The pipeline's step before DP; -1 when out of memory. */
 static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
                        pipeline_time *out)
@@ -418,6 +509,7 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
                         (1.0 - hw->overlap_dp);
     if (!(dp_seconds > 0))
         dp_seconds = 0;
+    double optimizer = optimizer_seconds(c, l, hw, memo);
     double m_b = (double)r->micro_batch_num;
     out->forward = m_b * p->worst[0];
     out->backward = m_b * p->worst[1];
@@ -429,7 +521,8 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     out->dp = dp_seconds;
     out->bubble = p->bubble;
     out->straggler = p->straggler;
-    out->step = p->step + dp_seconds;
+    out->optimizer = optimizer;
+    out->step = p->step + dp_seconds + optimizer;
     timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
 }
 

@@ -7,6 +7,7 @@
 
 #include "derive.h"
 #include "layout.h"
+#include "memory.h"
 #include "model.h"
 #include "pricing_ctx.h"
 #include "run.h"
@@ -32,6 +33,7 @@ typedef struct {
     double forward, backward, recompute;       /* compute of the slowest stage, all micro-batches */
     double tp, cp, ep, pp, dp;                 /* exposed communication */
     double bubble;                             /* pipeline fill and drain */
+    double optimizer;                          /* the optimizer step (memory bound) */
     double step;                               /* the step */
     int64_t straggler;                         /* that stage */
     double model_flops;                        /* 3 x forward FLOPs of the step's tokens */
@@ -57,11 +59,12 @@ double level_gbps(const hardware_t *hw, int64_t span);
 double pipeline_step(const run_t *r, const double *stage_times, int64_t pp, double *bubble);
 
 /* One layer of a kind at one recompute mode as a step prices it, for one
- * micro-batch: forward FLOPs, the share a recompute reruns, HBM bytes of
- * the element-wise ops, collective bytes and the weights on a rank. */
+ * micro-batch: forward FLOPs, the FLOPs a recompute reruns, HBM bytes of
+ * the element-wise ops (forward, rerun), the weights on a rank and
+ * collective bytes. */
 typedef struct {
     bool ready;
-    double forward_flops, share, moved, weights;
+    double forward_flops, rerun_flops, rerun_moved, moved, weights;
     layer_traffic traffic;
 } layer_time;
 
@@ -72,6 +75,10 @@ typedef struct {
     double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
     double weights;                         /* weights on one rank (for DP traffic) */
+    param_split updated;                    /* the parameters its optimizer steps (a trained
+                                             * vision tower's among the non-expert ones) */
+    int embeddings, outputs;                /* the tables its chunks hold */
+    bool tied_here;                         /* the head shares the embedding table here */
 } stage_work;
 
 /* The parts of a stage's micro-batch: forward, backward, recompute, TP, CP, EP, PP seconds. */

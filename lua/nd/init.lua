@@ -222,8 +222,9 @@ nd.estimate = api.estimate
 --   search.lua's), or a table (nd.hardware's, changed as a study likes)
 -- @treturn table `{step_time_s, mfu, tokens_per_s_per_device,
 --   model_flops, straggler_stage, nd_score, parts = {forward_s,
---   backward_s, recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s},
---   hardware}` (seconds)
+--   backward_s, recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s,
+--   optimizer_s}, hardware}` (seconds; optimizer_s is the optimizer step,
+--   priced when the profile states memory_gbps and the device steps it)
 -- @usage nd.step_time(model, run, "H100").step_time_s
 -- @function nd.step_time
 nd.step_time = api.step_time

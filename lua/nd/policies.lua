@@ -16,7 +16,7 @@
 -- nd.core.search's result:candidate(i): dp, tp, pp, vpp, cp, ep, etp, op,
 -- sp, mb, mbs, recompute, peak_bytes, peak_stage, step_time_s, mfu,
 -- tokens_per_s_per_device, nd_score, parts = {forward_s, backward_s,
--- recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s} and, with
+-- recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s, optimizer_s} and, with
 -- `stages = true`, stage_bytes (each stage's total). `ctx` holds
 -- devices, node_devices, budget_bytes, global_batch and hardware (the
 -- profile).

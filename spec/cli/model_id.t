@@ -108,10 +108,10 @@ yaml below, then the search over it; -d is required):
   18735 fitting the budget of 64.00 GiB, 66313 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    4   4  32   1   2    1    1 off   256   1 full          57.20     14.773  22.2%  17.1%  34.2%  17.1%   9.2%   5.8%   0.0%   5.1%   1.2%  10.4%
-      2    8   4  32   1   1    1    1  on   128   1 full          56.11     15.275  21.5%  16.5%  33.1%  16.5%   8.9%   0.0%   0.0%   4.9%   1.3%  18.7%
-      3    8   4  32   1   1    1    1 off   128   1 full          59.69     15.275  21.5%  16.5%  33.1%  16.5%   8.9%   0.0%   0.0%   4.9%   1.3%  18.7%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    4   4  32   1   2    1    1 off   256   1 full          57.20     14.773  22.2%  17.1%  34.2%  17.1%   9.2%   5.8%   0.0%   5.1%   1.2%  10.4%   0.0%
+      2    8   4  32   1   1    1    1  on   128   1 full          56.11     15.275  21.5%  16.5%  33.1%  16.5%   8.9%   0.0%   0.0%   4.9%   1.3%  18.7%   0.0%
+      3    8   4  32   1   1    1    1 off   128   1 full          59.69     15.275  21.5%  16.5%  33.1%  16.5%   8.9%   0.0%   0.0%   4.9%   1.3%  18.7%   0.0%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 1024 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none

@@ -134,11 +134,11 @@ W/t (W = 4 layers + embedding + head = 132653056), 2·(d − 1)/d · W/t · 2 B:
   4 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
   
   top 4 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%
-      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%
-      3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%
-      4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%   0.0%
+      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
+      3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
+      4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -149,11 +149,11 @@ whose DP of 2 would otherwise have pinned the search to TP 4):
 
   $ ndlua search.lua train.yaml -l TP -A flat8 -v 0 --accelerator.tp_size=4
   top 4 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%
-      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%
-      3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%
-      4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%   0.0%
+      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
+      3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
+      4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
 
 The peaks are the memory model's, the same estimate.lua gives each
 strategy written into the yaml. (Issue 12 took 0.26 GiB off each: the
@@ -179,10 +179,10 @@ So a cap of 2.6 GB (binary) drops TP 1; -v 2 says by how much:
   dropped: dp 8 tp 1 pp 1 vpp 1 cp 1 ep 1 op 1 sp off mb 2 mbs 1 full: its peak of 2.87 GiB (stage 0) is over the 2.60 GiB budget by 0.27 GiB
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%
-      2    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%
-      3    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
+      2    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
+      3    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -191,8 +191,8 @@ under TP 2's 2.47 GiB too, so TP 4 comes first:
 
   $ ndlua search.lua train.yaml -l DP TP -A flat8 -M 2.6GB -mem 0.2GB -v 0 -t 1
   top 1 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
 
 Search 2: -l DP TP PP with a batch of 4. PP runs up to min(the machine's
 8, 4 layers, the batch 4) = 4; MB = 4 / DP must be at least PP:
@@ -232,13 +232,13 @@ sends, 2 · 2048 · 1024 · 2 B at 100 GB/s; the step is ΣX + (m − 1)·max X
   6 fitting the budget of 64.00 GiB, 0 dropped over it; searched in * s (glob)
   
   top 6 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%
-      2    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%
-      3    1   8   1   1   1    1    1 off     4   1 full           2.10      0.015  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%
-      4    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%
-      5    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%
-      6    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%   0.0%
+      2    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%   0.0%
+      3    1   8   1   1   1    1    1 off     4   1 full           2.10      0.015  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
+      4    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%   0.0%
+      5    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%   0.0%
+      6    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%   0.0%
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -262,12 +262,12 @@ sets aside TP 8. Of the 6: PP 4 TP 2 (-42), PP 2 TP 4 (-24), PP 2 TP 2
   5 of them kept by the policy's rules
   
   top 5 by deep.lua (deepest pipeline first):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%
-      2    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%
-      3    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%
-      4    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%
-      5    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%   0.0%
+      2    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%   0.0%
+      3    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%   0.0%
+      4    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%   0.0%
+      5    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%   0.0%
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -328,15 +328,15 @@ names, the warnings, what was searched and the resolved yaml's path:
   > print(s.tested, s.priced, s.fitting, s.dropped, #s.candidates, s.candidates[2].rank, s.resolved_yaml)'
   candidates dropped elapsed_s fitting priced refused resolved_yaml search tested warnings
   cp dp ep etp kept mb mbs mfu nd_score op parts peak_bytes peak_stage pp rank recompute score sp step_time_s tokens_per_s_per_device tp vpp
-  backward_s bubble_s cp_s dp_s ep_s forward_s pp_s recompute_s tp_s
+  backward_s bubble_s cp_s dp_s ep_s forward_s optimizer_s pp_s recompute_s tp_s
   4	4	3	1	3	2	out/resolved.yaml
 
 --csv writes every fitting candidate, best first (etp 0: a dense model has
 no expert TP); --svg a chart of the top. Its rectangles: the background, a
 bar per stage of each candidate (1 + 1 + 1 + 2 + 2 + 4 = 11), a block per
 part of each step that is not zero (fwd, bwd, rec, tp, and dp where DP > 1,
-pp and bubble where PP > 1: 5 + 5 + 4 + 7 + 6 + 6 = 33) and the legend's
-9 swatches: 54.
+pp and bubble where PP > 1: 5 + 5 + 4 + 7 + 6 + 6 = 33; no optimizer step:
+flat8 states no memory_gbps) and the legend's 10 swatches: 55.
 
   $ ndlua search.lua train.yaml -l DP TP PP -b 4 -A flat8 --csv all.csv --svg top.svg -v 0 > /dev/null
   $ cut -d, -f1-13 all.csv
@@ -349,7 +349,7 @@ pp and bubble where PP > 1: 5 + 5 + 4 + 7 + 6 + 6 = 33) and the legend's
   6,1,2,4,1,1,1,0,1,false,4,1,full
   $ head -c 38 top.svg; echo; grep -c '<rect' top.svg
   <?xml version="1.0" encoding="UTF-8"?>
-  54
+  55
 
 Recompute as a dimension: each candidate priced under each mode listed
 (here off and full: 8 candidates, TP 1's off first, as the nest meets them):

@@ -21,12 +21,12 @@ their ep share grows with EP:
   39070 fitting the budget of 79.65 GiB, 823208 dropped over it; searched in * s (glob)
   
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.447  36.3%  21.6%  43.1%  21.6%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%
-      2  128   1  16   1   1   16    1  on   120   1 full          78.07     21.447  36.3%  21.6%  43.1%  21.6%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%
-      3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.092  35.2%  20.9%  41.9%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%
-      4  256   1   8   1   1   32    1  on    60   1 full          69.91     22.092  35.2%  20.9%  41.9%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%
-      5  512   1   4   1   1   64    1 off    30   1 full          76.35     22.117  35.2%  21.3%  42.7%  19.6%   0.0%   0.0%  11.2%   0.2%   0.3%   4.7%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.472  36.2%  21.5%  43.1%  21.5%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%   0.1%
+      2  128   1  16   1   1   16    1  on   120   1 full          78.07     21.472  36.2%  21.5%  43.1%  21.5%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%   0.1%
+      3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.130  35.2%  20.9%  41.8%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%   0.2%
+      4  256   1   8   1   1   32    1  on    60   1 full          69.91     22.130  35.2%  20.9%  41.8%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%   0.2%
+      5  512   1   4   1   1   64    1 off    30   1 full          76.35     22.171  35.1%  21.3%  42.6%  19.6%   0.0%   0.0%  11.1%   0.2%   0.3%   4.7%   0.2%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -46,14 +46,14 @@ ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
   89629 fitting the budget of 79.65 GiB, 1123349 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1   16   8  16   1   1    1    1  on   960   1 off           71.04     20.667  37.6%  22.8%  45.6%   0.0%  23.9%   0.0%   0.0%   6.1%   0.2%   1.5%
-      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     20.906  37.2%  22.5%  45.0%   1.1%  23.6%   0.0%   0.0%   6.0%   0.2%   1.5%
-      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     21.925  35.5%  21.5%  43.0%   0.0%  22.5%   0.0%   0.0%  11.4%   0.1%   1.5%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1   16   8  16   1   1    1    1  on   960   1 off           71.04     20.705  37.6%  22.7%  45.5%   0.0%  23.8%   0.0%   0.0%   6.1%   0.2%   1.5%   0.2%
+      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     20.944  37.1%  22.5%  45.0%   1.1%  23.6%   0.0%   0.0%   6.0%   0.2%   1.5%   0.2%
+      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     21.944  35.5%  21.5%  42.9%   0.0%  22.5%   0.0%   0.0%  11.4%   0.1%   1.5%   0.1%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   every fitting candidate written to all.csv
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
   $ awk -F, 'NR > 1 && $7 > 1 { print "rank " $1 ": dp " $2 " tp " $3 " pp " $4 " ep " $7 " " $13 ", step " $16 " s, ep " $27 " s, recompute " $24 " s"; exit }' all.csv
-  rank 20: dp 128 tp 1 pp 16 ep 8 full, step 27.462963725863837 s, ep 7.398752256 s, recompute 4.623676109228353 s
+  rank 20: dp 128 tp 1 pp 16 ep 8 full, step 27.50708476189966 s, ep 7.398752256 s, recompute 4.623676109228353 s
 

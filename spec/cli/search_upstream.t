@@ -19,12 +19,12 @@ fixes the FSDP shard at 8.
   5 fitting the budget of 54.00 GiB, 0 dropped over it; searched in * s (glob)
   
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1   16   2   4   1   1    1    8 off    64   1 full          35.69    197.895  23.5%  18.4%  36.8%  17.2%   2.6%   0.0%   0.0%   0.2%  21.3%   3.4%
-      2   16   4   2   1   1    1    8 off    64   1 full          30.47    199.028  23.4%  17.7%  35.5%  17.1%   7.8%   0.0%   0.0%   0.2%  20.5%   1.2%
-      3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%
-      4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%
-      5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1   16   2   4   1   1    1    8 off    64   1 full          35.69    197.895  23.5%  18.4%  36.8%  17.2%   2.6%   0.0%   0.0%   0.2%  21.3%   3.4%   0.0%
+      2   16   4   2   1   1    1    8 off    64   1 full          30.47    199.028  23.4%  17.7%  35.5%  17.1%   7.8%   0.0%   0.0%   0.2%  20.5%   1.2%   0.0%
+      3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%   0.0%
+      4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%   0.0%
+      5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%   0.0%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 128 devices)
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
@@ -41,12 +41,12 @@ about, not read.
   18 fitting the budget of 58.00 GiB, 3 dropped over it; searched in * s (glob)
   
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1   16   2  16   1   1    8    4 off    64   1 full          55.43     82.928   8.3%   6.1%  12.1%   6.1%   1.1%   0.0%  43.5%   0.5%  15.3%  15.4%
-      2   32   2   8   1   1   16    4 off    32   1 full          54.76     98.239   7.0%   5.1%  10.2%   5.1%   0.9%   0.0%  55.1%   0.2%   7.6%  15.7%
-      3   16   2  16   1   1   16    4 off    64   1 full          47.45     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%
-      4   32   4   4   1   1    4    4 off    32   1 full          54.60    127.153   5.4%   4.0%   7.9%   4.0%   2.1%   0.0%  56.7%   0.1%  18.6%   6.5%
-      5   16   4   8   1   1    4    4 off    64   1 full          51.44    128.728   5.4%   3.9%   7.9%   3.9%   2.1%   0.0%  56.1%   0.3%  18.3%   7.6%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1   16   2  16   1   1    8    4 off    64   1 full          55.43     82.928   8.3%   6.1%  12.1%   6.1%   1.1%   0.0%  43.5%   0.5%  15.3%  15.4%   0.0%
+      2   32   2   8   1   1   16    4 off    32   1 full          54.76     98.239   7.0%   5.1%  10.2%   5.1%   0.9%   0.0%  55.1%   0.2%   7.6%  15.7%   0.0%
+      3   16   2  16   1   1   16    4 off    64   1 full          47.45     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%   0.0%
+      4   32   4   4   1   1    4    4 off    32   1 full          54.60    127.153   5.4%   4.0%   7.9%   4.0%   2.1%   0.0%  56.7%   0.1%  18.6%   6.5%   0.0%
+      5   16   4   8   1   1    4    4 off    64   1 full          51.44    128.728   5.4%   3.9%   7.9%   3.9%   2.1%   0.0%  56.1%   0.3%  18.3%   7.6%   0.0%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 512 devices)
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
@@ -114,10 +114,10 @@ profile's name):
   35 fitting the budget of 60.00 GiB, 0 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble
-      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%
-      2    8   2   1   1   2    1    2 off    16   1 selective     27.70     10.737  42.5%  31.7%  63.4%   1.5%   1.6%   0.3%   0.0%   0.0%   1.5%   0.0%
-      3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%
+      2    8   2   1   1   2    1    2 off    16   1 selective     27.70     10.737  42.5%  31.7%  63.4%   1.5%   1.6%   0.3%   0.0%   0.0%   1.5%   0.0%   0.0%
+      3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 32 devices)
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another

@@ -11,7 +11,7 @@ local report = {}
 report.PARTS = {
   { "forward_s", "fwd", "forward" }, { "backward_s", "bwd", "backward" }, { "recompute_s", "rec", "recompute" },
   { "tp_s", "tp", "TP comm" }, { "cp_s", "cp", "CP comm" }, { "ep_s", "ep", "EP comm" }, { "pp_s", "pp", "PP comm" },
-  { "dp_s", "dp", "DP comm" }, { "bubble_s", "bubble", "bubble" },
+  { "dp_s", "dp", "DP comm" }, { "bubble_s", "bubble", "bubble" }, { "optimizer_s", "opt", "optimizer step" },
 }
 
 local function count(n, one, many)
