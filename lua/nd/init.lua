@@ -224,7 +224,9 @@ nd.estimate = api.estimate
 --   model_flops, straggler_stage, nd_score, parts = {forward_s,
 --   backward_s, recompute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s,
 --   optimizer_s}, hardware}` (seconds; optimizer_s is the optimizer step,
---   priced when the profile states memory_gbps and the device steps it)
+--   priced when the profile states memory_gbps and the device steps it;
+--   offload is priced in memory alone: no host-device copies, no host
+--   optimizer step, so an offloading run's step is too short)
 -- @usage nd.step_time(model, run, "H100").step_time_s
 -- @function nd.step_time
 nd.step_time = api.step_time

@@ -194,6 +194,14 @@ under TP 2's 2.47 GiB too, so TP 4 comes first:
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
 
+Offload is priced in memory alone: with fsdp_config.enable_offload the
+parameters, their gradients and optimizer states go to the host, and the
+search warns that its step times leave out the host-device copies and the
+host's optimizer step:
+
+  $ ndlua search.lua train.yaml -l DP TP -A flat8 -t 1 --fsdp_config.enable_offload=true 2>&1 >/dev/null
+  warning: fsdp_config.enable_offload: the run offloads the parameters to the host: priced in memory only; the step times leave out the host-device copies and the host's optimizer step, so they are too short
+
 Search 2: -l DP TP PP with a batch of 4. PP runs up to min(the machine's
 8, 4 layers, the batch 4) = 4; MB = 4 / DP must be at least PP:
 

@@ -390,6 +390,20 @@ end
 
 -- Everything the search needs, from the command line, the search config
 -- and the train.yaml.
+--- Warns that offload is priced in memory alone: the time model moves no
+-- bytes between host and device and steps no optimizer on the host, so
+-- the step times of an offloading run are too short.
+function command.warn_offload(run, w)
+  local what = {}
+  if run.offload_params then what[#what + 1] = "the parameters" end
+  if run.offload_optimizer then what[#what + 1] = "the optimizer states" end
+  if (run.offload_activations or 0) > 0 then what[#what + 1] = "activations" end
+  if #what == 0 then return end
+  w:warn(run.offload_params and "fsdp_config.enable_offload" or "offload",
+         "the run offloads " .. table.concat(what, " and ") .. " to the host: priced in memory only; the step "
+           .. "times leave out the host-device copies and the host's optimizer step, so they are too short")
+end
+
 function command.prepare(opts, w)
   local policy = policies.load(opts.policy)
   local cfg = opts.search_config and search_config.load(opts.search_config) or nil
@@ -409,6 +423,7 @@ function command.prepare(opts, w)
     b = command.load_base(opts, cfg, devices, w)
   end
   local gbs = command.batch_of(opts, cfg, b)
+  command.warn_offload(b.parsed.run, w)
   local budget, budget_source = command.budget_of(opts, cfg, b, profile)
   local modes, modes_source = command.modes_of(opts, cfg, b, w)
   if cfg then
