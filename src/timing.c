@@ -9,14 +9,16 @@
  * matmul costs 2 FLOPs a weight a token forward and twice that backward.
  * The element-wise ops between the matmuls (softmax and dropout on eager
  * attention scores, norms, residual adds, activations) are bound by HBM
- * bandwidth: they take the bytes they move over the device's memory_gbps. */
+ * bandwidth: they take the bytes they move over the device's memory_gbps,
+ * as does the optimizer step once the pipeline drains. */
 #include "timing.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* The share of a layer's forward a selective recompute reruns when no census
- * measured it: norms, activation functions and softmax are cheap in FLOPs
+ * measured it and its rule is not Megatron's (which reruns the attention
+ * core, priced as such): norms, activation functions and softmax are cheap in FLOPs
  * but memory bound; 5 % of the forward is ndlua's stated assumption. */
 #define SELECTIVE_RERUN_SHARE 0.05
 
