@@ -22,11 +22,11 @@ their ep share grows with EP:
   
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.472  36.2%  21.5%  43.1%  21.5%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%   0.1%
-      2  128   1  16   1   1   16    1  on   120   1 full          78.07     21.472  36.2%  21.5%  43.1%  21.5%   0.0%   0.0%   7.0%   0.7%   0.2%   5.9%   0.1%
-      3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.130  35.2%  20.9%  41.8%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%   0.2%
-      4  256   1   8   1   1   32    1  on    60   1 full          69.91     22.130  35.2%  20.9%  41.8%  20.9%   0.0%   0.0%  10.2%   0.4%   0.2%   5.5%   0.2%
-      5  512   1   4   1   1   64    1 off    30   1 full          76.35     22.171  35.1%  21.3%  42.6%  19.6%   0.0%   0.0%  11.1%   0.2%   0.3%   4.7%   0.2%
+      1  128   1  16   1   1   16    1 off   120   1 full          78.07     18.774  41.4%  21.2%  42.5%  21.2%   0.0%   0.0%   8.0%   0.8%   0.2%   5.9%   0.1%
+      2  128   1  16   1   1   16    1  on   120   1 full          78.07     18.774  41.4%  21.2%  42.5%  21.2%   0.0%   0.0%   8.0%   0.8%   0.2%   5.9%   0.1%
+      3  256   1   8   1   1   32    1 off    60   1 full          69.91     19.443  40.0%  20.5%  41.0%  20.5%   0.0%   0.0%  11.6%   0.4%   0.3%   5.5%   0.2%
+      4  256   1   8   1   1   32    1  on    60   1 full          69.91     19.443  40.0%  20.5%  41.0%  20.5%   0.0%   0.0%  11.6%   0.4%   0.3%   5.5%   0.2%
+      5  512   1   4   1   1   64    1 off    30   1 full          76.35     19.498  39.9%  20.9%  41.7%  19.2%   0.0%   0.0%  12.6%   0.2%   0.4%   4.7%   0.3%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -34,8 +34,8 @@ their ep share grows with EP:
 Under 1F1B nothing hides the all-to-all, and without TP and sequence
 parallelism a rank keeps 8 times TP 8's activations, so the fastest EP
 layouts recompute fully: TP 8 with no recompute comes first, and the best
-EP candidate (EP 8, PP 16, full recompute) is 20th, its 27.5 s step
-carrying 7.4 s of all-to-all and 4.6 s of recompute the TP 8 one has not.
+EP candidate (EP 8, PP 16, full recompute) is 20th, its 24.9 s step
+carrying 7.4 s of all-to-all and 4.0 s of recompute the TP 8 one has not.
 ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
 2048-wide matmuls to 256), which weighs against TP in practice:
 
@@ -47,13 +47,13 @@ ndlua knows nothing of kernel efficiency by shape (TP 8 cuts each expert's
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1   16   8  16   1   1    1    1  on   960   1 off           71.04     20.705  37.6%  22.7%  45.5%   0.0%  23.8%   0.0%   0.0%   6.1%   0.2%   1.5%   0.2%
-      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     20.944  37.1%  22.5%  45.0%   1.1%  23.6%   0.0%   0.0%   6.0%   0.2%   1.5%   0.2%
-      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     21.944  35.5%  21.5%  42.9%   0.0%  22.5%   0.0%   0.0%  11.4%   0.1%   1.5%   0.1%
+      1   16   8  16   1   1    1    1  on   960   1 off           71.04     18.735  41.5%  21.7%  43.4%   0.0%  26.3%   0.0%   0.0%   6.7%   0.3%   1.5%   0.2%
+      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     18.941  41.1%  21.4%  42.9%   1.1%  26.0%   0.0%   0.0%   6.6%   0.3%   1.5%   0.2%
+      3    8   8  32   1   1    1    1  on  1920   1 off           49.60     19.972  39.0%  20.3%  40.7%   0.0%  24.7%   0.0%   0.0%  12.5%   0.1%   1.5%   0.1%
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   every fitting candidate written to all.csv
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
   $ awk -F, 'NR > 1 && $7 > 1 { print "rank " $1 ": dp " $2 " tp " $3 " pp " $4 " ep " $7 " " $13 ", step " $16 " s, ep " $27 " s, recompute " $24 " s"; exit }' all.csv
-  rank 20: dp 128 tp 1 pp 16 ep 8 full, step 27.50708476189966 s, ep 7.398752256 s, recompute 4.623676109228353 s
+  rank 20: dp 128 tp 1 pp 16 ep 8 full, step 24.865447165131776 s, ep 7.398752256 s, recompute 3.988849497831242 s
 

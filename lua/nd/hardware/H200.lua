@@ -8,9 +8,9 @@ return {
   memory = "143771MiB",
   -- Datasheet: BF16 Tensor Core 1,979 TFLOP/s with sparsity = 989 dense.
   peak_tflops = 989,
-  -- Assumption: 62 % of peak, the H100's 60 % and a little more for the
-  -- memory-bound ops, which run on 4.8 TB/s instead of 3.35 TB/s.
-  sustained_tflops = 613,
+  -- Assumption: 70 % of peak, the H100's (the same GH100 compute; the
+  -- faster HBM3e speeds the memory-bound ops, priced apart by memory_gbps).
+  sustained_tflops = 692,
   -- Datasheet: HBM3e, 4.8 TB/s (H200 SXM). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 4800 * 0.8,

@@ -13,8 +13,8 @@ return {
   -- Datasheet: BF16 Tensor Core 1,979 TFLOP/s with sparsity = 989 dense,
   -- as the H100 SXM5.
   peak_tflops = 989,
-  -- Assumption: 60 % of peak, the H100 profile's (same chip).
-  sustained_tflops = 593,
+  -- Assumption: 70 % of peak, the H100 profile's (same chip).
+  sustained_tflops = 692,
   -- Datasheet: HBM3, 3.35 TB/s (H800 SXM5, as H100 SXM5). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 3350 * 0.8,
