@@ -150,6 +150,12 @@ describe("a whole step priced by hand (nd.core.step_time)", function()
     assert.is_true(math.abs(t.step_time_s - (3 * F / 1e12 + 518656 / 1e9)) < 1e-15)
   end)
 
+  it("DP: a head tied to the embedding on its stage is one table, reduced once", function()
+    -- W = 2 layers · 65664 + the shared table 64000 = 195328; 2 · 1/2 · 195328 · 2 B = 390656 B
+    local t = core.step_time(dense, nd.run { seq_length = 128, dp = 2, tie_embeddings = true }, hw)
+    assert.is_true(math.abs(t.parts.dp_s - 390656 / 1e9) < 1e-15)
+  end)
+
   it("PP: the slowest stage sets the pace, the first micro-batch fills the pipe", function()
     -- pp 2, m 4: stage 0 holds layer 1 and the embedding, stage 1 layer 2 and the head (the straggler);
     -- each sends 2 · 128 · 64 · 2 B = 32768 B a micro-batch; stage times X0 = 3·147456·128/1e12 + s,

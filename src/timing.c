@@ -331,6 +331,8 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
         add_vision(w, m, r);
     bool ties = r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
     w->tied_here = ties && w->embeddings > 0 && w->outputs > 0;
+    if (w->tied_here) /* one table serves both: its weights are reduced once */
+        w->weights -= (double)m->vocab * h / (double)r->tp;
 }
 
 /* The bytes a stage's optimizer step moves through HBM: a memory-bound

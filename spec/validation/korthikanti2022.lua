@@ -13,16 +13,17 @@ local NOTE = "Mixed precision (bf16/fp16 params and compute, fp32 gradients, as 
   .. "no interleaving (the paper's configurations state none; ndlua's default 1F1B); "
   .. "selective is Megatron's rule (the attention core recomputed). Eager attention (flash_attention = "
   .. "false): the runs predate FlashAttention in Megatron-LM, and the paper's activation formula counts "
-  .. "the softmax and dropout of the a x s x s scores (its 5as/h term) that only an eager attention keeps."
+  .. "the softmax and dropout of the a x s x s scores (its 5as/h term) that only an eager attention keeps. "
+  .. "The head shares the word embeddings (tie_word_embeddings), Megatron-LM's default then."
 
 local M22B = { name = "gpt-22b", arch = "gpt", hidden_size = 6144, num_attention_heads = 64, num_hidden_layers = 48,
-  intermediate_size = 24576, vocab_size = 51200, max_position_embeddings = 2048 }
+  intermediate_size = 24576, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true }
 local M175B = { name = "gpt-175b", arch = "gpt", hidden_size = 12288, num_attention_heads = 96, num_hidden_layers = 96,
-  intermediate_size = 49152, vocab_size = 51200, max_position_embeddings = 2048 }
+  intermediate_size = 49152, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true }
 local M530B = { name = "gpt-530b", arch = "gpt", hidden_size = 20480, num_attention_heads = 128,
-  num_hidden_layers = 105, intermediate_size = 81920, vocab_size = 51200, max_position_embeddings = 2048 }
+  num_hidden_layers = 105, intermediate_size = 81920, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true }
 local M1T = { name = "gpt-1t", arch = "gpt", hidden_size = 25600, num_attention_heads = 160, num_hidden_layers = 128,
-  intermediate_size = 102400, vocab_size = 51200, max_position_embeddings = 2048 }
+  intermediate_size = 102400, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true }
 
 return {
   {
