@@ -176,6 +176,11 @@ void derive_switches(const run_t *r, derived_t *d)
     }
 }
 
+bool ties_embeddings(const model_t *m, const run_t *r)
+{
+    return r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
+}
+
 static int pick(int stated, int family) { return stated >= 0 ? stated : family; }
 static bool pick_flag(tristate stated, bool family) { return stated == UNSTATED ? family : stated == YES; }
 

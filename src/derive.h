@@ -57,6 +57,10 @@ void derive_switches(const run_t *r, derived_t *d);
 
 int64_t gcd64(int64_t a, int64_t b);
 
+/* Whether the head shares the embedding's table: as the run states, else
+ * as the model ties them. */
+bool ties_embeddings(const model_t *m, const run_t *r);
+
 /* Routed tokens a token sends: top-k copies, at the capacity factor when
  * the experts run with a capacity, else dropless. */
 double routed_copies(const model_t *m, const run_t *r);

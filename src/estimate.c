@@ -555,11 +555,6 @@ static double backward_overhead(const pricing *p, const layout_t *l, int64_t sta
     return overhead_1f1b(p, l, stage);
 }
 
-/* Whether the head shares the embedding's table: as stated, else as the model ties them. */
-static bool tied(const model_t *m, const run_t *r)
-{
-    return r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
-}
 
 /* CPU offload: parameters (FSDP's CPUOffload, ZeRO-Infinity) take their
  * gradients and optimizer states with them, as FSDP steps the optimizer on
@@ -609,7 +604,7 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
         int64_t mf = in_flight_of(e->micro_factors, r, s, c); /* at its peak: at least one */
         if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
             return -1;
-        if (ch->embedding && add_embedding(e, st, p, c, mf, tied(m, r) && holds_output(e->lay, s)) != 0)
+        if (ch->embedding && add_embedding(e, st, p, c, mf, ties_embeddings(m, r) && holds_output(e->lay, s)) != 0)
             return -1;
         if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
             return -1;

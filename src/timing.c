@@ -305,6 +305,12 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
         w->updated.non_expert += params;
 }
 
+/* Whether a stage's head shares the embedding table the stage holds. */
+static bool tied_here(const price_ctx *c, const stage_work *w)
+{
+    return w->embeddings > 0 && w->outputs > 0 && ties_embeddings(c->m, c->r);
+}
+
 static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, stage_work *w)
 {
     const model_t *m = c->m;
@@ -329,9 +335,7 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
     }
     if (s == 0 && m->vision != NULL)
         add_vision(w, m, r);
-    bool ties = r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
-    w->tied_here = ties && w->embeddings > 0 && w->outputs > 0;
-    if (w->tied_here) /* one table serves both: its weights are reduced once */
+    if (tied_here(c, w)) /* one table serves both: its weights are reduced once */
         w->weights -= (double)m->vocab * h / (double)r->tp;
 }
 
@@ -352,14 +356,18 @@ static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
     if (r->frozen || r->offload_params || r->offload_optimizer || r->swap_optimizer || d->bytes_optim <= 0)
         return 0.0; /* nothing to step, or the host steps it */
     static_bytes b = mem_split_static(&w->updated, d, false);
-    for (int i = 0; i < w->embeddings; i++) {
-        static_bytes e = mem_embedding_static(c, w->tied_here, false);
-        static_add(&b, &e, 1.0);
+    if (w->embeddings > 0) {
+        static_bytes e = mem_embedding_static(c, tied_here(c, w), false);
+        static_add(&b, &e, (double)w->embeddings);
     }
-    for (int i = 0; i < w->outputs; i++) {
-        static_bytes o = mem_output_static(c, false), t = mem_mtp_module_static(c, false);
-        static_add(&b, &o, 1.0);
-        static_add(&b, &t, (double)model_mtp_layers(c->m));
+    if (w->outputs > 0) {
+        static_bytes o = mem_output_static(c, false);
+        static_add(&b, &o, (double)w->outputs);
+        int64_t mtp = model_mtp_layers(c->m);
+        if (mtp > 0) {
+            static_bytes t = mem_mtp_module_static(c, false);
+            static_add(&b, &t, (double)(mtp * w->outputs));
+        }
     }
     double held = b.optimizer + b.main_params, updated = held / (double)d->bytes_optim;
     double grad = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;

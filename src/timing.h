@@ -78,7 +78,6 @@ typedef struct {
     param_split updated;                    /* the parameters its optimizer steps (a trained
                                              * vision tower's among the non-expert ones) */
     int embeddings, outputs;                /* the tables its chunks hold */
-    bool tied_here;                         /* the head shares the embedding table here */
 } stage_work;
 
 /* The parts of a stage's micro-batch: forward, backward, recompute, TP, CP, EP, PP seconds. */

@@ -388,8 +388,6 @@ end
 
 
 
--- Everything the search needs, from the command line, the search config
--- and the train.yaml.
 --- Warns that offload is priced in memory alone: the time model moves no
 -- bytes between host and device and steps no optimizer on the host, so
 -- the step times of an offloading run are too short.
@@ -404,6 +402,8 @@ function command.warn_offload(run, w)
            .. "times leave out the host-device copies and the host's optimizer step, so they are too short")
 end
 
+-- Everything the search needs, from the command line, the search config
+-- and the train.yaml.
 function command.prepare(opts, w)
   local policy = policies.load(opts.policy)
   local cfg = opts.search_config and search_config.load(opts.search_config) or nil
