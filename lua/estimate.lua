@@ -170,7 +170,7 @@ end
 local function print_table(est, layers)
   local shown = {}
   for _, c in ipairs(COMPONENTS) do
-    local any = c[1] ~= "main_params" and c[1] ~= "fragmentation"
+    local any = c[1] ~= "main_params" and c[1] ~= "fragmentation" and c[1] ~= "grad_pool"
     for _, s in ipairs(est.stages) do any = any or (s[c[1]] or 0) > 0 end
     if any then shown[#shown + 1] = c end
   end

@@ -92,7 +92,10 @@ static void full_attention(act_split *o, const model_t *m, const layer_kind *k, 
     double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
     double softmaxes = k->ops[OP_SOFTMAX];
     o->shared += blocks * h * bc;
-    double kernel = a * dqk + kv * (dqk + dv) * kv_factor + a * dv;
+    /* K and V repeated to the query heads before a flash kernel (repeat_kv)
+     * are what it keeps; the kv-wide originals are not saved */
+    double kv_kept = d->flash && d->repeat_kv ? a : kv;
+    double kernel = a * dqk + kv_kept * (dqk + dv) * kv_factor + a * dv;
     if (m->attn_output_gate)
         kernel += 2.0 * a * dv;
     o->tp += blocks * kernel * bc * keeps(keep, SW_ATTBMM);

@@ -215,6 +215,10 @@ static void derive_bytes(const model_t *m, const run_t *r, derived_t *d)
     d->fused_swiglu = pick_flag(r->fused_swiglu, false);
     d->loss_upcast = pick_flag(r->loss_upcast, true);
     d->loss_inplace_grad = pick_flag(r->loss_inplace_grad, false);
+    d->repeat_kv = r->repeat_kv;
+    /* more micro-batches (accumulation, a pipeline) keep the gradients of the
+     * earlier ones through the later ones' forward */
+    d->grads_released = r->grads_set_to_none && r->pp == 1 && r->micro_batch_num == 1;
     d->shard_output_activ = d->shard_activations && d->shards_logits ? r->tp : 1;
 }
 

@@ -43,7 +43,10 @@ typedef struct {
     int bytes_norm, bytes_dropout;
     bool accumulates_grads, shard_activations, shards_logits;
     /* the runtime's kernels (run.h): unstated, eager PyTorch as Transformers runs it */
-    bool fused_norm, fused_swiglu, loss_upcast, loss_inplace_grad;
+    bool fused_norm, fused_swiglu, loss_upcast, loss_inplace_grad, repeat_kv;
+    /* no gradient lives at the backward's start: the loop frees them before
+     * the forward and one micro-batch runs a step (grads_set_to_none) */
+    bool grads_released;
     int64_t shard_recompute_input, shard_output_activ;
     /* tokens of one micro-batch on one CP rank */
     double tokens;

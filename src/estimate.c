@@ -126,6 +126,7 @@ static act_split activations_of(const pricing *p, const layer_kind *k, const sig
     key.op_sac = p->c.d->op_sac;
     key.fused_norm = p->c.d->fused_norm;
     key.fused_swiglu = p->c.d->fused_swiglu;
+    key.repeat_kv = p->c.d->repeat_kv;
     if (keep != NULL)
         memcpy(key.keep, keep, sizeof key.keep);
     act_cache_entry *entry = &p->act_cache[2 * (k - p->c.m->kinds) + (keep != NULL)];
@@ -578,6 +579,23 @@ static void offload(stage_estimate *st, const run_t *r)
     st->host = static_total(&st->host_stat) + st->host_activations;
 }
 
+/* A step whose gradients are freed before its forward and come back in its
+ * backward (grads_released): at the backward's start every activation and
+ * the loss's gradient live but no parameter gradient yet; as the backward
+ * runs, each layer's activations go as its gradients arrive, so the peak is
+ * at one end: the start, or the end, where every gradient lives beside the
+ * communication buffers and no activation. The stage's parts become what
+ * lives at that end. */
+static void keep_peak_end(stage_estimate *st)
+{
+    if (st->activations + st->backward_overhead >= st->stat.grads) {
+        st->stat.grads = 0;
+    } else {
+        st->activations = 0;
+        st->backward_overhead = 0;
+    }
+}
+
 /* Whether a chunk of stage s holds the output head. */
 static bool holds_output(const layout_t *l, int64_t s)
 {
@@ -618,8 +636,15 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     double dynamic = st->activations + st->comm + st->backward_overhead;
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
-    st->allocated = static_total(&st->stat) + dynamic;
-    st->reserved = st->allocated * (1.0 + r->fragmentation);
+    double grads = st->stat.grads;
+    if (p->c.d->grads_released)
+        keep_peak_end(st);
+    st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead;
+    /* PyTorch's caching allocator does not lend one stream's cached blocks to
+     * another: gradients a side stream allocates stay reserved in its pool
+     * while the default stream's pool peaks without them */
+    st->grad_pool = r->grad_stream_pool ? grads - st->stat.grads : 0.0;
+    st->reserved = st->allocated * (1.0 + r->fragmentation) + st->grad_pool;
     st->total = st->reserved + st->reserve;
     return 0;
 }

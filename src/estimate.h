@@ -39,9 +39,13 @@ typedef struct {
     double activations, comm, backward_overhead, reserve, total;
     /* allocated: what the framework's tensors hold at the peak (PyTorch's
      * max_memory_allocated); reserved: what its caching allocator holds,
-     * allocated x (1 + fragmentation); total: reserved + the reserve for
-     * what no allocator counts (CUDA context, NCCL, workspaces) */
+     * allocated x (1 + fragmentation) and the gradients' own pool; total:
+     * reserved + the reserve for what no allocator counts (CUDA context,
+     * NCCL, workspaces) */
     double allocated, reserved;
+    /* gradients not live at the peak that the allocator keeps reserved in
+     * the pool of the stream that allocates them (grad_stream_pool) */
+    double grad_pool;
     double host_activations, host; /* activations offloaded; all host bytes */
     double held_params; /* FSDP weights kept gathered from forward to backward (inside comm) */
     int first_row, n_rows;
@@ -60,7 +64,7 @@ typedef struct {
     const model_t *model;
     double seq, capacity_factor;
     int64_t cp, top_k;
-    int algo, flash, core, grouped_gemm, bc, bn, bs, bd, keep_set, op_sac, fused_norm, fused_swiglu;
+    int algo, flash, core, grouped_gemm, bc, bn, bs, bd, keep_set, op_sac, fused_norm, fused_swiglu, repeat_kv;
     signed char keep[SW_COUNT];
 } act_key;
 

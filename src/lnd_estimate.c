@@ -81,24 +81,24 @@ static void push_row(lua_State *L, const estimate_row *row)
 static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sums[3])
 {
     const stage_estimate *st = &e->stages[s];
-    int64_t parts[9] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
-                        bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
-                        bytes(L, st->backward_overhead), bytes(L, st->reserved - st->allocated),
-                        bytes(L, st->reserve)};
-    static const char *const names[9] = {"params", "grads", "optimizer", "main_params", "activations",
-                                         "comm", "backward_overhead", "fragmentation", "reserve"};
+    int64_t parts[10] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
+                         bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
+                         bytes(L, st->backward_overhead), bytes(L, st->reserved - st->allocated - st->grad_pool),
+                         bytes(L, st->grad_pool), bytes(L, st->reserve)};
+    static const char *const names[10] = {"params", "grads", "optimizer", "main_params", "activations",
+                                          "comm", "backward_overhead", "fragmentation", "grad_pool", "reserve"};
     lua_createtable(L, 0, 16);
     field_set_int(L, "stage", s);
     int64_t total = 0;
-    for (int i = 0; i < 9; i++) {
-        if (i == 7 && parts[i] == 0)
-            continue; /* the allocator's fragmentation: shown where a runtime states it */
+    for (int i = 0; i < 10; i++) {
+        if ((i == 7 || i == 8) && parts[i] == 0)
+            continue; /* the allocator's fragmentation and pools: shown where a runtime states them */
         field_set_int(L, names[i], parts[i]);
         total += parts[i];
     }
     sums[0] = total;
-    sums[1] = total - parts[8] - parts[7];
-    sums[2] = total - parts[8];
+    sums[1] = total - parts[9] - parts[8] - parts[7];
+    sums[2] = total - parts[9];
     field_set_int(L, "total", sums[0]);
     field_set_int(L, "allocated", sums[1]);
     field_set_int(L, "reserved", sums[2]);

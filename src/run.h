@@ -86,6 +86,24 @@ typedef struct {
      * the loss upcasts the logits to fp32, and writes its gradient over its own
      * saved probabilities (Megatron's vocab-parallel cross-entropy) */
     tristate fused_norm, fused_swiglu, loss_upcast, loss_inplace_grad;
+    /* the attention repeats K and V to the query heads before the kernel,
+     * which then keeps the copies (torchtitan's Llama repeat_kv) */
+    bool repeat_kv;
+    /* the training loop frees every gradient before the step's forward
+     * (torchtitan: optimizer.zero_grad(set_to_none=True)), and each is
+     * allocated again when its backward produces it */
+    bool grads_set_to_none;
+    /* the gradients are allocated on a stream of their own, whose pool the
+     * caching allocator keeps apart (FSDP2: each sharded gradient views the
+     * reduce-scatter output, allocated on the reduce-scatter stream) */
+    bool grad_stream_pool;
+    /* FSDP copies each gathered parameter out of its all-gather buffer and
+     * each gradient into its reduce-scatter buffer (FSDP2's foreach copy-in
+     * and copy-out), HBM work beside the collectives */
+    bool gather_copies;
+    /* gradient clipping scales every gradient, clipped or not (PyTorch's
+     * clip_grad_norm_ multiplies by the clamped coefficient) */
+    bool clip_scales_always;
     double fragmentation; /* reserved = allocated x (1 + fragmentation) + reserve */
     /* DP collectives run in the contiguous gradient and parameter buffers
      * (Megatron's DDP and distributed optimizer): no bucket beside them */

@@ -13,6 +13,8 @@
  * as does the optimizer step once the pipeline drains. */
 #include "timing.h"
 
+#include "activations.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,28 @@ double dp_traffic_bytes(const price_ctx *c, double weights)
     if (r->dp <= 1)
         return 0.0;
     return 2.0 * (double)(r->dp - 1) / (double)r->dp * weights * reduce;
+}
+
+/* HBM bytes a step of FSDP's copies moves through its buffers (gather_copies,
+ * FSDP2's foreach copy-in and copy-out), W weights on a rank sharded over S:
+ * each micro-batch, a gather casts the rank's shard into the all-gather
+ * input (reads bp/S, writes bc/S) and splits the gathered output into the
+ * parameters (reads and writes bc), again for the backward when it
+ * reshards; the reduce copies each gradient into the reduce-scatter input
+ * in the reduce width (reads bc, writes rw) and writes the shard it gets
+ * (rw/S). Measured on one H200 with S = 1 (PyTorch 2.11, Llama 3 shapes):
+ * the cast, copy-out and chunk_cat kernels take about 15 ms a step for
+ * 1.92 G weights, this count's 30 B a weight at 3.84 TB/s (scripts/measure/). */
+double fsdp_copy_bytes(const price_ctx *c, double weights)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    if (!r->gather_copies || !d->fsdp)
+        return 0.0;
+    double s = (double)d->optimizer_ranks, gathers = r->reshard_params ? 2.0 : 1.0;
+    double bc = d->bytes_compute, rw = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    double per_mb = gathers * (((double)d->bytes_p + bc) / s + 2.0 * bc) + bc + rw + rw / s;
+    return (double)r->micro_batch_num * weights * per_mb;
 }
 
 /* The expert all-to-all's seconds for `bytes` a rank sends (dispatch and
@@ -204,9 +228,21 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     return moved;
 }
 
+/* The matmul FLOPs a token torchtitan's per-op policy reruns in a layer's
+ * backward: it saves every second matmul's output of q, k, v, o, gate, up,
+ * down (activations.c op_sac_activations), so k, o and up run again, over
+ * TP; with every element-wise op, which it saves none of. */
+static double op_sac_rerun_flops(const model_t *m, const layer_kind *k, const layer_flops *f, const run_t *r)
+{
+    double h = (double)m->hidden, blocks = k->ops[OP_ATTMM] / 4.0;
+    double wk = 2.0 * h * k->kv_heads * k->qk_head_dim, wo = 2.0 * k->heads * k->v_head_dim * h;
+    return (blocks * (wk + wo) + f->mlp / 3.0) / (double)r->tp;
+}
+
 /* What a recompute reruns of a layer's forward, FLOPs and element-wise
  * bytes of one micro-batch: all of it (full); under selective recompute
- * the census's measured matmul shares, else, when the rule reruns the
+ * the census's measured matmul shares, else under torchtitan's per-op
+ * policy the matmuls it does not save and every element-wise op, else, when the rule reruns the
  * attention core (Megatron's selective recompute: QK^T, the mask, softmax
  * and dropout, the product with V), its score matmuls and their
  * element-wise traffic, else a stated 5 % of the forward. */
@@ -218,6 +254,11 @@ static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode m
         share = 1.0;
     else if (mode == REC_SELECTIVE && k->census != NULL && k->census->has_shares)
         share = census_rerun_share(k->census, f);
+    else if (mode == REC_SELECTIVE && c->d->op_sac && act_op_sac_prices(k)) {
+        lt->rerun_flops = op_sac_rerun_flops(c->m, k, f, c->r) * c->d->tokens;
+        lt->rerun_moved = lt->moved;
+        return;
+    }
     else if (mode == REC_SELECTIVE && c->d->core_attention_recompute && k->attention != ATTENTION_LINEAR) {
         double tokens = c->d->tokens;
         lt->rerun_flops = f->scores / (double)c->r->tp * tokens;
@@ -305,6 +346,26 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
         w->updated.non_expert += params;
 }
 
+/* HBM bytes the loss's element-wise passes move over the logits, forward
+ * and backward, a token of one rank (the vocabulary over TP when the loss is
+ * vocabulary-parallel), each entry of the loss's width lw (4 when it
+ * upcasts): the upcast reads the compute-width logits and writes lw, and
+ * its backward casts the gradient back; the log-softmax reads its input
+ * three times (maximum, sum of exponentials, output) and writes once, and
+ * its backward reads the gradient twice and its output once and writes
+ * once; PyTorch's NLL backward first zero-fills a gradient of the loss's
+ * width (none when the loss writes its gradient in place, Megatron's).
+ * Measured on one H200 (PyTorch 2.11, V = 128256, s = 8192): 48 B an entry
+ * at bc = 2 in 12.3 ms, this count's 48 B (scripts/measure/). */
+static double loss_moved_per_token(const price_ctx *c)
+{
+    const derived_t *d = c->d;
+    double lw = d->loss_upcast ? 4.0 : (double)d->bytes_compute;
+    double per_entry = 8.0 * lw + (d->loss_upcast ? 2.0 * ((double)d->bytes_compute + lw) : 0.0) +
+                       (d->loss_inplace_grad ? 0.0 : lw);
+    return per_entry * (double)c->m->vocab / act_output_tp_divisor(c);
+}
+
 /* Whether a stage's head shares the embedding table the stage holds. */
 static bool tied_here(const price_ctx *c, const stage_work *w)
 {
@@ -330,6 +391,9 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
             /* the head's logits (vocabulary-parallel over TP), and each MTP module's projection and logits */
             double head = 2.0 * (double)m->vocab * h;
             w->forward_flops += (head + (double)model_mtp_layers(m) * (head + 4.0 * h * h)) * tokens / (double)r->tp;
+            /* the loss's passes, forward and backward: a third in the
+             * forward's element-wise bytes, which the backward prices twice */
+            w->forward_moved += (1.0 + (double)model_mtp_layers(m)) * loss_moved_per_token(c) * tokens / 3.0;
             w->weights += (double)m->vocab * h / (double)r->tp;
         }
     }
@@ -372,7 +436,12 @@ static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
     double held = b.optimizer + b.main_params, updated = held / (double)d->bytes_optim;
     double grad = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
     double weight = d->bytes_main > 0 ? d->bytes_p : 2.0 * d->bytes_p;
-    return 2.0 * held + updated * (2.0 * grad + weight) + (d->accumulates_grads ? b.grads : 0.0);
+    /* a clipping that always scales reads and writes each gradient once more */
+    double reads = c->r->clip_scales_always ? 4.0 : 2.0;
+    /* a kept gradient buffer is zeroed for the next step; freed ones
+     * (grads_set_to_none) are not */
+    double zeroed = d->accumulates_grads && !c->r->grads_set_to_none ? b.grads : 0.0;
+    return 2.0 * held + updated * (reads * grad + weight) + zeroed;
 }
 
 /* One micro-batch on a stage: forward, backward (twice the forward), the
@@ -521,6 +590,8 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
                         (1.0 - hw->overlap_dp);
     if (!(dp_seconds > 0))
         dp_seconds = 0;
+    if (hw->memory_gbps > 0) /* FSDP's copies through its buffers: HBM work, not hidden */
+        dp_seconds += fsdp_copy_bytes(c, p->weights) / (hw->memory_gbps * 1e9);
     double optimizer = optimizer_seconds(c, l, hw, memo);
     double m_b = (double)r->micro_batch_num;
     out->forward = m_b * p->worst[0];

@@ -16,7 +16,7 @@ charts.COMPONENTS = {
   { "optimizer", "optimizer", svg.PALETTE[3] }, { "main_params", "main", svg.PALETTE[9] },
   { "activations", "activations", svg.PALETTE[4] }, { "comm", "comm", svg.PALETTE[5] },
   { "backward_overhead", "overhead", svg.PALETTE[6] }, { "fragmentation", "fragment", svg.PALETTE[7] },
-  { "reserve", "reserve", svg.PALETTE[8] },
+  { "grad_pool", "grad pool", svg.PALETTE[10] }, { "reserve", "reserve", svg.PALETTE[8] },
 }
 
 -- The axis scale of a unit: what values are divided by, and its name.

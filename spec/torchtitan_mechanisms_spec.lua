@@ -1,0 +1,146 @@
+-- The mechanisms of torchtitan's runtime that a measured run on one H200
+-- showed (scripts/measure/torchtitan_llama.py, spec/validation/h200_torchtitan.lua),
+-- each priced by hand on the tiny model and each switched by its own run
+-- field, so the numbers here do not depend on the profile's other choices.
+--
+-- The tiny dense model (spec/support/tiny.lua): h = 64, 4 heads of 16, FFN
+-- 256 (gated), vocabulary 1000, 2 layers; its parameters 2·65664 (layers) +
+-- 64000 (embedding) + 64000 (head) + 64 (final norm) = 259392. An nd.run's
+-- default widths: weights 2 B, compute 2 B.
+local nd = require "nd"
+local core = require "nd.core"
+local tiny = dofile("spec/support/tiny.lua")
+
+local dense = tiny.dense()
+local gqa = tiny.dense { num_key_value_heads = 2 }
+
+local function estimate(model, fields)
+  return nd.estimate(model, nd.run(fields)).stages[1]
+end
+
+describe("torchtitan's memory mechanisms (nd.estimate)", function()
+  it("repeat_kv: a flash kernel keeps K and V repeated to the query heads", function()
+    -- 2 KV heads repeated to 4: (4 − 2) heads · (16 + 16) · 2 B = 128 B a token a layer,
+    -- x 128 tokens x 2 layers = 32768 B
+    local plain = estimate(gqa, { seq_length = 128 })
+    local repeated = estimate(gqa, { seq_length = 128, repeat_kv = true })
+    assert.are.equal(32768, repeated.activations - plain.activations)
+    -- without GQA there is nothing to repeat
+    assert.are.equal(estimate(dense, { seq_length = 128 }).activations,
+                     estimate(dense, { seq_length = 128, repeat_kv = true }).activations)
+  end)
+
+  -- fp32 gradients kept across micro-batches: 4 B x 259392 = 1037568 B
+  local GRADS = 1037568
+  local kept = { seq_length = 128, grad_accumulation = true, grad_bytes = 4 }
+  local function with(fields, extra)
+    local t = {}
+    for k, v in pairs(fields) do t[k] = v end
+    for k, v in pairs(extra) do t[k] = v end
+    return t
+  end
+
+  it("grads_set_to_none: at the backward's start no gradient lives yet", function()
+    local before = estimate(dense, kept)
+    assert.are.equal(GRADS, before.grads)
+    local after = estimate(dense, with(kept, { grads_set_to_none = true }))
+    -- the activations and the loss's gradient outweigh the gradients here: the peak is at the start
+    assert.is_true(before.activations + before.backward_overhead > GRADS)
+    assert.are.equal(0, after.grads)
+    assert.are.equal(before.allocated - GRADS, after.allocated)
+    assert.are.equal(before.activations, after.activations)
+  end)
+
+  it("grads_set_to_none: when the gradients outweigh the activations, the end of the backward is the peak", function()
+    -- 8 tokens, every layer recomputed: little is kept, every gradient lives at the end
+    local short = with(kept, { seq_length = 8, recompute = "full" })
+    local before = estimate(dense, short)
+    assert.is_true(before.activations + before.backward_overhead < GRADS)
+    local after = estimate(dense, with(short, { grads_set_to_none = true }))
+    assert.are.equal(GRADS, after.grads)
+    assert.are.equal(0, after.activations)
+    assert.are.equal(0, after.backward_overhead)
+    assert.are.equal(tiny.static(before) + before.comm, after.allocated)
+  end)
+
+  it("grads_set_to_none: more micro-batches keep the earlier ones' gradients through the later forwards", function()
+    local before = estimate(dense, with(kept, { micro_batch_num = 2 }))
+    local after = estimate(dense, with(kept, { micro_batch_num = 2, grads_set_to_none = true }))
+    assert.are.equal(before.allocated, after.allocated)
+    assert.are.equal(GRADS, after.grads)
+  end)
+
+  it("grad_stream_pool: the freed gradients stay reserved in their stream's pool", function()
+    local s = estimate(dense, with(kept, { grads_set_to_none = true, grad_stream_pool = true,
+                                           fragmentation = 0.05 }))
+    assert.are.equal(GRADS, s.grad_pool)
+    -- reserved = allocated x 1.05 + the pool (each part rounded to a byte)
+    assert.is_true(math.abs(s.reserved - (s.allocated * 1.05 + GRADS)) <= 1)
+    assert.are.equal(s.allocated + s.fragmentation + s.grad_pool, s.reserved)
+    -- with the gradients live at the peak nothing is apart
+    assert.is_nil(estimate(dense, with(kept, { grad_stream_pool = true })).grad_pool)
+  end)
+end)
+
+describe("torchtitan's step-time mechanisms (nd.core.step_time, memory_gbps)", function()
+  -- 1 TFLOP/s sustained and 1 GB/s of HBM: seconds are FLOPs / 1e12 and bytes / 1e9.
+  local hw = { peak_tflops = 2, sustained_tflops = 1, memory_gbps = 1, levels = { { gbps = 1 } },
+               overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+  local function parts(fields)
+    return core.step_time(dense, nd.run(fields), hw).parts
+  end
+  local function near(a, b) return math.abs(a - b) < 1e-15 end
+
+  it("the loss's passes over the logits: 48 B an entry upcast, 18 B in the compute width", function()
+    -- upcast (lw 4): casts 2·(2 + 4), log-softmax 4·4 forward and 4·4 backward, NLL's zero-fill 4 = 48;
+    -- in bf16 (lw 2): 8·2 + 2 = 18. 128 tokens x 1000 entries x 30 B = 3840000 B
+    local up, down = parts { seq_length = 128 }, parts { seq_length = 128, loss_upcast = false }
+    assert.is_true(near((up.forward_s + up.backward_s) - (down.forward_s + down.backward_s), 3840000 / 1e9))
+    -- a loss that writes its gradient in place skips the zero-fill: 128 x 1000 x 4 B
+    local inplace = parts { seq_length = 128, loss_inplace_grad = true }
+    assert.is_true(near((up.forward_s + up.backward_s) - (inplace.forward_s + inplace.backward_s), 512000 / 1e9))
+  end)
+
+  it("gather_copies: FSDP's copies through its buffers, each micro-batch", function()
+    -- S = 4, m = 2, W = 2·65664 + 64000 + 64000 = 259328 on the rank; a micro-batch: two gathers of
+    -- (2 + 2)/4 + 2·2 = 5 B, the reduce 2 + 4 + 4/4 = 7 B: 17 B a weight. 2 x 259328 x 17 = 8817152 B
+    local fsdp = { dp = 4, optimizer_parallel = true, optimizer_shard = 4, grad_shard_as_params = true,
+                   reshard_params = true, grad_accumulation = true, grad_bytes = 4, micro_batch_num = 2,
+                   seq_length = 128 }
+    local plain = parts(fsdp)
+    fsdp.gather_copies = true
+    assert.is_true(near(parts(fsdp).dp_s - plain.dp_s, 8817152 / 1e9))
+  end)
+
+  it("clip_scales_always: the clipping reads and writes every gradient once more", function()
+    -- 259392 parameters x (read + write) x 2 B (the gradient at the weights' width) = 1037568 B
+    local plain, always = parts { seq_length = 128 }, parts { seq_length = 128, clip_scales_always = true }
+    assert.is_true(near(always.optimizer_s - plain.optimizer_s, 1037568 / 1e9))
+  end)
+
+  it("grads_set_to_none: a freed gradient is not zeroed for the next step", function()
+    -- 4-byte gradients kept: 2·8 + 2·4 + 2·2 + 4 = 32 B a parameter; freed: 28 B
+    local fields = { seq_length = 128, grad_accumulation = true, grad_bytes = 4 }
+    local kept = parts(fields)
+    fields.grads_set_to_none = true
+    assert.is_true(near(kept.optimizer_s - parts(fields).optimizer_s, 4 * 259392 / 1e9))
+  end)
+
+  it("the per-op policy reruns k, o and up, and every element-wise op", function()
+    -- FLOPs a token a layer: k 2·64·4·16 = 8192, o 2·4·16·64 = 8192, up 2·64·256 = 32768: 49152,
+    -- x 128 tokens x 2 layers = 12582912. Element-wise bytes a token a layer: two norms 2·2·64·2 = 512,
+    -- two residual adds 2·3·64·2 = 768, the gated product 3·256·2 = 1536: 2816, x 128 x 2 = 720896
+    local p = parts { seq_length = 128, recompute = "selective", selective_rule = "torchtitan" }
+    assert.is_true(near(p.recompute_s, 12582912 / 1e12 + 720896 / 1e9))
+  end)
+end)
+
+describe("the torchtitan runtime states them", function()
+  it("repeat_kv, grads_set_to_none, grad_stream_pool, gather_copies, clip_scales_always", function()
+    local spec = nd.run({ runtime = "torchtitan", dp = 8, zero = 3 }, dense):spec()
+    for _, k in ipairs { "repeat_kv", "grads_set_to_none", "grad_stream_pool", "gather_copies", "clip_scales_always" } do
+      assert.is_true(spec[k], k)
+    end
+    assert.is_falsy(nd.run({ runtime = "megatron" }, dense):spec().grads_set_to_none)
+  end)
+end)
