@@ -70,6 +70,28 @@ describe("torchtitan's memory mechanisms (nd.estimate)", function()
     assert.are.equal(GRADS, after.grads)
   end)
 
+  -- FSDP over one rank: its embedding (64000) and head (64000 + the final norm 64) reduced last, as
+  -- one group, in the 4-byte reduce width: 128064 x 4 = 512256 B of reduce-scatter input
+  local TABLES = 512256
+  local fsdp = with(kept, { optimizer_parallel = true, grad_shard_as_params = true, param_shard = true })
+
+  it("grads_set_to_none under FSDP: the backward's end holds the tables' reduce-scatter input", function()
+    local short = with(fsdp, { seq_length = 8, recompute = "full", grads_set_to_none = true })
+    local s = estimate(dense, short)
+    assert.are.equal(GRADS, s.grads)
+    assert.are.equal(TABLES, s.comm)
+    assert.are.equal(tiny.static(s) + TABLES, s.allocated)
+  end)
+
+  it("grad_stream_pool with two micro-batches: the kept gradients and the tables' reduce output beside them", function()
+    -- the gradients live at the peak (allocated counts them); their pool adds the tables' reduce output
+    -- (over 1 rank, all of it), the default stream's pool peaking at the backward's start
+    local s = estimate(dense, with(fsdp, { micro_batch_num = 2, grad_stream_pool = true }))
+    assert.are.equal(GRADS, s.grads)
+    assert.are.equal(TABLES, s.grad_pool)
+    assert.are.equal(s.allocated + TABLES, s.reserved)
+  end)
+
   it("grad_stream_pool: the freed gradients stay reserved in their stream's pool", function()
     local s = estimate(dense, with(kept, { grads_set_to_none = true, grad_stream_pool = true,
                                            fragmentation = 0.05 }))

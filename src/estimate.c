@@ -579,21 +579,51 @@ static void offload(stage_estimate *st, const run_t *r)
     st->host = static_total(&st->host_stat) + st->host_activations;
 }
 
-/* A step whose gradients are freed before its forward and come back in its
- * backward (grads_released): at the backward's start every activation and
- * the loss's gradient live but no parameter gradient yet; as the backward
- * runs, each layer's activations go as its gradients arrive, so the peak is
- * at one end: the start, or the end, where every gradient lives beside the
- * communication buffers and no activation. The stage's parts become what
- * lives at that end. */
-static void keep_peak_end(stage_estimate *st)
+/* What a stage holds at the two ends of its backward, the gradients apart:
+ * at the start every activation, the buffers and the loss's gradient; at
+ * the end the buffers, or FSDP's reduce-scatter input for the embedding and
+ * head, which it reduces last. */
+typedef struct {
+    double grads, start, end, tables;
+} backward_ends;
+
+static backward_ends ends_of(const stage_estimate *st, double tables)
 {
-    if (st->activations + st->backward_overhead >= st->stat.grads) {
+    double rest = static_total(&st->stat) - st->stat.grads;
+    backward_ends e = {st->stat.grads, rest + st->activations + st->comm + st->backward_overhead,
+                       rest + (st->comm > tables ? st->comm : tables), tables};
+    return e;
+}
+
+/* A step whose gradients are freed before its forward and come back in its
+ * backward (grads_released): at the backward's start no parameter gradient
+ * lives yet; as the backward runs, each layer's activations go as its
+ * gradients arrive, so the peak is at one end: the start, or the end, where
+ * every gradient lives and no activation. The stage's parts become what
+ * lives at that end. */
+static void keep_peak_end(stage_estimate *st, const backward_ends *e)
+{
+    if (e->start >= e->end + e->grads) {
         st->stat.grads = 0;
     } else {
         st->activations = 0;
         st->backward_overhead = 0;
+        if (e->tables > st->comm)
+            st->comm = e->tables;
     }
+}
+
+/* PyTorch's caching allocator keeps a pool per stream and lends no block of
+ * one to another (grad_stream_pool): the sharded gradients, and while they
+ * accumulate a group's reduce-scatter output beside them, stay in the
+ * reduce-scatter stream's pool, whose peak adds to that of the default
+ * stream, the larger of the backward's two ends. Measured on one H200: the
+ * side stream's segments held the gradients' bytes, and with two
+ * micro-batches the tables' reduce output more. */
+static double reserved_with_pools(const backward_ends *e, const derived_t *d, double fragmentation)
+{
+    double pool = e->grads + (d->grads_released ? 0.0 : e->tables / (double)d->optimizer_ranks);
+    return (e->start > e->end ? e->start : e->end) * (1.0 + fragmentation) + pool;
 }
 
 /* Whether a chunk of stage s holds the output head. */
@@ -603,6 +633,24 @@ static bool holds_output(const layout_t *l, int64_t s)
         if (layout_chunk(l, s, c)->output)
             return true;
     return false;
+}
+
+/* Whether a chunk of stage s holds the embedding. */
+static bool holds_embedding(const layout_t *l, int64_t s)
+{
+    for (int64_t c = 0; c < l->vpp; c++)
+        if (layout_chunk(l, s, c)->embedding)
+            return true;
+    return false;
+}
+
+/* FSDP's last reduce-scatter input on stage s: its embedding and head. */
+static double stage_tables_reduce(const pricing *p, const layout_t *l, int64_t s)
+{
+    if (!p->c.d->fsdp)
+        return 0.0;
+    bool emb = holds_embedding(l, s), out = holds_output(l, s);
+    return mem_fsdp_tables_reduce_input(&p->c, emb, out, emb && out && ties_embeddings(p->c.m, p->c.r));
 }
 
 /* Micro-batches chunk c of stage s holds, from the table mf (pp x vpp) when given. */
@@ -636,15 +684,17 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     double dynamic = st->activations + st->comm + st->backward_overhead;
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
-    double grads = st->stat.grads;
-    if (p->c.d->grads_released)
-        keep_peak_end(st);
+    const derived_t *d = p->c.d;
+    backward_ends ends = ends_of(st, stage_tables_reduce(p, e->lay, s));
+    if (d->grads_released)
+        keep_peak_end(st, &ends);
     st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead;
-    /* PyTorch's caching allocator does not lend one stream's cached blocks to
-     * another: gradients a side stream allocates stay reserved in its pool
-     * while the default stream's pool peaks without them */
-    st->grad_pool = r->grad_stream_pool ? grads - st->stat.grads : 0.0;
-    st->reserved = st->allocated * (1.0 + r->fragmentation) + st->grad_pool;
+    st->reserved = st->allocated * (1.0 + r->fragmentation);
+    if (r->grad_stream_pool) {
+        double pooled = reserved_with_pools(&ends, d, r->fragmentation);
+        st->grad_pool = pooled > st->reserved ? pooled - st->reserved : 0.0;
+        st->reserved += st->grad_pool;
+    }
     st->total = st->reserved + st->reserve;
     return 0;
 }

@@ -187,6 +187,22 @@ double mem_embedding_comm(const price_ctx *c, double tokens)
     return dp > tp ? dp : tp;
 }
 
+/* The reduce-scatter input FSDP fills last in a backward: the gradients of
+ * the stage's embedding and head (one table when tied), which torchtitan's
+ * apply_fsdp leaves to the root module's group, unsharded on the rank (over
+ * TP) in the reduce width. Measured on one H200 (Llama 3.1 8B's tables,
+ * fp32): 4008 MiB beside every gradient at the backward's end. None without
+ * FSDP or tables. */
+double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool output, bool tied)
+{
+    const derived_t *d = c->d;
+    if (!d->fsdp)
+        return 0.0;
+    double tables = (embedding ? model_embedding_params(c->m) : 0.0) +
+                    (output && !(embedding && tied) ? output_table_params(c->m) : 0.0);
+    return tables / (double)c->r->tp * (d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p);
+}
+
 double mem_output_comm(const price_ctx *c)
 {
     const run_t *r = c->r;

@@ -64,6 +64,9 @@ double mem_comm_combined(const layer_comm *c);
 /* The embedding's and the output's DP buffers (their gathered tables and reduced gradients). */
 double mem_embedding_comm(const price_ctx *c, double tokens);
 double mem_output_comm(const price_ctx *c);
+/* FSDP's reduce-scatter input for the stage's embedding and head at the
+ * backward's end (0 without FSDP). */
+double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool output, bool tied);
 /* Weights FSDP keeps gathered between forward and backward when it does not reshard. */
 double mem_layer_gathered_params(const price_ctx *c, const layer_kind *k);
 

@@ -229,7 +229,7 @@ def sync():
     torch.cuda.synchronize()
 
 
-def run_config(mesh, n_layers, batch, seq, ac, steps, compile_blocks=False, record=False):
+def run_config(mesh, n_layers, batch, seq, ac, steps, compile_blocks=False, record=False, accum=1):
     gc.collect()
     torch.cuda.empty_cache()
     baseline = torch.cuda.memory_allocated()
@@ -266,11 +266,14 @@ def run_config(mesh, n_layers, batch, seq, ac, steps, compile_blocks=False, reco
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
         before_fwd = torch.cuda.memory_allocated()
-        pred = model(tokens)
-        loss = F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1))
-        after_loss = torch.cuda.memory_allocated()
-        del pred
-        loss.backward()
+        # torchtitan's gradient accumulation: each micro-batch's loss scaled
+        # by the steps and run backward before the next forward
+        for _ in range(accum):
+            pred = model(tokens)
+            loss = F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)) / accum
+            after_loss = torch.cuda.memory_allocated()
+            del pred
+            loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
         opt.step()
         sync()
@@ -278,11 +281,12 @@ def run_config(mesh, n_layers, batch, seq, ac, steps, compile_blocks=False, reco
         rows.append({"step": step, "time_s": t1 - t0, "before_fwd": before_fwd, "after_loss": after_loss,
                      "peak_allocated": torch.cuda.max_memory_allocated(),
                      "peak_reserved": torch.cuda.max_memory_reserved(), "loss": float(loss.item())})
-    trace = peak_trace(lambda: one_step(model, opt, tokens, labels)) if record else None
-    kernels = kernel_profile(lambda: one_step(model, opt, tokens, labels)) if PROFILE and record else None
+    trace = peak_trace(lambda: one_step(model, opt, tokens, labels, accum)) if record else None
+    kernels = kernel_profile(lambda: one_step(model, opt, tokens, labels, accum)) if PROFILE and record else None
     steady = rows[1:]
     times = sorted(r["time_s"] for r in rows[2:]) or [rows[-1]["time_s"]]
     out = {"layers": n_layers, "batch": batch, "seq": seq, "ac": ac, "compile": compile_blocks, "params": n_params,
+           "accum": accum,
            "peak_allocated": max(r["peak_allocated"] for r in steady),
            "peak_reserved": max(r["peak_reserved"] for r in steady),
            "before_fwd": steady[-1]["before_fwd"], "after_loss": steady[-1]["after_loss"],
@@ -294,12 +298,13 @@ def run_config(mesh, n_layers, batch, seq, ac, steps, compile_blocks=False, reco
     return out
 
 
-def one_step(model, opt, tokens, labels):
+def one_step(model, opt, tokens, labels, accum=1):
     opt.zero_grad(set_to_none=True)
-    pred = model(tokens)
-    loss = F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1))
-    del pred
-    loss.backward()
+    for _ in range(accum):
+        pred = model(tokens)
+        loss = F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)) / accum
+        del pred
+        loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
     opt.step()
     sync()
@@ -558,21 +563,29 @@ def main():
         finally:
             save()
 
-    for layers, batch, ac, comp in [(4, 1, "none", False), (2, 1, "none", False), (4, 1, "full", False),
-                                    (2, 1, "full", False), (4, 1, "op", False), (2, 1, "op", False),
-                                    (4, 2, "none", False), (4, 1, "op", True), (2, 1, "op", True),
-                                    (4, 1, "none", True)]:
+    # layers, micro-batch, checkpointing, compiled, sequence (0: --seq), micro-batches a step
+    configs = [(4, 1, "none", False, 0, 1), (2, 1, "none", False, 0, 1), (4, 1, "full", False, 0, 1),
+               (2, 1, "full", False, 0, 1), (4, 1, "op", False, 0, 1), (2, 1, "op", False, 0, 1),
+               (4, 2, "none", False, 0, 1), (4, 1, "op", True, 0, 1), (2, 1, "op", True, 0, 1),
+               (4, 1, "none", True, 0, 1),
+               # the other end of the backward, and gradients kept across micro-batches
+               (4, 1, "full", False, 2048, 1), (4, 1, "none", False, 2048, 1), (4, 1, "none", False, 0, 2),
+               (4, 1, "op", False, 4096, 2)]
+    for layers, batch, ac, comp, seq, accum in configs:
+        seq = seq or opts.seq
         tag = "L%db%d%s%s" % (layers, batch, ac, "c" if comp else "")
+        if seq != opts.seq or accum != 1:
+            tag += "s%dm%d" % (seq, accum)
         if opts.only and tag not in opts.only.split(","):
             continue
-        r = guarded("run L%d b%d %s%s" % (layers, batch, ac, " compiled" if comp else ""),
-                    lambda: run_config(mesh, layers, batch, opts.seq, ac, opts.steps, comp,
-                                       record=(layers == 4 and batch == 1)))
+        r = guarded("run " + tag,
+                    lambda: run_config(mesh, layers, batch, seq, ac, opts.steps, comp,
+                                       record=(layers == 4 and batch == 1), accum=accum))
         if r:
             results["runs"].append(r)
-            print("L=%d b=%d ac=%-4s%s peak alloc %.3f GiB reserved %.3f GiB  fwd+loss %.3f GiB  step %.4f s"
-                  "  (baseline %d B)"
-                  % (layers, batch, ac, " compiled" if comp else "", r["peak_allocated"] / GiB,
+            print("%s: L=%d b=%d s=%d m=%d ac=%-4s%s peak alloc %.3f GiB reserved %.3f GiB  fwd+loss %.3f GiB  "
+                  "step %.4f s  (baseline %d B)"
+                  % (tag, layers, batch, seq, accum, ac, " compiled" if comp else "", r["peak_allocated"] / GiB,
                      r["peak_reserved"] / GiB, (r["after_loss"] - r["before_fwd"]) / GiB,
                      r["step_time_median_s"], r["baseline"]), flush=True)
             if r["kernels"]:

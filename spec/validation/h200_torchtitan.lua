@@ -7,7 +7,8 @@
 -- 2 layers (so that unsharded fp32 weights, gradients and Adam states fit
 -- one device), seq 8192.
 --
--- Each figure is in spec/validation/data/h200-torchtitan-expandable.json:
+-- Each figure is in spec/validation/data/h200-torchtitan-expandable.json
+-- (the last four runs: h200-torchtitan-backward-end.json):
 -- peak_allocated (torch.cuda.max_memory_allocated) and peak_reserved
 -- (max_memory_reserved) over steps 2 to 6, step_time_median_s the median of
 -- steps 3 to 6. The same runs under the default allocator (the same
@@ -23,28 +24,46 @@ local NOTE = "One rank: torchtitan itself applies FSDP only when dp_shard > 1; t
   .. "backward (416 MiB), the 1-rank NCCL collectives' own copies (7 ms a step) and the attention "
   .. "kernel's rate below the GEMMs' (about 530 against 700 TFLOP/s)."
 
--- layers, micro-batch, recompute, compiled; measured allocated GiB, reserved GiB, step s
+-- layers, micro-batch, recompute, compiled, sequence, micro-batches a step;
+-- measured allocated GiB, reserved GiB, step s
 local RUNS = {
-  { 4, 1, "none", false, 39.3407, 50.5527, 0.1752 },
-  { 2, 1, "none", false, 31.7134, 41.2930, 0.1237 },
-  { 4, 1, "full", false, 34.0865, 41.4668, 0.2024 },
-  { 2, 1, "full", false, 29.0863, 35.1973, 0.1353 },
-  { 4, 1, "selective", false, 35.7779, 46.9395, 0.1870 },
-  { 2, 1, "selective", false, 29.9321, 39.4570, 0.1299 },
-  { 4, 2, "none", false, 56.7122, 70.0801, 0.3165 },
-  { 4, 1, "selective", true, 35.5279, 46.8027, 0.1828 },
+  { 4, 1, "none", false, 8192, 1, 39.3407, 50.5527, 0.1752 },
+  { 2, 1, "none", false, 8192, 1, 31.7134, 41.2930, 0.1237 },
+  { 4, 1, "full", false, 8192, 1, 34.0865, 41.4668, 0.2024 },
+  { 2, 1, "full", false, 8192, 1, 29.0863, 35.1973, 0.1353 },
+  { 4, 1, "selective", false, 8192, 1, 35.7779, 46.9395, 0.1870 },
+  { 2, 1, "selective", false, 8192, 1, 29.9321, 39.4570, 0.1299 },
+  { 4, 2, "none", false, 8192, 1, 56.7122, 70.0801, 0.3165 },
+  { 4, 1, "selective", true, 8192, 1, 35.5279, 46.8027, 0.1828 },
+  -- short sequences: the gradients outweigh the activations, the end of the
+  -- backward is the peak (every gradient and the tables' reduce-scatter input)
+  { 4, 1, "full", false, 2048, 1, 32.6354, 38.4004, 0.0782 },
+  { 4, 1, "none", false, 2048, 1, 32.6354, 39.3789, 0.0725 },
+  -- two micro-batches a step: the gradients live through the second forward
+  { 4, 1, "none", false, 8192, 2, 46.5049, 54.4785, 0.3378 },
+  { 4, 1, "selective", false, 4096, 2, 36.5514, 42.9531, 0.2060 },
 }
+
+-- What ndlua does not price of the short-sequence runs' reserve.
+local SHORT_GAP = "The default stream's segments reserve 14-17 % over its own allocated peak in the "
+  .. "2048-token runs (31.2 and 32.2 GiB over 27.4 GiB; h200-torchtitan-backward-end.json, "
+  .. "segments_by_stream), against the profile's 5 %: the expandable segment keeps the highest address "
+  .. "the first step's layout reached (its optimizer states are allocated after that step's "
+  .. "activations), which no rule of the allocated bytes gives."
+
 
 local cases = {}
 for _, r in ipairs(RUNS) do
-  local layers, batch, recompute, compiled = r[1], r[2], r[3], r[4]
-  local name = string.format("h200-torchtitan-%dl-b%d-%s%s", layers, batch, recompute == "selective" and "op"
-                             or recompute, compiled and "-compiled" or "")
-  local config = string.format("Llama 3.1 8B shapes, %d layers, FSDP2 on 1 rank, micro-batch %d, seq 8192, "
-    .. "activation checkpointing %s, %s", layers, batch,
-    recompute == "selective" and "selective (op)" or recompute, compiled and "torch.compile" or "eager")
-  local run = { runtime = "torchtitan", dp = 1, zero = 3, micro_batch_size = batch, global_batch_size = batch,
-                seq_length = 8192, recompute = recompute }
+  local layers, batch, recompute, compiled, seq, steps = r[1], r[2], r[3], r[4], r[5], r[6]
+  local name = string.format("h200-torchtitan-%dl-b%d-%s%s%s", layers, batch, recompute == "selective" and "op"
+                             or recompute, compiled and "-compiled" or "",
+                             (seq ~= 8192 or steps > 1) and string.format("-s%d-m%d", seq, steps) or "")
+  local config = string.format("Llama 3.1 8B shapes, %d layers, FSDP2 on 1 rank, micro-batch %d, seq %d, "
+    .. "%d micro-batch%s a step, activation checkpointing %s, %s", layers, batch, seq, steps,
+    steps > 1 and "es" or "", recompute == "selective" and "selective (op)" or recompute,
+    compiled and "torch.compile" or "eager")
+  local run = { runtime = "torchtitan", dp = 1, zero = 3, micro_batch_size = batch, global_batch_size = batch * steps,
+                seq_length = seq, recompute = recompute }
   -- eager PyTorch runs SiLU and the product apart (compiled, the profile's fused SwiGLU)
   if not compiled then run.fused_swiglu = false end
   local model = { pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
@@ -53,9 +72,14 @@ for _, r in ipairs(RUNS) do
     cases[#cases + 1] = { id = name .. suffix, group = group, kind = kind, source = SOURCE, config = config,
                           model = model, run = run, hardware = kind == "time" and "H200" or nil, metric = metric,
                           measured = measured, unit = unit, tolerance = tolerance, note = NOTE }
+    return cases[#cases]
   end
-  add("-allocated", "h200 torchtitan memory", "memory", "allocated", r[5], "GiB", 0.10)
-  add("-reserved", "h200 torchtitan memory", "memory", "reserved", r[6], "GiB", 0.10)
-  add("-step", "h200 torchtitan time", "time", "step_time_s", r[7], "s", 0.15)
+  add("-allocated", "h200 torchtitan memory", "memory", "allocated", r[7], "GiB", 0.10)
+  local reserved = add("-reserved", "h200 torchtitan memory", "memory", "reserved", r[8], "GiB", 0.10)
+  if seq == 2048 then
+    reserved.known_gap = SHORT_GAP
+    reserved.reached = recompute == "full" and 0.11 or 0.13 -- the |error| reached: make test fails past it
+  end
+  add("-step", "h200 torchtitan time", "time", "step_time_s", r[9], "s", 0.15)
 end
 return cases
