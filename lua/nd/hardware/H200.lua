@@ -10,9 +10,16 @@ return {
   peak_tflops = 989,
   -- Assumption: 70 % of peak, the H100's (the same GH100 compute; the
   -- faster HBM3e speeds the memory-bound ops, priced apart by memory_gbps).
+  -- Measured on one H200 (PyTorch 2.11, 2026-12-04, spec/validation/data/
+  -- h200-torchtitan-census-and-rates.json): bf16 GEMMs at Llama 3 8B's
+  -- shapes and 8192 tokens 653-746 TFLOP/s (66-75 %); cuDNN's causal flash
+  -- attention about 530 TFLOP/s forward and backward, which ndlua prices at
+  -- this rate too.
   sustained_tflops = 692,
   -- Datasheet: HBM3e, 4.8 TB/s (H200 SXM). x 0.8, what element-wise
-  -- kernels (norms, activations, eager softmax) reach of it (assumption).
+  -- kernels (norms, activations, eager softmax) reach of it (assumption;
+  -- measured on one H200: a 1 GiB device copy 4.10-4.13 TB/s read + write,
+  -- 86 %).
   memory_gbps = 4800 * 0.8,
   levels = {
     -- NVLink 4: 900 GB/s a GPU both ways = 450 GB/s each way (datasheet); x 0.8.
