@@ -95,8 +95,8 @@ double dp_traffic_bytes(const price_ctx *c, double weights)
  * reshards; the reduce copies each gradient into the reduce-scatter input
  * in the reduce width (reads bc, writes rw) and writes the shard it gets
  * (rw/S). Measured on one H200 with S = 1 (PyTorch 2.11, Llama 3 shapes):
- * the cast, copy-out and chunk_cat kernels take about 15 ms a step for
- * 1.92 G weights, this count's 30 B a weight at 3.84 TB/s (scripts/measure/). */
+ * the cast, copy-out and chunk_cat kernels take 13-15 ms a step for 1.92 G
+ * weights, this count's 30 B a weight 15 ms at 3.84 TB/s (scripts/measure/). */
 double fsdp_copy_bytes(const price_ctx *c, double weights)
 {
     const run_t *r = c->r;
@@ -242,10 +242,10 @@ static double op_sac_rerun_flops(const model_t *m, const layer_kind *k, const la
 /* What a recompute reruns of a layer's forward, FLOPs and element-wise
  * bytes of one micro-batch: all of it (full); under selective recompute
  * the census's measured matmul shares, else under torchtitan's per-op
- * policy the matmuls it does not save and every element-wise op, else, when the rule reruns the
- * attention core (Megatron's selective recompute: QK^T, the mask, softmax
- * and dropout, the product with V), its score matmuls and their
- * element-wise traffic, else a stated 5 % of the forward. */
+ * policy the matmuls it does not save and every element-wise op, else,
+ * when the rule reruns the attention core (Megatron's selective recompute:
+ * QK^T, the mask, softmax and dropout, the product with V), its score
+ * matmuls and their element-wise traffic, else a stated 5 % of the forward. */
 static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode mode, const price_ctx *c,
                      layer_time *lt)
 {
@@ -355,8 +355,10 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
  * its backward reads the gradient twice and its output once and writes
  * once; PyTorch's NLL backward first zero-fills a gradient of the loss's
  * width (none when the loss writes its gradient in place, Megatron's).
- * Measured on one H200 (PyTorch 2.11, V = 128256, s = 8192): 48 B an entry
- * at bc = 2 in 12.3 ms, this count's 48 B (scripts/measure/). */
+ * Measured on one H200 (PyTorch 2.11, V = 128256, s = 8192): the
+ * log-softmax, NLL and zero-fill kernels 9.2 ms a step and the two casts
+ * about 3 ms more, what this count's 48 B an entry take at 4.1 TB/s
+ * (12.3 ms; scripts/measure/). */
 static double loss_moved_per_token(const price_ctx *c)
 {
     const derived_t *d = c->d;
