@@ -20,9 +20,9 @@ local validation = require "nd.validation"
 
 local COMMAND = {
   usage = "ndlua scripts/validate.lua [--csv FILE] [--svg FILE] [--group NAME] [--check] [--dir DIR]",
-  about = "Compares ndlua's memory and step-time estimates with published measured runs (the cases of\n"
-    .. "spec/validation/): measured, ndlua, error % and tolerance per case, then the mean and largest\n"
-    .. "|error %| per group.",
+  about = "Compares ndlua's memory and step-time estimates with measured runs, published or measured\n"
+    .. "here (the cases of spec/validation/): measured, ndlua, error % and tolerance per case, then the\n"
+    .. "mean and largest |error %| per group.",
   options = {
     { name = "csv", arg = "FILE", help = "also write the rows as CSV to FILE" },
     { name = "svg", arg = "FILE", help = "also write a chart of each case's error and tolerance to FILE" },

@@ -316,7 +316,7 @@ function validation.chart(rows, o)
     return g.left + (pct + limit) / (2 * limit) * g.plot_w
   end
   local doc = svg.document(g.width, g.height)
-  doc:text(g.left, 24, o.title or "ndlua against published measurements", { font_size = 16, font_weight = "bold" })
+  doc:text(g.left, 24, o.title or "ndlua against measured runs", { font_size = 16, font_weight = "bold" })
   doc:text(g.left, 42, o.subtitle or "error of each case in % of the measured value; shaded: its tolerance",
            { fill = "#444444" })
   chart_axis(doc, g)

@@ -8,9 +8,9 @@ their `ndlua` functions, so the table is known: 12 against 10 measured is
   $ ndlua $ROOT/scripts/validate.lua --help
   usage: ndlua scripts/validate.lua [--csv FILE] [--svg FILE] [--group NAME] [--check] [--dir DIR]
   
-  Compares ndlua's memory and step-time estimates with published measured runs (the cases of
-  spec/validation/): measured, ndlua, error % and tolerance per case, then the mean and largest
-  |error %| per group.
+  Compares ndlua's memory and step-time estimates with measured runs, published or measured
+  here (the cases of spec/validation/): measured, ndlua, error % and tolerance per case, then the
+  mean and largest |error %| per group.
   
   options:
         --csv FILE    also write the rows as CSV to FILE
