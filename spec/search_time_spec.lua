@@ -221,6 +221,23 @@ describe("the optimizer step and the attention a recompute reruns (nd.core.step_
     assert.is_true(math.abs(eager - flash - 4194304 / 1e12) < 1e-18)
   end)
 
+  it("a flash kernel's FLOPs run at the profile's attention_tflops", function()
+    -- the tiny model's causal scores: 2 FLOPs · 4 heads · 128 keys · (16 + 16) · 0.5 = 16384 a token a
+    -- layer, x 128 tokens x 2 layers = 4194304 FLOPs; at 0.5 TFLOP/s instead of 1 they take 4194304 / 1e12
+    -- s more in the forward, twice that in the backward, and again in a full recompute
+    local plain = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } } }
+    local slow = { peak_tflops = 2, sustained_tflops = 1, attention_tflops = 0.5, levels = { { gbps = 1 } } }
+    local a, b = parts(dense, { seq_length = 128, recompute = "full" }, plain),
+                 parts(dense, { seq_length = 128, recompute = "full" }, slow)
+    assert.is_true(math.abs(b.forward_s - a.forward_s - 4194304 / 1e12) < 1e-18)
+    assert.is_true(math.abs(b.backward_s - a.backward_s - 2 * 4194304 / 1e12) < 1e-18)
+    assert.is_true(math.abs(b.recompute_s - a.recompute_s - 4194304 / 1e12) < 1e-18)
+    -- eager attention's score products are batched GEMMs: the sustained rate
+    local gpt_plain = parts(gpt, { seq_length = 128, flash_attention = false }, plain)
+    local gpt_slow = parts(gpt, { seq_length = 128, flash_attention = false }, slow)
+    assert.are.equal(gpt_plain.forward_s, gpt_slow.forward_s)
+  end)
+
   it("Megatron's selective recompute reruns the attention core: its score matmuls and softmax/dropout", function()
     -- FLOPs 32768 · 128 · 2 = 8388608; bytes: 4 heads · 128 scores a token, each read by the softmax
     -- (2) and written (2), read by the dropout (2), written (2) with its mask (1) = 9 B: 4608 a token,

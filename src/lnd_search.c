@@ -59,7 +59,7 @@ static const field_desc LEVEL_FIELDS[] = {
 static const field_desc HARDWARE_FIELDS[] = {
     FIELD_REQNUM(hardware_t, "peak_tflops", peak_tflops, 1e-3, 1e9),
     FIELD_REQNUM(hardware_t, "sustained_tflops", sustained_tflops, 1e-3, 1e9), HW(nd_comm_divisor, 0, 1e6, 1),
-    HW(memory_gbps, 0, 1e9, 0),
+    HW(memory_gbps, 0, 1e9, 0), HW(attention_tflops, 0, 1e9, 0),
     FIELD_ARRAY(hardware_t, struct hw_level, "levels", levels, n_levels, HW_MAX_LEVELS, LEVEL_FIELDS,
                 "must list {devices = n, gbps = bandwidth} from the node outward"),
     FIELD_NESTED("overlap", OVERLAP_FIELDS), FIELD_END,

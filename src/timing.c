@@ -263,11 +263,13 @@ static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode m
         double tokens = c->d->tokens;
         lt->rerun_flops = f->scores / (double)c->r->tp * tokens;
         lt->rerun_moved = scores_moved_per_token(k, c->r, c->d) * tokens;
+        lt->rerun_attention_flops = lt->attention_flops;
         return;
     } else if (mode == REC_SELECTIVE)
         share = SELECTIVE_RERUN_SHARE;
     lt->rerun_flops = share * lt->forward_flops;
     lt->rerun_moved = share * lt->moved;
+    lt->rerun_attention_flops = share * lt->attention_flops;
 }
 
 static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode)
@@ -281,7 +283,10 @@ static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute
     layer_flops f = kind_flops(m, k, (double)r->seq_length, d->flash ? 0.5 : 1.0);
     layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, 0.0, 0.0,
                      layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
-                     layer_traffic_bytes(c, k)};
+                     layer_traffic_bytes(c, k), 0.0, 0.0};
+    /* a flash kernel runs the scores at its own rate (hardware attention_tflops) */
+    if (d->flash && k->attention != ATTENTION_LINEAR)
+        lt.attention_flops = f.scores / (double)r->tp * tokens;
     rerun_of(k, &f, mode, c, &lt);
     return lt;
 }
@@ -304,6 +309,8 @@ static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, lay
     double n = (double)run->count;
     w->forward_flops += n * lt.forward_flops;
     w->recompute_flops += n * lt.rerun_flops;
+    w->forward_attention_flops += n * lt.attention_flops;
+    w->recompute_attention_flops += n * lt.rerun_attention_flops;
     w->forward_moved += n * lt.moved;
     w->recompute_moved += n * lt.rerun_moved;
     param_split u = mem_layer_split(&c->m->kinds[run->kind], c->r);
@@ -455,9 +462,11 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     int64_t t = r->tp, cp = r->cp;
     double moved = bytes_per_s > 0 ? w->forward_moved / bytes_per_s : 0.0;
     double moved_again = bytes_per_s > 0 ? w->recompute_moved / bytes_per_s : 0.0;
-    parts[0] = w->forward_flops / flops_per_s + moved;
+    /* what a flash kernel's FLOPs take beyond the sustained rate's time */
+    double attention = hw->attention_tflops > 0 ? 1.0 / (hw->attention_tflops * 1e12) - 1.0 / flops_per_s : 0.0;
+    parts[0] = w->forward_flops / flops_per_s + w->forward_attention_flops * attention + moved;
     parts[1] = 2.0 * parts[0];
-    parts[2] = w->recompute_flops / flops_per_s + moved_again;
+    parts[2] = w->recompute_flops / flops_per_s + w->recompute_attention_flops * attention + moved_again;
     parts[3] = seconds(w->tp, level_gbps(hw, t)) * (1.0 - hw->overlap_tp);
     parts[4] = seconds(w->cp, level_gbps(hw, t * cp)) * (1.0 - hw->overlap_cp);
     /* DualPipeV runs one micro-batch's expert all-to-all under another's

@@ -19,6 +19,8 @@ typedef struct {
     double peak_tflops;      /* dense bf16 peak, for MFU */
     double sustained_tflops; /* what the layers' kernels reach */
     double memory_gbps;      /* HBM bandwidth the element-wise ops reach (GB/s); 0: not priced */
+    double attention_tflops; /* what a flash attention kernel reaches, its FLOPs as ndlua counts
+                              * them (the forward's, twice that backward); 0: sustained_tflops */
     int n_levels;
     struct hw_level {
         int64_t devices; /* devices the level joins (node, pod, ...) */
@@ -69,12 +71,14 @@ typedef struct {
     bool ready;
     double forward_flops, rerun_flops, rerun_moved, moved, weights;
     layer_traffic traffic;
+    double attention_flops, rerun_attention_flops; /* a flash kernel's share of the FLOPs */
 } layer_time;
 
 /* What one stage's layers do a micro-batch: the sums of their layer_times. */
 typedef struct {
     int64_t epoch;                          /* the timing_memo epoch it was worked out in (0: never) */
     double forward_flops, recompute_flops;  /* one micro-batch */
+    double forward_attention_flops, recompute_attention_flops; /* a flash kernel's share of them */
     double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
     double weights;                         /* weights on one rank (for DP traffic) */

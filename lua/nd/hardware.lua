@@ -18,6 +18,9 @@
 --   sustained_tflops  what the layers' kernels reach, for the time model
 --   memory_gbps       HBM bandwidth the element-wise ops reach, GB/s (optional:
 --                     unstated, their time is left in sustained_tflops)
+--   attention_tflops  what a flash attention kernel reaches, its FLOPs counted
+--                     as the time model counts them (the forward's, twice that
+--                     backward), TFLOP/s (optional: unstated, sustained_tflops)
 --   levels            from the node outward: {devices = n, gbps = GB/s each
 --                     way a device}, the last without devices (unbounded)
 --   overlap           shares of each communication compute hides (optional;
@@ -71,6 +74,7 @@ local function check(path, p)
   check_number(path, p, "peak_tflops", 1e-3, 1e9)
   check_number(path, p, "sustained_tflops", 1e-3, 1e9)
   if p.memory_gbps ~= nil then check_number(path, p, "memory_gbps", 1e-3, 1e9) end
+  if p.attention_tflops ~= nil then check_number(path, p, "attention_tflops", 1e-3, 1e9) end
   if p.sustained_tflops > p.peak_tflops then
     bad(path, "sustained_tflops exceeds peak_tflops")
   end
@@ -181,7 +185,8 @@ function hardware.core(p, runtime, overlapped)
     end
   end
   return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, memory_gbps = p.memory_gbps,
-           levels = levels, overlap = overlap, nd_comm_divisor = p.nd_comm_divisor }
+           attention_tflops = p.attention_tflops, levels = levels, overlap = overlap,
+           nd_comm_divisor = p.nd_comm_divisor }
 end
 
 --- A copy of a profile with other link bandwidths (GB/s each way a

@@ -21,8 +21,8 @@ local SOURCE = "measured on one H200 in this project (scripts/measure/torchtitan
 local NOTE = "One rank: torchtitan itself applies FSDP only when dp_shard > 1; this is the per-rank "
   .. "memory and time of its FSDP2 setup with the sharding degree 1, as ndlua's dp = 1, zero = 3 prices "
   .. "it. Left unpriced: the last block's bf16 parameters, which FSDP2 keeps gathered into the "
-  .. "backward (416 MiB), the 1-rank NCCL collectives' own copies (7 ms a step) and the attention "
-  .. "kernel's rate below the GEMMs' (about 530 against 700 TFLOP/s)."
+  .. "backward (416 MiB), the 1-rank NCCL collectives' own copies (7 ms a step) and torchtitan's fp32 "
+  .. "rotary embedding and K/V repeat as element-wise traffic (about 3 ms)."
 
 -- layers, micro-batch, recompute, compiled, sequence, micro-batches a step;
 -- measured allocated GiB, reserved GiB, step s

@@ -12,10 +12,16 @@ return {
   -- faster HBM3e speeds the memory-bound ops, priced apart by memory_gbps).
   -- Measured on one H200 (PyTorch 2.11, 2026-12-04, spec/validation/data/
   -- h200-torchtitan-census-and-rates.json): bf16 GEMMs at Llama 3 8B's
-  -- shapes and 8192 tokens 653-746 TFLOP/s (66-75 %); cuDNN's causal flash
-  -- attention about 530 TFLOP/s forward and backward, which ndlua prices at
-  -- this rate too.
+  -- shapes and 8192 tokens 653-746 TFLOP/s (66-75 %); flash attention's
+  -- lower rate is attention_tflops below.
   sustained_tflops = 692,
+  -- What cuDNN's causal flash attention reaches through PyTorch 2.11, its
+  -- FLOPs counted as the time model counts them (the forward's, twice that
+  -- backward), measured on one H200 (scripts/measure/attention_rate.py,
+  -- spec/validation/data/h200-attention-rates.json): 421-470 TFLOP/s from
+  -- 4096 to 65536 tokens (head width 128, 16-64 heads), 381 at 2048; the
+  -- kernel is compute-bound, so the same GH100 SMs reach it on every Hopper part.
+  attention_tflops = 450,
   -- Datasheet: HBM3e, 4.8 TB/s (H200 SXM). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption;
   -- measured on one H200: a 1 GiB device copy 4.10-4.13 TB/s read + write,

@@ -15,6 +15,13 @@ return {
   peak_tflops = 989,
   -- Assumption: 70 % of peak, the H100 profile's (same chip).
   sustained_tflops = 692,
+  -- What cuDNN's causal flash attention reaches through PyTorch 2.11, its
+  -- FLOPs counted as the time model counts them (the forward's, twice that
+  -- backward), measured on one H200 (scripts/measure/attention_rate.py,
+  -- spec/validation/data/h200-attention-rates.json): 421-470 TFLOP/s from
+  -- 4096 to 65536 tokens (head width 128, 16-64 heads), 381 at 2048; the
+  -- kernel is compute-bound, so the same GH100 SMs reach it on an H800.
+  attention_tflops = 450,
   -- Datasheet: HBM3, 3.35 TB/s (H800 SXM5, as H100 SXM5). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 3350 * 0.8,
