@@ -81,10 +81,12 @@ static void push_row(lua_State *L, const estimate_row *row)
 static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sums[3])
 {
     const stage_estimate *st = &e->stages[s];
+    /* what reserved holds over allocated is rounded once, then split: the
+     * gradients' pool and the rest, fragmentation */
+    int64_t over = bytes(L, st->reserved - st->allocated), pool = bytes(L, st->grad_pool);
     int64_t parts[10] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
                          bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
-                         bytes(L, st->backward_overhead), bytes(L, st->reserved - st->allocated - st->grad_pool),
-                         bytes(L, st->grad_pool), bytes(L, st->reserve)};
+                         bytes(L, st->backward_overhead), over - pool, pool, bytes(L, st->reserve)};
     static const char *const names[10] = {"params", "grads", "optimizer", "main_params", "activations",
                                           "comm", "backward_overhead", "fragmentation", "grad_pool", "reserve"};
     lua_createtable(L, 0, 16);
