@@ -81,8 +81,7 @@ static void push_row(lua_State *L, const estimate_row *row)
 static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sums[3])
 {
     const stage_estimate *st = &e->stages[s];
-    /* what reserved holds over allocated is rounded once, then split: the
-     * gradients' pool and the rest, fragmentation */
+    /* reserved over allocated, rounded once, then split: the gradients' pool and fragmentation */
     int64_t over = bytes(L, st->reserved - st->allocated), pool = bytes(L, st->grad_pool);
     int64_t parts[10] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
                          bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
