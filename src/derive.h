@@ -60,6 +60,13 @@ void derive_switches(const run_t *r, derived_t *d);
 
 int64_t gcd64(int64_t a, int64_t b);
 
+/* The width a gradient is reduced and stepped in: its own when the run
+ * keeps gradients (bytes_grad), else the weights'. */
+static inline double grad_width(const derived_t *d)
+{
+    return d->bytes_grad > 0 ? (double)d->bytes_grad : (double)d->bytes_p;
+}
+
 /* Whether the head shares the embedding's table: as the run states, else
  * as the model ties them. */
 bool ties_embeddings(const model_t *m, const run_t *r);

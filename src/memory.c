@@ -131,7 +131,7 @@ double mem_layer_gathered_params(const price_ctx *c, const layer_kind *k)
  * gradients; ZeRO-1/2 and plain DP reduce a layer's gradients in one bucket. */
 static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
 {
-    double reduce = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    double reduce = grad_width(d);
     if (fsdp || level == 3)
         return 2.0 * w * d->bytes_compute + w * reduce;
     return w * reduce;
@@ -200,7 +200,7 @@ double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool out
         return 0.0;
     double tables = (embedding ? model_embedding_params(c->m) : 0.0) +
                     (output && !(embedding && tied) ? output_table_params(c->m) : 0.0);
-    return tables / (double)c->r->tp * (d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p);
+    return tables / (double)c->r->tp * grad_width(d);
 }
 
 double mem_output_comm(const price_ctx *c)

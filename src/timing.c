@@ -74,7 +74,7 @@ double dp_traffic_bytes(const price_ctx *c, double weights)
 {
     const run_t *r = c->r;
     const derived_t *d = c->d;
-    double reduce = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    double reduce = grad_width(d);
     if (d->fsdp) {
         double s = (double)d->optimizer_ranks, replicas = (double)r->dp / s;
         double gathers = r->reshard_params ? 2.0 : 1.0;
@@ -97,14 +97,14 @@ double dp_traffic_bytes(const price_ctx *c, double weights)
  * (rw/S). Measured on one H200 with S = 1 (PyTorch 2.11, Llama 3 shapes):
  * the cast, copy-out and chunk_cat kernels take 13-15 ms a step for 1.92 G
  * weights, this count's 30 B a weight 15 ms at 3.84 TB/s (scripts/measure/). */
-double fsdp_copy_bytes(const price_ctx *c, double weights)
+static double fsdp_copy_bytes(const price_ctx *c, double weights)
 {
     const run_t *r = c->r;
     const derived_t *d = c->d;
     if (!r->gather_copies || !d->fsdp)
         return 0.0;
     double s = (double)d->optimizer_ranks, gathers = r->reshard_params ? 2.0 : 1.0;
-    double bc = d->bytes_compute, rw = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    double bc = d->bytes_compute, rw = grad_width(d);
     double per_mb = gathers * (((double)d->bytes_p + bc) / s + 2.0 * bc) + bc + rw + rw / s;
     return (double)r->micro_batch_num * weights * per_mb;
 }
@@ -443,7 +443,7 @@ static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
         }
     }
     double held = b.optimizer + b.main_params, updated = held / (double)d->bytes_optim;
-    double grad = d->bytes_grad > 0 ? d->bytes_grad : d->bytes_p;
+    double grad = grad_width(d);
     double weight = d->bytes_main > 0 ? d->bytes_p : 2.0 * d->bytes_p;
     /* a clipping that always scales reads and writes each gradient once more */
     double reads = c->r->clip_scales_always ? 4.0 : 2.0;

@@ -52,9 +52,6 @@ layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k);
 double layer_rank_weights(const price_ctx *c, const layer_kind *k);
 /* Bytes one rank moves per step for data parallelism (gathers and reductions) of W weights. */
 double dp_traffic_bytes(const price_ctx *c, double weights);
-/* HBM bytes FSDP's copies through its gather and reduce buffers move a step
- * for `weights` on one rank (0 unless the run states gather_copies). */
-double fsdp_copy_bytes(const price_ctx *c, double weights);
 /* Seconds of an expert all-to-all of `bytes` a rank over `ep` ranks `stride` devices apart: the
  * node's peers over its links, the others over the level the group spans, at once. */
 double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride);
