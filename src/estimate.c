@@ -626,21 +626,14 @@ static double reserved_with_pools(const backward_ends *e, const derived_t *d, do
     return (e->start > e->end ? e->start : e->end) * (1.0 + fragmentation) + pool;
 }
 
-/* Whether a chunk of stage s holds the output head. */
-static bool holds_output(const layout_t *l, int64_t s)
+/* Whether a chunk of stage s holds the output head (output), else the embedding. */
+static bool holds_table(const layout_t *l, int64_t s, bool output)
 {
-    for (int64_t c = 0; c < l->vpp; c++)
-        if (layout_chunk(l, s, c)->output)
+    for (int64_t c = 0; c < l->vpp; c++) {
+        const chunk_layout *ch = layout_chunk(l, s, c);
+        if (output ? ch->output : ch->embedding)
             return true;
-    return false;
-}
-
-/* Whether a chunk of stage s holds the embedding. */
-static bool holds_embedding(const layout_t *l, int64_t s)
-{
-    for (int64_t c = 0; c < l->vpp; c++)
-        if (layout_chunk(l, s, c)->embedding)
-            return true;
+    }
     return false;
 }
 
@@ -649,7 +642,7 @@ static double stage_tables_reduce(const pricing *p, const layout_t *l, int64_t s
 {
     if (!p->c.d->fsdp)
         return 0.0;
-    bool emb = holds_embedding(l, s), out = holds_output(l, s);
+    bool emb = holds_table(l, s, false), out = holds_table(l, s, true);
     return mem_fsdp_tables_reduce_input(&p->c, emb, out, emb && out && ties_embeddings(p->c.m, p->c.r));
 }
 
@@ -670,7 +663,7 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
         int64_t mf = in_flight_of(e->micro_factors, r, s, c); /* at its peak: at least one */
         if (s == 0 && c == 0 && m->vision != NULL && add_vision(e, st, m, r, mf) != 0)
             return -1;
-        if (ch->embedding && add_embedding(e, st, p, c, mf, ties_embeddings(m, r) && holds_output(e->lay, s)) != 0)
+        if (ch->embedding && add_embedding(e, st, p, c, mf, ties_embeddings(m, r) && holds_table(e->lay, s, true)) != 0)
             return -1;
         if (add_runs(e, st, p, e->lay, ch, c, mf) != 0)
             return -1;
@@ -685,7 +678,9 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
     const derived_t *d = p->c.d;
-    backward_ends ends = ends_of(st, stage_tables_reduce(p, e->lay, s));
+    backward_ends ends = {0, 0, 0, 0}; /* read only under the two rules below */
+    if (d->grads_released || r->grad_stream_pool)
+        ends = ends_of(st, stage_tables_reduce(p, e->lay, s));
     if (d->grads_released)
         keep_peak_end(st, &ends);
     st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead;
