@@ -19,21 +19,8 @@ import json
 import torch
 import torch.nn.functional as F
 
-
-def median_seconds(fn, reps=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
+# the median of timed runs after three warm-ups (beside this script)
+from torchtitan_llama import bench
 
 
 def one(batch, heads, seq, dim=128):
@@ -41,9 +28,9 @@ def one(batch, heads, seq, dim=128):
     k = torch.randn_like(q, requires_grad=True)
     v = torch.randn_like(q, requires_grad=True)
     g = torch.randn_like(q)
-    fwd = median_seconds(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
-    both = median_seconds(lambda: torch.autograd.grad(F.scaled_dot_product_attention(q, k, v, is_causal=True),
-                                                      (q, k, v), g))
+    fwd = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), reps=10)
+    both = bench(lambda: torch.autograd.grad(F.scaled_dot_product_attention(q, k, v, is_causal=True), (q, k, v), g),
+                 reps=10)
     # ndlua's count: 2 products x 2 FLOPs x seq x dim a query and head, halved by the mask
     forward_flops = batch * heads * seq * 2 * 2 * seq * dim * 0.5
     return {"batch": batch, "heads": heads, "seq": seq, "dim": dim, "forward_s": fwd, "forward_backward_s": both,
