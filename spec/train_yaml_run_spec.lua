@@ -221,6 +221,24 @@ describe("the dtypes", function()
     assert.matches("^t.yaml:3:16: model.torch_dtype: 'bfloat' is no dtype ndlua knows; a dtype such as bfloat16",
       refused(QWEN .. "  torch_dtype: bfloat\n"))
   end)
+
+  it("warn, once per key, of a dtype no run trains in: 8-bit floats and integers", function()
+    -- torch refuses requires_grad on integer tensors ("Only Tensors of floating point and complex
+    -- dtype can require gradients"); its float8 dtypes have no optimizer or norm kernels.
+    local p, ws = read(QWEN .. "  torch_dtype: float8_e4m3fn\n")
+    assert.are.equal(1, p.run.param_bytes) -- still priced at the stated width, as the seed does
+    assert.are.equal(1, count(ws, "model.torch_dtype: 'float8_e4m3fn' is priced at its width, 1 byte per element"))
+    _, ws = read(QWEN .. "  torch_dtype: torch.int8\nfsdp_config:\n  mix_precision:\n    param_dtype: uint8\n")
+    assert.are.equal(1, count(ws, "model.torch_dtype: 'torch.int8' is priced at its width, 1 byte per element"))
+    assert.are.equal(1, count(ws, "fsdp_config.mix_precision.param_dtype: 'uint8' is priced at its width"))
+    assert.are.equal(2, count(ws, "PyTorch gives no gradient to a tensor of an integer dtype")) -- one per key
+    _, ws = read(QWEN .. "  torch_dtype: int32\n")
+    assert.are.equal(1, count(ws, "'int32' is priced at its width, 4 bytes per element"))
+    for _, fine in ipairs { "bfloat16", "float16", "float32", "torch.half", "float" } do
+      _, ws = read(QWEN .. "  torch_dtype: " .. fine .. "\n")
+      assert.are.equal(0, count(ws, "is priced at its width"), fine)
+    end
+  end)
 end)
 
 describe("the sequence length", function()

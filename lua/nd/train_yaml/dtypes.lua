@@ -27,6 +27,25 @@ function dtypes.bytes(name)
   return dtypes.NAMED[bare]
 end
 
+--- Why no run trains with weights (or activations) of a dtype, or nil
+-- where one can. The seed prices any dtype by its width, and so does
+-- ndlua, but an 8-bit or integer width names no layout a runtime trains
+-- in, and the memory it gives is a fraction of any real run's.
+function dtypes.untrainable(name)
+  if type(name) ~= "string" then return nil end
+  local bare = name:lower():gsub("^torch%.", "")
+  if bare:match("^q?u?int%d") or bare == "bool" then
+    return "PyTorch gives no gradient to a tensor of an integer dtype"
+  end
+  if dtypes.bytes(bare) == 1 then
+    return "PyTorch's float8 dtypes are storage for scaled matmuls, with almost no other arithmetic (no "
+      .. "optimizer step, norm or softmax runs in them); FP8 training (torchao's Float8Linear, "
+      .. "Transformer Engine) holds the weights in bfloat16 or float32 and casts them to float8 only "
+      .. "for each matmul"
+  end
+  return nil
+end
+
 -- The legacy precision keys of a model section, which the AutoModels trainer
 -- hands on to the Transformers config and never reads, by what it reads instead.
 local UNREAD_PRECISION_KEYS = {
@@ -41,10 +60,23 @@ local UNREAD_PRECISION_KEYS = {
 -- (seed `_init_bytes`, `_model_dtype`, `_stored_param_bytes`)
 function dtypes.read(r, auto, spec, mix_precision)
   local m = r:section(nil, "model")
+  local warned = {}
+  local function warn_untrainable(path, v)
+    local why = dtypes.untrainable(v)
+    if why and not warned[path] then
+      warned[path] = true
+      local n = dtypes.bytes(v)
+      r:warn(path, values.describe(v) .. " is priced at its width, " .. n .. (n == 1 and " byte" or " bytes")
+             .. " per element "
+             .. "of every weight, gradient, optimizer state and activation it sets, but no run trains in it: "
+             .. why .. "; state the dtype the run holds its weights in")
+    end
+  end
   local function bytes(sec, key)
     local v = r:value(sec, key)
     local n = dtypes.bytes(v)
     if not n then r:fail(sec, key, values.describe(v) .. " is no dtype ndlua knows", dtypes.ACCEPTED) end
+    warn_untrainable(sec.path ~= "" and sec.path .. "." .. key or key, v)
     return n
   end
   -- The dtype the runtime loads the weights in: model.torch_dtype unless
@@ -54,7 +86,10 @@ function dtypes.read(r, auto, spec, mix_precision)
     local stated = r:value(m, "torch_dtype")
     if values.truthy(stated) and stated ~= "auto" then return bytes(m, "torch_dtype") end
     if not auto and values.truthy(r:value(m, legacy_key)) then return bytes(m, legacy_key) end
-    if spec.torch_dtype then return dtypes.bytes(spec.torch_dtype) or 2 end
+    if spec.torch_dtype then
+      warn_untrainable("model.torch_dtype", spec.torch_dtype)
+      return dtypes.bytes(spec.torch_dtype) or 2
+    end
     return 2
   end
   local root = r.root
