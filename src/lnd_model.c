@@ -105,11 +105,9 @@ static const field_desc CENSUS_FIELDS[] = {
 };
 
 static const char *const ATTENTION_NAMES[] = {"full", "linear", NULL};
-static const int ATTENTION_VALUES[] = {ATTENTION_FULL, ATTENTION_LINEAR};
-static const field_choices ATTENTION_CHOICES = {ATTENTION_NAMES, ATTENTION_VALUES, "full or linear"};
+static const field_choices ATTENTION_CHOICES = {ATTENTION_NAMES, NULL, "full or linear"};
 static const char *const FFN_NAMES[] = {"model", "dense", "moe", NULL};
-static const int FFN_VALUES[] = {FFN_MODEL, FFN_DENSE, FFN_MOE};
-static const field_choices FFN_CHOICES = {FFN_NAMES, FFN_VALUES, "dense or moe (absent: the model's)"};
+static const field_choices FFN_CHOICES = {FFN_NAMES, NULL, "dense or moe (absent: the model's)"};
 
 /* A layer kind's flavours; its ops are read by hand. */
 static const field_desc KIND_FIELDS[] = {

@@ -25,8 +25,7 @@ static const int SCHEDULE_VALUES[] = {SCHED_1F1B, SCHED_1F1B, SCHED_GPIPE, SCHED
                                       SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
 static const field_choices SCHEDULE = {SCHEDULES, SCHEDULE_VALUES, "1f1b, gpipe, seqpipe, zero_bubble_v"};
 static const char *const RULES[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
-static const int RULE_VALUES[] = {RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN};
-static const field_choices RULE = {RULES, RULE_VALUES, "hyperparallel, mindformers, megatron, torchtitan"};
+static const field_choices RULE = {RULES, NULL, "hyperparallel, mindformers, megatron, torchtitan"};
 static const char *const CP_ALGOS[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses",
                                        NULL};
 static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
@@ -180,8 +179,7 @@ static void read_counts(lua_State *L, int f, const char *key, const run_t *r, pe
 }
 
 static const char *const MODES[] = {"off", "selective", "full", NULL};
-static const int MODE_VALUES[] = {REC_OFF, REC_SELECTIVE, REC_FULL};
-const field_choices lnd_recompute_modes = {MODES, MODE_VALUES, "off, selective, full"};
+const field_choices lnd_recompute_modes = {MODES, NULL, "off, selective, full"};
 static const field_desc RANGE_FIELDS[] = {
     FIELD_I64(recompute_range, "first", first, 0, ND_MAX_LAYERS, 0),
     FIELD_I64(recompute_range, "count", count, -1, ND_MAX_LAYERS, -1),

@@ -152,7 +152,7 @@ bool field_choice_at(lua_State *L, int idx, const field_choices *c, int *value)
     const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
     for (int i = 0; s != NULL && c->names[i] != NULL; i++) {
         if (strcmp(s, c->names[i]) == 0) {
-            *value = c->values[i];
+            *value = c->values != NULL ? c->values[i] : i;
             return true;
         }
     }
@@ -163,7 +163,7 @@ static int read_choice(lua_State *L, int t, const char *prefix, const field_desc
 {
     char *s = field_string(L, t, prefix, d->key, NULL); /* checks it is a name */
     if (s == NULL)
-        return d->choices->values[0];
+        return d->choices->values != NULL ? d->choices->values[0] : 0;
     free(s);
     int v = 0; /* set below, or nd_bad_input raises */
     lua_getfield(L, t, d->key);

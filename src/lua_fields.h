@@ -53,8 +53,9 @@ typedef enum {
     FD_CHOICES, /* a list of names, each read as its choice's value into a fixed int array (not written back) */
 } field_kind;
 
-/* The names an FD_ENUM accepts (NULL-terminated), the value of each, and
- * how the message lists them. */
+/* The names an FD_ENUM accepts (NULL-terminated), the value of each (NULL:
+ * a name's value is its place in the list, as an enum declared in the same
+ * order numbers them), and how the message lists them. */
 typedef struct {
     const char *const *names;
     const int *values;

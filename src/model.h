@@ -12,6 +12,7 @@ enum op_index {
 };
 extern const char *const OP_NAMES[OP_COUNT];
 
+/* In the order lnd_model.c names them: a name's value is its place in the list. */
 typedef enum { ATTENTION_FULL, ATTENTION_LINEAR } attention_flavour;
 typedef enum { FFN_MODEL, FFN_DENSE, FFN_MOE } ffn_flavour;
 
