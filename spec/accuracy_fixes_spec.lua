@@ -118,16 +118,22 @@ describe("the gpt profile means LayerNorm with a bias (item 7)", function()
 end)
 
 describe("element-wise ops priced by HBM bandwidth", function()
-  -- search.t's model (h 1024, FFN 4096, 4 layers, flash attention): a token
-  -- of a layer moves 2 norms x 2h·2 B = 8192, 2 residual adds x 3h·2 B =
-  -- 12288 and the SwiGLU product's 3f·2 B = 24576: 45056 B; x 4 layers x
-  -- 2048 tokens = 369,098,752 B a micro-batch. The loss's passes over the
-  -- logits (fp32 upcast): casts 2·(2 + 4), log-softmax 4·4 each way, the
-  -- NLL gradient's zero-fill 4 = 48 B an entry, x 32000 x 2048 =
-  -- 3,145,728,000 B forward and backward, priced as the other element-wise
-  -- ops: a third, 1,048,576,000 B, in the forward. At 100 GB/s the forward
-  -- takes (369,098,752 + 1,048,576,000) B = 14.17674752 ms more, the
-  -- backward twice that
+  -- search.t's model (h 1024, FFN 4096, 8 heads of 128, 4 layers, flash
+  -- attention), eager (nd.run's defaults): a token of a layer moves 2 norms
+  -- x 2h·2 B = 8192, 2 residual adds x 3h·2 B = 12288, SiLU and the product
+  -- apart 5f·2 B = 40960 (SiLU reads and writes f, the product reads two f
+  -- and writes one): 61440 B; x 4 layers x 2048 tokens = 503,316,480 B a
+  -- micro-batch. Transformers' rotary embedding of the 8 query and 8 key
+  -- heads (2048 elements a token): the negated half 0.5 + 0.5, the
+  -- concatenation 1 + 1, the products by cos and sin 2 x (1 + 1), the sum
+  -- 2 + 1 = 10 element passes of 2 B forward, as many backward: 40 B an
+  -- element, x 2048 x 4 x 2048 = 671,088,640 B forward and backward,
+  -- priced a third in the forward (223,696,213.3 B). The loss's passes over
+  -- the logits (fp32 upcast): casts 2·(2 + 4), log-softmax 4·4 each way,
+  -- the NLL gradient's zero-fill 4 = 48 B an entry, x 32000 x 2048 =
+  -- 3,145,728,000 B forward and backward, a third, 1,048,576,000 B, in the
+  -- forward. At 100 GB/s the forward takes their sum over 100 GB/s more,
+  -- the backward twice that
   local m = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
                        num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
                        vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
@@ -135,13 +141,58 @@ describe("element-wise ops priced by HBM bandwidth", function()
     return { peak_tflops = 100, sustained_tflops = 100, memory_gbps = memory_gbps, levels = { { gbps = 100 } },
              overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
   end
-  local r = nd.run { seq_length = 2048 }
-  local with, without = nd.step_time(m, r, hw(100)).parts, nd.step_time(m, r, hw(nil)).parts
+  local function extra(run, model)
+    local r = nd.run(run)
+    local with, without = nd.step_time(model or m, r, hw(100)).parts, nd.step_time(model or m, r, hw(nil)).parts
+    return with.forward_s - without.forward_s, with.backward_s - without.backward_s
+  end
+  local forward_bytes = 503316480 + 671088640 / 3 + 1048576000
   it("adds the bytes they move over the bandwidth to the forward", function()
-    assert.is_true(math.abs(with.forward_s - without.forward_s - (369098752 + 1048576000) / 100e9) < 1e-12)
+    local forward = extra { seq_length = 2048 }
+    assert.is_true(math.abs(forward - forward_bytes / 100e9) < 1e-12)
   end)
   it("and twice that to the backward", function()
-    assert.is_true(math.abs(with.backward_s - without.backward_s - 2 * (369098752 + 1048576000) / 100e9) < 1e-12)
+    local _, backward = extra { seq_length = 2048 }
+    assert.is_true(math.abs(backward - 2 * forward_bytes / 100e9) < 1e-12)
+  end)
+  it("prices a fused SwiGLU at 3f·bc and a fused rotary kernel at one read and one write each way", function()
+    -- the product reads two f and writes one: 2f·2 B less than apart, 16384 B a
+    -- token-layer; one rotary kernel reads and writes 2 B each way, 8 B an
+    -- element for 40: 32 B x 2048 elements, a third in the forward
+    local forward = extra { seq_length = 2048, fused_swiglu = true, rope = "fused" }
+    local less = (16384 + 32 * 2048 / 3) * 4 * 2048
+    assert.is_true(math.abs(forward - (forward_bytes - less) / 100e9) < 1e-12)
+  end)
+  it("prices torchtitan's complex product as the casts to and from fp32 and the fp32 product", function()
+    -- x.float() 2 + 4, the complex product 4 + 4, type_as 4 + 2: 20 B each way,
+    -- as much as rotate_half's in bf16; in fp32 the casts vanish: 8 B each way,
+    -- what the fused kernel moves in fp32 too (4 + 4)
+    assert.is_true(math.abs(extra { seq_length = 2048, rope = "complex" } - forward_bytes / 100e9) < 1e-12)
+    local complex32 = extra { seq_length = 2048, rope = "complex", compute_bytes = 4 }
+    local fused32 = extra { seq_length = 2048, rope = "fused", compute_bytes = 4 }
+    local rotate32 = extra { seq_length = 2048, compute_bytes = 4 }
+    assert.is_true(math.abs(complex32 - fused32) < 1e-12)
+    -- rotate_half in fp32: 10 passes of 4 B each way, 80 B an element against 16
+    assert.is_true(math.abs(rotate32 - complex32 - (80 - 16) * 2048 / 3 * 4 * 2048 / 100e9) < 1e-12)
+  end)
+  it("prices the K/V repeat where the runtime repeats them: kv heads read, query heads written, and back", function()
+    -- 8 query heads, 2 key heads of 128: K and V each read 2·128 and write
+    -- 8·128 elements of 2 B forward, the backward's sum as much the other
+    -- way: 2 x 2 x (8 + 2)·128·2 B = 10240 B a token-layer, a third in the forward
+    local gqa = nd.model({ name = "tiny-gqa", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                           num_attention_heads = 8, num_key_value_heads = 2, intermediate_size = 4096,
+                           vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+    local with = extra({ seq_length = 2048, repeat_kv = true }, gqa)
+    local without = extra({ seq_length = 2048 }, gqa)
+    assert.is_true(math.abs(with - without - 10240 / 3 * 4 * 2048 / 100e9) < 1e-12)
+    -- as many key heads as query heads: nothing to repeat
+    assert.is_true(math.abs(extra { seq_length = 2048, repeat_kv = true } - forward_bytes / 100e9) < 1e-12)
+  end)
+  it("prices no rotary embedding for a family of learned positions (GPT)", function()
+    local gpt = tiny.gpt(1024, 8)
+    local fused, complex = extra({ seq_length = 2048, rope = "fused" }, gpt), extra({ seq_length = 2048 }, gpt)
+    assert.are.equal(fused, complex)
+    assert.is_true(nd.run({ runtime = "megatron" }):spec().rope == "fused")
   end)
 end)
 

@@ -92,6 +92,8 @@ describe("nd.profiles", function()
       local f = profiles.family(arch)
       assert.are.equal(arch == "qwen3_5", f.zero_centered_norms, arch)
       assert.are.equal(arch == "deepseek" or arch == "cm", f.sigmoid_router, arch)
+      -- GPT and PanGu-alpha learn absolute positions, T5 biases the scores by relative ones
+      assert.are.equal(arch == "gpt" or arch == "pangualpha" or arch == "t5", f.no_rope, arch)
     end
     local ops = {}
     for _, op in ipairs(profiles.OP_NAMES) do ops[op] = 0 end

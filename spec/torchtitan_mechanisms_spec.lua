@@ -150,10 +150,12 @@ describe("torchtitan's step-time mechanisms (nd.core.step_time, memory_gbps)", f
 
   it("the per-op policy reruns k, o and up, and every element-wise op", function()
     -- FLOPs a token a layer: k 2·64·4·16 = 8192, o 2·4·16·64 = 8192, up 2·64·256 = 32768: 49152,
-    -- x 128 tokens x 2 layers = 12582912. Element-wise bytes a token a layer: two norms 2·2·64·2 = 512,
-    -- two residual adds 2·3·64·2 = 768, the gated product 3·256·2 = 1536: 2816, x 128 x 2 = 720896
+    -- x 128 tokens x 2 layers = 12582912. Element-wise bytes a token a layer (nd.run's eager
+    -- kernels): two norms 2·2·64·2 = 512, two residual adds 2·3·64·2 = 768, SiLU and the product
+    -- apart 5·256·2 = 2560: 3840, x 128 x 2 = 983040; and the rotary embedding's third in the
+    -- forward, (4 + 4)·16 elements x 40 B (rotate_half, 20 B each way) / 3, x 128 x 2
     local p = parts { seq_length = 128, recompute = "selective", selective_rule = "torchtitan" }
-    assert.is_true(near(p.recompute_s, 12582912 / 1e12 + 720896 / 1e9))
+    assert.is_true(near(p.recompute_s, 12582912 / 1e12 + (983040 + 128 * 40 / 3 * 256) / 1e9))
   end)
 end)
 
@@ -164,5 +166,10 @@ describe("the torchtitan runtime states them", function()
       assert.is_true(spec[k], k)
     end
     assert.is_falsy(nd.run({ runtime = "megatron" }, dense):spec().grads_set_to_none)
+    -- apply_rotary_emb's fp32 complex product; Megatron's TE fused RoPE; Transformers' rotate_half
+    assert.are.equal("complex", spec.rope)
+    assert.are.equal("fused", nd.run({ runtime = "megatron" }, dense):spec().rope)
+    assert.are.equal("rotate_half", nd.run({ runtime = "deepspeed" }, dense):spec().rope)
+    assert.is_nil(nd.run({}, dense):spec().rope) -- unstated: the first form, rotate_half
   end)
 end)

@@ -369,11 +369,13 @@ describe("the fsdp_config section", function()
     assert.matches("fsdp_config.enable_offload", refused(QWEN .. "fsdp_config:\n  enable_offload: maybe\n"))
   end)
 
-  it("reads compile.enabled: torch.compile's fused norms and SwiGLU", function()
+  it("reads compile.enabled: torch.compile's fused norms, SwiGLU and rotary embedding", function()
     assert.is_nil(read(QWEN).run.fused_norm)
+    assert.is_nil(read(QWEN).run.rope) -- eager: nd.run's rotate_half
     local run = read(QWEN .. "compile:\n  enabled: true\n").run
     assert.is_true(run.fused_norm)
     assert.is_true(run.fused_swiglu)
+    assert.are.equal("fused", run.rope)
     assert.is_nil(read(QWEN .. "compile:\n  enabled: false\n").run.fused_norm)
   end)
 

@@ -47,7 +47,7 @@ static const field_desc FAMILY_FIELDS[] = {
     FAM_BOOL(grad_accumulation, false), FAM_BOOL(shard_activations, false), FAM_BOOL(loss_parallel, true),
     FAM_BOOL(reshard_params, false), FAM_BOOL(deferred_grad_accumulation, false),
     FAM_BOOL(overlapped_grad_reduce, false), FAM_BOOL(flash_attention, true),
-    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false),
+    FAM_BOOL(zero_centered_norms, false), FAM_BOOL(sigmoid_router, false), FAM_BOOL(no_rope, false),
     FIELD_KEY("v_head_dim"), /* settled into the spec's v_head_dim */
     FIELD_END,
 };

@@ -30,10 +30,12 @@ static const char *const CP_ALGOS[] = {"colossalai_cp", "ring", "hybrid_cp", "hy
                                        NULL};
 static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
 static const field_choices CP_ALGO = {CP_ALGOS, CP_ALGO_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
+static const char *const ROPES[] = {"rotate_half", "fused", "complex", NULL};
+static const field_choices ROPE = {ROPES, NULL, "rotate_half, fused, complex"};
 
 _Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == sizeof(int) &&
                    sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int) &&
-                   sizeof(recompute_mode) == sizeof(int),
+                   sizeof(recompute_mode) == sizeof(int) && sizeof(rope_form) == sizeof(int),
                "the field table writes enums and tristates as ints");
 
 #define I64(m, lo, hi, d) FIELD_I64(run_t, #m, m, lo, hi, d)
@@ -61,7 +63,8 @@ static const field_desc RUN_FIELDS[] = {
     WIDTH(dropout_bytes, -1), WIDTH(optimizer_states, -1), FIELD_STOP,
     FIELD_ENUM(run_t, pp_schedule, "pp_schedule", schedule, &SCHEDULE),
     FIELD_ENUM(run_t, selective_rule, "selective_rule", rule, &RULE),
-    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_STOP,
+    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_ENUM(run_t, rope_form, "rope", rope, &ROPE),
+    FIELD_STOP,
     I64(seq_split, 1, 4096, 1), I64(micro_batch_size, 1, ND_MAX_BATCH, 1), I64(global_batch_size, 1, ND_MAX_BATCH, 0),
     FIELD_STOP,
     I64(optimizer_shard, 1, ND_MAX_DEVICES, 0), I64(expert_shard, 1, ND_MAX_DEVICES, 0),

@@ -35,8 +35,9 @@ typedef struct {
     bool grad_accumulation, shard_activations, loss_parallel, reshard_params;
     bool deferred_grad_accumulation, overlapped_grad_reduce, flash_attention;
     /* implementation facts the profile states: Qwen3.5's zero-centred fp32
-     * norms, DeepSeek's fp32 sigmoid router */
-    bool zero_centered_norms, sigmoid_router;
+     * norms, DeepSeek's fp32 sigmoid router, no rotary embedding of queries
+     * and keys (GPT's and PanGu-alpha's learned positions, T5's relative bias) */
+    bool zero_centered_norms, sigmoid_router, no_rope;
 } family_run;
 
 /* Parameters of one layer of a kind, split as the sharding rules treat them. */

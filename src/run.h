@@ -18,6 +18,12 @@ extern const char *const RECOMPUTE_NAMES[3];
 /* In the order lnd_run.c names them: a name's value is its place in the list. */
 typedef enum { RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN } selective_rule;
 typedef enum { CP_RING, CP_ULYSSES } cp_algorithm;
+/* How the layer's code rotates its queries and keys (rotary position
+ * embedding), which prices its element-wise traffic: Transformers' eager
+ * rotate_half form, one fused kernel (Transformer Engine, torch.compile of
+ * real-valued code), torchtitan's complex product in fp32; in the order
+ * lnd_run.c names them. */
+typedef enum { ROPE_ROTATE_HALF, ROPE_FUSED, ROPE_COMPLEX } rope_form;
 
 /* The ops a selective recompute can drop: 1 keeps the op's activation, 0 recomputes it. */
 enum switch_index { SW_ATTBMM, SW_HEADCAST, SW_DROPOUT, SW_SOFTMAX, SW_NORMOP, SW_GATHER, SW_FFACT, SW_ATTUP, SW_COUNT };
@@ -91,6 +97,7 @@ typedef struct {
     /* the attention repeats K and V to the query heads before the kernel,
      * which then keeps the copies (torchtitan's Llama repeat_kv) */
     bool repeat_kv;
+    rope_form rope;
     /* the training loop frees every gradient before the step's forward
      * (torchtitan: optimizer.zero_grad(set_to_none=True)), and each is
      * allocated again when its backward produces it */

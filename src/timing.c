@@ -199,6 +199,56 @@ static double scores_moved_per_token(const layer_kind *k, const run_t *r, const 
     return k->ops[OP_SOFTMAX] * k->heads / (double)r->tp * (double)r->seq_length / (double)r->cp * per_score;
 }
 
+/* HBM bytes a rotated query or key element costs, forward and backward
+ * together (each op's backward is an op of the same shape: a product by the
+ * same constants, a cast back, a slice for the concatenation):
+ *   fused        one kernel reads and writes it             2·bc, twice
+ *   rotate_half  Transformers' eager code, in bc: the negated half (reads and
+ *                writes half), the concatenation (1 + 1), the products by cos
+ *                and sin (1 + 1 each), their sum (2 + 1)    10·bc, twice
+ *   complex      torchtitan's apply_rotary_emb: x.float() (bc + 4), the
+ *                complex product in fp32 (4 + 4), type_as (4 + bc); the casts
+ *                vanish where bc is already 4               (2·bc + 16), twice
+ * Measured on one H200 (PyTorch 2.11, torchtitan's Llama 3 8B layer, eager):
+ * the complex product's kernels take 0.8 ms a step of 4 layers and 8192
+ * tokens, about the 8 B an element of 5120 rotated elements a token at
+ * 3.84 TB/s twice (0.7 ms); torch.compile leaves that product to ATen and
+ * fuses the casts into its neighbours, not away (scripts/measure/). */
+static double rope_bytes_per_element(rope_form rope, double bc)
+{
+    if (rope == ROPE_FUSED)
+        return 2.0 * 2.0 * bc;
+    if (rope == ROPE_COMPLEX)
+        return 2.0 * (8.0 + (bc < 4.0 ? 2.0 * (bc + 4.0) : 0.0));
+    return 2.0 * 10.0 * bc;
+}
+
+/* HBM bytes a layer's attention moves around its kernel, a token of one
+ * rank, forward and backward together, priced as a third in the forward's
+ * element-wise bytes (which the backward prices twice): the rotary
+ * embedding of the queries and keys (rope_bytes_per_element), a/t query
+ * heads and kv/t key heads of d_qk (MLA: the d_rope part of each query
+ * head and the one shared rope key, which every rank computes whole); none
+ * for a model of learned positions or a linear-attention layer. And, where
+ * the runtime repeats K and V to the query heads (repeat_kv), the copy
+ * reads kv/t heads and writes a/t heads of K (d_qk) and of V (d_v), and
+ * its backward sums them back (reads a/t, writes kv/t). */
+static double qk_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    if (k->attention == ATTENTION_LINEAR || k->ops[OP_ATTMM] <= 0)
+        return 0.0;
+    double t = (double)r->tp, bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
+    double rotated = 0.0;
+    if (!m->family.no_rope && m->learned_positions == 0) {
+        double dr = (double)m->rope_head_dim;
+        rotated = k->mla ? k->heads * dr / t + dr : (k->heads + k->kv_heads) * k->qk_head_dim / t;
+    }
+    double moved = rotated * rope_bytes_per_element(r->rope, bc);
+    if (d->repeat_kv && !k->mla && k->kv_heads < k->heads)
+        moved += 2.0 * (k->heads + k->kv_heads) * (k->qk_head_dim + k->v_head_dim) * bc / t;
+    return blocks * moved / 3.0;
+}
+
 /* HBM bytes the element-wise ops of one layer move in its forward, a token
  * of one rank (each op reads its inputs and writes its outputs once; the
  * GEMMs' own traffic is in their FLOP rate):
@@ -206,20 +256,24 @@ static double scores_moved_per_token(const layer_kind *k, const run_t *r, const 
  *   norms    each reads and writes the hidden state (2h·bc)
  *   residual two adds reading two hidden states and writing one (3h·bc each)
  *   dropout  each hidden dropout reads h, writes h and its mask (h·(2bc + bd))
- *   FFN act  the gated product reads two f-wide inputs and writes one
- *            (3f·bc); a plain activation reads and writes f (2f·bc); over TP
- *            (expert TP for routed experts, at top-k copies)
+ *   FFN act  a fused gated product reads two f-wide inputs and writes one
+ *            (3f·bc), eager SiLU and product apart 5f·bc (the SiLU reads
+ *            and writes f, the product reads two and writes one); a plain
+ *            activation reads and writes f (2f·bc); over TP (expert TP for
+ *            routed experts, at top-k copies)
+ *   rotary   the queries' and keys' rotary embedding and K/V repeat
+ *            (qk_moved_per_token), over TP
  * The hidden-state ops run on the whole sequence on every TP rank unless
  * sequence parallelism splits it. Backward moves about twice the forward's
  * bytes (each op reads the gradient and what it saved, and writes a gradient). */
 static double layer_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
     double h = (double)m->hidden, bc = d->bytes_compute, t = (double)r->tp, sp = (double)d->sp;
-    double moved = scores_moved_per_token(k, r, d);
+    double moved = scores_moved_per_token(k, r, d) + qk_moved_per_token(m, k, r, d);
     double hidden = k->ops[OP_NORMOP] * 2.0 * h * bc + 2.0 * 3.0 * h * bc +
                     k->ops[OP_DROPOUT] * h * (2.0 * bc + d->bytes_dropout);
     moved += hidden / sp;
-    double per_width = k->ops[OP_FFMM] >= 3 ? 3.0 * bc : 2.0 * bc;
+    double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
     if (k->moe)
         moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp +
                               (double)m->shared_width / t);

@@ -44,8 +44,11 @@ end
 -- The family's implementation facts a profile's `model` may state (each
 -- false unless stated), which the C core's model prices (src/model.h):
 -- zero_centered_norms, Qwen3.5's zero-centred norms kept in fp32;
--- sigmoid_router, DeepSeek's (and cm's) router scored by an fp32 sigmoid.
-local MODEL_FLAG_NAMES = { "zero_centered_norms", "sigmoid_router" }
+-- sigmoid_router, DeepSeek's (and cm's) router scored by an fp32 sigmoid;
+-- no_rope, a family whose layers rotate no queries and keys (GPT's and
+-- PanGu-alpha's learned positions, T5's relative bias), so the step time
+-- prices no rotary embedding.
+local MODEL_FLAG_NAMES = { "zero_centered_norms", "sigmoid_router", "no_rope" }
 local MODEL_FLAGS = {}
 for _, k in ipairs(MODEL_FLAG_NAMES) do MODEL_FLAGS[k] = true end
 

@@ -572,7 +572,9 @@ local function run_table(p)
   run.offset = p.offset
   run.runtime = p.runtime
   if p.fsdp.offload_params then run.offload_params = true end
-  if p.compiled then run.fused_norm, run.fused_swiglu = true, true end
+  -- torch.compile fuses the norms, the SwiGLU product and Transformers'
+  -- rotate_half rotary embedding (real-valued element-wise ops)
+  if p.compiled then run.fused_norm, run.fused_swiglu, run.rope = true, true, "fused" end
   run.mtp_in_offset = (p.spec.mtp_depth or 0) > 0
   run.seq_length = p.sequence.seq_length
   run.device_memory = p.device_memory

@@ -33,7 +33,7 @@ function tiny.gpt(h, a, layers)
     intermediate_size = 4 * h, num_hidden_layers = layers or 4, layers = { { kind = "decoder", count = layers or 4 } },
     qkv_bias = true, o_bias = true, mlp_bias = true, norm_bias = true,
     kinds = { decoder = { ops = tiny.GPT_OPS } },
-    family = { flash_attention = false, dropout_bytes = 1, norm_bytes = 2 },
+    family = { flash_attention = false, dropout_bytes = 1, norm_bytes = 2, no_rope = true },
   }
 end
 

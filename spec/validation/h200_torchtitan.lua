@@ -21,8 +21,8 @@ local SOURCE = "measured on one H200 in this project (scripts/measure/torchtitan
 local NOTE = "One rank: torchtitan itself applies FSDP only when dp_shard > 1; this is the per-rank "
   .. "memory and time of its FSDP2 setup with the sharding degree 1, as ndlua's dp = 1, zero = 3 prices "
   .. "it. Left unpriced: the last block's bf16 parameters, which FSDP2 keeps gathered into the "
-  .. "backward (416 MiB), the 1-rank NCCL collectives' own copies (7 ms a step) and torchtitan's fp32 "
-  .. "rotary embedding and K/V repeat as element-wise traffic (about 3 ms)."
+  .. "backward (416 MiB) and the 1-rank NCCL collectives' own copies (a device-to-device memcpy of "
+  .. "each gather and reduce-scatter, 7 ms a step in the profiled runs)."
 
 -- layers, micro-batch, recompute, compiled, sequence, micro-batches a step;
 -- measured allocated GiB, reserved GiB, step s
@@ -64,7 +64,8 @@ for _, r in ipairs(RUNS) do
     compiled and "torch.compile" or "eager")
   local run = { runtime = "torchtitan", dp = 1, zero = 3, micro_batch_size = batch, global_batch_size = batch * steps,
                 seq_length = seq, recompute = recompute }
-  -- eager PyTorch runs SiLU and the product apart (compiled, the profile's fused SwiGLU)
+  -- eager PyTorch runs SiLU and the product apart, keeping and moving the SiLU's
+  -- output (compiled, the profile's fused SwiGLU)
   if not compiled then run.fused_swiglu = false end
   local model = { pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
                   config_overrides = { num_hidden_layers = layers } }

@@ -13,5 +13,6 @@ return {
     },
   },
   run = { flash_attention = false, dropout_bytes = 1, norm_bytes = 2 },
-  model = {},
+  -- learned absolute positions (wpe): no rotary embedding
+  model = { no_rope = true },
 }

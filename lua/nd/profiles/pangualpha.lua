@@ -9,5 +9,6 @@ return {
     },
   },
   run = { dropout_bytes = 1 },
-  model = {},
+  -- learned absolute positions: no rotary embedding
+  model = { no_rope = true },
 }

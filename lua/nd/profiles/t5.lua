@@ -15,5 +15,6 @@ return {
     },
   },
   run = { dropout_bytes = 1 },
-  model = {},
+  -- a relative position bias on the scores: no rotary embedding
+  model = { no_rope = true },
 }

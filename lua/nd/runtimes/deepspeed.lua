@@ -13,6 +13,8 @@ return {
     -- The model runs eager Transformers code: eager norms and MLP, the
     -- loss upcast to fp32 with PyTorch's backward.
     fused_norm = false, fused_swiglu = false, loss_upcast = true, loss_inplace_grad = false,
+    -- Transformers' apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, op by op
+    rope = "rotate_half",
     flash_attention = true,
     fragmentation = 0,
   },

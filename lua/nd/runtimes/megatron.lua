@@ -31,6 +31,9 @@ return {
     -- TE's fused RMSNorm/LayerNorm keep the input and fp32 statistics;
     -- bias_swiglu_impl keeps the fc1 output and its own output.
     fused_norm = true, fused_swiglu = true,
+    -- apply_rope_fusion (on unless --no-rope-fusion): Transformer Engine's
+    -- fused RoPE kernel rotates the queries and keys in one pass.
+    rope = "fused",
     -- post_language_model_processing: logits.float() unless
     -- fp16_lm_cross_entropy; _VocabParallelCrossEntropy saves the fp32
     -- softmax and writes the gradient over it; split over TP (vocab-parallel).

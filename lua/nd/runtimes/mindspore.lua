@@ -14,5 +14,9 @@ return {
     -- reuses the gathered weight unless the all-gather is recomputed, so a
     -- stage keeps its layers' gathered bf16 weights through the backward.
     keep_gathered_params = true,
+    -- MindFormers' RotaryEmbedding is the rotate_half form (a negated half,
+    -- a concatenation, two products and a sum), operator by operator in its
+    -- graph unless graph-kernel fusion, off by default, joins them.
+    rope = "rotate_half",
   },
 }

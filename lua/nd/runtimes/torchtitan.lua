@@ -23,6 +23,11 @@ return {
     -- llama3 Attention repeats K and V to the query heads (repeat_kv) before
     -- F.scaled_dot_product_attention, which keeps the repeated copies.
     repeat_kv = true,
+    -- apply_rotary_emb upcasts the queries and keys to fp32, multiplies them
+    -- as complex numbers by freqs_cis and casts back (type_as); torch.compile
+    -- leaves the complex product to ATen and fuses only the casts into their
+    -- neighbours (measured on one H200, scripts/measure/), so it stays priced so.
+    rope = "complex",
     -- train_step calls optimizers.zero_grad() (set_to_none) before the
     -- forward; FSDP2 allocates each sharded gradient at its reduce-scatter.
     grads_set_to_none = true,
