@@ -188,6 +188,20 @@ describe("element-wise ops priced by HBM bandwidth", function()
     -- as many key heads as query heads: nothing to repeat
     assert.is_true(math.abs(extra { seq_length = 2048, repeat_kv = true } - forward_bytes / 100e9) < 1e-12)
   end)
+  it("rotates the share of each head partial_rotary_factor states", function()
+    -- a quarter of the 2048 elements: 512 x 40 B / 3 a token-layer, 1536 x 40 B / 3 less than the whole
+    local quarter = nd.model({ name = "tiny-quarter", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                               num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                               vocab_size = 32000, max_position_embeddings = 2048, partial_rotary_factor = 0.25 },
+                             { warnings = quiet })
+    local forward = extra({ seq_length = 2048 }, quarter)
+    assert.is_true(math.abs(forward - (forward_bytes - 1536 * 40 / 3 * 4 * 2048) / 100e9) < 1e-12)
+    local ok, err = pcall(nd.model, { name = "x", arch = "llama", hidden_size = 64, num_hidden_layers = 1,
+                                      num_attention_heads = 4, vocab_size = 10, intermediate_size = 128,
+                                      partial_rotary_factor = 1.5 }, { warnings = quiet })
+    assert.is_false(ok)
+    assert.are.equal("partial_rotary_factor must be from 0.0 to 1.0, got 1.5", err.message)
+  end)
   it("prices no rotary embedding for a family of learned positions (GPT)", function()
     local gpt = tiny.gpt(1024, 8)
     local fused, complex = extra({ seq_length = 2048, rope = "fused" }, gpt), extra({ seq_length = 2048 }, gpt)

@@ -186,6 +186,15 @@ describe("nd.hf_config", function()
     assert.are.equal(256, s.num_experts)
   end)
 
+  it("reads partial_rotary_factor on the tower, in rope_parameters, or as GPT-NeoX's rotary_pct", function()
+    -- Qwen3.5-35B-A3B: text_config.rope_parameters.partial_rotary_factor 0.25
+    assert.are.equal(0.25, spec_of("Qwen/Qwen3.5-35B-A3B").partial_rotary_factor)
+    -- Qwen3-Next-80B-A3B-Instruct: "partial_rotary_factor": 0.25 on the top level
+    assert.are.equal(0.25, spec_of("Qwen/Qwen3-Next-80B-A3B-Instruct").partial_rotary_factor)
+    assert.are.equal(0.25, hf_config.to_spec(decode('{"model_type":"gpt_neox","rotary_pct":0.25}')).partial_rotary_factor)
+    assert.is_nil(spec_of("meta-llama/Llama-3.1-8B").partial_rotary_factor) -- the whole head
+  end)
+
   it("never reads keys starting with _ (Qwen2.5-72B partial file)", function()
     local s = spec_of("Qwen/Qwen2.5-72B")
     -- max_position_embeddings sits only under _inferred_not_verified there

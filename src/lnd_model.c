@@ -65,6 +65,7 @@ static const field_desc MODEL_FIELDS[] = {
     REQ("num_attention_heads", heads, 1, MAX_HEADS), REQ("num_key_value_heads", kv_heads, 1, MAX_HEADS),
     FIELD_NUM(model_t, "head_dim", head_dim, 1, MAX_WIDTH, 0), REQ("layer_norms", layer_norms, 0, 64),
     I64("intermediate_size", ffn_width, 0, MAX_WIDTH, 0),
+    FIELD_NUM(model_t, "partial_rotary_factor", rotary_fraction, 0.0, 1.0, 1.0),
     I64("max_position_embeddings", max_positions, 0, ND_MAX_TOKENS, 0),
     I64("learned_position_embeddings", learned_positions, 0, ND_MAX_TOKENS, 0),
     I64("mtp_depth", mtp_depth, 0, ND_MAX_LAYERS, 0), I64("num_experts", experts, 0, MAX_EXPERTS, 1),

@@ -72,6 +72,9 @@ struct model {
     char *name, *arch;
     int64_t hidden, layers, heads, kv_heads, vocab, max_positions;
     double head_dim;
+    /* the share of each query and key head the rotary embedding turns
+     * (partial_rotary_factor: Qwen3-Next's and Qwen3.5's 0.25), 1 unstated */
+    double rotary_fraction;
     int64_t ffn_width;            /* dense FFN width */
     int64_t experts, top_k, shared_experts, expert_width, shared_width, first_dense, mtp_depth;
     int64_t kv_lora_rank, q_lora_rank, rope_head_dim, nope_head_dim, v_head_dim;

@@ -227,8 +227,9 @@ static double rope_bytes_per_element(rope_form rope, double bc)
  * rank, forward and backward together, priced as a third in the forward's
  * element-wise bytes (which the backward prices twice): the rotary
  * embedding of the queries and keys (rope_bytes_per_element), a/t query
- * heads and kv/t key heads of d_qk (MLA: the d_rope part of each query
- * head and the one shared rope key, which every rank computes whole); none
+ * heads and kv/t key heads of d_qk, times the share of a head it turns
+ * (partial_rotary_factor; MLA: the d_rope part of each query head and the
+ * one shared rope key, which every rank computes whole); none
  * for a model of learned positions or a linear-attention layer. And, where
  * the runtime repeats K and V to the query heads (repeat_kv), the copy
  * reads kv/t heads and writes a/t heads of K (d_qk) and of V (d_v), and
@@ -241,7 +242,8 @@ static double qk_moved_per_token(const model_t *m, const layer_kind *k, const ru
     double rotated = 0.0;
     if (!m->family.no_rope && m->learned_positions == 0) {
         double dr = (double)m->rope_head_dim;
-        rotated = k->mla ? k->heads * dr / t + dr : (k->heads + k->kv_heads) * k->qk_head_dim / t;
+        rotated = k->mla ? k->heads * dr / t + dr
+                         : m->rotary_fraction * (k->heads + k->kv_heads) * k->qk_head_dim / t;
     }
     double moved = rotated * rope_bytes_per_element(r->rope, bc);
     if (d->repeat_kv && !k->mla && k->kv_heads < k->heads)

@@ -63,6 +63,8 @@ hf_config.TEXT_ALIASES = {
   { "linear_num_value_heads", "linear_num_value_heads" },
   { "linear_value_head_dim", "linear_value_head_dim" },
   { "linear_conv_kernel_dim", "linear_conv_kernel_dim" },
+  -- the share of each head's width the rotary embedding turns (GPT-NeoX: rotary_pct)
+  { "partial_rotary_factor", "partial_rotary_factor", "rotary_pct" },
   { "torch_dtype", "dtype", "torch_dtype" },
 }
 
@@ -309,6 +311,11 @@ function hf_config.to_spec(config, opts)
       v = first_alias(config, aliases)
     end
     spec[aliases[1]] = v
+  end
+  -- Transformers 5 configs keep the rotary settings in rope_parameters (Qwen3.5)
+  local rope = tower.rope_parameters
+  if spec.partial_rotary_factor == nil and type(rope) == "table" and present(rope.partial_rotary_factor) then
+    spec.partial_rotary_factor = rope.partial_rotary_factor
   end
   local model_type = model_type_of(config, tower)
   spec.name = model_type or opts.path or "custom"

@@ -32,7 +32,7 @@ model_spec.FIELDS = {
   { "mtp_depth", "int" },
   { "kv_lora_rank", "int" }, { "q_lora_rank", "int" }, { "qk_rope_head_dim", "int" },
   { "qk_nope_head_dim", "int" }, { "v_head_dim", "int", "pos" },
-  { "multiple_of", "int", "pos" }, { "ffn_dim_multiplier", "float" },
+  { "multiple_of", "int", "pos" }, { "ffn_dim_multiplier", "float" }, { "partial_rotary_factor", "float" },
   { "attn_output_gate", "flag" }, { "tie_word_embeddings", "flag" },
   { "learned_position_embeddings", "int" },
   { "qk_norm", "flag" }, { "qkv_bias", "flag" }, { "o_bias", "flag" }, { "mlp_bias", "flag" },
