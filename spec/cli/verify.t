@@ -91,6 +91,7 @@ Its 124,439,808 parameters are the GPT-2 card's 124M (PARAMS.md):
     v_head_dim                         -
     multiple_of                        -
     ffn_dim_multiplier                 -
+    partial_rotary_factor              -
     attn_output_gate                   false
     tie_word_embeddings                true
     learned_position_embeddings        1024
