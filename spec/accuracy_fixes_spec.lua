@@ -40,6 +40,28 @@ describe("the output layer (item 1)", function()
   end)
 end)
 
+describe("the output stage's backward overhead", function()
+  -- tiny.gpt(64, 4), fp16 softmax (Korthikanti's layer): a layer keeps
+  -- s·h·(34 + 5as/h) = 34h + 5as bytes a token, 2176 + 20480 = 22656 at
+  -- s = 1024; the output keeps the final norm's and the head's inputs 2h
+  -- each, the int64 labels 8 and the fp32 log-probabilities 4V: 4264; the
+  -- loss's backward allocates PyTorch's two fp32 gradients, 2·4·V = 8000.
+  local function overhead(seq, recompute)
+    local e = nd.estimate(tiny.gpt(64, 4, 2), nd.run { seq_length = seq, recompute = recompute, softmax_bytes = 2,
+                                                       reserve_bytes = 0 })
+    return e.stages[1].backward_overhead
+  end
+  it("is the last layer's working set, once the loss's backward has freed the output's tensors", function()
+    -- (22656 − 4264) x 1024 = 18,833,408 B against the loss's 8000 x 1024 = 8,192,000
+    assert.are.equal((22656 - 4264) * 1024, overhead(1024, "full"))
+    assert.are.equal((22656 - 4264) * 1024, overhead(1024, "off")) -- a plain layer works with what it keeps
+  end)
+  it("is the loss's where that is the larger", function()
+    -- s = 64: the layer 34·64 + 5·4·64 = 3456 a token, the output 4264: the loss's 8000 x 64
+    assert.are.equal(8000 * 64, overhead(64, "full"))
+  end)
+end)
+
 describe("interleaved 1F1B (item 2)", function()
   -- Megatron's interleaved schedule: stage r runs 2(p − r − 1) + (v − 1)p
   -- warm-up forwards and one more: p·v + p − 2r − 1 chunk micro-batches;

@@ -379,6 +379,19 @@ describe("the fsdp_config section", function()
     assert.is_nil(read(QWEN .. "compile:\n  enabled: false\n").run.fused_norm)
   end)
 
+  it("reads model.attn_implementation: eager keeps the scores, the fused kernels and sdpa do not", function()
+    assert.is_true(read(QWEN).run.flash_attention) -- Transformers' default, sdpa
+    for name, fused in pairs { eager = false, sdpa = true, flash_attention_2 = true, flash_attention_3 = true,
+                               flex_attention = true } do
+      assert.are.equal(fused, read(QWEN .. "  attn_implementation: " .. name .. "\n").run.flash_attention, name)
+    end
+    local p, ws = read(QWEN .. "  attn_implementation: paged_attention\n")
+    assert.is_true(p.run.flash_attention)
+    assert.are.equal(1, count(ws, "model.attn_implementation: 'paged_attention' is no attention ndlua knows"))
+    _, ws = read(QWEN .. "  attn_implementation: eager\n")
+    assert.are.equal(0, count(ws, "attn_implementation"))
+  end)
+
   it("implies the hyperparallel runtime", function()
     assert.are.equal("hyperparallel", read(QWEN).run.runtime)
   end)

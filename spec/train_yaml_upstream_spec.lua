@@ -154,6 +154,7 @@ describe("hyperparallel-models-deepseek_v32-recipe-train.yaml", function()
     assert.are.equal(4096, r.seq_length) -- L90
     assert.are.equal("full", p.stated_ac_mode) -- L65
     assert.are.same({ 2, 2 }, { r.param_bytes, r.compute_bytes }) -- L19
+    assert.is_false(r.flash_attention) -- L20 attn_implementation: eager
     assert.are.same({ "adamw", 2 }, { r.optimizer, r.optimizer_states }) -- L119
     assert.are.equal(1, count(ws, "the model states 1 MTP layer")) -- num_nextn_predict_layers 1
     assert.are.equal(3, #p.replacements) -- L36-53
@@ -180,6 +181,7 @@ describe("examples-qwen3_8-train.yaml", function()
     local r = p.run
     assert.are.same({ dp = 8, tp = 1, pp = 1, cp = 1, ep = 1, etp = 0, vpp = 1 }, degrees(r)) -- L27-30, L35
     assert.is_false(r.reshard_params) -- L38 reshard_after_backward: false
+    assert.is_true(r.flash_attention) -- L11 attn_implementation: sdpa
     assert.are.same({ 1, 1, 8 }, batch(r)) -- L17-18
     assert.are.equal(4096, r.seq_length) -- L80
     assert.are.equal("full", p.stated_ac_mode) -- L55
@@ -208,6 +210,7 @@ describe("examples-qwen3_5_9b_base-train.yaml", function()
     assert.is_true(r.reshard_params) -- L39; no reshard_after_backward
     assert.are.same({ "adamw", 2 }, { r.optimizer, r.optimizer_states }) -- L79
     assert.are.same({ 2, 2 }, { r.param_bytes, r.compute_bytes }) -- L15
+    assert.is_false(r.flash_attention) -- L16 attn_implementation: eager
     -- L13 HyperAutoModelForImageTextToText builds the tower (27 layers in the checkpoint)
     assert.are.equal(27, p.model.vision.num_hidden_layers)
     estimate(p)

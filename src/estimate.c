@@ -493,7 +493,10 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
 /* Backward overhead of a 1F1B-like schedule (memory-model.md §8.2): the
  * last node of the stage's last chunk is priced again at one micro-batch,
  * a recomputed layer as a plain one; an output node also brings the last
- * MTP layer before it. */
+ * MTP layer before it. Beyond the reference: on the output stage the last
+ * layer's backward runs once the loss's has freed its working set and the
+ * output's kept tensors, so its own working set (all of its activations
+ * again, when recomputed) is the overhead where it is the larger. */
 static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
 {
     const chunk_layout *ch = layout_chunk(l, stage, l->vpp - 1);
@@ -502,6 +505,12 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
     if (ch->output) {
         const kind_price *head = output_price(p);
         o = head->working + head->comm;
+        if (last != NULL && !last->mtp) {
+            kind_price scratch;
+            const kind_price *kp = price_of(p, last, &scratch);
+            double after_loss = kp->working + kp->comm - head->activation;
+            o = after_loss > o ? after_loss : o;
+        }
     }
     if (last != NULL && (!ch->output || last->mtp)) {
         kind_price scratch;

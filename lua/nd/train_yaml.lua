@@ -195,6 +195,34 @@ function train_yaml.read_compile(r)
   return v ~= nil and r:flag(c, "enabled", v) or false
 end
 
+-- Transformers' attention implementations, by whether the kernel is fused
+-- (keeps its fp32 statistics, not the scores): sdpa (PyTorch picks its
+-- flash, memory-efficient or cuDNN kernel, or torch_npu's fused attention),
+-- the flash-attn packages and flex attention are; eager multiplies out the
+-- scores, keeps their fp32 softmax and bf16 probabilities and repeats K and
+-- V to the query heads.
+train_yaml.ATTENTION_FUSED = { sdpa = true, flash_attention_2 = true, flash_attention_3 = true,
+                               flex_attention = true, eager = false }
+
+--- Whether the model's attention is a fused kernel: model.attn_implementation,
+-- which the trainer hands to from_pretrained (Transformers' default, sdpa,
+-- where unstated). A name ndlua does not know is priced fused, with a warning.
+-- reads: model.attn_implementation (the seed forwards it and prices flash attention)
+function train_yaml.read_attention(r)
+  local m = r:section(nil, "model")
+  local v = r:value(m, "attn_implementation")
+  if not values.truthy(v) then return true end
+  local name = r:name(m, "attn_implementation", v)
+  local fused = train_yaml.ATTENTION_FUSED[name]
+  if fused == nil then
+    r:warn("model.attn_implementation", string.format("'%s' is no attention ndlua knows (eager, sdpa, "
+      .. "flash_attention_2, flash_attention_3, flex_attention): priced as a fused kernel, which keeps no "
+      .. "scores", name))
+    return true
+  end
+  return fused
+end
+
 -- The data-parallel degree (seed `_resolve_data_parallel`): context.device_num,
 -- else (AutoModels only) the device count of the command line (-d), divided
 -- by tp x pp x cp; else dp_replicate x dp_shard, with a warning under
@@ -566,7 +594,7 @@ local function run_table(p)
   copy_into(run, p.optimizer, { "optimizer", "optimizer_states", "optimizer_state_bytes", "main_param_bytes" })
   copy_into(run, p.dtypes, { "param_bytes", "grad_bytes", "compute_bytes", "softmax_bytes" })
   run.cp_algo = p.accel.cp_algo_stated or "colossalai_cp"
-  run.flash_attention, run.vocab_emb_dp, run.frozen, run.emb_dp_sharded = true, true, false, true
+  run.flash_attention, run.vocab_emb_dp, run.frozen, run.emb_dp_sharded = p.flash_attention ~= false, true, false, true
   run.tie_embeddings = p.spec.tie_word_embeddings == true
   run.shard_mtp_param, run.seq_split = true, 1
   run.offset = p.offset
@@ -776,6 +804,7 @@ function read_parts(r, auto, opts)
   p.freeze_vision = resolved.freeze_vision
   p.replacements = train_yaml.read_plan_overrides(r)
   p.compiled = train_yaml.read_compile(r)
+  p.flash_attention = train_yaml.read_attention(r)
   if p.ctx.census then
     p.spec = with_census(r, p, resolved, opts)
   end
