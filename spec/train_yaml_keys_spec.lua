@@ -43,10 +43,23 @@ describe("nd.train_yaml.keys", function()
     assert.truthy(found:find("did you mean accelerator.tp_size?", 1, true))
   end)
 
+  it("warns that a parameter FSDP replicates is priced sharded (fsdp_config.replicate_params)", function()
+    -- the upstream recipes state replicate_params: [] (none replicated, what ndlua prices)
+    local _, all = parse("model:\n  pretrained_model_name_or_path: Qwen/Qwen3-8B\nfsdp_config:\n"
+      .. "  replicate_params: [lm_head, embed_tokens]\n")
+    local found
+    for _, m in ipairs(all) do
+      if m:find("fsdp_config.replicate_params", 1, true) then found = m end
+    end
+    assert.truthy(found, "a warning on replicate_params")
+    assert.truthy(found:find("is [lm_head, embed_tokens] (t.yaml:4:", 1, true), found)
+    assert.truthy(found:find("the estimate is for []", 1, true), found)
+  end)
+
   it("says nothing of a file whose every key is known", function()
     local _, all = parse("model:\n  pretrained_model_name_or_path: Qwen/Qwen3-8B\n  torch_dtype: bfloat16\n"
       .. "training:\n  global_batch_size: 8\n  seed: 42\ndataset:\n  data_transform:\n    max_seq_len: 4096\n"
-      .. "optimizer:\n  _target_: adamw\nfsdp_config:\n  forward_prefetch_depth: 1\n")
+      .. "optimizer:\n  _target_: adamw\nfsdp_config:\n  forward_prefetch_depth: 1\n  replicate_params: []\n")
     for _, m in ipairs(all) do
       assert.is_nil(m:find("rule reads", 1, true), m)
       assert.is_nil(m:find("not price", 1, true), m)

@@ -106,7 +106,18 @@ keys.UNPRICED = {
   ["activation_swap"] = { "none", "ndlua keeps every saved activation on the device; swapping is not modelled" },
   ["mixed_precision.enabled"] = { false, "ndlua prices the dtypes the yaml states (fsdp_config.mix_precision, "
     .. "torch_dtype); autocast is not modelled" },
+  -- a list of parameter names FSDP keeps whole on every rank instead of sharding
+  ["fsdp_config.replicate_params"] = { "[]", "ndlua shards every parameter over dp_shard_size; the named ones "
+    .. "are whole on every rank, their states and gradients too" },
 }
+
+-- A value as the warning shows it: a list as [a, b], an empty one as [].
+local function shown(v)
+  if type(v) ~= "table" then return tostring(v) end
+  local items = {}
+  for i, item in ipairs(v) do items[i] = tostring(item) end
+  return "[" .. table.concat(items, ", ") .. "]"
+end
 
 --- The edit distance of two words (Damerau's: a swap of two neighbours
 -- counts one, so `tp_szie` is 1 from `tp_size`).
@@ -207,12 +218,12 @@ function keys.check(r)
   for _, p in ipairs(paths) do
     local v = at_path(r.doc, p)
     local assumed, why = keys.UNPRICED[p][1], keys.UNPRICED[p][2]
-    if v ~= nil and not core.isnull(v) and v ~= assumed then
+    if v ~= nil and not core.isnull(v) and shown(v) ~= tostring(assumed) then
       local parent_path, key = p:match("^(.*)%.([^.]+)$")
       local parent = parent_path and at_path(r.doc, parent_path) or r.doc
       local at = where(r, parent, key or p, p)
       r:warn(p, string.format("is %s%s, which the trainer reads but ndlua does not price: %s; the estimate is "
-        .. "for %s", tostring(v), at and (" (" .. at .. ")") or "", why, tostring(assumed)))
+        .. "for %s", shown(v), at and (" (" .. at .. ")") or "", why, tostring(assumed)))
     end
   end
 end
