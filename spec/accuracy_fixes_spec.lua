@@ -210,6 +210,18 @@ describe("element-wise ops priced by HBM bandwidth", function()
     -- as many key heads as query heads: nothing to repeat
     assert.is_true(math.abs(extra { seq_length = 2048, repeat_kv = true } - forward_bytes / 100e9) < 1e-12)
   end)
+  it("prices eager scores: the softmax's read and write, and its fp32 output cast back for the product with V", function()
+    -- 8 heads x 2048 scores a token: the softmax reads bf16 (2) and writes fp32 (4),
+    -- the cast reads 4 and writes 2: 12 B a score, 196,608 B a token-layer; a
+    -- softmax written in the compute width (Megatron's fused kernel) needs no
+    -- cast: 2 + 2 = 4 B, 65,536 B
+    local eager = extra { seq_length = 2048, flash_attention = false }
+    assert.is_true(math.abs(eager - (forward_bytes + 196608 * 4 * 2048) / 100e9) < 1e-12)
+    local narrow = extra { seq_length = 2048, flash_attention = false, softmax_bytes = 2 }
+    assert.is_true(math.abs(narrow - (forward_bytes + 65536 * 4 * 2048) / 100e9) < 1e-12)
+    -- Megatron's runtime states that width: FusedScaleMaskSoftmax writes the scores' 16 bits
+    assert.are.equal(2, nd.run({ runtime = "megatron" }):spec().softmax_bytes)
+  end)
   it("rotates the share of each head partial_rotary_factor states", function()
     -- a quarter of the 2048 elements: 512 x 40 B / 3 a token-layer, 1536 x 40 B / 3 less than the whole
     local quarter = nd.model({ name = "tiny-quarter", arch = "default", hidden_size = 1024, num_hidden_layers = 4,

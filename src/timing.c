@@ -189,13 +189,15 @@ double layer_rank_weights(const price_ctx *c, const layer_kind *k)
 /* HBM bytes the eager attention's element-wise ops move in a layer's
  * forward, a token of one rank: without flash attention, each of the a/t
  * heads' s scores is read by the softmax (bc), which writes its output
- * (bs); a dropout reads that and writes its output (bc) and mask (bd). */
+ * (bs); a softmax wider than the compute width (Transformers' fp32
+ * softmax) is cast back for the product with V (reads bs, writes bc); a
+ * dropout reads that and writes its output (bc) and mask (bd). */
 static double scores_moved_per_token(const layer_kind *k, const run_t *r, const derived_t *d)
 {
     if (d->flash || k->attention == ATTENTION_LINEAR)
         return 0.0;
-    double bc = d->bytes_compute;
-    double per_score = bc + d->bytes_softmax + (d->bytes_dropout > 0 ? d->bytes_softmax + bc + d->bytes_dropout : 0);
+    double bc = d->bytes_compute, bs = d->bytes_softmax;
+    double per_score = bc + bs + (bs != bc ? bs + bc : 0.0) + (d->bytes_dropout > 0 ? bs + bc + d->bytes_dropout : 0);
     return k->ops[OP_SOFTMAX] * k->heads / (double)r->tp * (double)r->seq_length / (double)r->cp * per_score;
 }
 

@@ -39,6 +39,11 @@ return {
     -- softmax and writes the gradient over it; split over TP (vocab-parallel).
     loss_upcast = true, loss_inplace_grad = true, loss_parallel = true,
     flash_attention = true,
+    -- Without flash attention, FusedScaleMaskSoftmax computes in fp32 but
+    -- writes its output in the scores' 16-bit width (no
+    -- --attention-softmax-in-fp32): what it keeps and what the product with
+    -- V reads, with no cast between them.
+    softmax_bytes = 2,
     selective_rule = "megatron",
     -- max_memory_allocated counts tensors alone: no reserve, no fragmentation.
     reserve_bytes = 0, fragmentation = 0,
