@@ -49,7 +49,9 @@ function cases.gpt3()
                        num_attention_heads = 96, intermediate_size = 49152, vocab_size = 51200,
                        max_position_embeddings = 2048 }, { warnings = warnings })
   local run = nd.run { tp = 8, pp = 16, dp = 8, micro_batch_size = 1, micro_batch_num = 192, seq_length = 2048,
-                       recompute = "full", grad_accumulation = true, grad_bytes = 4, param_bytes = 2, compute_bytes = 2 }
+                       recompute = "full", grad_accumulation = true, grad_bytes = 4, param_bytes = 2, compute_bytes = 2,
+                       -- Megatron's FusedScaleMaskSoftmax writes its output in 16 bits
+                       softmax_bytes = 2 }
   local t = core.step_time(m, run, profile("A100-80GB"))
   local B, s, l, h, V = 1536, 2048, 96, 12288, 51200
   local flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
@@ -72,7 +74,9 @@ function cases.llama3()
   for _, c in ipairs({ { 8192, 64, 32, 43 }, { 16384, 128, 16, 41 } }) do
     local run = nd.run { tp = 8, pp = 16, dp = c[2], vpp = 2, micro_batch_size = 1, micro_batch_num = c[3],
                          seq_length = 8192, sequence_parallel = true, grad_accumulation = true,
-                         optimizer_parallel = true, grad_shard = true, grad_bytes = 4 }
+                         optimizer_parallel = true, grad_shard = true, grad_bytes = 4,
+                         -- a production trainer's fused norm, SwiGLU and RoPE kernels
+                         fused_norm = true, fused_swiglu = true, rope = "fused" }
     local t = core.step_time(m, run, profile("H100"))
     row(string.format("MFU on %d GPUs (DP %d)", c[1], c[2]), 100 * t.mfu, c[4], "%")
     if c[1] == 16384 then parts_line(t) end
@@ -91,7 +95,9 @@ function cases.deepseek_v3()
   local h800 = profile("H100", { levels = { { devices = 8, gbps = 200 * 0.8 }, { gbps = 50 * 0.9 } } })
   local run = nd.run { pp = 16, vpp = 2, ep = 64, dp = 128, micro_batch_size = 1, micro_batch_num = 120,
                        seq_length = 4096, pp_schedule = "zero_bubble_v", grad_accumulation = true,
-                       optimizer_parallel = true, grad_bytes = 4 }
+                       optimizer_parallel = true, grad_bytes = 4,
+                       -- its trainer's fused norm, SwiGLU and RoPE kernels
+                       fused_norm = true, fused_swiglu = true, rope = "fused" }
   local t = core.step_time(m, run, h800)
   print("DeepSeek-V3, 2048 H800, PP 16 (DualPipe) EP 64 DP 128, 15360 x 4096 a batch (DeepSeek-AI 2024):")
   row("tokens a second a GPU", t.tokens_per_s_per_device, 14.8e12 / (2.664e6 * 3600))

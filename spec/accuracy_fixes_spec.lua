@@ -141,11 +141,13 @@ end)
 
 describe("element-wise ops priced by HBM bandwidth", function()
   -- search.t's model (h 1024, FFN 4096, 8 heads of 128, 4 layers, flash
-  -- attention), eager (nd.run's defaults): a token of a layer moves 2 norms
-  -- x 2h·2 B = 8192, 2 residual adds x 3h·2 B = 12288, SiLU and the product
-  -- apart 5f·2 B = 40960 (SiLU reads and writes f, the product reads two f
-  -- and writes one): 61440 B; x 4 layers x 2048 tokens = 503,316,480 B a
-  -- micro-batch. Transformers' rotary embedding of the 8 query and 8 key
+  -- attention), eager (nd.run's defaults): a token of a layer moves 2
+  -- Transformers RMSNorms of h elements at 36 B each (the fp32 upcast 2 + 4,
+  -- the square 4 + 4, the mean 4, the product by the root 4 + 4, the cast
+  -- back 4 + 2, the weight's product 2 + 2) = 73728, 2 residual adds x
+  -- 3h·2 B = 12288, SiLU and the product apart 5f·2 B = 40960 (SiLU reads
+  -- and writes f, the product reads two f and writes one): 126976 B; x 4
+  -- layers x 2048 tokens = 1,040,187,392 B a micro-batch. Transformers' rotary embedding of the 8 query and 8 key
   -- heads (2048 elements a token): the negated half 0.5 + 0.5, the
   -- concatenation 1 + 1, the products by cos and sin 2 x (1 + 1), the sum
   -- 2 + 1 = 10 element passes of 2 B forward, as many backward: 40 B an
@@ -168,7 +170,7 @@ describe("element-wise ops priced by HBM bandwidth", function()
     local with, without = nd.step_time(model or m, r, hw(100)).parts, nd.step_time(model or m, r, hw(nil)).parts
     return with.forward_s - without.forward_s, with.backward_s - without.backward_s
   end
-  local forward_bytes = 503316480 + 671088640 / 3 + 1048576000
+  local forward_bytes = 1040187392 + 671088640 / 3 + 1048576000
   it("adds the bytes they move over the bandwidth to the forward", function()
     local forward = extra { seq_length = 2048 }
     assert.is_true(math.abs(forward - forward_bytes / 100e9) < 1e-12)
@@ -184,6 +186,30 @@ describe("element-wise ops priced by HBM bandwidth", function()
     local forward = extra { seq_length = 2048, fused_swiglu = true, rope = "fused" }
     local less = (16384 + 32 * 2048 / 3) * 4 * 2048
     assert.is_true(math.abs(forward - (forward_bytes - less) / 100e9) < 1e-12)
+  end)
+  it("prices a fused norm at one read and one write of 2 B an element", function()
+    -- 2 norms x (36 − 4) B x 1024 = 65536 B a token-layer less
+    local forward = extra { seq_length = 2048, fused_norm = true }
+    assert.is_true(math.abs(forward - (forward_bytes - 65536 * 4 * 2048) / 100e9) < 1e-12)
+  end)
+  it("prices the zero-centred norm's fp32 product by 1 + weight, and q/k norms over the heads", function()
+    -- zero-centred (Qwen3.5): upcast 2 + 4, square 4 + 4, mean 4, root 4 + 4,
+    -- (1 + w) product in fp32 4 + 4, cast back 4 + 2 = 40 B: 2 x 4 x 1024 = 8192 B a token-layer more
+    local zc = nd.model({ name = "tiny-zc", arch = "qwen3_5", hidden_size = 1024, num_hidden_layers = 4,
+                          num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                          vocab_size = 32000, max_position_embeddings = 2048,
+                          layer_types = { "full_attention", "full_attention", "full_attention", "full_attention" } },
+                        { warnings = quiet })
+    local plain = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                             num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                             vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+    local r = { seq_length = 2048, rope = "fused" }
+    assert.is_true(math.abs(extra(r, zc) - extra(r, plain) - 8192 * 4 * 2048 / 100e9) < 1e-12)
+    -- q/k norms (Qwen3): 8 + 8 heads of 128 at 36 B: 73728 B a token-layer more
+    local qk = nd.model({ name = "tiny-qk", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                          num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                          vocab_size = 32000, max_position_embeddings = 2048, qk_norm = true }, { warnings = quiet })
+    assert.is_true(math.abs(extra(r, qk) - extra(r, plain) - 73728 * 4 * 2048 / 100e9) < 1e-12)
   end)
   it("prices torchtitan's complex product as the casts to and from fp32 and the fp32 product", function()
     -- x.float() 2 + 4, the complex product 4 + 4, type_as 4 + 2: 20 B each way,

@@ -253,11 +253,29 @@ static double qk_moved_per_token(const model_t *m, const layer_kind *k, const ru
     return blocks * moved / 3.0;
 }
 
+/* HBM bytes a norm moves an element in its forward: a fused kernel (TE's,
+ * Apex's, PyTorch's nn.RMSNorm and nn.LayerNorm, torch.compile's) reads
+ * and writes it once, 2·bc. Transformers' eager RMSNorm runs op by op in
+ * the norm width bn (fp32): the upcast (bc + bn), the square (2bn), the
+ * mean (bn), the product by the reciprocal root (2bn), the cast back
+ * (bn + bc) and the weight's product (2bc): 4bc + 7bn, 36 B in bf16; the
+ * zero-centred form (Qwen3.5, Gemma) multiplies by 1 + weight in fp32
+ * before the cast back: 2bc + 9bn, 40 B. Where bn is bc the casts vanish. */
+static double norm_bytes_per_element(const model_t *m, const derived_t *d)
+{
+    double bc = d->bytes_compute, bn = d->bytes_norm;
+    if (d->fused_norm || m->norm_bias) /* a LayerNorm is one kernel eager too */
+        return 2.0 * bc;
+    double casts = bn != bc ? 2.0 * (bc + bn) : 0.0;
+    return casts + (m->family.zero_centered_norms ? 7.0 * bn : 5.0 * bn + 2.0 * bc);
+}
+
 /* HBM bytes the element-wise ops of one layer move in its forward, a token
  * of one rank (each op reads its inputs and writes its outputs once; the
  * GEMMs' own traffic is in their FLOP rate):
  *   scores   the eager attention's softmax and dropout (scores_moved_per_token)
- *   norms    each reads and writes the hidden state (2h·bc)
+ *   norms    each over the hidden state, h elements (norm_bytes_per_element);
+ *            q/k norms over the a/t query and kv/t key heads
  *   residual two adds reading two hidden states and writing one (3h·bc each)
  *   dropout  each hidden dropout reads h, writes h and its mask (h·(2bc + bd))
  *   FFN act  a fused gated product reads two f-wide inputs and writes one
@@ -274,9 +292,12 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
 {
     double h = (double)m->hidden, bc = d->bytes_compute, t = (double)r->tp, sp = (double)d->sp;
     double moved = scores_moved_per_token(k, r, d) + qk_moved_per_token(m, k, r, d);
-    double hidden = k->ops[OP_NORMOP] * 2.0 * h * bc + 2.0 * 3.0 * h * bc +
+    double norm = norm_bytes_per_element(m, d);
+    double hidden = k->ops[OP_NORMOP] * h * norm + 2.0 * 3.0 * h * bc +
                     k->ops[OP_DROPOUT] * h * (2.0 * bc + d->bytes_dropout);
     moved += hidden / sp;
+    if (m->qk_norm && !k->mla && k->attention != ATTENTION_LINEAR)
+        moved += k->ops[OP_ATTMM] / 4.0 * (k->heads + k->kv_heads) * k->qk_head_dim / t * norm;
     double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
     if (k->moe)
         moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp +
