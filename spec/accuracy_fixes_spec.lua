@@ -7,6 +7,16 @@ local quiet = require("nd.warnings").quiet()
 -- tiny.dense: h 64, 4 heads of 16, FFN 256, vocabulary 1000, 2 layers
 local H, V = 64, 1000
 
+-- search.t's model: h 1024, 4 layers, 8 heads (and key heads) of 128, FFN
+-- 4096, vocabulary 32000; fields change it
+local function tiny_llama(fields)
+  local spec = { name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
+                 num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
+                 vocab_size = 32000, max_position_embeddings = 2048 }
+  for k, v in pairs(fields or {}) do spec[k] = v end
+  return nd.model(spec, { warnings = quiet })
+end
+
 describe("the output layer (item 1)", function()
   local tokens = 1024
   local function stage(fields)
@@ -94,9 +104,7 @@ end)
 
 describe("ZeRO-3 step time (item 4)", function()
   -- search.t's model: h 1024, 4 layers, FFN 4096, vocabulary 32000: W = 132,653,056 weights a rank
-  local m = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
-                       num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
-                       vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+  local m = tiny_llama()
   local flat = { peak_tflops = 100, sustained_tflops = 100, levels = { { gbps = 100 } },
                  overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
   it("gathers the weights for forward and backward and reduce-scatters the gradients every micro-batch", function()
@@ -158,9 +166,7 @@ describe("element-wise ops priced by HBM bandwidth", function()
   -- 3,145,728,000 B forward and backward, a third, 1,048,576,000 B, in the
   -- forward. At 100 GB/s the forward takes their sum over 100 GB/s more,
   -- the backward twice that
-  local m = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
-                       num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
-                       vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+  local m = tiny_llama()
   local function hw(memory_gbps)
     return { peak_tflops = 100, sustained_tflops = 100, memory_gbps = memory_gbps, levels = { { gbps = 100 } },
              overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
@@ -195,20 +201,13 @@ describe("element-wise ops priced by HBM bandwidth", function()
   it("prices the zero-centred norm's fp32 product by 1 + weight, and q/k norms over the heads", function()
     -- zero-centred (Qwen3.5): upcast 2 + 4, square 4 + 4, mean 4, root 4 + 4,
     -- (1 + w) product in fp32 4 + 4, cast back 4 + 2 = 40 B: 2 x 4 x 1024 = 8192 B a token-layer more
-    local zc = nd.model({ name = "tiny-zc", arch = "qwen3_5", hidden_size = 1024, num_hidden_layers = 4,
-                          num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
-                          vocab_size = 32000, max_position_embeddings = 2048,
-                          layer_types = { "full_attention", "full_attention", "full_attention", "full_attention" } },
-                        { warnings = quiet })
-    local plain = nd.model({ name = "tiny-llama", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
-                             num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
-                             vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+    local zc = tiny_llama { arch = "qwen3_5", layer_types = { "full_attention", "full_attention", "full_attention",
+                                                               "full_attention" } }
+    local plain = tiny_llama()
     local r = { seq_length = 2048, rope = "fused" }
     assert.is_true(math.abs(extra(r, zc) - extra(r, plain) - 8192 * 4 * 2048 / 100e9) < 1e-12)
     -- q/k norms (Qwen3): 8 + 8 heads of 128 at 36 B: 73728 B a token-layer more
-    local qk = nd.model({ name = "tiny-qk", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
-                          num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
-                          vocab_size = 32000, max_position_embeddings = 2048, qk_norm = true }, { warnings = quiet })
+    local qk = tiny_llama { qk_norm = true }
     assert.is_true(math.abs(extra(r, qk) - extra(r, plain) - 73728 * 4 * 2048 / 100e9) < 1e-12)
   end)
   it("prices torchtitan's complex product as the casts to and from fp32 and the fp32 product", function()
@@ -227,9 +226,7 @@ describe("element-wise ops priced by HBM bandwidth", function()
     -- 8 query heads, 2 key heads of 128: K and V each read 2·128 and write
     -- 8·128 elements of 2 B forward, the backward's sum as much the other
     -- way: 2 x 2 x (8 + 2)·128·2 B = 10240 B a token-layer, a third in the forward
-    local gqa = nd.model({ name = "tiny-gqa", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
-                           num_attention_heads = 8, num_key_value_heads = 2, intermediate_size = 4096,
-                           vocab_size = 32000, max_position_embeddings = 2048 }, { warnings = quiet })
+    local gqa = tiny_llama { num_key_value_heads = 2 }
     local with = extra({ seq_length = 2048, repeat_kv = true }, gqa)
     local without = extra({ seq_length = 2048 }, gqa)
     assert.is_true(math.abs(with - without - 10240 / 3 * 4 * 2048 / 100e9) < 1e-12)
@@ -250,10 +247,7 @@ describe("element-wise ops priced by HBM bandwidth", function()
   end)
   it("rotates the share of each head partial_rotary_factor states", function()
     -- a quarter of the 2048 elements: 512 x 40 B / 3 a token-layer, 1536 x 40 B / 3 less than the whole
-    local quarter = nd.model({ name = "tiny-quarter", arch = "default", hidden_size = 1024, num_hidden_layers = 4,
-                               num_attention_heads = 8, num_key_value_heads = 8, intermediate_size = 4096,
-                               vocab_size = 32000, max_position_embeddings = 2048, partial_rotary_factor = 0.25 },
-                             { warnings = quiet })
+    local quarter = tiny_llama { partial_rotary_factor = 0.25 }
     local forward = extra({ seq_length = 2048 }, quarter)
     assert.is_true(math.abs(forward - (forward_bytes - 1536 * 40 / 3 * 4 * 2048) / 100e9) < 1e-12)
     local ok, err = pcall(nd.model, { name = "x", arch = "llama", hidden_size = 64, num_hidden_layers = 1,
