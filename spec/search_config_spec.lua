@@ -291,6 +291,12 @@ pp_config: {pipeline_schedule: sideways}
     }, cfg.problems.errors)
     local paths = {}
     for i, w in ipairs(cfg.problems.warnings) do paths[i] = w.path end
-    assert.are.same({ "model.offset", "model.use_flash_attention" }, paths)
+    assert.are.same({ "model.offset" }, paths)
+    -- use_flash_attention: false is priced: the eager attention, as a train.yaml's attn_implementation
+    assert.are.same({ { { "model", "attn_implementation" }, "eager", "use_flash_attention" } }, cfg.model_keys.run)
+    local doc = model_keys.document(read("model: {hidden_size: 64, use_flash_attention: false}").model_keys)
+    assert.are.equal("eager", doc.model.attn_implementation)
+    doc = model_keys.document(read("model: {hidden_size: 64, use_flash_attention: true}").model_keys)
+    assert.is_nil(doc.model.attn_implementation)
   end)
 end)

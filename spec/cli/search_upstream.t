@@ -146,7 +146,6 @@ reads that ndlua cannot price are warnings:
   >   pipeline_schedule: "1F1B-sideways"
   > EOF2
   $ ndlua search.lua -s bad.yaml -o out
-  warning: model.use_flash_attention: false is not priced: ndlua prices every attention with flash attention's kept statistics
   warning: model.rope_theta: is no model field ndlua knows under this name or another; it is not priced
   bad.yaml:3:22: model.num_hidden_layers: states num_hidden_layers, which model.n_layers states as 32; keep one
   bad.yaml:4:8: model.dim: must be a whole number, got 4096.5

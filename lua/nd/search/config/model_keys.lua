@@ -53,7 +53,6 @@ model_keys.RUN = RUN
 local UNPRICED = {
   offset = "the search balances each candidate's stages itself (the first layers-mod-pp stages one layer more); "
     .. "an offset states one pipeline's layout",
-  use_flash_attention = "ndlua prices every attention with flash attention's kept statistics",
   moe_enabled = true,
   optimizer_weight_shard_size = true,
 }
@@ -122,7 +121,12 @@ function model_keys.read(model, p, keys_of)
         out.op = v
       end
     elseif key == "use_flash_attention" then
-      if v == false then p:warn(path, "false is not priced: " .. UNPRICED.use_flash_attention) end
+      -- false: the eager attention, keeping its scores (a train.yaml's attn_implementation: eager)
+      if type(v) ~= "boolean" then
+        p:error(model, key, path, "must be true or false, got " .. tostring(v))
+      elseif v == false then
+        out.run[#out.run + 1] = { { "model", "attn_implementation" }, "eager", key }
+      end
     elseif UNPRICED[key] then
       p:warn(path, "is not read: " .. UNPRICED[key])
     else
