@@ -181,8 +181,7 @@ static void read_counts(lua_State *L, int f, const char *key, const run_t *r, pe
     lua_pop(L, 1);
 }
 
-static const char *const MODES[] = {"off", "selective", "full", NULL};
-const field_choices lnd_recompute_modes = {MODES, NULL, "off, selective, full"};
+const field_choices lnd_recompute_modes = {RECOMPUTE_NAMES, NULL, "off, selective, full"};
 static const field_desc RANGE_FIELDS[] = {
     FIELD_I64(recompute_range, "first", first, 0, ND_MAX_LAYERS, 0),
     FIELD_I64(recompute_range, "count", count, -1, ND_MAX_LAYERS, -1),

@@ -147,12 +147,15 @@ char *field_string(lua_State *L, int t, const char *prefix, const char *key, con
     return copy;
 }
 
+/* The value of c's i-th name: its own, or its place in the list. */
+static int choice_value(const field_choices *c, int i) { return c->values != NULL ? c->values[i] : i; }
+
 bool field_choice_at(lua_State *L, int idx, const field_choices *c, int *value)
 {
     const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
     for (int i = 0; s != NULL && c->names[i] != NULL; i++) {
         if (strcmp(s, c->names[i]) == 0) {
-            *value = c->values != NULL ? c->values[i] : i;
+            *value = choice_value(c, i);
             return true;
         }
     }
@@ -163,7 +166,7 @@ static int read_choice(lua_State *L, int t, const char *prefix, const field_desc
 {
     char *s = field_string(L, t, prefix, d->key, NULL); /* checks it is a name */
     if (s == NULL)
-        return d->choices->values != NULL ? d->choices->values[0] : 0;
+        return choice_value(d->choices, 0);
     free(s);
     int v = 0; /* set below, or nd_bad_input raises */
     lua_getfield(L, t, d->key);

@@ -8,7 +8,7 @@ const char *const SWITCH_NAMES[SW_COUNT] = {
     "attBMM", "headCast", "dropout", "softmax", "normOp", "gather", "ffAct", "attUp",
 };
 
-const char *const RECOMPUTE_NAMES[3] = {"off", "selective", "full"};
+const char *const RECOMPUTE_NAMES[4] = {"off", "selective", "full", NULL};
 
 const signed char HYPERPARALLEL_SWITCHES[SW_COUNT] = {1, 0, 0, 0, 0, 0, 0, 1};
 

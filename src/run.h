@@ -13,8 +13,9 @@
 typedef enum { SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_ZERO_BUBBLE_V } pp_schedule;
 /* In the order lnd_run.c names them: a name's value is its place in the list. */
 typedef enum { REC_OFF, REC_SELECTIVE, REC_FULL } recompute_mode;
-/* The modes by name, as Lua and the reports give them: off, selective, full. */
-extern const char *const RECOMPUTE_NAMES[3];
+/* The modes by name, as Lua and the reports give them: off, selective, full
+ * (NULL-terminated, the names nd.run reads). */
+extern const char *const RECOMPUTE_NAMES[4];
 /* In the order lnd_run.c names them: a name's value is its place in the list. */
 typedef enum { RULE_HYPERPARALLEL, RULE_MINDFORMERS, RULE_MEGATRON, RULE_TORCHTITAN } selective_rule;
 typedef enum { CP_RING, CP_ULYSSES } cp_algorithm;
