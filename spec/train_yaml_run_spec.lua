@@ -234,6 +234,10 @@ describe("the dtypes", function()
     assert.are.equal(2, count(ws, "PyTorch gives no gradient to a tensor of an integer dtype")) -- one per key
     _, ws = read(QWEN .. "  torch_dtype: int32\n")
     assert.are.equal(1, count(ws, "'int32' is priced at its width, 4 bytes per element"))
+    -- a name with no width is no dtype ndlua prices: refused where the yaml states it, not warned of
+    assert.is_nil(require("nd.train_yaml.dtypes").untrainable("bool"))
+    assert.are.equal("PyTorch gives no gradient to a tensor of an integer dtype",
+      require("nd.train_yaml.dtypes").untrainable("torch.QInt8"))
     for _, fine in ipairs { "bfloat16", "float16", "float32", "torch.half", "float" } do
       _, ws = read(QWEN .. "  torch_dtype: " .. fine .. "\n")
       assert.are.equal(0, count(ws, "is priced at its width"), fine)

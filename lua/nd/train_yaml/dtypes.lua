@@ -18,26 +18,32 @@ dtypes.NAMED = { float = 4, half = 2, double = 8 }
 
 dtypes.ACCEPTED = "a dtype such as bfloat16, float16, float32, float8_e4m3fn (or half, float, double)"
 
+-- A dtype name without case or torch's prefix: "torch.BFloat16" -> "bfloat16".
+local function bare_name(name)
+  return (name:lower():gsub("^torch%.", ""))
+end
+
 --- Bytes per element of a dtype name; nil when the name is none.
 function dtypes.bytes(name)
   if type(name) ~= "string" then return nil end
-  local bare = name:lower():gsub("^torch%.", "")
+  local bare = bare_name(name)
   local digits = bare:match("(%d+)")
   if digits then return math.max(1, tonumber(digits) // 8) end
   return dtypes.NAMED[bare]
 end
 
 --- Why no run trains with weights (or activations) of a dtype, or nil
--- where one can. The seed prices any dtype by its width, and so does
--- ndlua, but an 8-bit or integer width names no layout a runtime trains
--- in, and the memory it gives is a fraction of any real run's.
+-- where one can (or where the name is no dtype ndlua prices). The seed
+-- prices any dtype by its width, and so does ndlua, but an 8-bit or
+-- integer width names no layout a runtime trains in, and the memory it
+-- gives is a fraction of any real run's.
 function dtypes.untrainable(name)
-  if type(name) ~= "string" then return nil end
-  local bare = name:lower():gsub("^torch%.", "")
-  if bare:match("^q?u?int%d") or bare == "bool" then
+  local n = dtypes.bytes(name)
+  if not n then return nil end
+  if bare_name(name):match("^q?u?int%d") then
     return "PyTorch gives no gradient to a tensor of an integer dtype"
   end
-  if dtypes.bytes(bare) == 1 then
+  if n == 1 then
     return "PyTorch's float8 dtypes are storage for scaled matmuls, with almost no other arithmetic (no "
       .. "optimizer step, norm or softmax runs in them); FP8 training (torchao's Float8Linear, "
       .. "Transformer Engine) holds the weights in bfloat16 or float32 and casts them to float8 only "
@@ -76,7 +82,7 @@ function dtypes.read(r, auto, spec, mix_precision)
     local v = r:value(sec, key)
     local n = dtypes.bytes(v)
     if not n then r:fail(sec, key, values.describe(v) .. " is no dtype ndlua knows", dtypes.ACCEPTED) end
-    warn_untrainable(sec.path ~= "" and sec.path .. "." .. key or key, v)
+    warn_untrainable(values.join(sec.path, key), v)
     return n
   end
   -- The dtype the runtime loads the weights in: model.torch_dtype unless

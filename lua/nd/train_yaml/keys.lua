@@ -107,7 +107,7 @@ keys.UNPRICED = {
   ["mixed_precision.enabled"] = { false, "ndlua prices the dtypes the yaml states (fsdp_config.mix_precision, "
     .. "torch_dtype); autocast is not modelled" },
   -- a list of parameter names FSDP keeps whole on every rank instead of sharding
-  ["fsdp_config.replicate_params"] = { "[]", "ndlua shards every parameter over dp_shard_size; the named ones "
+  ["fsdp_config.replicate_params"] = { {}, "ndlua shards every parameter over dp_shard_size; the named ones "
     .. "are whole on every rank, their states and gradients too" },
 }
 
@@ -117,6 +117,12 @@ local function shown(v)
   local items = {}
   for i, item in ipairs(v) do items[i] = tostring(item) end
   return "[" .. table.concat(items, ", ") .. "]"
+end
+
+-- Whether a stated value is the one ndlua assumes (an assumed list: empty).
+local function is_assumed(v, assumed)
+  if type(assumed) == "table" then return type(v) == "table" and next(v) == nil end
+  return v == assumed
 end
 
 --- The edit distance of two words (Damerau's: a swap of two neighbours
@@ -218,12 +224,12 @@ function keys.check(r)
   for _, p in ipairs(paths) do
     local v = at_path(r.doc, p)
     local assumed, why = keys.UNPRICED[p][1], keys.UNPRICED[p][2]
-    if v ~= nil and not core.isnull(v) and shown(v) ~= tostring(assumed) then
+    if v ~= nil and not core.isnull(v) and not is_assumed(v, assumed) then
       local parent_path, key = p:match("^(.*)%.([^.]+)$")
       local parent = parent_path and at_path(r.doc, parent_path) or r.doc
       local at = where(r, parent, key or p, p)
       r:warn(p, string.format("is %s%s, which the trainer reads but ndlua does not price: %s; the estimate is "
-        .. "for %s", shown(v), at and (" (" .. at .. ")") or "", why, tostring(assumed)))
+        .. "for %s", shown(v), at and (" (" .. at .. ")") or "", why, shown(assumed)))
     end
   end
 end

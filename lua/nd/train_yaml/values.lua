@@ -44,9 +44,11 @@ function values.truthy(v)
 end
 local truthy = values.truthy
 
-local function join(path, key)
+--- The key path of `key` under a section's `path` ("" at the root).
+function values.join(path, key)
   return path == "" and key or (path .. "." .. key)
 end
+local join = values.join
 
 -- The command-line option that set `path` (or a key above it), if any.
 function Reader:override_of(path)
