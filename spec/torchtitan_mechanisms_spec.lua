@@ -92,6 +92,41 @@ describe("torchtitan's memory mechanisms (nd.estimate)", function()
     assert.are.equal(s.allocated + TABLES, s.reserved)
   end)
 
+  -- The tables' reduce-scatter input (TABLES) allocated after the whole backward in new segment space
+  -- above the default stream's backward-start peak (tables_reduce_above_peak)
+  local released = with(fsdp, { grads_set_to_none = true, grad_stream_pool = true })
+
+  it("tables_reduce_above_peak: the tables' reduce-scatter input reserved above the backward's start", function()
+    local plain = estimate(dense, released)
+    local above = estimate(dense, with(released, { tables_reduce_above_peak = true }))
+    -- 128 tokens: the start is the peak (no gradient live), allocated unchanged
+    assert.are.equal(0, plain.grads)
+    assert.are.equal(plain.allocated, above.allocated)
+    -- the default stream reserves start + TABLES, the gradients' pool GRADS beside it
+    assert.are.equal(plain.reserved + TABLES, above.reserved)
+    assert.are.equal(GRADS, above.grad_pool)
+    assert.are.equal(TABLES, above.fragmentation)
+  end)
+
+  it("tables_reduce_above_peak when the end is the allocated peak: the start's segments stay reserved", function()
+    -- 8 tokens, full recompute: allocated is the end (every gradient + TABLES); the default stream
+    -- reserves its start (what the same step keeps without grads_set_to_none) + TABLES, the pool GRADS
+    local short = with(released, { seq_length = 8, recompute = "full" })
+    local before = estimate(dense, with(short, { grads_set_to_none = false, grad_stream_pool = false }))
+    local s = estimate(dense, with(short, { tables_reduce_above_peak = true }))
+    assert.are.equal(tiny.static(s) + TABLES, s.allocated)
+    local start = before.activations + before.comm + before.backward_overhead
+    assert.are.equal(s.allocated + start, s.reserved)
+  end)
+
+  it("tables_reduce_above_peak in one pool: the input above the start, gradients kept or not", function()
+    for _, fields in ipairs { with(fsdp, { grads_set_to_none = true }), fsdp } do
+      local plain = estimate(dense, fields)
+      local above = estimate(dense, with(fields, { tables_reduce_above_peak = true }))
+      assert.are.equal(plain.allocated + TABLES, above.reserved)
+    end
+  end)
+
   it("grad_stream_pool: the freed gradients stay reserved in their stream's pool", function()
     local s = estimate(dense, with(kept, { grads_set_to_none = true, grad_stream_pool = true,
                                            fragmentation = 0.05 }))
@@ -161,9 +196,11 @@ describe("torchtitan's step-time mechanisms (nd.core.step_time, memory_gbps)", f
 end)
 
 describe("the torchtitan runtime states them", function()
-  it("repeat_kv, grads_set_to_none, grad_stream_pool, gather_copies, clip_scales_always", function()
+  it("repeat_kv, grads_set_to_none, grad_stream_pool, tables_reduce_above_peak, gather_copies, clip_scales_always",
+     function()
     local spec = nd.run({ runtime = "torchtitan", dp = 8, zero = 3 }, dense):spec()
-    for _, k in ipairs { "repeat_kv", "grads_set_to_none", "grad_stream_pool", "gather_copies", "clip_scales_always" } do
+    for _, k in ipairs { "repeat_kv", "grads_set_to_none", "grad_stream_pool", "tables_reduce_above_peak",
+                         "gather_copies", "clip_scales_always" } do
       assert.is_true(spec[k], k)
     end
     assert.is_falsy(nd.run({ runtime = "megatron" }, dense):spec().grads_set_to_none)

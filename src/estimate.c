@@ -622,17 +622,49 @@ static void keep_peak_end(stage_estimate *st, const backward_ends *e)
     }
 }
 
+/* The default stream's reserved peak: the larger end of the backward,
+ * with the tables' reduce-scatter input above the start's peak where the
+ * runtime's allocator places it there (tables_reduce_above_peak). Measured
+ * on one H200 (torchtitan, expandable segments): the default stream's
+ * segments held its allocated peak plus that input, 4.2 GB at vocabulary
+ * 128256, to 0.9 GB in six runs of seven; the seventh (full recompute,
+ * 8192 tokens) fitted it in the loss's freed blocks. */
+static double default_stream_peak(const backward_ends *e, const run_t *r)
+{
+    double start = e->start + (r->tables_reduce_above_peak ? e->tables : 0.0);
+    return start > e->end ? start : e->end;
+}
+
 /* PyTorch's caching allocator keeps a pool per stream and lends no block of
  * one to another (grad_stream_pool): the sharded gradients, and while they
  * accumulate a group's reduce-scatter output beside them, stay in the
  * reduce-scatter stream's pool, whose peak adds to that of the default
- * stream, the larger of the backward's two ends. Measured on one H200: the
- * side stream's segments held the gradients' bytes, and with two
- * micro-batches the tables' reduce output more. */
-static double reserved_with_pools(const backward_ends *e, const derived_t *d, double fragmentation)
+ * stream. Measured on one H200: the side stream's segments held the
+ * gradients' bytes, and with two micro-batches the tables' reduce output
+ * more. */
+static double stream_pool(const backward_ends *e, const derived_t *d)
 {
-    double pool = e->grads + (d->grads_released ? 0.0 : e->tables / (double)d->optimizer_ranks);
-    return (e->start > e->end ? e->start : e->end) * (1.0 + fragmentation) + pool;
+    return e->grads + (d->grads_released ? 0.0 : e->tables / (double)d->optimizer_ranks);
+}
+
+/* Sets the stage's reserved bytes and the share of them the gradients'
+ * pool holds beyond the plain rule, allocated x (1 + fragmentation). */
+static void price_reserved(stage_estimate *st, const backward_ends *e, const derived_t *d, const run_t *r)
+{
+    double plain = st->allocated * (1.0 + r->fragmentation);
+    st->reserved = plain;
+    if (r->grad_stream_pool) {
+        double ends = e->start > e->end ? e->start : e->end;
+        double pooled = ends * (1.0 + r->fragmentation) + stream_pool(e, d);
+        st->grad_pool = pooled > plain ? pooled - plain : 0.0;
+        double reserved = default_stream_peak(e, r) * (1.0 + r->fragmentation) + stream_pool(e, d);
+        st->reserved = reserved > plain ? reserved : plain;
+    } else if (r->tables_reduce_above_peak) {
+        /* one pool: gradients freed before the step come back into blocks the backward frees */
+        double start = e->start + (d->grads_released ? 0.0 : e->grads) + e->tables;
+        double reserved = start * (1.0 + r->fragmentation);
+        st->reserved = reserved > plain ? reserved : plain;
+    }
 }
 
 /* Whether a chunk of stage s holds the output head (output), else the embedding. */
@@ -687,18 +719,13 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
     const derived_t *d = p->c.d;
-    backward_ends ends = {0, 0, 0, 0}; /* read only under the two rules below */
-    if (d->grads_released || r->grad_stream_pool)
+    backward_ends ends = {0, 0, 0, 0}; /* read only under the rules below */
+    if (d->grads_released || r->grad_stream_pool || r->tables_reduce_above_peak)
         ends = ends_of(st, stage_tables_reduce(p, e->lay, s));
     if (d->grads_released)
         keep_peak_end(st, &ends);
     st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead;
-    st->reserved = st->allocated * (1.0 + r->fragmentation);
-    if (r->grad_stream_pool) {
-        double pooled = reserved_with_pools(&ends, d, r->fragmentation);
-        st->grad_pool = pooled > st->reserved ? pooled - st->reserved : 0.0;
-        st->reserved += st->grad_pool;
-    }
+    price_reserved(st, &ends, d, r);
     st->total = st->reserved + st->reserve;
     return 0;
 }

@@ -107,6 +107,12 @@ typedef struct {
      * caching allocator keeps apart (FSDP2: each sharded gradient views the
      * reduce-scatter output, allocated on the reduce-scatter stream) */
     bool grad_stream_pool;
+    /* FSDP's last reduce-scatter input, the embedding and head's, takes new
+     * segment space above the backward's peak instead of the blocks the
+     * backward freed (FSDP2 allocates it after the whole backward, while the
+     * head's unsharded gradient and the previous group's reduce-scatter
+     * input still split them) */
+    bool tables_reduce_above_peak;
     /* FSDP copies each gathered parameter out of its all-gather buffer and
      * each gradient into its reduce-scatter buffer (FSDP2's foreach copy-in
      * and copy-out), HBM work beside the collectives */
