@@ -276,9 +276,32 @@ act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed c
     double h = (double)m->hidden;
     o.shared += k->ops[OP_NORMOP] * norm_bytes(m, d, keep, h);
     o.layer += k->ops[OP_NORMOP] * norm_layer_bytes(m, keep, h);
-    /* the hidden states' dropout masks (GPT-style), regenerated from the seed when recomputed */
-    o.shared += k->ops[OP_DROPOUT] * h * d->bytes_dropout * keeps(keep, SW_DROPOUT);
+    /* the hidden states' dropout masks, regenerated from the seed when recomputed */
+    hidden_dropouts drop = act_hidden_dropouts(k, r, d);
+    o.shared += drop.ops * h * drop.mask_bytes * keeps(keep, SW_DROPOUT);
     return o;
+}
+
+/* The family's dropouts (GPT-style, dropout_bytes a mask element); a family
+ * without dropout, none, unless the runtime keeps its residual dropouts'
+ * masks (hidden_dropout_masks): Megatron's TransformerLayer runs two
+ * bias-dropout-adds, each keeping a bool mask at a probability above 0 (its
+ * default hidden_dropout is 0.1) and at 0 too under TorchScript (its
+ * jit_fuser before PyTorch 2.2), whose autodiff runs native_dropout, which
+ * makes the mask whatever the probability; eager dropout at 0 returns its
+ * input. */
+hidden_dropouts act_hidden_dropouts(const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    hidden_dropouts none = {0.0, 0.0};
+    if (k->ops[OP_DROPOUT] > 0) {
+        hidden_dropouts family = {k->ops[OP_DROPOUT], d->bytes_dropout};
+        return family;
+    }
+    if (r->hidden_dropout_masks) {
+        hidden_dropouts scripted = {2.0, 1.0};
+        return scripted;
+    }
+    return none;
 }
 
 double act_per_layer(const act_split *a, const run_t *r)

@@ -137,6 +137,15 @@ static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
     return w * reduce;
 }
 
+/* Whether TP holds an activation-sized buffer: an all-gather's output under
+ * sequence parallelism (Megatron's global memory buffer), or an all-reduce's
+ * unless the runtime reduces in place in the matmul's output
+ * (inplace_tp_reduce: Megatron's reduce_from_tensor_model_parallel_region). */
+static bool tp_buffer(const run_t *r, const derived_t *d)
+{
+    return d->comm_t && (!r->inplace_tp_reduce || r->sequence_parallel);
+}
+
 layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const signed char *keep, double tokens)
 {
     const model_t *m = c->m;
@@ -150,7 +159,7 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
         b.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
     if (d->expert_dp_ranks > 1 && experts > 0 && buckets)
         b.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
-    if (d->comm_t)
+    if (tp_buffer(r, d))
         b.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
     if (d->comm_cp && k->attention == ATTENTION_LINEAR)
         b.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
@@ -183,7 +192,7 @@ double mem_embedding_comm(const price_ctx *c, double tokens)
     double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
     if (r->dp > 1 && !r->inplace_dp_buffers)
         dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
-    double tp = d->comm_t ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
+    double tp = tp_buffer(r, d) ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
     return dp > tp ? dp : tp;
 }
 

@@ -113,6 +113,12 @@ typedef struct {
      * head's unsharded gradient and the previous group's reduce-scatter
      * input still split them) */
     bool tables_reduce_above_peak;
+    /* a family without dropout still keeps two 1-byte masks a layer, its
+     * residual dropouts' (Megatron's bias-dropout-adds: at its default
+     * hidden_dropout 0.1, or at 0 under TorchScript, its jit_fuser before
+     * PyTorch 2.2, where native_dropout makes the mask whatever the
+     * probability) */
+    bool hidden_dropout_masks;
     /* FSDP copies each gathered parameter out of its all-gather buffer and
      * each gradient into its reduce-scatter buffer (FSDP2's foreach copy-in
      * and copy-out), HBM work beside the collectives */
@@ -124,6 +130,9 @@ typedef struct {
     /* DP collectives run in the contiguous gradient and parameter buffers
      * (Megatron's DDP and distributed optimizer): no bucket beside them */
     bool inplace_dp_buffers;
+    /* TP's all-reduces run in place in the matmuls' outputs (Megatron): no
+     * buffer beside them unless sequence parallelism gathers */
+    bool inplace_tp_reduce;
     /* weights gathered for the forward are kept through the backward (MindSpore's
      * parallel optimizer without its all-gather recomputed); unstated: FSDP's
      * reshard_params decides */

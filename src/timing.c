@@ -293,8 +293,8 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     double h = (double)m->hidden, bc = d->bytes_compute, t = (double)r->tp, sp = (double)d->sp;
     double moved = scores_moved_per_token(k, r, d) + qk_moved_per_token(m, k, r, d);
     double norm = norm_bytes_per_element(m, d);
-    double hidden = k->ops[OP_NORMOP] * h * norm + 2.0 * 3.0 * h * bc +
-                    k->ops[OP_DROPOUT] * h * (2.0 * bc + d->bytes_dropout);
+    hidden_dropouts drop = act_hidden_dropouts(k, r, d);
+    double hidden = k->ops[OP_NORMOP] * h * norm + 2.0 * 3.0 * h * bc + drop.ops * h * (2.0 * bc + drop.mask_bytes);
     moved += hidden / sp;
     if (m->qk_norm && !k->mla && k->attention != ATTENTION_LINEAR)
         moved += k->ops[OP_ATTMM] / 4.0 * (k->heads + k->kv_heads) * k->qk_head_dim / t * norm;

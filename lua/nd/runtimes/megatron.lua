@@ -22,6 +22,12 @@ return {
     -- reduce-scatters in it and all-gathers the params in the param buffer:
     -- 6 + 12/DP bytes a parameter with --use-distributed-optimizer, 18 without.
     grad_bytes = 4, grad_accumulation = true, inplace_dp_buffers = true,
+    -- reduce_from_tensor_model_parallel_region all-reduces the row-parallel
+    -- matmul's output in place (and the column-parallel input gradient, in
+    -- the backward): no TP buffer beside the activations. Sequence
+    -- parallelism's all-gathers write into its global memory buffer, which
+    -- stays ([s, b, h], as ndlua prices it then).
+    inplace_tp_reduce = true,
     -- The distributed optimizer shards main params and moments (ZeRO-1), not
     -- the bf16 params nor the grad buffer, which hold the embedding and the
     -- output layer too; both are split over TP (VocabParallelEmbedding).
