@@ -52,8 +52,8 @@ local FULL_NOTE = "Reserved: at 8192 tokens under full recompute the caching all
   .. "its allocated peak, h200-torchtitan-streams-expandable.json); ndlua prices it above the peak, as "
   .. "the other six traced runs show, so it says 8 % more here."
 local SHORT_NOTE = "Reserved: the default stream's segments held 10.4 and 11.4 GB over its base (parameters "
-  .. "and Adam states), its allocated peak 6.3 GB: the tables' reduce-scatter input (4.2 GB) with the "
-  .. "unsharded bf16 gradients it copies in (2.1 GB) at the backward's end, and the input again above them "
+  .. "and Adam states) and its allocated peak 6.3 GB over it, what the tables' reduce-scatter input (4.2 GB) "
+  .. "and the unsharded bf16 gradients it copies in (2.1 GB) add up to at the backward's end "
   .. "(h200-torchtitan-backward-end.json); ndlua reserves its backward's start (3.3 and 4.7 GB) and the "
   .. "input above it, so it says 6-7 % less."
 
