@@ -27,14 +27,14 @@ typedef struct {
  * seq is the sequence length the layer runs at (s, or s / seq_split). */
 act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed char *keep, double seq);
 
-/* Bytes per token after division: shared/sp + tp/t + expert/t_exp. */
-/* Bytes a layer keeps once, after division: layer + layer_tp/t. */
 /* The hidden states' dropouts a layer runs and each mask's bytes an element. */
 typedef struct {
     double ops, mask_bytes;
 } hidden_dropouts;
 hidden_dropouts act_hidden_dropouts(const layer_kind *k, const run_t *r, const derived_t *d);
 
+/* Bytes per token after division: shared/sp + tp/t + expert/t_exp. */
+/* Bytes a layer keeps once, after division: layer + layer_tp/t. */
 double act_per_layer(const act_split *a, const run_t *r);
 double act_per_token(const price_ctx *c, const act_split *a);
 
