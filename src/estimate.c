@@ -590,17 +590,38 @@ static void offload(stage_estimate *st, const run_t *r)
 
 /* What a stage holds at the two ends of its backward, the gradients apart:
  * at the start every activation, the buffers and the loss's gradient; at
- * the end the buffers, or FSDP's reduce-scatter input for the embedding and
- * head, which it reduces last. */
+ * the end the buffers, or FSDP's last reduce-scatter, the embedding and
+ * head's, which it reduces last. FSDP2 allocates that reduce's input, copies
+ * the tables' unsharded gradients into it (copied) and frees them only after
+ * the copy; the reduce-scatter then writes the tables' sharded gradients.
+ * With the gradients freed before the step (grads_released) those shards do
+ * not exist during the copy, so the end holds the input and what the copied
+ * gradients outweigh the shards by, if anything (bf16 copies against fp32
+ * shards over more than two ranks); with gradients kept, the copy sits
+ * beside the kept shards. `stream_end` is the default stream's end: the
+ * input and the copied gradients, the shards in their own stream's pool
+ * (grad_stream_pool). */
 typedef struct {
-    double grads, start, end, tables;
+    double grads, start, end, stream_end, tables;
+    double end_held; /* what the end holds beside the static bytes: the larger of the buffers and the input's */
 } backward_ends;
 
-static backward_ends ends_of(const stage_estimate *st, double tables)
+typedef struct {
+    double input, copied; /* the tables' reduce-scatter input and their unsharded gradients copied in */
+} tables_reduce;
+
+static double larger(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static backward_ends ends_of(const stage_estimate *st, const tables_reduce *t, const derived_t *d)
 {
     double rest = static_total(&st->stat) - st->stat.grads;
-    backward_ends e = {st->stat.grads, rest + st->activations + st->comm + st->backward_overhead,
-                       rest + (st->comm > tables ? st->comm : tables), tables};
+    double shards = d->grads_released ? t->input / (double)d->optimizer_ranks : 0.0;
+    double held = larger(st->comm, t->input + larger(t->copied - shards, 0.0));
+    backward_ends e = {st->stat.grads, rest + st->activations + st->comm + st->backward_overhead, rest + held,
+                       rest + larger(st->comm, t->input + t->copied), t->input, held};
     return e;
 }
 
@@ -617,8 +638,7 @@ static void keep_peak_end(stage_estimate *st, const backward_ends *e)
     } else {
         st->activations = 0;
         st->backward_overhead = 0;
-        if (e->tables > st->comm)
-            st->comm = e->tables;
+        st->comm = e->end_held;
     }
 }
 
@@ -632,7 +652,7 @@ static void keep_peak_end(stage_estimate *st, const backward_ends *e)
 static double default_stream_peak(const backward_ends *e, const run_t *r)
 {
     double start = e->start + (r->tables_reduce_above_peak ? e->tables : 0.0);
-    return start > e->end ? start : e->end;
+    return larger(start, e->stream_end);
 }
 
 /* PyTorch's caching allocator keeps a pool per stream and lends no block of
@@ -678,13 +698,17 @@ static bool holds_table(const layout_t *l, int64_t s, bool output)
     return false;
 }
 
-/* FSDP's last reduce-scatter input on stage s: its embedding and head. */
-static double stage_tables_reduce(const pricing *p, const layout_t *l, int64_t s)
+/* FSDP's last reduce-scatter on stage s: its embedding and head. */
+static tables_reduce stage_tables_reduce(const pricing *p, const layout_t *l, int64_t s)
 {
+    tables_reduce t = {0.0, 0.0};
     if (!p->c.d->fsdp)
-        return 0.0;
+        return t;
     bool emb = holds_table(l, s, false), out = holds_table(l, s, true);
-    return mem_fsdp_tables_reduce_input(&p->c, emb, out, emb && out && ties_embeddings(p->c.m, p->c.r));
+    bool tied = emb && out && ties_embeddings(p->c.m, p->c.r);
+    t.input = mem_fsdp_tables_reduce_input(&p->c, emb, out, tied);
+    t.copied = mem_fsdp_tables_copied_grads(&p->c, emb, out, tied);
+    return t;
 }
 
 /* Micro-batches chunk c of stage s holds, from the table mf (pp x vpp) when given. */
@@ -719,9 +743,11 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
     const derived_t *d = p->c.d;
-    backward_ends ends = {0, 0, 0, 0}; /* read only under the rules below */
-    if (d->grads_released || r->grad_stream_pool || r->tables_reduce_above_peak)
-        ends = ends_of(st, stage_tables_reduce(p, e->lay, s));
+    backward_ends ends = {0, 0, 0, 0, 0, 0}; /* read only under the rules below */
+    if (d->grads_released || r->grad_stream_pool || r->tables_reduce_above_peak) {
+        tables_reduce t = stage_tables_reduce(p, e->lay, s);
+        ends = ends_of(st, &t, d);
+    }
     if (d->grads_released)
         keep_peak_end(st, &ends);
     st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead;

@@ -196,20 +196,38 @@ double mem_embedding_comm(const price_ctx *c, double tokens)
     return dp > tp ? dp : tp;
 }
 
-/* The reduce-scatter input FSDP fills last in a backward: the gradients of
- * the stage's embedding and head (one table when tied), which torchtitan's
- * apply_fsdp leaves to the root module's group, unsharded on the rank (over
- * TP) in the reduce width. Measured on one H200 (Llama 3.1 8B's tables,
- * fp32): 4008 MiB beside every gradient at the backward's end. None without
- * FSDP or tables. */
-double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool output, bool tied)
+/* The weights of the stage's embedding and head (one table when tied) on
+ * the rank, over TP: what torchtitan's apply_fsdp leaves to the root
+ * module's group, which FSDP reduces last. None without FSDP. */
+static double fsdp_tables_params(const price_ctx *c, bool embedding, bool output, bool tied)
 {
-    const derived_t *d = c->d;
-    if (!d->fsdp)
+    if (!c->d->fsdp)
         return 0.0;
     double tables = (embedding ? model_embedding_params(c->m) : 0.0) +
                     (output && !(embedding && tied) ? output_table_params(c->m) : 0.0);
-    return tables / (double)c->r->tp * grad_width(d);
+    return tables / (double)c->r->tp;
+}
+
+/* The reduce-scatter input FSDP fills last in a backward: the tables'
+ * gradients, unsharded, in the reduce width. Measured on one H200 (Llama
+ * 3.1 8B's tables, fp32): 4008 MiB beside every gradient at the backward's
+ * end. */
+double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool output, bool tied)
+{
+    return fsdp_tables_params(c, embedding, output, tied) * grad_width(c->d);
+}
+
+/* The tables' unsharded gradients in the compute width, which live beside
+ * that input until FSDP2's foreach_reduce has copied them in (gather_copies:
+ * it frees them only after the chunk_cat). Measured on one H200 (Llama 3.1
+ * 8B's tables): the default stream peaked 6.32 GB over its base at the
+ * backward's end, the 4.20 GB fp32 input and these 2.10 GB. None without
+ * the copy. */
+double mem_fsdp_tables_copied_grads(const price_ctx *c, bool embedding, bool output, bool tied)
+{
+    if (!c->r->gather_copies)
+        return 0.0;
+    return fsdp_tables_params(c, embedding, output, tied) * c->d->bytes_compute;
 }
 
 double mem_output_comm(const price_ctx *c)

@@ -67,6 +67,9 @@ double mem_output_comm(const price_ctx *c);
 /* FSDP's reduce-scatter input for the stage's embedding and head at the
  * backward's end (0 without FSDP). */
 double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool output, bool tied);
+/* The tables' unsharded gradients FSDP2 copies into that input, live beside
+ * it until the copy is done (0 without FSDP or gather_copies). */
+double mem_fsdp_tables_copied_grads(const price_ctx *c, bool embedding, bool output, bool tied);
 /* Weights FSDP keeps gathered between forward and backward when it does not reshard. */
 double mem_layer_gathered_params(const price_ctx *c, const layer_kind *k);
 

@@ -54,8 +54,9 @@ local FULL_NOTE = "Reserved: at 8192 tokens under full recompute the caching all
 local SHORT_NOTE = "Reserved: the default stream's segments held 10.4 and 11.4 GB over its base (parameters "
   .. "and Adam states) and its allocated peak 6.3 GB over it, what the tables' reduce-scatter input (4.2 GB) "
   .. "and the unsharded bf16 gradients it copies in (2.1 GB) add up to at the backward's end "
-  .. "(h200-torchtitan-backward-end.json); ndlua reserves its backward's start (3.3 and 4.7 GB) and the "
-  .. "input above it, so it says 6-7 % less."
+  .. "(h200-torchtitan-backward-end.json), as ndlua prices that end (gather_copies, 6.30 GB); ndlua "
+  .. "reserves the larger of it and its backward's start (3.3 and 4.7 GB) with the input above, 7.5 and "
+  .. "8.9 GB, so it says 6-7 % less: what else the segments held above the start is the allocator's placement."
 
 local cases = {}
 for _, r in ipairs(RUNS) do

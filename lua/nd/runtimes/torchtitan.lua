@@ -40,7 +40,11 @@ return {
     grad_stream_pool = true,
     -- FSDP2's foreach_all_gather casts each shard into the all-gather input
     -- and copies the output out into the parameters; foreach_reduce copies
-    -- the gradients into an fp32 reduce-scatter input (chunk_cat).
+    -- the gradients into an fp32 reduce-scatter input (chunk_cat) and frees
+    -- the unsharded bf16 gradients only after the copy, so at the backward's
+    -- end the embedding and head's live beside their input (measured on one
+    -- H200 at 2048 tokens: the default stream peaked there 6.32 GB over its
+    -- base, the 4.20 GB input and 2.10 GB of those gradients).
     gather_copies = true,
     -- clip_grad_norm_ multiplies every gradient by the clamped coefficient.
     clip_scales_always = true,
