@@ -10,10 +10,11 @@ With the manual page (`man ndlua` when PREFIX/share/man is on MANPATH) and
 the bash completion (the scripts, their options, the hardware profiles
 after -A, the runtimes after --runtime: the five files of lua/nd/runtimes/,
 the ranking policies after --policy), which asks the installed ndlua what
-it has:
+it has; the manual names every runtime profile the library ships:
 
   $ sed -n 's/^\.TH \([A-Z]*\) \([0-9]\).*/\1(\2)/p' "$HOME/prefix/share/man/man1/ndlua.1"
   NDLUA(1)
+  $ for f in "$ROOT"/lua/nd/runtimes/*.lua; do n=$(basename "$f" .lua); grep -q "fB$n\\\\fR" "$HOME/prefix/share/man/man1/ndlua.1" || echo "missing $n"; done
   $ PATH="$HOME/prefix/bin:$PATH" bash -c '. "$HOME/prefix/share/bash-completion/completions/ndlua"
   >   COMP_WORDS=(ndlua es); COMP_CWORD=1; _ndlua; echo "${COMPREPLY[*]}"
   >   COMP_WORDS=(ndlua search.lua t.yaml -A MI); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"
@@ -27,10 +28,6 @@ it has:
   deepspeed hyperparallel megatron mindspore torchtitan
   megatron mindspore
   throughput
-
-The manual page names every runtime profile the library ships:
-
-  $ for f in "$ROOT"/lua/nd/runtimes/*.lua; do n=$(basename "$f" .lua); grep -q "fB$n\\\\fR" "$HOME/prefix/share/man/man1/ndlua.1" || echo "missing $n"; done
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)'
   * (glob)
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)' | grep -cx "$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")"
