@@ -28,9 +28,11 @@ CPPFLAGS := -D_XOPEN_SOURCE=700 -DNDLUA_VERSION='"$(VERSION)"' -I/usr/include/lu
 CFLAGS   := -std=c11 $(OPT) -g $(WARN) $(SAN)
 LDLIBS   := -llua5.4 -lyaml -lcjson -ldl -lm -pthread
 
-SRC      := $(wildcard src/*.c)
+# src/ in folders by layer (src/README.md): program, binding, search, bridge, core.
+SRC      := $(wildcard src/*/*.c)
+HDR      := $(wildcard src/*/*.h)
 OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)
-LIBOBJ   := $(filter-out $(BUILD)/main.o,$(OBJ))
+LIBOBJ   := $(filter-out $(BUILD)/program/main.o,$(OBJ))
 CTESTS   := $(patsubst spec/c/%.c,$(BUILD)/spec/%,$(wildcard spec/c/test_*.c))
 
 .PHONY: validate census-report all deps test-deps test test-only run asan valgrind fuzz fuzz-build bench install uninstall clean
@@ -46,7 +48,8 @@ test-deps:
 $(BIN): $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps $(BUILD)
+$(BUILD)/%.o: src/%.c $(HDR) | deps $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/spec/%: spec/c/%.c spec/c/check.h $(LIBOBJ) | $(BUILD)

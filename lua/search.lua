@@ -60,7 +60,7 @@ local function run_search(s)
 end
 
 -- The keys a search can keep its top by as it prices, and how many it takes
--- (nd.core.search's space.top_keys, stated in src/lnd_search.c).
+-- (nd.core.search's space.top_keys, stated in src/binding/lnd_search.c).
 local TOP_KEYS, MAX_TOP_KEYS = core.top_keys, core.limits.top_keys
 
 -- Bounds the search to the candidates it shows (-t) when nothing reads the

@@ -1,4 +1,4 @@
--- sanity_time.lua: the time model (src/timing.c, nd.core.step_time) against
+-- sanity_time.lua: the time model (src/core/timing.c, nd.core.step_time) against
 -- published training runs of similar setups. A report, not a gate: it
 -- prints the estimate beside what was published and how far apart they are.
 --

@@ -47,7 +47,7 @@ describe("nd.core.candidate_run", function()
   end)
 
   -- The search's estimate leaves out stages that hold the same layers as an
-  -- earlier one and no more micro-batches in flight (src/estimate.c
+  -- earlier one and no more micro-batches in flight (src/core/estimate.c
   -- dominated); a whole estimate of every fitting candidate's run must find
   -- the same peak on the same stage. Under DualPipeV a later stage holds
   -- more micro-batches of its second chunk (the stage index) and fewer of
@@ -55,8 +55,8 @@ describe("nd.core.candidate_run", function()
   -- Qwen3-30B-A3B at 64 devices and 80 GB has such candidates (skipping
   -- every stage laid out alike, whatever it holds, misprices 41 of 8307).
   -- The search also keeps the prices of the dense layers and the tables
-  -- from one EP to the next (src/estimate.c estimate_forget_expert_prices),
-  -- and each stage's work for a step from one OP to the next (src/timing.c
+  -- from one EP to the next (src/core/estimate.c estimate_forget_expert_prices),
+  -- and each stage's work for a step from one OP to the next (src/core/timing.c
   -- timing_memo's works): every fitting candidate's step time must be the
   -- one nd.core.step_time finds for its run alone, to the last bit.
   -- DeepSeek-V3 (3 dense layers, then MoE) at 256 devices and 64 GB, EP

@@ -1,4 +1,4 @@
--- What the binding's field tables (src/lua_fields.c) refuse and read, seen
+-- What the binding's field tables (src/binding/lua_fields.c) refuse and read, seen
 -- through nd.core: a hardware profile's list of levels (FIELD_ARRAY: 1 to
 -- 8 tables, each read by its own fields), a required number (FIELD_REQNUM)
 -- and the model's one-line description, written in Lua (lua/nd/model.lua).

@@ -1,4 +1,4 @@
--- fs_spec.lua: nd.core.list_dir, mkdir_p and isatty (src/fs.c), and the Lua
+-- fs_spec.lua: nd.core.list_dir, mkdir_p and isatty (src/bridge/fs.c), and the Lua
 -- code that lists folders with them instead of spawning `ls`.
 local core = require "nd.core"
 local files = require "nd.files"

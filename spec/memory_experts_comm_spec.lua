@@ -43,7 +43,7 @@ describe("static memory of a MoE layer under EP", function()
   end)
 end)
 
-describe("communication buffers (src/memory.c), one layer at a time", function()
+describe("communication buffers (src/core/memory.c), one layer at a time", function()
   local dense = tiny.dense() -- a layer of 65664 parameters
   local function comm(model, fields)
     local e = nd.estimate(model, run(fields))

@@ -1,5 +1,5 @@
 -- A selective recompute range that names its ops is priced afresh, outside
--- the per-kind memo (src/estimate.c price_of's scratch entry). Its prices
+-- the per-kind memo (src/core/estimate.c price_of's scratch entry). Its prices
 -- are checked against runs priced through the memo that must equal them.
 local nd = require "nd"
 

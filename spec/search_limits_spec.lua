@@ -84,7 +84,7 @@ describe("nd.core.search_count", function()
 end)
 
 describe("nd.core.limits", function()
-  it("states each bound once, in src/nd_limits.h, read by its Lua names", function()
+  it("states each bound once, in src/core/nd_limits.h, read by its Lua names", function()
     local cli = require "nd.cli"
     assert.are.same({ devices = 1 << 20, global_batch = 1 << 30, threads = 1024, device_memory = 1 << 50,
                       layers = 100000, batch = 1 << 24, top_keys = 2 }, core.limits)

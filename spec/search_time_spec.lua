@@ -1,4 +1,4 @@
--- The time model (src/timing.c) seen through nd.core.layer_traffic,
+-- The time model (src/core/timing.c) seen through nd.core.layer_traffic,
 -- nd.core.pipeline_step and nd.core.step_time: the bytes each collective
 -- moves for a hand-computed case, each schedule's step and bubble, and a
 -- whole step of a tiny model priced by hand.

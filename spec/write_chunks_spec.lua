@@ -1,4 +1,4 @@
--- nd.core.write_file given its text in chunks (src/file_write.c
+-- nd.core.write_file given its text in chunks (src/bridge/file_write.c
 -- nd_write_source), as the --csv writer streams a search's candidates: the
 -- file is the chunks joined, a failed write or an error in the function
 -- leaves the old file as it was and no temporary file beside it.

@@ -2,7 +2,7 @@
 -- A census file is `{"activations": {kind: record}, "output_activations": record,
 -- "provenance": {...}}`: bytes per token one layer of each kind keeps for
 -- backward, measured with PyTorch (model-spec §c). ndlua prices a kind from
--- its record instead of its formulas (src/activations.c census_*).
+-- its record instead of its formulas (src/core/activations.c census_*).
 -- @module nd.census
 
 local core = require "nd.core"

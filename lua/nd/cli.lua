@@ -131,7 +131,7 @@ function cli.positive_integer(text, option, max, what)
 end
 
 --- The most devices a run or search takes (the C core's bound on
--- dp x tp x pp x cp): 2^20, stated in src/nd_limits.h (nd.core.limits).
+-- dp x tp x pp x cp): 2^20, stated in src/core/nd_limits.h (nd.core.limits).
 cli.MAX_DEVICES = require("nd.core").limits.devices
 
 --- A memory size given on the command line (`-M 58GB`): bytes above 0

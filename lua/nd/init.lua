@@ -45,7 +45,7 @@ nd.resolve_model = model.resolve
 nd.model = model.new
 -- END model resolution
 
--- BEGIN runs and estimates (issue 4; lua/nd/run.lua, src/lnd_run.c, src/lnd_estimate.c)
+-- BEGIN runs and estimates (issue 4; lua/nd/run.lua, src/binding/lnd_run.c, src/binding/lnd_estimate.c)
 -- nd.run(table) -> nd.run: the C core's run table, plus sizes as text
 -- (device_memory = "58GB", reserve_bytes = "2GiB") and `zero = 1 | 2 | 3`
 -- (optimizer states; + gradients; + parameters sharded over DP).
@@ -55,7 +55,7 @@ nd.model = model.new
 local run = require "nd.run"
 
 --- A run: the degrees, batch, sequence, dtypes, optimizer, schedule and
--- recompute of one strategy (the fields of src/lnd_run.c RUN_FIELDS), with
+-- recompute of one strategy (the fields of src/binding/lnd_run.c RUN_FIELDS), with
 -- sizes as text (`device_memory = "58GB"`) and `zero = 1 | 2 | 3`.
 -- @function nd.run
 -- @tparam table spec run fields; unstated degrees are 1
@@ -75,7 +75,7 @@ nd.run = run.new
 local api = require "nd.api"
 local api_search = require "nd.api.search"
 
---- The C core's functions, for the reference (registered by src/lnd.c).
+--- The C core's functions, for the reference (registered by src/binding/lnd_init.c).
 -- @section core
 
 --- Reads a YAML file (YAML 1.1 scalars, as PyYAML reads them); maps keep

@@ -26,7 +26,7 @@ profiles.BUILTIN = { "default", "llama", "llama2", "mistral", "phi3", "gemma", "
 -- DEFAULT_RUN (model-spec-census-train-yaml.md §b.1, memory-model.md §4.8) plus flash_attention: the
 -- family run facts a profile's `run` may override. kind: "bytes" = a whole
 -- number >= 0, "count" = a whole number >= 0, "flag" = a boolean. The
--- defaults are the C core's (src/lnd_model.c FAMILY_FIELDS, nd.core.defaults.family),
+-- defaults are the C core's (src/binding/lnd_model.c FAMILY_FIELDS, nd.core.defaults.family),
 -- stated there once.
 local FAMILY_DEFAULTS = core.defaults.family
 local RUN_FIELDS = {}
@@ -42,7 +42,7 @@ for i, f in ipairs {
 end
 
 -- The family's implementation facts a profile's `model` may state (each
--- false unless stated), which the C core's model prices (src/model.h):
+-- false unless stated), which the C core's model prices (src/core/model.h):
 -- zero_centered_norms, Qwen3.5's zero-centred norms kept in fp32;
 -- sigmoid_router, DeepSeek's (and cm's) router scored by an fp32 sigmoid;
 -- no_rope, a family whose layers rotate no queries and keys (GPT's and

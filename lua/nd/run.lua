@@ -1,5 +1,5 @@
 --- nd.run and run:with: a run from a table of run fields (the C core's
--- run table, src/lnd_run.c RUN_FIELDS), with sizes as text
+-- run table, src/binding/lnd_run.c RUN_FIELDS), with sizes as text
 -- (device_memory = "58GB", reserve_bytes = "2GiB") and `zero = 1 | 2 | 3`
 -- (optimizer states; + gradients; + parameters sharded over DP).
 -- run:with(changes) -> a new run with the changes laid over; the original
@@ -7,7 +7,7 @@
 -- reference documentation; library modules require this module instead.
 --
 -- The C core's nd.run userdata has a methods table (its metatable's
--- `methods`, nd.core.types.run, src/lnd_run.c) that `with` is added to
+-- `methods`, nd.core.types.run, src/binding/lnd_run.c) that `with` is added to
 -- here, once, when this module is first required; the metatable's `ops`
 -- names the ops a selective range can drop.
 -- The per-stage forms (offset, full_recompute, selective_recompute), the
@@ -54,7 +54,7 @@ local function run_table(spec)
 end
 
 local run_methods = core.types.run.methods
--- The C core's bounds on what nd.run settles (src/nd_limits.h): the most
+-- The C core's bounds on what nd.run settles (src/core/nd_limits.h): the most
 -- layers a count names, the most sequences a batch holds; and the ops a
 -- selective range can drop, in the order the core reads them.
 local MAX_LAYERS, MAX_BATCH, OPS = core.limits.layers, core.limits.batch, core.types.run.ops

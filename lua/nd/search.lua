@@ -43,15 +43,15 @@ search.SHOWN = { DP = "DP", EP = "EP", TP = "TP", CP = "CP", PP = "PP", VPP = "V
 -- domain, whatever the candidate's DP": a power of two no device count
 -- reaches, which the C core's derive replaces by the domain (an optimizer
 -- shard that does not divide the domain shards over all of it,
--- src/derive.c). A yaml sharding over all its data-parallel ranks keeps
+-- src/core/derive.c). A yaml sharding over all its data-parallel ranks keeps
 -- doing so in every candidate when OP is not searched. It is the devices
--- limit (src/nd_limits.h): no domain is larger, and a run takes no larger
+-- limit (src/core/nd_limits.h): no domain is larger, and a run takes no larger
 -- shard; at a domain of exactly that many devices it divides the domain,
 -- which is the same shard.
 search.FULL_SHARD = core.limits.devices
 
 --- The shard a candidate's OP comes to: OP when it divides the domain (DP,
--- or DP x CP when the shard spans CP), else the domain (src/derive.c).
+-- or DP x CP when the shard spans CP), else the domain (src/core/derive.c).
 function search.effective_op(c, spans_cp)
   local domain = c.dp * (spans_cp and c.cp or 1)
   if c.op > 1 and domain % c.op ~= 0 then return domain end
@@ -78,7 +78,7 @@ function search.shown(c, spans_cp)
 end
 
 --- The most threads a search runs on (the C core's bound on space.threads,
--- stated in src/nd_limits.h).
+-- stated in src/core/nd_limits.h).
 search.MAX_THREADS = core.limits.threads
 
 --- The recompute modes, in the order a search prices them.
@@ -291,7 +291,7 @@ end
 search.MAX_TESTED = 100000000
 
 --- The largest global batch a search takes, in sequences (the C core's
--- bound on space.global_batch, stated in src/nd_limits.h): 2^30.
+-- bound on space.global_batch, stated in src/core/nd_limits.h): 2^30.
 search.MAX_GLOBAL_BATCH = core.limits.global_batch
 
 --- Refuses a space of more than search.MAX_TESTED candidates, counted by

@@ -35,7 +35,7 @@ local runs = require "nd.run"
 
 local train_yaml = {}
 
---- Pipeline schedules the C core runs (src/lnd_run.c), by the names a yaml gives.
+--- Pipeline schedules the C core runs (src/binding/lnd_run.c), by the names a yaml gives.
 train_yaml.SCHEDULES = { "1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp", "zero_bubble_v", "zbv",
                          "dualpipev" }
 --- Context-parallel algorithms (colossalai_cp and hybrid_cp are ring attention).
@@ -43,7 +43,7 @@ train_yaml.CP_ALGOS = { "colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulys
 --- Activation checkpoint modes a trainer runs.
 train_yaml.AC_MODES = { "off", "selective", "full" }
 --- The device memory a run has when nothing states one, as messages name
--- it: "64GB", the whole GiB of nd.core.defaults.device_memory (src/run.h).
+-- it: "64GB", the whole GiB of nd.core.defaults.device_memory (src/core/run.h).
 train_yaml.DEFAULT_DEVICE_MEMORY = string.format("%dGB", core.defaults.device_memory >> 30)
 assert(units.parse_bytes(train_yaml.DEFAULT_DEVICE_MEMORY) == core.defaults.device_memory)
 
@@ -117,7 +117,7 @@ function train_yaml.read_context(r)
   return out
 end
 
--- The most devices a degree spans (the C core's run bound, src/nd_limits.h).
+-- The most devices a degree spans (the C core's run bound, src/core/nd_limits.h).
 local MAX_DEGREE = core.limits.devices
 
 -- A degree along a chain of keys: the first truthy one, else 1.

@@ -3,7 +3,7 @@
 
 ndlua prices an attention kernel's forward at 2 FLOPs a query, key and head
 width for each of QK^T and PV, halved by the causal mask, and its backward at
-twice that (src/model_flops.c, src/timing.c). This script times
+twice that (src/core/model_flops.c, src/core/timing.c). This script times
 F.scaled_dot_product_attention(is_causal=True) forward, and forward with
 backward, in bf16 over sequence lengths and head counts, and reports the
 rate in that count: 3 x the forward's FLOPs over the forward-and-backward

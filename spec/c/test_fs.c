@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fs.h"
+#include "bridge/fs.h"
 
 static char root[64];
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "numfmt.h"
+#include "bridge/numfmt.h"
 
 typedef struct {
     double value;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "timing.h"
+#include "core/timing.h"
 
 int main(void)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "yaml_scalar.h"
+#include "bridge/yaml_scalar.h"
 
 typedef struct {
     const char *text;

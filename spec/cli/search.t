@@ -1,7 +1,7 @@
 search.lua: the strategies of a train.yaml's model that fit the device
 memory, ranked (issue 6). Small searches whose every candidate is listed
 by hand below, with the step time of each worked out from the formulas of
-src/timing.c (its comments), independently of ndlua.
+src/core/timing.c (its comments), independently of ndlua.
 
 The options come from one table, which also writes --help; the hardware
 profiles and ranking policies are files, listed from where they are found:

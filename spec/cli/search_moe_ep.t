@@ -6,7 +6,7 @@ run the binary itself, not under $NDLUA_WRAPPER, where valgrind would take
 most of an hour over what the small searches of search.t check already.)
 
 Under DualPipe, the schedule DeepSeek-V3 trained with, one micro-batch's
-expert all-to-all runs under another's compute (src/timing.c hides 90 % of
+expert all-to-all runs under another's compute (src/core/timing.c hides 90 % of
 it): the top candidates carry no TP and EP 16 to 64 (PP 16 at EP 16
 first), the published layout's shape (PP 16, EP 64, no TP), with one CP 2
 layout of EP 4 among them. The ep column is what
@@ -41,7 +41,7 @@ parallelism a rank keeps 8 times TP 8's activations, so the fastest EP
 layouts recompute fully. A train.yaml's loss is not vocabulary-parallel
 unless accelerator.loss_parallel says so (the reference's default, false):
 every TP rank then holds the logits of all 129280 entries and runs the
-loss's passes over them, 48 B an entry (src/timing.c), 25 GB a micro-batch
+loss's passes over them, 48 B an entry (src/core/timing.c), 25 GB a micro-batch
 on the last stage, 9.5 ms at H800's 2.68 TB/s. That makes the last stage
 TP 8's straggler (29.2 s, 7th), and an EP layout comes first: EP 8, PP
 16, VPP 3, full recompute, its 27.9 s carrying 7.4 s of all-to-all and

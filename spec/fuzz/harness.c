@@ -16,7 +16,7 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "lnd.h"
+#include "binding/lnd_init.h"
 
 #ifndef FUZZ_TARGET
 #error "build with -DFUZZ_TARGET='\"yaml\"' (or json, estimate)"

@@ -27,10 +27,10 @@ local HINTS = { dims = "opts.dims", batch = "opts.global_batch", memory = "opts.
                 cp = "run's cp (or CP in opts.dims)", list = function(d) return "opts.allowed." .. d end }
 
 --- nd.run's default device memory in bytes: 64 GiB, stated once in
--- src/run.h (ND_DEFAULT_DEVICE_MEMORY, read as nd.core.defaults).
+-- src/core/run.h (ND_DEFAULT_DEVICE_MEMORY, read as nd.core.defaults).
 api_search.DEFAULT_DEVICE_MEMORY = core.defaults.device_memory
 
---- A run's degrees and batch as the C core reads them (src/lnd_run.c):
+--- A run's degrees and batch as the C core reads them (src/binding/lnd_run.c):
 -- unstated degrees are 1, the micro-batch 1, the micro-batch count the
 -- global batch over micro_batch_size x dp when that divides, else pp.
 function api_search.degrees(run)
@@ -46,7 +46,7 @@ function api_search.degrees(run)
 end
 
 --- The one recompute mode of a run (what a search prices without modes):
--- a mode stated for every layer, else off (src/search.c own_mode).
+-- a mode stated for every layer, else off (src/search/search_nest.c own_mode).
 function api_search.own_mode(run)
   local s = run:spec()
   if type(s.recompute) == "string" then return s.recompute == "none" and "off" or s.recompute end

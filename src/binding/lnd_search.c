@@ -1,0 +1,452 @@
+/* lnd_search.c: nd.core.search and nd.core.step_time: the search engine and the time model seen from Lua. */
+#include "lnd_search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/derive.h"
+#include "core/nd_limits.h"
+#include "search/nd_score.h"
+#include "search/search.h"
+#include "bridge/luautil.h"
+#include "core/timing.h"
+#include "lnd_aux.h"
+#include "lnd_estimate.h"
+#include "lnd_model.h"
+#include "lnd_run.h"
+#include "lua_fields.h"
+
+#define RESULT_TYPE "nd.search_result"
+
+/* A search result with the space, base run and model it was searched over;
+ * made all zero, so that __gc frees whatever part was filled. */
+typedef struct {
+    search_result res;
+    search_space space;
+    run_t base;
+    const model_t *model; /* the searched model, kept alive as the box's user value */
+    search_worker *scorer; /* made on the first nd_score asked for */
+} result_box;
+
+/* The reference score of the box's fitting candidates c[0..n), computed
+ * where the search left it (src/search/search_nest.c prices it only on demand). */
+static void score_nd(lua_State *L, result_box *box, candidate *c, size_t n)
+{
+    if (box->model == NULL || n == 0)
+        return;
+    if (box->scorer == NULL)
+        box->scorer = search_worker_new(box->model, &box->base, &box->space);
+    if (box->scorer == NULL || search_score_nd(box->scorer, c, n) != 0)
+        luaL_error(L, "out of memory while scoring candidates");
+}
+
+static int result_gc(lua_State *L)
+{
+    result_box *box = luaL_checkudata(L, 1, RESULT_TYPE);
+    search_worker_free(box->scorer);
+    search_result_free(&box->res);
+    for (int i = 0; i < DIM_COUNT; i++)
+        free(box->space.dims[i].allowed);
+    run_release(&box->base);
+    memset(box, 0, sizeof *box);
+    return 0;
+}
+
+#define HW(m, lo, hi, d) FIELD_NUM(hardware_t, #m, m, lo, hi, d)
+#define OVERLAP(key) FIELD_NUM(hardware_t, #key, overlap_##key, 0, 1, 0)
+
+static const field_desc OVERLAP_FIELDS[] = {OVERLAP(dp), OVERLAP(tp), OVERLAP(cp), OVERLAP(ep), OVERLAP(pp), FIELD_END};
+/* A level: the last one (which states no devices) joins every device there is. */
+static const field_desc LEVEL_FIELDS[] = {
+    FIELD_I64(struct hw_level, "devices", devices, 1, (int64_t)1 << 40, (int64_t)1 << 40),
+    FIELD_REQNUM(struct hw_level, "gbps", gbps, 1e-6, 1e9), FIELD_END,
+};
+/* The profile's fields (lua/nd/hardware.lua checks a profile's shape and states the messages). */
+static const field_desc HARDWARE_FIELDS[] = {
+    FIELD_REQNUM(hardware_t, "peak_tflops", peak_tflops, 1e-3, 1e9),
+    FIELD_REQNUM(hardware_t, "sustained_tflops", sustained_tflops, 1e-3, 1e9), HW(nd_comm_divisor, 0, 1e6, 1),
+    HW(memory_gbps, 0, 1e9, 0), HW(attention_tflops, 0, 1e9, 0),
+    FIELD_ARRAY(hardware_t, struct hw_level, "levels", levels, n_levels, HW_MAX_LEVELS, LEVEL_FIELDS,
+                "must list {devices = n, gbps = bandwidth} from the node outward"),
+    FIELD_NESTED("overlap", OVERLAP_FIELDS), FIELD_END,
+};
+/* A dimension's table; an absent one reads as its defaults: pinned to 1. */
+static const field_desc DIM_FIELDS[] = {
+    FIELD_BOOL(dim_space, "searched", searched, false), FIELD_I64(dim_space, "pinned", pinned, 0, 1 << 24, 1),
+    FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_I64S(dim_space, "allowed", allowed, n_allowed),
+    FIELD_END,
+};
+#define DIM(d) FIELD_TABLE(search_space, dim_space, #d, dims[DIM_##d], DIM_FIELDS)
+static const field_desc DIMS_FIELDS[] = {
+    DIM(DP), DIM(EP), DIM(TP), DIM(CP), DIM(PP), DIM(VPP), DIM(MB), DIM(MBS), DIM(SP), DIM(OP), FIELD_END,
+};
+_Static_assert(DIM_COUNT == 10, "DIMS_FIELDS names every dimension, by DIM_NAMES");
+/* The keys a bounded search keeps its top by: "-" ranks descending. */
+static const char *const TOP_KEY_NAMES[] = {"step_time_s", "peak_bytes", "-step_time_s", "-peak_bytes", NULL};
+static const int TOP_KEY_VALUES[] = {TOP_STEP, TOP_PEAK, -TOP_STEP, -TOP_PEAK};
+static const field_choices TOP_KEYS = {TOP_KEY_NAMES, TOP_KEY_VALUES, "step_time_s, peak_bytes (- descending)"};
+static const field_desc SPACE_FIELDS[] = {
+    FIELD_REQ(search_space, "devices", devices, 1, ND_MAX_DEVICES),
+    FIELD_REQ(search_space, "global_batch", global_batch, 1, ND_MAX_GLOBAL_BATCH),
+    FIELD_NUM(search_space, "budget_bytes", budget_bytes, 0, 1e18, 0),
+    FIELD_I64(search_space, "keep_dropped", keep_dropped, 0, 1000000, 100),
+    FIELD_INT(search_space, "threads", threads, 0, ND_MAX_THREADS, 1), FIELD_BOOL(search_space, "floor", floor, false),
+    FIELD_NEED("dims", DIMS_FIELDS, "must describe the dimensions"),
+    {FIELD_("hardware", FD_TABLE, FIELD_AT(search_space, hardware_t, hw)), .sub = HARDWARE_FIELDS,
+     .need = "must be a hardware profile"},
+    FIELD_CHOICES(search_space, recompute_mode, "recompute", modes, n_modes, 3, &lnd_recompute_modes),
+    FIELD_I64(search_space, "top", top, 0, ND_MAX_GLOBAL_BATCH, 0),
+    FIELD_CHOICES(search_space, int, "top_keys", top_keys, n_top_keys, SEARCH_TOP_KEYS, &TOP_KEYS), FIELD_END,
+};
+/* A candidate's degrees as its table states them (sp and op are by hand).
+ * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
+#define DEGREE(k, dim, h) {FIELD_(k, FD_INT, FIELD_AT(candidate, int, degree[dim])), .lo = 1, .hi = h, .required = true}
+static const field_desc DEGREE_FIELDS[] = {
+    DEGREE("dp", DIM_DP, ND_MAX_DEVICES), DEGREE("tp", DIM_TP, ND_MAX_DEVICES), DEGREE("pp", DIM_PP, ND_MAX_DEVICES),
+    DEGREE("vpp", DIM_VPP, 64), DEGREE("cp", DIM_CP, ND_MAX_DEVICES), DEGREE("ep", DIM_EP, ND_MAX_DEVICES),
+    DEGREE("mb", DIM_MB, ND_MAX_GLOBAL_BATCH), DEGREE("mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH), FIELD_END,
+};
+
+/* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor,
+ *          dims = {DP = {searched, pinned, bound, allowed}, ...},
+ *          hardware = {peak_tflops, sustained_tflops, nd_comm_divisor, memory_gbps,
+ *                      levels = {{devices, gbps}...}, overlap = {dp, tp, cp, ep, pp}},
+ *          recompute = {mode names...} (absent: the base run's own),
+ *          top = n (0: every fitting candidate kept), top_keys = {"step_time_s", "peak_bytes"...}} */
+static void read_space(lua_State *L, int t, search_space *sp)
+{
+    fields_read(L, t, "space.", SPACE_FIELDS, sp);
+    if (sp->top > 0 && sp->n_top_keys == 0)
+        nd_bad_input(L, "space.top needs top_keys: the order its top is kept by");
+}
+
+/* The progress function at index 4 of nd.core.search's frame, called with
+ * the share done; a true result stops the search. */
+static int call_progress(void *data, double done)
+{
+    lua_State *L = data;
+    lua_pushvalue(L, 4);
+    lua_pushnumber(L, done);
+    lua_call(L, 1, 1);
+    int stop = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return stop;
+}
+
+/* Pushes a new result box, with the space of the table at index t read into
+ * it (its __gc frees what reading allocated, also when reading raises). */
+static result_box *push_box(lua_State *L, int t, int user_values)
+{
+    luaL_checktype(L, t, LUA_TTABLE);
+    result_box *box = lua_newuserdatauv(L, sizeof *box, user_values);
+    memset(box, 0, sizeof *box);
+    luaL_setmetatable(L, RESULT_TYPE);
+    read_space(L, t, &box->space);
+    return box;
+}
+
+/* nd.core.search(model, run, space [, progress]) -> a search result */
+static int lnd_search(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *base = lnd_check_run(L, 2);
+    lua_settop(L, 4);
+    result_box *box = push_box(L, 3, 1);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    box->model = m;
+    if (run_copy(&box->base, base) != 0)
+        return luaL_error(L, "out of memory");
+    if (search_run(m, base, &box->space, &box->res, lua_isfunction(L, 4) ? call_progress : NULL, L) != 0)
+        return luaL_error(L, "%s", box->res.error);
+    return 1;
+}
+
+/* nd.core.search_count(model, space) -> the candidates nd.core.search would
+ * test, counted without pricing any (the space's size, checked against a
+ * limit before a search starts). */
+static int lnd_search_count(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    int64_t n = search_count(m, &push_box(L, 2, 0)->space);
+    if (n < 0)
+        return luaL_error(L, "out of memory while counting the search space");
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+static result_box *check_result(lua_State *L)
+{
+    return luaL_checkudata(L, 1, RESULT_TYPE);
+}
+
+#define TIME(key, m) FIELD_NUM(step_time, key, m, 0, 0, 0)
+
+static const field_desc PARTS_FIELDS[] = {
+    TIME("forward_s", forward), TIME("backward_s", backward), TIME("recompute_s", recompute), TIME("tp_s", tp),
+    TIME("cp_s", cp), TIME("ep_s", ep), TIME("pp_s", pp), TIME("dp_s", dp), TIME("bubble_s", bubble),
+    TIME("optimizer_s", optimizer), FIELD_END,
+};
+/* A step time as a candidate's table and nd.core.step_time state it. */
+static const field_desc STEP_FIELDS[] = {
+    TIME("step_time_s", step), TIME("mfu", mfu), TIME("tokens_per_s_per_device", tokens_per_s_per_device),
+    TIME("model_flops", model_flops), FIELD_I64(step_time, "straggler_stage", straggler, 0, 0, 0),
+    FIELD_NESTED("parts", PARTS_FIELDS), FIELD_END,
+};
+
+/* Per-stage totals of a candidate, estimated again (stages[i + 1] = bytes). */
+static void push_stage_totals(lua_State *L, const model_t *m, const run_t *base, const candidate *c)
+{
+    run_t r;
+    search_candidate_run(base, c, &r);
+    estimate_t e;
+    estimate_init(&e);
+    int rc = estimate_run(&e, m, &r);
+    lua_createtable(L, (int)r.pp, 0);
+    for (int64_t s = 0; rc == 0 && s < r.pp; s++) {
+        field_push_number(L, (double)llround(e.stages[s].total));
+        lua_rawseti(L, -2, s + 1);
+    }
+    estimate_free(&e);
+}
+
+static void push_candidate(lua_State *L, const result_box *box, const candidate *c)
+{
+    lua_createtable(L, 0, 24);
+    fields_push(L, DEGREE_FIELDS, c);
+    field_set_bool(L, "sp", c->degree[DIM_SP] != 0);
+    field_set_int(L, "op", c->degree[DIM_OP]);
+    field_set_int(L, "etp", box->base.etp);
+    field_set_string(L, "recompute", RECOMPUTE_NAMES[c->mode]);
+    field_set_int(L, "peak_bytes", (int64_t)llround(c->peak));
+    field_set_int(L, "peak_stage", c->peak_stage);
+    field_set_int(L, "overshoot_bytes", (int64_t)llround(c->peak - box->space.budget_bytes));
+    field_set_number(L, "nd_score", c->nd_score);
+    field_set_number(L, "score", c->score);
+    field_set_bool(L, "kept", c->kept);
+    step_time t;
+    search_candidate_time(&box->res, &box->space, &box->base, c, &t);
+    fields_push(L, STEP_FIELDS, &t);
+}
+
+static candidate *candidate_at(lua_State *L, result_box *box, int arg)
+{
+    lua_Integer i = luaL_checkinteger(L, arg);
+    luaL_argcheck(L, i >= 1 && (size_t)i <= box->res.n_fit, arg, "no fitting candidate of that index");
+    return &box->res.fit[i - 1];
+}
+
+/* result:candidate(i [, model]) -> its table; with the model, also its per-stage bytes */
+static int result_candidate(lua_State *L)
+{
+    result_box *box = check_result(L);
+    candidate *c = candidate_at(L, box, 2);
+    score_nd(L, box, c, 1);
+    lua_settop(L, 3);
+    push_candidate(L, box, c);
+    field_set_int(L, "rank", c - box->res.fit + 1);
+    if (!lua_isnoneornil(L, 3)) {
+        push_stage_totals(L, lnd_check_model(L, 3), &box->base, c);
+        lua_setfield(L, -2, "stage_bytes");
+    }
+    return 1;
+}
+
+static int result_size(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_result(L)->res.n_fit);
+    return 1;
+}
+
+static const field_desc COUNT_FIELDS[] = {
+    FIELD_I64(search_result, "tested", tested, 0, 0, 0), FIELD_I64(search_result, "priced", priced, 0, 0, 0),
+    FIELD_I64(search_result, "fitting", fitting, 0, 0, 0), FIELD_I64(search_result, "dropped", dropped, 0, 0, 0),
+    FIELD_NUM(search_result, "elapsed_s", elapsed_s, 0, 0, 0), FIELD_END,
+};
+
+static int result_counts(lua_State *L)
+{
+    const search_result *r = &check_result(L)->res;
+    lua_createtable(L, 0, 7);
+    fields_push(L, COUNT_FIELDS, r);
+    lua_createtable(L, 0, REFUSE_COUNT);
+    int64_t refused = 0;
+    for (int i = 0; i < REFUSE_COUNT; i++) {
+        if (r->refused[i] > 0)
+            field_set_int(L, REFUSAL_NAMES[i], r->refused[i]);
+        refused += r->refused[i];
+    }
+    lua_setfield(L, -2, "refused");
+    field_set_int(L, "refused_total", refused);
+    return 1;
+}
+
+/* result:sort{key, ...}: stable, kept candidates first ("-mfu" sorts descending) */
+static int result_sort(lua_State *L)
+{
+    result_box *box = check_result(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, 2);
+    const char **keys = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *keys, 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        keys[i] = lua_tostring(L, -1);
+        if (keys[i] == NULL)
+            return luaL_argerror(L, 2, "sort keys are names");
+        lua_pop(L, 1); /* the string stays alive in the table */
+        if (strstr(keys[i], "nd_score") != NULL)
+            score_nd(L, box, box->res.fit, box->res.n_fit);
+    }
+    int rc = search_sort(&box->res, &box->space, &box->base, keys, n);
+    if (rc == -1)
+        return luaL_error(L, "sort: unknown key (keys: step_time_s, peak_bytes, nd_score, score, mfu, "
+                             "tokens_per_s_per_device, each optionally prefixed with -)");
+    if (rc != 0)
+        return luaL_error(L, "out of memory");
+    return 0;
+}
+
+/* result:set_score(i, score [, kept]) */
+static int result_set_score(lua_State *L)
+{
+    candidate *c = candidate_at(L, check_result(L), 2);
+    c->score = luaL_checknumber(L, 3);
+    c->kept = lua_isnoneornil(L, 4) ? true : lua_toboolean(L, 4);
+    return 0;
+}
+
+/* result:dropped() -> the kept examples of candidates over the budget, with their overshoot */
+static int result_dropped(lua_State *L)
+{
+    result_box *box = check_result(L);
+    lua_createtable(L, (int)box->res.n_drops, 0);
+    for (size_t i = 0; i < box->res.n_drops; i++) {
+        push_candidate(L, box, &box->res.drops[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* result:lightest() -> the dropped candidate with the lowest peak, or nil */
+static int result_lightest(lua_State *L)
+{
+    result_box *box = check_result(L);
+    if (box->res.has_lightest)
+        push_candidate(L, box, &box->res.lightest);
+    return box->res.has_lightest ? 1 : 0;
+}
+
+/* nd.core.step_time(model, run, hardware) -> the time model of one run */
+static int lnd_step_time(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    hardware_t hw = {0};
+    fields_read(L, 3, "hardware.", HARDWARE_FIELDS, &hw);
+    estimate_t *e = lnd_push_scratch(L);
+    if (estimate_run(e, m, r) != 0)
+        return nd_bad_input(L, "%s", e->error);
+    price_ctx c = {m, r, e->dv};
+    step_time t;
+    timing_run(&c, &e->layout, &hw, &t);
+    double score = nd_score(&c, &e->layout, &hw);
+    lua_createtable(L, 0, 8);
+    fields_push(L, STEP_FIELDS, &t);
+    field_set_number(L, "nd_score", score);
+    return 1;
+}
+
+/* nd.core.layer_traffic(model, run, kind [, weights]) -> bytes one rank moves:
+ * {tp, cp, ep} for one micro-batch of one layer of the kind, forward and
+ * backward, and dp for a step over `weights` parameters (default: that layer's) */
+static int lnd_layer_traffic(lua_State *L)
+{
+    derived_t d;
+    const layer_kind *k;
+    price_ctx c = lnd_check_layer(L, &d, &k);
+    layer_traffic t = layer_traffic_bytes(&c, k);
+    double weights = luaL_optnumber(L, 4, layer_rank_weights(&c, k));
+    lua_createtable(L, 0, 4);
+    field_set_number(L, "tp", t.tp);
+    field_set_number(L, "cp", t.cp);
+    field_set_number(L, "ep", t.ep);
+    field_set_number(L, "dp", dp_traffic_bytes(&c, weights));
+    return 1;
+}
+
+/* nd.core.pipeline_step(run, {stage seconds...}) -> step seconds, bubble seconds */
+static int lnd_pipeline_step(lua_State *L)
+{
+    run_t *r = lnd_check_run(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int64_t n = (int64_t)lua_rawlen(L, 2);
+    luaL_argcheck(L, n == r->pp, 2, "one time per pipeline stage");
+    double *x = lua_newuserdatauv(L, (size_t)n * sizeof *x, 0);
+    for (int64_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        x[i] = luaL_checknumber(L, -1);
+        lua_pop(L, 1);
+    }
+    double bubble;
+    lua_pushnumber(L, pipeline_step(r, x, n, &bubble));
+    lua_pushnumber(L, bubble);
+    return 2;
+}
+
+static const luaL_Reg result_methods[] = {
+    {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
+    {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
+    {"lightest", result_lightest},   {NULL, NULL},
+};
+
+void lnd_open_search(lua_State *L)
+{
+    if (luaL_newmetatable(L, RESULT_TYPE)) {
+        lua_pushcfunction(L, result_gc);
+        lua_setfield(L, -2, "__gc");
+        luaL_newlib(L, result_methods);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_pop(L, 1);
+    field_push_names(L, &TOP_KEYS);
+    lua_setfield(L, -2, "top_keys");
+}
+
+/* nd.core.candidate_run(run, candidate) -> the run a search prices for the
+ * candidate (search_candidate_run over the run), as a new nd.run. The
+ * candidate is a table of nd.search's: its degrees, sp (a boolean),
+ * op_priced (else op: the shard priced, which derive settles) and
+ * recompute (a mode's name). */
+static int lnd_candidate_run(lua_State *L)
+{
+    const run_t *base = lnd_check_run(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    candidate c = {0};
+    fields_read(L, 2, "candidate.", DEGREE_FIELDS, &c);
+    c.degree[DIM_SP] = field_bool(L, 2, "candidate.", "sp", false) ? 1 : 0;
+    const char *op = field_present(L, 2, "op_priced") ? "op_priced" : "op";
+    c.degree[DIM_OP] = (int32_t)field_int(L, 2, "candidate.", op, 0, ND_MAX_DEVICES, 0, true);
+    /* the batch in doubles (exact: < 2^53) before search_candidate_run forms it in int64 */
+    double batch = (double)c.degree[DIM_DP] * (double)c.degree[DIM_MB] * (double)c.degree[DIM_MBS];
+    if (batch > (double)ND_MAX_GLOBAL_BATCH)
+        nd_bad_input(L, "candidate: dp x mb x mbs = %f sequences; a search takes at most %I", batch,
+                     (lua_Integer)ND_MAX_GLOBAL_BATCH);
+    lua_getfield(L, 2, "recompute");
+    int mode;
+    if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
+        nd_bad_input(L, "candidate.recompute must be off, selective or full, got %s",
+                     lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+    c.mode = (uint8_t)mode;
+    run_t r;
+    search_candidate_run(base, &c, &r);
+    lnd_push_derived_run(L, 1, &r);
+    return 1;
+}
+
+const luaL_Reg lnd_search_functions[] = {
+    {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
+    {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
+    {NULL, NULL},
+};

@@ -1,0 +1,241 @@
+/* memory.c: parameters, gradients and optimizer states per layer, and communication buffers. */
+#include "memory.h"
+#include "model_params.h"
+
+#include <stddef.h>
+
+param_split mem_layer_split(const layer_kind *k, const run_t *r)
+{
+    const layer_params *p = &k->params;
+    param_split s = {p->attention + p->norms + p->dense_mlp + p->router, p->routed / (double)r->ep, p->shared};
+    return s;
+}
+
+/* Static bytes of a split at per-parameter widths, over the three divisors
+ * of each part (memory-model.md §7.2):
+ *   Σ part · bytes / shard(part)   for params, optimizer states, main params, gradients */
+static_bytes mem_split_static(const param_split *s, const derived_t *d, bool frozen)
+{
+    static_bytes b = {0, 0, 0, 0};
+    double over_p = s->non_expert / d->shard_params_non_exp + s->routed / d->shard_params_exp +
+                    s->shared / d->shard_params_exp_partial;
+    double over_os = s->non_expert / d->shard_p_os_non_exp_partial + s->routed / d->shard_p_os_exp +
+                     s->shared / d->shard_p_os_exp_partial;
+    double over_g = s->non_expert / d->shard_grad_non_exp + s->routed / d->shard_grad_exp +
+                    s->shared / d->shard_grad_exp_partial;
+    b.params = over_p * d->bytes_p;
+    if (!frozen) {
+        b.optimizer = over_os * (d->bytes_optim - d->bytes_main);
+        b.main_params = over_os * d->bytes_main;
+        b.grads = over_g * d->bytes_grad;
+    }
+    return b;
+}
+
+static_bytes mem_layer_static(const price_ctx *c, const layer_kind *k, bool frozen)
+{
+    param_split s = mem_layer_split(k, c->r);
+    return mem_split_static(&s, c->d, frozen);
+}
+
+/* One table of P parameters: its weights over w_div, its optimizer states
+ * (two: bytes_optim_table) and main copies over os_div, its gradients over g_div. */
+static static_bytes table_static(double p, double w_div, double os_div, double g_div, int optim_bytes,
+                                 const derived_t *d, bool frozen)
+{
+    static_bytes b = {0, 0, 0, 0};
+    b.params = p / w_div * d->bytes_p;
+    if (!frozen) {
+        b.optimizer = p / os_div * (optim_bytes - d->bytes_main);
+        b.main_params = p / os_div * d->bytes_main;
+        b.grads = p / g_div * d->bytes_grad;
+    }
+    return b;
+}
+
+/* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
+static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool frozen)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    static_bytes zero = {0, 0, 0, 0};
+    if (tied_here)
+        return zero;
+    /* What is sharded is sharded over shard_embed·param_cp, as the reference;
+     * what is not (the weights under ZeRO-1/2, everything without an optimizer
+     * shard) stays whole on every DP rank, split by TP alone. */
+    double div = d->shard_embed * (double)d->param_cp, whole = d->shard_params_embed_whole;
+    double w_div = d->params_sharded ? div : whole;
+    double os_div = r->optimizer_parallel ? div : whole;
+    double g_div = d->params_sharded || d->grads_sharded ? div : whole;
+    return table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
+}
+
+/* The head (vocabulary x hidden, held even when tied to an embedding on
+ * another stage) and the final norm; a tower's mergers. */
+static double output_table_params(const model_t *m)
+{
+    if (m->patch_size > 0)
+        return model_output_params(m);
+    return (double)m->vocab * (double)m->hidden + (double)m->hidden * (m->norm_bias ? 2.0 : 1.0);
+}
+
+/* Output (memory-model.md §7.2): P_out over the non-expert divisors. */
+static_bytes mem_output_static(const price_ctx *c, bool frozen)
+{
+    const derived_t *d = c->d;
+    return table_static(output_table_params(c->m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
+                        d->shard_grad_non_exp, d->bytes_optim_table, d, frozen);
+}
+
+/* An MTP module: its projection and norms (sharded like the non-expert
+ * parameters unless shard_mtp_param is off), and its own copies of the
+ * embedding and output tables, as the reference prices them. */
+static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
+{
+    const derived_t *d = c->d;
+    bool sharded = c->r->shard_mtp_param;
+    static_bytes b = table_static(model_mtp_extra_params(c->m), sharded ? d->shard_params_non_exp : 1.0,
+                                  sharded ? d->shard_p_os_non_exp_partial : 1.0,
+                                  sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
+    static_bytes e = mem_embedding_static(c, false, frozen), o = mem_output_static(c, frozen);
+    static_add(&b, &e, 1.0);
+    static_add(&b, &o, 1.0);
+    return b;
+}
+
+/* The layer's weights on one rank, TP- and EP-local, not DP-sharded. */
+static double local_weights(const layer_kind *k, const run_t *r, const derived_t *d, double *experts)
+{
+    param_split s = mem_layer_split(k, r);
+    *experts = s.routed / (double)d->t_exp + s.shared / (double)d->t_exp;
+    return s.non_expert / (double)r->tp;
+}
+
+double mem_layer_param_casts(const price_ctx *c, const layer_kind *k)
+{
+    const derived_t *d = c->d;
+    if (!d->keeps_param_casts || d->bytes_p <= d->bytes_compute)
+        return 0.0;
+    return mem_layer_gathered_params(c, k); /* the compute-width copies of the layer's local weights */
+}
+
+double mem_layer_gathered_params(const price_ctx *c, const layer_kind *k)
+{
+    double experts, dense = local_weights(k, c->r, c->d, &experts);
+    return (dense + experts) * c->d->bytes_compute;
+}
+
+/* DP buffers of W weights at ZeRO level z: FSDP / ZeRO-3 gathers the layer
+ * (and prefetches the next) in the compute width and reduce-scatters its
+ * gradients; ZeRO-1/2 and plain DP reduce a layer's gradients in one bucket. */
+static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
+{
+    double reduce = grad_width(d);
+    if (fsdp || level == 3)
+        return 2.0 * w * d->bytes_compute + w * reduce;
+    return w * reduce;
+}
+
+/* Whether TP holds an activation-sized buffer: an all-gather's output under
+ * sequence parallelism (Megatron's global memory buffer), or an all-reduce's
+ * unless the runtime reduces in place in the matmul's output
+ * (inplace_tp_reduce: Megatron's reduce_from_tensor_model_parallel_region). */
+static bool tp_buffer(const run_t *r, const derived_t *d)
+{
+    return d->comm_t && (!r->inplace_tp_reduce || r->sequence_parallel);
+}
+
+layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const signed char *keep, double tokens)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    layer_comm b = {0, 0, 0, 0};
+    double h = (double)m->hidden, bc = d->bytes_compute;
+    double experts, dense = local_weights(k, r, d, &experts);
+    bool buckets = !r->inplace_dp_buffers;
+    if (r->dp > 1 && buckets)
+        b.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
+    if (d->expert_dp_ranks > 1 && experts > 0 && buckets)
+        b.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
+    if (tp_buffer(r, d))
+        b.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
+    if (d->comm_cp && k->attention == ATTENTION_LINEAR)
+        b.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
+    else if (d->comm_cp && r->cp_algo == CP_RING)
+        b.cp = 2.0 * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / (double)r->tp;
+    else if (d->comm_cp)
+        b.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
+                               k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc / (double)r->tp;
+    if (d->comm_ep && k->moe) {
+        b.ep = 2.0 * tokens * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
+    }
+    return b;
+}
+
+double mem_comm_combined(const layer_comm *c)
+{
+    double most = c->dp;
+    if (c->tp > most)
+        most = c->tp;
+    if (c->cp > most)
+        most = c->cp;
+    return most + c->ep;
+}
+
+double mem_embedding_comm(const price_ctx *c, double tokens)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
+    if (r->dp > 1 && !r->inplace_dp_buffers)
+        dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
+    double tp = tp_buffer(r, d) ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
+    return dp > tp ? dp : tp;
+}
+
+/* The weights of the stage's embedding and head (one table when tied) on
+ * the rank, over TP: what torchtitan's apply_fsdp leaves to the root
+ * module's group, which FSDP reduces last. None without FSDP. */
+static double fsdp_tables_params(const price_ctx *c, bool embedding, bool output, bool tied)
+{
+    if (!c->d->fsdp)
+        return 0.0;
+    double tables = (embedding ? model_embedding_params(c->m) : 0.0) +
+                    (output && !(embedding && tied) ? output_table_params(c->m) : 0.0);
+    return tables / (double)c->r->tp;
+}
+
+/* The reduce-scatter input FSDP fills last in a backward: the tables'
+ * gradients, unsharded, in the reduce width. Measured on one H200 (Llama
+ * 3.1 8B's tables, fp32): 4008 MiB beside every gradient at the backward's
+ * end. */
+double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool output, bool tied)
+{
+    return fsdp_tables_params(c, embedding, output, tied) * grad_width(c->d);
+}
+
+/* The tables' unsharded gradients in the compute width, which live beside
+ * that input until FSDP2's foreach_reduce has copied them in (gather_copies:
+ * it frees them only after the chunk_cat). Measured on one H200 (Llama 3.1
+ * 8B's tables): the default stream peaked 6.32 GB over its base at the
+ * backward's end, the 4.20 GB fp32 input and these 2.10 GB. None without
+ * the copy. */
+double mem_fsdp_tables_copied_grads(const price_ctx *c, bool embedding, bool output, bool tied)
+{
+    if (!c->r->gather_copies)
+        return 0.0;
+    return fsdp_tables_params(c, embedding, output, tied) * c->d->bytes_compute;
+}
+
+double mem_output_comm(const price_ctx *c)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    if (r->dp <= 1 || r->inplace_dp_buffers)
+        return 0.0;
+    return dp_buffer(output_table_params(c->m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
+}

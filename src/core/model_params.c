@@ -1,0 +1,153 @@
+/* model_params.c: parameter counts of a layer kind and of the whole model. */
+#include "model_params.h"
+
+#include <stddef.h>
+
+/* Attention weights of one layer. Full attention (MHA/GQA), after the
+ * reference's lineage B (memory-model.md §11.3), with n = attMM/4 attention
+ * blocks (4 projections each):
+ *   n·[ h·(g·a·d) + h·(a·d) + 2·h·(kv·d) ] + biases
+ * g = 2 with Qwen3.5's output gate fused into q_proj; biases are the output
+ * widths of q, k, v (qkv_bias) and h (o_bias).
+ * MLA (§11.4, DeepSeek-V2/V3):
+ *   query  = h·cq + cq + cq·a·(dn + dr)      (h·a·(dn + dr) without a q latent)
+ *   kv     = h·(ckv + dr) + ckv + ckv·kv·(dn + dv)
+ *   output = a·dv·h
+ * Linear attention, gated DeltaNet (Qwen3-Next / Qwen3.5), per Transformers'
+ * Qwen3NextGatedDeltaNet: in_proj_qkvz h·(2·nk·dk + 2·nv·dv), in_proj_ba
+ * h·2·nv, depthwise conv c·(2·nk·dk + nv·dv), dt_bias and A_log 2·nv, the
+ * gated norm dv, out_proj nv·dv·h. */
+static double attention_params(const model_t *m, const layer_kind *k)
+{
+    double h = (double)m->hidden, blocks = k->ops[OP_ATTMM] / 4.0;
+    if (k->attention == ATTENTION_LINEAR) {
+        double kd = (double)(m->lin_key_heads * m->lin_key_dim);
+        double vd = (double)(m->lin_value_heads * m->lin_value_dim);
+        double nv = (double)m->lin_value_heads;
+        return blocks * (h * (2 * kd + 2 * vd) + vd * h) + (double)m->lin_conv * (2 * kd + vd) + 2 * h * nv +
+               2 * nv + (double)m->lin_value_dim;
+    }
+    if (k->mla) {
+        double a = k->heads, dr = (double)m->rope_head_dim, dn = k->qk_head_dim - dr, dv = k->v_head_dim;
+        double cq = (double)m->q_lora_rank, ckv = (double)m->kv_lora_rank;
+        double query = cq > 0 ? h * cq + cq + cq * a * (dn + dr) : h * a * (dn + dr);
+        double kv = h * (ckv + dr) + ckv + ckv * k->kv_heads * (dn + dv);
+        return blocks * (query + kv + a * dv * h);
+    }
+    double g = m->attn_output_gate ? 2.0 : 1.0;
+    double dq = k->heads * k->qk_head_dim, dkv = k->kv_heads * k->qk_head_dim;
+    double weights = h * g * dq + dq * h + 2 * h * dkv;
+    double biases = (m->qkv_bias ? g * dq + 2 * dkv : 0) + (m->o_bias ? h : 0);
+    return blocks * (weights + biases);
+}
+
+/* Norm weights of one layer: layer_norms norms of width h (doubled with a
+ * bias, as LayerNorm has), plus Qwen3's per-head q and k norms (2·head_dim)
+ * on full-attention layers. */
+static double norm_params(const model_t *m, const layer_kind *k)
+{
+    double per_norm = (double)m->hidden * (m->norm_bias ? 2.0 : 1.0);
+    double qk = m->qk_norm && k->attention == ATTENTION_FULL ? 2.0 * k->qk_head_dim : 0.0;
+    return (double)m->layer_norms * per_norm + qk;
+}
+
+/* One feed-forward of width w: ffMM matrices of h·w (3 gated, 2 plain), with
+ * biases (ffMM − 1)·w + h when the MLP has them. */
+static double ffn_params(const model_t *m, const layer_kind *k, double w)
+{
+    double h = (double)m->hidden, n = k->ops[OP_FFMM];
+    return n * h * w + (m->mlp_bias ? (n - 1) * w + h : 0);
+}
+
+layer_params kind_layer_params(const model_t *m, const layer_kind *k)
+{
+    layer_params p = {0, 0, 0, 0, 0, 0};
+    p.attention = attention_params(m, k);
+    p.norms = norm_params(m, k);
+    if (!k->moe) {
+        p.dense_mlp = ffn_params(m, k, k->ffn_width);
+        return p;
+    }
+    double h = (double)m->hidden;
+    p.router = h * (double)m->experts;
+    p.routed = (double)m->experts * ffn_params(m, k, (double)m->expert_width);
+    if (m->shared_width > 0)
+        p.shared = ffn_params(m, k, (double)m->shared_width) + (m->shared_gate ? h : 0);
+    return p;
+}
+
+double model_embedding_params(const model_t *m)
+{
+    double h = (double)m->hidden;
+    if (m->patch_size > 0) { /* a vision tower: patch embedding (a conv) and learned positions */
+        double patch = (double)(m->in_channels * m->temporal_patch * m->patch_size * m->patch_size);
+        return patch * h + (m->patch_bias ? h : 0) + (double)m->learned_positions * h;
+    }
+    return (double)m->vocab * h + (double)m->learned_positions * h;
+}
+
+/* The output head and the final norm. A tower's output is its patch merger
+ * (norm over h, then h·m² → h·m² → out, with biases) and its deepstack mergers
+ * (the same, normed over h·m²). */
+double model_output_params(const model_t *m)
+{
+    double h = (double)m->hidden, bias = m->norm_bias ? 2.0 : 1.0;
+    if (m->patch_size > 0) {
+        double merged = h * (double)(m->merge_size * m->merge_size), out = (double)m->out_hidden;
+        double mlp = merged * merged + merged + merged * out + out;
+        return bias * h + mlp + (double)m->deepstack_mergers * (bias * merged + mlp);
+    }
+    double head = m->tied ? 0.0 : (double)m->vocab * h;
+    return head + bias * h;
+}
+
+/* An MTP module's own tables besides its layer: the projection of the
+ * concatenated embedding and hidden state (2h → h) and three norms
+ * (embedding, hidden, and its head's). It shares the embedding and head. */
+double model_mtp_extra_params(const model_t *m)
+{
+    double h = (double)m->hidden;
+    return 2 * h * h + 3 * h;
+}
+
+static double layer_total(const layer_params *p)
+{
+    return p->attention + p->norms + p->dense_mlp + p->router + p->routed + p->shared;
+}
+
+static void add_group(model_params *t, const model_t *m, const layer_group *g)
+{
+    const layer_kind *k = &m->kinds[g->kind];
+    const layer_params *p = &k->params;
+    double n = (double)g->count;
+    if (g->mtp) {
+        t->mtp += n * (layer_total(p) + model_mtp_extra_params(m));
+        return;
+    }
+    t->attention += n * p->attention;
+    t->norms += n * p->norms;
+    t->dense_mlp += n * p->dense_mlp;
+    t->router += n * p->router;
+    t->routed_experts += n * p->routed;
+    t->shared_experts += n * p->shared;
+    if (m->experts > 1 && p->routed > 0)
+        t->active += n * p->routed * (double)m->top_k / (double)m->experts;
+}
+
+/* Counts by part. The active count is what one token runs: everything but
+ * the routed experts, plus top-k of them; embeddings count as active, MTP
+ * layers and the vision tower do not (as PARAMS.md counts them). */
+model_params model_count_params(const model_t *m)
+{
+    model_params t = {0};
+    for (int i = 0; i < m->n_groups; i++)
+        add_group(&t, m, &m->groups[i]);
+    t.embedding = model_embedding_params(m);
+    t.output = model_output_params(m);
+    if (m->vision != NULL)
+        t.vision = model_count_params(m->vision).total;
+    t.total = t.embedding + t.attention + t.norms + t.dense_mlp + t.routed_experts + t.shared_experts +
+              t.router + t.output + t.mtp + t.vision;
+    t.active += t.embedding + t.attention + t.norms + t.dense_mlp + t.shared_experts + t.router + t.output;
+    return t;
+}

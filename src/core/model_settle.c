@@ -1,0 +1,100 @@
+/* model_settle.c: settling a model's layer kinds (attention and FFN geometry, parameters) and
+ * checking the invariants the arithmetic needs. */
+#include "model_settle.h"
+
+#include <stdio.h>
+
+#include "model_params.h"
+
+/* Attention geometry of a kind: full attention (MHA/GQA/MQA or MLA) or a
+ * gated-delta-rule linear attention (Qwen3-Next / Qwen3.5). */
+static void settle_attention(const model_t *m, layer_kind *k)
+{
+    if (k->attention == ATTENTION_LINEAR) {
+        k->mla = false;
+        k->heads = (double)m->lin_value_heads;
+        k->kv_heads = (double)m->lin_key_heads;
+        k->qk_head_dim = (double)m->lin_key_dim;
+        k->v_head_dim = (double)m->lin_value_dim;
+        return;
+    }
+    k->heads = (double)m->heads;
+    k->kv_heads = (double)m->kv_heads;
+    k->mla = m->kv_lora_rank > 0;
+    if (k->mla) {
+        double nope = m->nope_head_dim > 0 ? (double)m->nope_head_dim : m->head_dim;
+        k->qk_head_dim = nope + (double)m->rope_head_dim;
+        k->v_head_dim = m->v_head_dim > 0 ? (double)m->v_head_dim : m->head_dim;
+    } else {
+        k->qk_head_dim = m->head_dim;
+        k->v_head_dim = m->head_dim;
+    }
+}
+
+/* The settled spec gives every width (nd.model.spec settles them); these
+ * checks keep a kind from being priced at a width of 0. */
+static const char *settle_ffn(const model_t *m, layer_kind *k, char *err, int errlen)
+{
+    k->moe = k->ffn == FFN_MODEL ? m->experts > 1 : k->ffn == FFN_MOE;
+    k->ffn_width = (double)(k->moe ? m->expert_width : m->ffn_width);
+    if (k->moe && m->experts <= 1)
+        snprintf(err, errlen, "layer kind '%s' is a mixture of experts, but num_experts is %lld", k->name,
+                 (long long)m->experts);
+    else if (k->ffn_width <= 0)
+        snprintf(err, errlen, "layer kind '%s' is %s, but %s is not stated", k->name,
+                 k->moe ? "a mixture of experts" : "dense", k->moe ? "moe_intermediate_size" : "intermediate_size");
+    else
+        return NULL;
+    return err;
+}
+
+/* The invariants the arithmetic needs of the model's sizes and stack
+ * (nd.model.spec settles a spec that keeps them; one built by hand may not). */
+static const char *check_model(model_t *m, const char *prefix, char *err, int errlen)
+{
+    if (m->experts < 1)
+        m->experts = 1;
+    if (m->shared_width == 0) /* the settled spec's nil: one routed width per shared expert (DeepSeek) */
+        m->shared_width = m->shared_experts * m->expert_width;
+    bool ordered = true;
+    for (int i = 1; i < m->n_groups; i++)
+        ordered = ordered && (m->groups[i].mtp || !m->groups[i - 1].mtp);
+    if (m->head_dim <= 0)
+        snprintf(err, errlen, "%shead_dim is required and was not supplied", prefix);
+    else if (m->heads % m->kv_heads != 0)
+        snprintf(err, errlen, "%snum_key_value_heads (%lld) must divide num_attention_heads (%lld)", prefix,
+                 (long long)m->kv_heads, (long long)m->heads);
+    else if (m->shared_experts > 0 && m->shared_width <= 0)
+        snprintf(err, errlen, "%snum_shared_experts (%lld) has no width", prefix, (long long)m->shared_experts);
+    else if (!ordered || model_body_layers(m) != m->layers || model_mtp_layers(m) != m->mtp_depth)
+        snprintf(err, errlen, "%slayers must list num_hidden_layers body layers, then mtp_depth MTP layers", prefix);
+    else
+        return NULL;
+    return err;
+}
+
+static const char *settle(model_t *m, const char *prefix, char *err, int errlen)
+{
+    const char *msg = check_model(m, prefix, err, errlen);
+    if (msg != NULL)
+        return msg;
+    for (int i = 0; i < m->n_kinds; i++) {
+        layer_kind *k = &m->kinds[i];
+        if (k->attention == ATTENTION_LINEAR && (m->lin_key_heads <= 0 || m->lin_key_dim <= 0 ||
+                                                 m->lin_value_heads <= 0 || m->lin_value_dim <= 0)) {
+            snprintf(err, errlen, "layer kind '%s' is linear attention, but a linear-attention dim is 0", k->name);
+            return err;
+        }
+        settle_attention(m, k);
+        if ((msg = settle_ffn(m, k, err, errlen)) != NULL)
+            return msg;
+        k->params = kind_layer_params(m, k);
+    }
+    if (m->vision == NULL)
+        return NULL;
+    if (m->vision->out_hidden == 0)
+        m->vision->out_hidden = m->vision->hidden; /* a tower that states no output width keeps its own */
+    return settle(m->vision, "vision.", err, errlen);
+}
+
+const char *model_settle(model_t *m, char *err, int errlen) { return settle(m, "", err, errlen); }

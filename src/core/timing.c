@@ -1,0 +1,713 @@
+/* timing.c: compute and communication time of a training step, stage by stage.
+ *
+ * Ranks are placed TP innermost, then CP, EP (carved from DP), DP, PP: a
+ * group of size g with stride k spans g·k consecutive devices, and moves
+ * data at the bandwidth of the smallest level of the machine (node,
+ * pod, cluster) that spans them. A collective of S bytes over n ranks moves
+ * (n − 1)/n · S a rank for an all-gather or a reduce-scatter, twice that for
+ * an all-reduce. Compute runs at the device's sustained TFLOP/s; every
+ * matmul costs 2 FLOPs a weight a token forward and twice that backward.
+ * The element-wise ops between the matmuls (softmax and dropout on eager
+ * attention scores, norms, residual adds, activations) are bound by HBM
+ * bandwidth: they take the bytes they move over the device's memory_gbps,
+ * as does the optimizer step once the pipeline drains. */
+#include "timing.h"
+
+#include "activations.h"
+#include "model_flops.h"
+#include "model_params.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The share of a layer's forward a selective recompute reruns when no census
+ * measured it and its rule is not Megatron's (which reruns the attention
+ * core, priced as such): norms, activation functions and softmax are cheap in FLOPs
+ * but memory bound; 5 % of the forward is ndlua's stated assumption. */
+#define SELECTIVE_RERUN_SHARE 0.05
+
+double level_gbps(const hardware_t *hw, int64_t span)
+{
+    for (int i = 0; i < hw->n_levels; i++)
+        if (span <= hw->levels[i].devices)
+            return hw->levels[i].gbps;
+    return hw->n_levels > 0 ? hw->levels[hw->n_levels - 1].gbps : 1.0;
+}
+
+static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gbps * 1e9) : 0.0; }
+
+/* Per micro-batch, forward and backward, one rank:
+ *   TP   the gather-count/4 · 8·(t − 1)/t · tokens·h·bc (four all-reduces, or
+ *        with SP four all-gathers and four reduce-scatters)
+ *   CP   ring: 3·(cp − 1) · tokens·kv·(d_qk + d_v)·bc / t (K/V forward, K/V and
+ *        their gradients backward); Ulysses: 8·(cp − 1)/cp · tokens·(q, k, v, o
+ *        widths)·bc / t (four all-to-alls each way)
+ *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way) */
+layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    double tokens = d->tokens;
+    layer_traffic t = {0, 0, 0};
+    double h = (double)m->hidden, bc = d->bytes_compute, tp = (double)r->tp, cp = (double)r->cp;
+    if (r->tp > 1)
+        t.tp = k->ops[OP_GATHER] / 4.0 * 8.0 * (tp - 1) / tp * tokens * h * bc;
+    if (r->cp > 1 && k->attention == ATTENTION_LINEAR)
+        t.cp = 3.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / tp;
+    else if (r->cp > 1 && r->cp_algo == CP_RING)
+        t.cp = 3.0 * (cp - 1) * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / tp;
+    else if (r->cp > 1)
+        t.cp = 8.0 * (cp - 1) / cp * tokens *
+               (k->heads * (k->qk_head_dim + k->v_head_dim) + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc /
+               tp;
+    if (r->ep > 1 && k->moe) {
+        t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * routed_copies(m, r) * tokens * h * bc;
+    }
+    return t;
+}
+
+/* Per step, one rank, for W weights on it:
+ *   FSDP over S ranks: each micro-batch gathers the weights (again for the
+ *   backward when it reshards) and reduce-scatters the gradients, (S − 1)/S
+ *   of each; replicas R = d / S all-reduce the shards once a step
+ *   otherwise (DDP, ZeRO-1/2): one all-reduce of the gradients a step */
+double dp_traffic_bytes(const price_ctx *c, double weights)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    double reduce = grad_width(d);
+    if (d->fsdp) {
+        double s = (double)d->optimizer_ranks, replicas = (double)r->dp / s;
+        double gathers = r->reshard_params ? 2.0 : 1.0;
+        double per_mb = (s - 1) / s * weights * (gathers * d->bytes_compute + reduce);
+        double across = replicas > 1 ? 2.0 * (replicas - 1) / replicas * weights / s * reduce : 0.0;
+        return (double)r->micro_batch_num * per_mb + across;
+    }
+    if (r->dp <= 1)
+        return 0.0;
+    return 2.0 * (double)(r->dp - 1) / (double)r->dp * weights * reduce;
+}
+
+/* HBM bytes a step of FSDP's copies moves through its buffers (gather_copies,
+ * FSDP2's foreach copy-in and copy-out), W weights on a rank sharded over S:
+ * each micro-batch, a gather casts the rank's shard into the all-gather
+ * input (reads bp/S, writes bc/S) and splits the gathered output into the
+ * parameters (reads and writes bc), again for the backward when it
+ * reshards; the reduce copies each gradient into the reduce-scatter input
+ * in the reduce width (reads bc, writes rw) and writes the shard it gets
+ * (rw/S). Measured on one H200 with S = 1 (PyTorch 2.11, Llama 3 shapes):
+ * the cast, copy-out and chunk_cat kernels take 13-15 ms a step for 1.92 G
+ * weights, this count's 30 B a weight 15 ms at 3.84 TB/s (scripts/measure/). */
+static double fsdp_copy_bytes(const price_ctx *c, double weights)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    if (!r->gather_copies || !d->fsdp)
+        return 0.0;
+    double s = (double)d->optimizer_ranks, gathers = r->reshard_params ? 2.0 : 1.0;
+    double bc = d->bytes_compute, rw = grad_width(d);
+    double per_mb = gathers * (((double)d->bytes_p + bc) / s + 2.0 * bc) + bc + rw + rw / s;
+    return (double)r->micro_batch_num * weights * per_mb;
+}
+
+/* The expert all-to-all's seconds for `bytes` a rank sends (dispatch and
+ * combine) over an EP group of `ep` ranks `stride` devices apart (TP x CP
+ * inside it). Each peer gets bytes/(ep − 1); the peers inside the rank's
+ * node (node/stride of the group, itself included, when the group spans
+ * several nodes) are reached over the node's links while the rest go over
+ * the level the group spans, both at once:
+ *   inside  = bytes · (q − 1)/(ep − 1) at the node's bandwidth
+ *   outside = bytes · (ep − q)/(ep − 1) at the spanning level's
+ *   seconds = max(inside, outside)                         q = node / stride
+ * A group inside one node is all inside: bytes at the node's bandwidth. */
+double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride)
+{
+    if (ep <= 1 || bytes <= 0)
+        return 0.0;
+    int64_t span = ep * stride, node = hw->n_levels > 1 ? hw->levels[0].devices : span;
+    if (span <= node || stride >= node)
+        return seconds(bytes, level_gbps(hw, span));
+    double q = (double)(node / stride), e = (double)ep;
+    double inside = seconds(bytes * (q - 1.0) / (e - 1.0), level_gbps(hw, node));
+    double outside = seconds(bytes * (e - q) / (e - 1.0), level_gbps(hw, span));
+    return inside > outside ? inside : outside;
+}
+
+/* The step from the stage times X_i (memory-model / search §d.4):
+ *   one stage:    m · X
+ *   1F1B, GPipe:  Σ X_i + (m − 1) · max X   (the first micro-batch fills the pipe)
+ *   interleaved:  Σ X/v + p(v − 1)·max/v + (m·v − p(v − 1) − 1)·max/v
+ *   DualPipeV:    m · max + (p − 1)·max / 2  (half of 1F1B's bubble)
+ *   seqpipe:      m · max + (p − 1)·max / n  (n sequence chunks fill the pipe) */
+double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble)
+{
+    double sum = 0, most = 0, m = (double)r->micro_batch_num, p = (double)pp, v = (double)r->vpp;
+    for (int64_t i = 0; i < pp; i++) {
+        sum += x[i];
+        if (x[i] > most)
+            most = x[i];
+    }
+    double step;
+    if (pp == 1)
+        step = m * sum;
+    else if (r->schedule == SCHED_ZERO_BUBBLE_V)
+        step = m * most + (p - 1) * most / 2.0;
+    else if (r->schedule == SCHED_SEQPIPE)
+        step = m * most + (p - 1) * most / (double)r->seq_split;
+    else if (r->vpp > 1)
+        step = sum / v + p * (v - 1) * most / v + (m * v - p * (v - 1) - 1) * most / v;
+    else
+        step = sum + (m - 1) * most;
+    *bubble = step - m * most;
+    if (*bubble < 0)
+        *bubble = 0;
+    return step;
+}
+
+static double layer_forward_flops(const layer_flops *f, const run_t *r, const derived_t *d)
+{
+    double t = (double)r->tp;
+    return (f->proj + f->scores + f->recurrence + f->mlp + f->shared) / t + f->routed / (double)d->t_exp + f->router;
+}
+
+/* The forward share a selective recompute reruns when a census measured
+ * it: the attention and FFN matmul shares it states. */
+static double census_rerun_share(const census_record *c, const layer_flops *f)
+{
+    double total = f->proj + f->scores + f->recurrence + f->mlp + f->shared + f->routed + f->router;
+    double ffn = f->mlp + f->shared + f->routed + f->router;
+    return total > 0 ? (c->selective_attention_mm * f->proj + c->selective_ffn_mm * ffn) / total : 0.0;
+}
+
+double layer_rank_weights(const price_ctx *c, const layer_kind *k)
+{
+    const layer_params *p = &k->params;
+    const run_t *r = c->r;
+    return (p->attention + p->norms + p->dense_mlp + p->router) / (double)r->tp +
+           (p->routed / (double)r->ep + p->shared) / (double)c->d->t_exp;
+}
+
+/* HBM bytes the eager attention's element-wise ops move in a layer's
+ * forward, a token of one rank: without flash attention, each of the a/t
+ * heads' s scores is read by the softmax (bc), which writes its output
+ * (bs); a softmax wider than the compute width (Transformers' fp32
+ * softmax) is cast back for the product with V (reads bs, writes bc); a
+ * dropout reads that and writes its output (bc) and mask (bd). */
+static double scores_moved_per_token(const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    if (d->flash || k->attention == ATTENTION_LINEAR)
+        return 0.0;
+    double bc = d->bytes_compute, bs = d->bytes_softmax;
+    double per_score = bc + bs + (bs != bc ? bs + bc : 0.0) + (d->bytes_dropout > 0 ? bs + bc + d->bytes_dropout : 0);
+    return k->ops[OP_SOFTMAX] * k->heads / (double)r->tp * (double)r->seq_length / (double)r->cp * per_score;
+}
+
+/* HBM bytes a rotated query or key element costs, forward and backward
+ * together (each op's backward is an op of the same shape: a product by the
+ * same constants, a cast back, a slice for the concatenation):
+ *   fused        one kernel reads and writes it             2·bc, twice
+ *   rotate_half  Transformers' eager code, in bc: the negated half (reads and
+ *                writes half), the concatenation (1 + 1), the products by cos
+ *                and sin (1 + 1 each), their sum (2 + 1)    10·bc, twice
+ *   complex      torchtitan's apply_rotary_emb: x.float() (bc + 4), the
+ *                complex product in fp32 (4 + 4), type_as (4 + bc); the casts
+ *                vanish where bc is already 4               (2·bc + 16), twice
+ * Measured on one H200 (PyTorch 2.11, torchtitan's Llama 3 8B layer, eager):
+ * the complex product's kernels take 0.8 ms a step of 4 layers and 8192
+ * tokens, about the 8 B an element of 5120 rotated elements a token at
+ * 3.84 TB/s twice (0.7 ms); torch.compile leaves that product to ATen and
+ * fuses the casts into its neighbours, not away (scripts/measure/). */
+static double rope_bytes_per_element(rope_form rope, double bc)
+{
+    if (rope == ROPE_FUSED)
+        return 2.0 * 2.0 * bc;
+    if (rope == ROPE_COMPLEX)
+        return 2.0 * (8.0 + (bc < 4.0 ? 2.0 * (bc + 4.0) : 0.0));
+    return 2.0 * 10.0 * bc;
+}
+
+/* HBM bytes a layer's attention moves around its kernel, a token of one
+ * rank, forward and backward together, priced as a third in the forward's
+ * element-wise bytes (which the backward prices twice): the rotary
+ * embedding of the queries and keys (rope_bytes_per_element), a/t query
+ * heads and kv/t key heads of d_qk, times the share of a head it turns
+ * (partial_rotary_factor; MLA: the d_rope part of each query head and the
+ * one shared rope key, which every rank computes whole); none
+ * for a model of learned positions or a linear-attention layer. And, where
+ * the runtime repeats K and V to the query heads (repeat_kv), the copy
+ * reads kv/t heads and writes a/t heads of K (d_qk) and of V (d_v), and
+ * its backward sums them back (reads a/t, writes kv/t). */
+static double qk_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    if (k->attention == ATTENTION_LINEAR || k->ops[OP_ATTMM] <= 0)
+        return 0.0;
+    double t = (double)r->tp, bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
+    double rotated = 0.0;
+    if (!m->family.no_rope && m->learned_positions == 0) {
+        double dr = (double)m->rope_head_dim;
+        rotated = k->mla ? k->heads * dr / t + dr
+                         : m->rotary_fraction * (k->heads + k->kv_heads) * k->qk_head_dim / t;
+    }
+    double moved = rotated * rope_bytes_per_element(r->rope, bc);
+    if (d->repeat_kv && !k->mla && k->kv_heads < k->heads)
+        moved += 2.0 * (k->heads + k->kv_heads) * (k->qk_head_dim + k->v_head_dim) * bc / t;
+    return blocks * moved / 3.0;
+}
+
+/* HBM bytes a norm moves an element in its forward: a fused kernel (TE's,
+ * Apex's, PyTorch's nn.RMSNorm and nn.LayerNorm, torch.compile's) reads
+ * and writes it once, 2·bc. Transformers' eager RMSNorm runs op by op in
+ * the norm width bn (fp32): the upcast (bc + bn), the square (2bn), the
+ * mean (bn), the product by the reciprocal root (2bn), the cast back
+ * (bn + bc) and the weight's product (2bc): 4bc + 7bn, 36 B in bf16; the
+ * zero-centred form (Qwen3.5, Gemma) multiplies by 1 + weight in fp32
+ * before the cast back: 2bc + 9bn, 40 B. Where bn is bc the casts vanish. */
+static double norm_bytes_per_element(const model_t *m, const derived_t *d)
+{
+    double bc = d->bytes_compute, bn = d->bytes_norm;
+    if (d->fused_norm || m->norm_bias) /* a LayerNorm is one kernel eager too */
+        return 2.0 * bc;
+    double casts = bn != bc ? 2.0 * (bc + bn) : 0.0;
+    return casts + (m->family.zero_centered_norms ? 7.0 * bn : 5.0 * bn + 2.0 * bc);
+}
+
+/* HBM bytes the element-wise ops of one layer move in its forward, a token
+ * of one rank (each op reads its inputs and writes its outputs once; the
+ * GEMMs' own traffic is in their FLOP rate):
+ *   scores   the eager attention's softmax and dropout (scores_moved_per_token)
+ *   norms    each over the hidden state, h elements (norm_bytes_per_element);
+ *            q/k norms over the a/t query and kv/t key heads
+ *   residual two adds reading two hidden states and writing one (3h·bc each)
+ *   dropout  each hidden dropout reads h, writes h and its mask (h·(2bc + bd))
+ *   FFN act  a fused gated product reads two f-wide inputs and writes one
+ *            (3f·bc), eager SiLU and product apart 5f·bc (the SiLU reads
+ *            and writes f, the product reads two and writes one); a plain
+ *            activation reads and writes f (2f·bc); over TP (expert TP for
+ *            routed experts, at top-k copies)
+ *   rotary   the queries' and keys' rotary embedding and K/V repeat
+ *            (qk_moved_per_token), over TP
+ * The hidden-state ops run on the whole sequence on every TP rank unless
+ * sequence parallelism splits it. Backward moves about twice the forward's
+ * bytes (each op reads the gradient and what it saved, and writes a gradient). */
+static double layer_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
+{
+    double h = (double)m->hidden, bc = d->bytes_compute, t = (double)r->tp, sp = (double)d->sp;
+    double moved = scores_moved_per_token(k, r, d) + qk_moved_per_token(m, k, r, d);
+    double norm = norm_bytes_per_element(m, d);
+    hidden_dropouts drop = act_hidden_dropouts(k, r, d);
+    double hidden = k->ops[OP_NORMOP] * h * norm + 2.0 * 3.0 * h * bc + drop.ops * h * (2.0 * bc + drop.mask_bytes);
+    moved += hidden / sp;
+    if (m->qk_norm && !k->mla && k->attention != ATTENTION_LINEAR)
+        moved += k->ops[OP_ATTMM] / 4.0 * (k->heads + k->kv_heads) * k->qk_head_dim / t * norm;
+    double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
+    if (k->moe)
+        moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp +
+                              (double)m->shared_width / t);
+    else
+        moved += per_width * k->ffn_width / t;
+    return moved;
+}
+
+/* The matmul FLOPs a token torchtitan's per-op policy reruns in a layer's
+ * backward: it saves every second matmul's output of q, k, v, o, gate, up,
+ * down (activations.c op_sac_activations), so k, o and up run again, over
+ * TP; with every element-wise op, which it saves none of. */
+static double op_sac_rerun_flops(const model_t *m, const layer_kind *k, const layer_flops *f, const run_t *r)
+{
+    double h = (double)m->hidden, blocks = k->ops[OP_ATTMM] / 4.0;
+    double wk = 2.0 * h * k->kv_heads * k->qk_head_dim, wo = 2.0 * k->heads * k->v_head_dim * h;
+    return (blocks * (wk + wo) + f->mlp / 3.0) / (double)r->tp;
+}
+
+/* What a recompute reruns of a layer's forward, FLOPs and element-wise
+ * bytes of one micro-batch: all of it (full); under selective recompute
+ * the census's measured matmul shares, else under torchtitan's per-op
+ * policy the matmuls it does not save and every element-wise op, else,
+ * when the rule reruns the attention core (Megatron's selective recompute:
+ * QK^T, the mask, softmax and dropout, the product with V), its score
+ * matmuls and their element-wise traffic, else a stated 5 % of the forward. */
+static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode mode, const price_ctx *c,
+                     layer_time *lt)
+{
+    double share = 0.0;
+    if (mode == REC_FULL)
+        share = 1.0;
+    else if (mode == REC_SELECTIVE && k->census != NULL && k->census->has_shares)
+        share = census_rerun_share(k->census, f);
+    else if (mode == REC_SELECTIVE && c->d->op_sac && act_op_sac_prices(k)) {
+        lt->rerun_flops = op_sac_rerun_flops(c->m, k, f, c->r) * c->d->tokens;
+        lt->rerun_moved = lt->moved;
+        return;
+    }
+    else if (mode == REC_SELECTIVE && c->d->core_attention_recompute && k->attention != ATTENTION_LINEAR) {
+        double tokens = c->d->tokens;
+        lt->rerun_flops = f->scores / (double)c->r->tp * tokens;
+        lt->rerun_moved = scores_moved_per_token(k, c->r, c->d) * tokens;
+        lt->rerun_attention_flops = lt->attention_flops;
+        return;
+    } else if (mode == REC_SELECTIVE)
+        share = SELECTIVE_RERUN_SHARE;
+    lt->rerun_flops = share * lt->forward_flops;
+    lt->rerun_moved = share * lt->moved;
+    lt->rerun_attention_flops = share * lt->attention_flops;
+}
+
+static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    double tokens = d->tokens;
+    /* flash attention skips the score blocks the causal mask hides; an
+     * eager attention computes every score and masks them after */
+    layer_flops f = kind_flops(m, k, (double)r->seq_length, d->flash ? 0.5 : 1.0);
+    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, 0.0, 0.0,
+                     layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
+                     layer_traffic_bytes(c, k), 0.0, 0.0};
+    /* a flash kernel runs the scores at its own rate (hardware attention_tflops) */
+    if (d->flash && k->attention != ATTENTION_LINEAR)
+        lt.attention_flops = f.scores / (double)r->tp * tokens;
+    rerun_of(k, &f, mode, c, &lt);
+    return lt;
+}
+
+/* The layer price of a run of layers: from the memo when it holds it. */
+static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_time *layers)
+{
+    const layer_kind *k = &c->m->kinds[run->kind];
+    if (layers == NULL || run->switches != NULL)
+        return price_layer(c, k, run->mode);
+    layer_time *lt = &layers[3 * run->kind + (int)run->mode];
+    if (!lt->ready)
+        *lt = price_layer(c, k, run->mode);
+    return *lt;
+}
+
+static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers)
+{
+    layer_time lt = layer_time_of(c, run, layers);
+    double n = (double)run->count;
+    w->forward_flops += n * lt.forward_flops;
+    w->recompute_flops += n * lt.rerun_flops;
+    w->forward_attention_flops += n * lt.attention_flops;
+    w->recompute_attention_flops += n * lt.rerun_attention_flops;
+    w->forward_moved += n * lt.moved;
+    w->recompute_moved += n * lt.rerun_moved;
+    param_split u = mem_layer_split(&c->m->kinds[run->kind], c->r);
+    w->updated.non_expert += n * u.non_expert;
+    w->updated.routed += n * u.routed;
+    w->updated.shared += n * u.shared;
+    layer_traffic t = lt.traffic;
+    /* a fully recomputed layer sends its forward traffic again: half of TP and
+     * EP's (one way of two), a third of ring CP's */
+    double again = run->mode == REC_FULL ? 1.0 : 0.0;
+    w->tp += n * t.tp * (1.0 + again / 2.0);
+    w->cp += n * t.cp * (1.0 + again / 3.0);
+    w->ep += n * t.ep * (1.0 + again / 2.0);
+    w->weights += n * lt.weights;
+}
+
+void timing_forget_layers(layer_time *layers, const model_t *m)
+{
+    for (int i = 0; i < 3 * m->n_kinds; i++)
+        layers[i].ready = false;
+}
+
+void timing_memo_free(timing_memo *memo)
+{
+    free(memo->stage_x);
+    memset(memo, 0, sizeof *memo);
+}
+
+/* The vision tower on the first stage: its forward FLOPs for the visual
+ * tokens of one micro-batch, over TP. */
+static void add_vision(stage_work *w, const model_t *m, const run_t *r)
+{
+    const model_t *v = m->vision;
+    double visual = (double)(r->visual_seq_length > 0 ? r->visual_seq_length : v->max_positions);
+    model_flops f = model_count_flops(v, (int64_t)(visual > 0 ? visual : 1024));
+    w->forward_flops += f.total * visual * (double)r->micro_batch_size / (double)r->cp / (double)r->tp;
+    double params = model_count_params(v).total;
+    w->weights += params / (double)r->tp;
+    if (!r->freeze_vision)
+        w->updated.non_expert += params;
+}
+
+/* HBM bytes the loss's element-wise passes move over the logits, forward
+ * and backward, a token of one rank (the vocabulary over TP when the loss is
+ * vocabulary-parallel), each entry of the loss's width lw (4 when it
+ * upcasts): the upcast reads the compute-width logits and writes lw, and
+ * its backward casts the gradient back; the log-softmax reads its input
+ * three times (maximum, sum of exponentials, output) and writes once, and
+ * its backward reads the gradient twice and its output once and writes
+ * once; PyTorch's NLL backward first zero-fills a gradient of the loss's
+ * width (none when the loss writes its gradient in place, Megatron's).
+ * Measured on one H200 (PyTorch 2.11, V = 128256, s = 8192): the
+ * log-softmax, NLL and zero-fill kernels 9.2 ms a step and the two casts
+ * about 3 ms more, what this count's 48 B an entry take at 4.1 TB/s
+ * (12.3 ms; scripts/measure/). */
+static double loss_moved_per_token(const price_ctx *c)
+{
+    const derived_t *d = c->d;
+    double lw = d->loss_upcast ? 4.0 : (double)d->bytes_compute;
+    double per_entry = 8.0 * lw + (d->loss_upcast ? 2.0 * ((double)d->bytes_compute + lw) : 0.0) +
+                       (d->loss_inplace_grad ? 0.0 : lw);
+    return per_entry * (double)c->m->vocab / act_output_tp_divisor(c);
+}
+
+/* Whether a stage's head shares the embedding table the stage holds. */
+static bool tied_here(const price_ctx *c, const stage_work *w)
+{
+    return w->embeddings > 0 && w->outputs > 0 && ties_embeddings(c->m, c->r);
+}
+
+static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, stage_work *w)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    memset(w, 0, sizeof *w);
+    double tokens = c->d->tokens, h = (double)m->hidden;
+    for (int64_t chunk = 0; chunk < l->vpp; chunk++) {
+        const chunk_layout *ch = layout_chunk(l, s, chunk);
+        for (int i = 0; i < ch->n_runs; i++)
+            add_run(w, c, &l->runs[ch->first_run + i], layers);
+        if (ch->embedding) {
+            w->weights += model_embedding_params(m) / (double)r->tp;
+            w->embeddings++;
+        }
+        if (ch->output) {
+            w->outputs++;
+            /* the head's logits (vocabulary-parallel over TP), and each MTP module's projection and logits */
+            double head = 2.0 * (double)m->vocab * h;
+            w->forward_flops += (head + (double)model_mtp_layers(m) * (head + 4.0 * h * h)) * tokens / (double)r->tp;
+            /* the loss's passes, forward and backward: a third in the
+             * forward's element-wise bytes, which the backward prices twice */
+            w->forward_moved += (1.0 + (double)model_mtp_layers(m)) * loss_moved_per_token(c) * tokens / 3.0;
+            w->weights += (double)m->vocab * h / (double)r->tp;
+        }
+    }
+    if (s == 0 && m->vision != NULL)
+        add_vision(w, m, r);
+    if (tied_here(c, w)) /* one table serves both: its weights are reduced once */
+        w->weights -= (double)m->vocab * h / (double)r->tp;
+}
+
+/* The bytes a stage's optimizer step moves through HBM: a memory-bound
+ * pass over what the rank's optimizer holds (Megatron's and DeepSpeed's
+ * fused multi-tensor Adam, PyTorch's foreach AdamW under torchtitan). Each
+ * parameter it updates (its states and main copy, over bytes_optim)
+ *   reads and writes its main copy and states     2·(states + main params)
+ *   reads its gradient twice                      the norm clipping takes, the update
+ *   writes the weight the model computes with     bytes_p (read too, updated in
+ *                                                 place, when there is no main copy)
+ * and a gradient buffer kept across micro-batches (grad_accumulation:
+ * Megatron's main_grad, DeepSpeed's buckets) is zeroed for the next step. */
+static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
+{
+    const derived_t *d = c->d;
+    const run_t *r = c->r;
+    if (r->frozen || r->offload_params || r->offload_optimizer || r->swap_optimizer || d->bytes_optim <= 0)
+        return 0.0; /* nothing to step, or the host steps it */
+    static_bytes b = mem_split_static(&w->updated, d, false);
+    if (w->embeddings > 0) {
+        static_bytes e = mem_embedding_static(c, tied_here(c, w), false);
+        static_add(&b, &e, (double)w->embeddings);
+    }
+    if (w->outputs > 0) {
+        static_bytes o = mem_output_static(c, false);
+        static_add(&b, &o, (double)w->outputs);
+        int64_t mtp = model_mtp_layers(c->m);
+        if (mtp > 0) {
+            static_bytes t = mem_mtp_module_static(c, false);
+            static_add(&b, &t, (double)(mtp * w->outputs));
+        }
+    }
+    double held = b.optimizer + b.main_params, updated = held / (double)d->bytes_optim;
+    double grad = grad_width(d);
+    double weight = d->bytes_main > 0 ? d->bytes_p : 2.0 * d->bytes_p;
+    /* a clipping that always scales reads and writes each gradient once more */
+    double reads = c->r->clip_scales_always ? 4.0 : 2.0;
+    /* a kept gradient buffer is zeroed for the next step; freed ones
+     * (grads_set_to_none) are not */
+    double zeroed = d->accumulates_grads && !c->r->grads_set_to_none ? b.grads : 0.0;
+    return 2.0 * held + updated * (reads * grad + weight) + zeroed;
+}
+
+/* One micro-batch on a stage: forward, backward (twice the forward), the
+ * recomputed share, and the communication compute does not hide. */
+static double stage_micro_batch_time(const stage_work *w, const run_t *r, const hardware_t *hw, double pp_bytes,
+                                     double parts[STAGE_PARTS])
+{
+    double flops_per_s = hw->sustained_tflops * 1e12, bytes_per_s = hw->memory_gbps * 1e9;
+    int64_t t = r->tp, cp = r->cp;
+    double moved = bytes_per_s > 0 ? w->forward_moved / bytes_per_s : 0.0;
+    double moved_again = bytes_per_s > 0 ? w->recompute_moved / bytes_per_s : 0.0;
+    /* what a flash kernel's FLOPs take beyond the sustained rate's time */
+    double attention = hw->attention_tflops > 0 ? 1.0 / (hw->attention_tflops * 1e12) - 1.0 / flops_per_s : 0.0;
+    parts[0] = w->forward_flops / flops_per_s + w->forward_attention_flops * attention + moved;
+    parts[1] = 2.0 * parts[0];
+    parts[2] = w->recompute_flops / flops_per_s + w->recompute_attention_flops * attention + moved_again;
+    parts[3] = seconds(w->tp, level_gbps(hw, t)) * (1.0 - hw->overlap_tp);
+    parts[4] = seconds(w->cp, level_gbps(hw, t * cp)) * (1.0 - hw->overlap_cp);
+    /* DualPipeV runs one micro-batch's expert all-to-all under another's
+     * compute (DeepSeek-V3's design): it hides at least 90 % of it */
+    double overlap_ep = r->schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
+    parts[5] = ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp) * (1.0 - overlap_ep);
+    parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
+    double sum = 0;
+    for (int i = 0; i < STAGE_PARTS; i++)
+        sum += parts[i];
+    return sum;
+}
+
+void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, step_time *out)
+{
+    timing_memo memo;
+    memset(&memo, 0, sizeof memo);
+    timing_run_memo(c, l, hw, &memo, out);
+    timing_memo_free(&memo);
+}
+
+/* The scratch for pp stages: their times, then STAGE_PARTS each; NULL when out of memory. */
+static double *stage_scratch(timing_memo *memo, int64_t pp)
+{
+    if (memo->cap_x < pp) {
+        double *x = realloc(memo->stage_x, (size_t)pp * (1 + STAGE_PARTS) * sizeof *x);
+        if (x == NULL)
+            return NULL;
+        memo->stage_x = x;
+        memo->cap_x = pp;
+    }
+    return memo->stage_x;
+}
+
+/* The model's FLOPs a token of a sequence, as the memo keeps them. */
+static double model_flops_total(const model_t *m, int64_t seq, timing_memo *memo)
+{
+    if (!memo->has_flops || memo->flops_seq != seq) {
+        memo->flops_total = model_count_flops(m, seq).total;
+        memo->flops_seq = seq;
+        memo->has_flops = true;
+    }
+    return memo->flops_total;
+}
+
+/* Whether what was worked out in epoch still holds (0: never worked out). */
+static bool current(const timing_memo *memo, int64_t epoch) { return epoch != 0 && epoch == memo->works_epoch; }
+
+/* A stage's work, from the memo when it was worked out in its epoch. */
+static stage_work work_of(const price_ctx *c, const layout_t *l, int64_t s, timing_memo *memo)
+{
+    if (memo->works != NULL && current(memo, memo->works[s].epoch))
+        return memo->works[s];
+    stage_work w;
+    stage_work_of(c, l, s, memo->layers, &w);
+    w.epoch = memo->works_epoch;
+    if (memo->works != NULL)
+        memo->works[s] = w;
+    return w;
+}
+
+/* The optimizer step: every stage steps its own parameters once the
+ * pipeline drains, so the step waits for the stage with the most to move
+ * (a stage laid out like an earlier one moves what that one does). Not
+ * priced on a profile without memory_gbps, as the element-wise ops. */
+static double optimizer_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo)
+{
+    double bytes_per_s = hw->memory_gbps * 1e9, most = 0.0;
+    if (!(bytes_per_s > 0))
+        return 0.0;
+    for (int64_t s = 0; s < c->r->pp; s++) {
+        if (l->same_as != NULL && l->same_as[s] != s)
+            continue;
+        stage_work w = work_of(c, l, s, memo);
+        double bytes = optimizer_step_bytes(c, &w);
+        if (bytes > most)
+            most = bytes;
+    }
+    return most / bytes_per_s;
+}
+
+/* The pipeline's step before DP; -1 when out of memory. */
+static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
+                       pipeline_time *out)
+{
+    const model_t *m = c->m;
+    const run_t *r = c->r;
+    int64_t pp = r->pp;
+    double *x = stage_scratch(memo, pp);
+    if (x == NULL)
+        return -1;
+    memset(out, 0, sizeof *out);
+    /* a stage sends its activations and receives their gradients at each chunk boundary */
+    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)m->hidden * c->d->bytes_compute : 0.0;
+    double *saved = x + pp;
+    const double *worst = NULL;
+    for (int64_t s = 0; s < pp; s++) {
+        /* a stage laid out like an earlier one takes its prices (the
+         * vision tower makes stage 0 unlike any other) */
+        int64_t like = l->same_as != NULL ? l->same_as[s] : s;
+        double *mine = saved + s * STAGE_PARTS;
+        if (like != s && !(like == 0 && m->vision != NULL)) {
+            x[s] = x[like];
+            mine = saved + like * STAGE_PARTS; /* same_as names a stage priced itself: the first alike */
+        } else {
+            stage_work w = work_of(c, l, s, memo);
+            x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
+            if (w.weights > out->weights)
+                out->weights = w.weights;
+        }
+        if (worst == NULL || x[s] >= x[out->straggler]) {
+            out->straggler = s;
+            worst = mine;
+        }
+    }
+    memcpy(out->worst, worst, sizeof out->worst);
+    out->step = pipeline_step(r, x, pp, &out->bubble);
+    out->epoch = memo->works_epoch;
+    return 0;
+}
+
+void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out)
+{
+    const run_t *r = c->r;
+    memset(out, 0, sizeof *out);
+    pipeline_time own, *p = memo->pipeline != NULL ? memo->pipeline : &own;
+    if ((p == &own || !current(memo, p->epoch)) && pipeline_of(c, l, hw, memo, p) != 0) {
+        out->step = -1.0; /* out of memory: the caller reports it */
+        return;
+    }
+    double dp_seconds = seconds(dp_traffic_bytes(c, p->weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
+                        (1.0 - hw->overlap_dp);
+    if (!(dp_seconds > 0))
+        dp_seconds = 0;
+    if (hw->memory_gbps > 0) /* FSDP's copies through its buffers: HBM work, not hidden */
+        dp_seconds += fsdp_copy_bytes(c, p->weights) / (hw->memory_gbps * 1e9);
+    double optimizer = optimizer_seconds(c, l, hw, memo);
+    double m_b = (double)r->micro_batch_num;
+    out->forward = m_b * p->worst[0];
+    out->backward = m_b * p->worst[1];
+    out->recompute = m_b * p->worst[2];
+    out->tp = m_b * p->worst[3];
+    out->cp = m_b * p->worst[4];
+    out->ep = m_b * p->worst[5];
+    out->pp = m_b * p->worst[6];
+    out->dp = dp_seconds;
+    out->bubble = p->bubble;
+    out->straggler = p->straggler;
+    out->optimizer = optimizer;
+    out->step = p->step + dp_seconds + optimizer;
+    timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
+}
+
+void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw)
+{
+    double tokens = (double)r->global_batch_size * (double)r->seq_length;
+    double devices = (double)(r->dp * r->tp * r->pp * r->cp);
+    t->model_flops = 3.0 * flops_per_token * tokens;
+    t->tokens_per_s_per_device = t->step > 0 ? tokens / t->step / devices : 0.0;
+    t->mfu = t->step > 0 ? t->model_flops / (t->step * devices * hw->peak_tflops * 1e12) : 0.0;
+}
+
+double timing_flops_per_token(const model_t *m, int64_t seq) { return model_count_flops(m, seq).total; }
