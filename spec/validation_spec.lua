@@ -24,7 +24,7 @@ local SMALL_RUN = { dp = 2, micro_batch_size = 2, global_batch_size = 8, seq_len
 
 -- A synthetic memory case; fields override.
 local function memory_case(fields)
-  local c = { id = "synthetic", group = "synthetic", kind = "memory", source = "this spec",
+  local c = { id = "synthetic", set = "calibration", group = "synthetic", kind = "memory", source = "this spec",
               config = "a small dense model on 2 devices", model = SMALL, run = SMALL_RUN,
               metric = "allocated", measured = 1, unit = "GB", tolerance = 0.25, note = "synthetic" }
   for k, v in pairs(fields or {}) do c[k] = v end
@@ -121,6 +121,42 @@ describe("validation harness arithmetic", function()
     assert.are.same({ group = "b", cases = 1, measured = 0, over = 0, errors = 1 }, s[2])
   end)
 
+  it("refuses a case of no set or another set, naming the two", function()
+    local row = validation.evaluate(memory_case { set = false })
+    assert.are.equal("error", row.status)
+    assert.are.equal("set 'false' is not calibration (its data informed a mechanism or a constant) or validation "
+                     .. "(never looked at while designing one)", row.message)
+    local c = memory_case()
+    c.set = nil
+    assert.are.equal("missing field(s): set", validation.evaluate(c).message)
+  end)
+
+  it("sums each set's memory and time cases apart, all four pairs always, each group within its set", function()
+    local rows = {
+      { set = "calibration", group = "a", kind = "memory", status = "pass", error_pct = -2 },
+      { set = "validation", group = "a", kind = "memory", status = "over", error_pct = 12 },
+      { set = "validation", group = "b", kind = "memory", status = "pass", error_pct = 4 },
+      { set = "calibration", group = "c", kind = "time", status = "pass", error_pct = 5 },
+      { set = "validation", group = "b", kind = "memory", status = "error" },
+      { group = "(file)", status = "error" },
+    }
+    local sets = validation.by_set(rows)
+    assert.are.same({ set = "calibration", kind = "memory", cases = 1, measured = 1, mean_abs_pct = 2,
+                      max_abs_pct = 2, over = 0, errors = 0 }, sets[1])
+    assert.are.same({ set = "calibration", kind = "time", cases = 1, measured = 1, mean_abs_pct = 5,
+                      max_abs_pct = 5, over = 0, errors = 0 }, sets[2])
+    -- |12| and |4|: mean 8, the case in error counted apart
+    assert.are.same({ set = "validation", kind = "memory", cases = 3, measured = 2, mean_abs_pct = 8,
+                      max_abs_pct = 12, over = 1, errors = 1 }, sets[3])
+    assert.are.same({ set = "validation", kind = "time", cases = 0, measured = 0, over = 0, errors = 0 }, sets[4])
+    assert.are.equal(4, #sets)
+    local groups = validation.summary(rows)
+    assert.are.same({ "calibration a", "validation a", "validation b", "calibration c", "nil (file)" },
+                    { groups[1].set .. " " .. groups[1].group, groups[2].set .. " " .. groups[2].group,
+                      groups[3].set .. " " .. groups[3].group, groups[4].set .. " " .. groups[4].group,
+                      tostring(groups[5].set) .. " " .. groups[5].group })
+  end)
+
   it("turns a case file that does not load, or returns no list, into an error row naming it", function()
     local p = assert(io.popen("mktemp -d"))
     local dir = p:read("l")
@@ -132,7 +168,7 @@ describe("validation harness arithmetic", function()
     end
     write("a_number.lua", "return 42\n")
     write("b_broken.lua", "return {\n")
-    write("c_good.lua", "return { { id = 'x' } }\n")
+    write("c_good.lua", "return { { id = 'x', set = 'validation' } }\n")
     write("readme.txt", "not a case file\n")
     local cases = validation.load(dir)
     os.execute("rm -rf '" .. dir .. "'")

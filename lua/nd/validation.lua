@@ -2,7 +2,7 @@
 -- runs (issue 12). A case file (`spec/validation/*.lua`) returns a list of
 -- cases, plain tables:
 --
---   { id = "megatron-pr482-dp8", group = "megatron memory", kind = "memory",
+--   { id = "megatron-pr482-dp8", set = "calibration", group = "megatron memory", kind = "memory",
 --     source = "Megatron-LM PR #482 ...", config = "Llama-2-7B, DP 8, ...",
 --     model = "meta-llama/Llama-2-7b-hf",        -- a hub id, or a model spec table
 --     run = { dp = 8, ... },                     -- nd.run's fields
@@ -12,6 +12,11 @@
 --     known_gap = "why it is over (optional)",
 --     reached = 0.045,                          -- with known_gap: the |error| reached, a fraction
 --     ndlua = function(result, model, run, case) ... end }  -- optional
+--
+-- `set` says what a case is evidence of: "calibration" when its data
+-- informed a mechanism or a constant (or was looked at to check one; every
+-- run measured in this project), "validation" when it was never looked at
+-- while designing one. Only the validation set is evidence of accuracy.
 --
 -- `validation.evaluate(case)` builds the model and the run, prices them
 -- (nd.estimate for memory, nd.step_time for time) and returns a row with
@@ -50,7 +55,13 @@ validation.METRICS = {
                               value = function(t) return t.tokens_per_s_per_device end },
 }
 
-local REQUIRED = { "id", "group", "kind", "source", "config", "model", "run", "metric", "measured", "unit",
+--- The two sets a case belongs to, in the order they are reported.
+validation.SETS = { "calibration", "validation" }
+
+--- The kinds of case, in the order they are reported.
+validation.KINDS = { "memory", "time" }
+
+local REQUIRED = { "id", "set", "group", "kind", "source", "config", "model", "run", "metric", "measured", "unit",
                    "tolerance", "note" }
 
 --- The problems of a case's fields, as one text, or nil when it is whole.
@@ -61,6 +72,10 @@ function validation.check_case(case)
     if case[k] == nil then missing[#missing + 1] = k end
   end
   if #missing > 0 then return "missing field(s): " .. table.concat(missing, ", ") end
+  if case.set ~= "calibration" and case.set ~= "validation" then
+    return "set '" .. tostring(case.set) .. "' is not calibration (its data informed a mechanism or a constant) "
+      .. "or validation (never looked at while designing one)"
+  end
   local metric = validation.METRICS[case.metric]
   if not metric then
     return "metric '" .. tostring(case.metric) .. "' is not one of allocated, reserved, step_time_s, mfu, "
@@ -151,7 +166,7 @@ end
 function validation.evaluate(case)
   local row = {}
   if type(case) == "table" then
-    for _, k in ipairs { "id", "group", "kind", "metric", "unit", "measured", "source", "config", "note",
+    for _, k in ipairs { "id", "set", "group", "kind", "metric", "unit", "measured", "source", "config", "note",
                          "known_gap", "file" } do
       row[k] = case[k]
     end
@@ -221,15 +236,17 @@ function validation.evaluate_all(cases)
   return rows
 end
 
---- Per group, in the order groups first appear: `{group, cases, measured
--- (rows with a value), mean_abs_pct, max_abs_pct, over, errors}`.
-function validation.summary(rows)
+-- The summary of the rows `key_of` sorts into one bucket, in the order the
+-- buckets first appear; `fields(row)` names a new bucket.
+local function summarise(rows, key_of, fields)
   local out, by = {}, {}
   for _, r in ipairs(rows) do
-    local g = by[r.group]
+    local key = key_of(r)
+    local g = by[key]
     if not g then
-      g = { group = r.group, cases = 0, measured = 0, sum = 0, max_abs_pct = nil, over = 0, errors = 0 }
-      by[r.group] = g
+      g = fields(r)
+      g.cases, g.measured, g.sum, g.over, g.errors = 0, 0, 0, 0, 0
+      by[key] = g
       out[#out + 1] = g
     end
     g.cases = g.cases + 1
@@ -246,6 +263,39 @@ function validation.summary(rows)
   for _, g in ipairs(out) do
     g.mean_abs_pct = g.measured > 0 and g.sum / g.measured or nil
     g.sum = nil
+  end
+  return out
+end
+
+--- Per group and set, in the order they first appear: `{set, group, cases,
+-- measured (rows with a value), mean_abs_pct, max_abs_pct, over, errors}`.
+function validation.summary(rows)
+  return summarise(rows, function(r) return tostring(r.set) .. "\0" .. r.group end,
+                   function(r) return { set = r.set, group = r.group } end)
+end
+
+--- Per set and kind, always the four of SETS x KINDS in that order (a pair
+-- with no case gives cases = 0): `{set, kind, cases, measured,
+-- mean_abs_pct, max_abs_pct, over, errors}`. Rows of no known set or kind
+-- (a case that cannot be built) are in no pair; `summary` counts them.
+function validation.by_set(rows)
+  local known = {}
+  for _, r in ipairs(rows) do
+    if (r.set == "calibration" or r.set == "validation") and (r.kind == "memory" or r.kind == "time") then
+      known[#known + 1] = r
+    end
+  end
+  local found = {}
+  for _, g in ipairs(summarise(known, function(r) return r.set .. "\0" .. r.kind end,
+                                function(r) return { set = r.set, kind = r.kind } end)) do
+    found[g.set .. "\0" .. g.kind] = g
+  end
+  local out = {}
+  for _, set in ipairs(validation.SETS) do
+    for _, kind in ipairs(validation.KINDS) do
+      out[#out + 1] = found[set .. "\0" .. kind]
+        or { set = set, kind = kind, cases = 0, measured = 0, over = 0, errors = 0 }
+    end
   end
   return out
 end

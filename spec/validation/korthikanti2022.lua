@@ -6,6 +6,8 @@
 -- from its Table 3, times from its Table 5. GPT architecture: learned
 -- positions, GeLU MLP of 4h, vocabulary 51200, sequence 2048,
 -- micro-batch 1, TP 8, data parallel 1 (GPUs = TP x PP).
+-- Calibration: with Narayanan's Table 1 these times set and check the A100
+-- profile's sustained rate (80 % of peak) and Megatron's selective rule.
 local SOURCE = "Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large Transformer Models\", "
   .. "Table 5 (end-to-end iteration time; configurations in Table 3), A100 80GB, Megatron-LM"
 
@@ -27,7 +29,7 @@ local M1T = { name = "gpt-1t", arch = "gpt", hidden_size = 25600, num_attention_
 
 return {
   {
-    id = "korthikanti-22b-full", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-22b-full", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 22B (h 6144, 64 heads, 48 layers), TP 8 PP 1, 8 GPUs, batch 4 x 2048, full recompute",
     model = M22B,
     run = { runtime = "megatron", tp = 8, pp = 1, dp = 1, micro_batch_size = 1, global_batch_size = 4,
@@ -36,7 +38,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 1.42, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-22b-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-22b-selective-sp", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 22B (h 6144, 64 heads, 48 layers), TP 8 + SP, PP 1, 8 GPUs, batch 4 x 2048, selective recompute",
     model = M22B,
     run = { runtime = "megatron", tp = 8, pp = 1, dp = 1, micro_batch_size = 1, global_batch_size = 4,
@@ -45,7 +47,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 1.10, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-175b-full", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-175b-full", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 175B (h 12288, 96 heads, 96 layers), TP 8 PP 8, 64 GPUs, batch 64 x 2048, full recompute",
     model = M175B,
     run = { runtime = "megatron", tp = 8, pp = 8, dp = 1, micro_batch_size = 1, global_batch_size = 64,
@@ -54,7 +56,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 18.13, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-175b-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-175b-selective-sp", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 175B (h 12288, 96 heads, 96 layers), TP 8 + SP, PP 8, 64 GPUs, batch 64 x 2048, selective recompute",
     model = M175B,
     run = { runtime = "megatron", tp = 8, pp = 8, dp = 1, micro_batch_size = 1, global_batch_size = 64,
@@ -63,7 +65,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 13.75, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-530b-full", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-530b-full", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 530B (h 20480, 128 heads, 105 layers), TP 8 PP 35, 280 GPUs, batch 280 x 2048, full recompute",
     model = M530B,
     run = { runtime = "megatron", tp = 8, pp = 35, dp = 1, micro_batch_size = 1, global_batch_size = 280,
@@ -72,7 +74,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 49.05, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-530b-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-530b-selective-sp", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 530B (h 20480, 128 heads, 105 layers), TP 8 + SP, PP 35, 280 GPUs, "
       .. "batch 280 x 2048, selective recompute",
     model = M530B,
@@ -82,7 +84,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 37.83, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-1t-full", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-1t-full", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 1T (h 25600, 160 heads, 128 layers), TP 8 PP 64, 512 GPUs, batch 512 x 2048, full recompute",
     model = M1T,
     run = { runtime = "megatron", tp = 8, pp = 64, dp = 1, micro_batch_size = 1, global_batch_size = 512,
@@ -91,7 +93,7 @@ return {
     hardware = "A100-80GB", metric = "step_time_s", measured = 94.42, unit = "s", tolerance = 0.15, note = NOTE,
   },
   {
-    id = "korthikanti-1t-selective-sp", group = "megatron time", kind = "time", source = SOURCE,
+    id = "korthikanti-1t-selective-sp", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 1T (h 25600, 160 heads, 128 layers), TP 8 + SP, PP 64, 512 GPUs, "
       .. "batch 512 x 2048, selective recompute",
     model = M1T,

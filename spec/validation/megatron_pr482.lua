@@ -5,6 +5,8 @@
 -- Megatron-LM, sequence 2048, bf16, flash attention, the distributed
 -- optimizer, SwiGLU; no sequence parallelism, no interleaving, no
 -- recomputation.
+-- Calibration: these four peaks designed the Megatron profile's
+-- hidden_dropout_masks and inplace_tp_reduce.
 local SOURCE = "Megatron-LM PR #482 \"Analysis Tool\" (tools/get_training_info): measured "
   .. "torch.cuda.max_memory_allocated, Llama-2-7B on one 8-GPU H800 node, layouts B1-B4"
 
@@ -20,7 +22,7 @@ local NOTE = "The PR prints GB; taken as 1e9 bytes (if it meant GiB the measured
 
 return {
   {
-    id = "megatron-pr482-dp8", group = "megatron memory", kind = "memory", source = SOURCE,
+    id = "megatron-pr482-dp8", set = "calibration", group = "megatron memory", kind = "memory", source = SOURCE,
     config = "Llama-2-7B, DP 8 (distributed optimizer), micro-batch 2, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 8, tp = 1, pp = 1, micro_batch_size = 2, global_batch_size = 128,
@@ -29,7 +31,7 @@ return {
     metric = "allocated", measured = 69.1, unit = "GB", tolerance = 0.03, note = NOTE,
   },
   {
-    id = "megatron-pr482-tp2", group = "megatron memory", kind = "memory", source = SOURCE,
+    id = "megatron-pr482-tp2", set = "calibration", group = "megatron memory", kind = "memory", source = SOURCE,
     config = "Llama-2-7B, TP 2 x DP 4 (distributed optimizer), micro-batch 4, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 4, tp = 2, pp = 1, micro_batch_size = 4, global_batch_size = 128,
@@ -38,7 +40,7 @@ return {
     metric = "allocated", measured = 55.7, unit = "GB", tolerance = 0.03, note = NOTE,
   },
   {
-    id = "megatron-pr482-pp2", group = "megatron memory", kind = "memory", source = SOURCE,
+    id = "megatron-pr482-pp2", set = "calibration", group = "megatron memory", kind = "memory", source = SOURCE,
     config = "Llama-2-7B, PP 2 x DP 4 (distributed optimizer, 1F1B), micro-batch 2, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 4, tp = 1, pp = 2, micro_batch_size = 2, global_batch_size = 64,
@@ -47,7 +49,7 @@ return {
     metric = "allocated", measured = 49.8, unit = "GB", tolerance = 0.03, note = NOTE,
   },
   {
-    id = "megatron-pr482-tp8", group = "megatron memory", kind = "memory", source = SOURCE,
+    id = "megatron-pr482-tp8", set = "calibration", group = "megatron memory", kind = "memory", source = SOURCE,
     config = "Llama-2-7B, TP 8 x DP 1, micro-batch 4, seq 2048, bf16, flash attention",
     model = "meta-llama/Llama-2-7b-hf",
     run = { runtime = "megatron", dp = 1, tp = 8, pp = 1, micro_batch_size = 4, global_batch_size = 32,

@@ -6,6 +6,7 @@
 -- the forward recomputed by full activation recomputation (4 passes of
 -- the weights' matmuls), plus attention and the output layer. ndlua's
 -- comparable figure is that count over ndlua's step time and the GPUs.
+-- Calibration: these rates set and check the A100 profile's sustained rate.
 local SOURCE = "Narayanan et al. 2021, \"Efficient Large-Scale Language Model Training on GPU Clusters Using "
   .. "Megatron-LM\", Table 1 (achieved TFLOP/s per GPU), A100 80GB, Megatron-LM"
 
@@ -29,7 +30,7 @@ end
 
 return {
   {
-    id = "narayanan-1.7b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-1.7b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 1.7B (24 heads, h 2304, 24 layers), TP 1 PP 1 DP 32, 32 GPUs, batch 512 x 2048, full recompute",
     model = { name = "gpt-1.7b", arch = "gpt", hidden_size = 2304, num_attention_heads = 24, num_hidden_layers = 24,
               intermediate_size = 9216, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true },
@@ -40,7 +41,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-3.6b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-3.6b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 3.6B (32 heads, h 3072, 30 layers), TP 2 PP 1 DP 32, 64 GPUs, batch 512 x 2048, full recompute",
     model = { name = "gpt-3.6b", arch = "gpt", hidden_size = 3072, num_attention_heads = 32, num_hidden_layers = 30,
               intermediate_size = 12288, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true },
@@ -51,7 +52,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-7.5b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-7.5b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 7.5B (32 heads, h 4096, 36 layers), TP 4 PP 1 DP 32, 128 GPUs, batch 512 x 2048, full recompute",
     model = { name = "gpt-7.5b", arch = "gpt", hidden_size = 4096, num_attention_heads = 32, num_hidden_layers = 36,
               intermediate_size = 16384, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true },
@@ -62,7 +63,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-18.4b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-18.4b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 18.4B (48 heads, h 6144, 40 layers), TP 8 PP 1 DP 32, 256 GPUs, batch 1024 x 2048, full recompute",
     model = { name = "gpt-18.4b", arch = "gpt", hidden_size = 6144, num_attention_heads = 48, num_hidden_layers = 40,
               intermediate_size = 24576, vocab_size = 51200, max_position_embeddings = 2048, tie_word_embeddings = true },
@@ -73,7 +74,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-39.1b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-39.1b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 39.1B (64 heads, h 8192, 48 layers), TP 8 PP 2 (interleaved, 2 chunks) DP 32, 512 GPUs, "
       .. "batch 1536 x 2048, full recompute",
     model = { name = "gpt-39.1b", arch = "gpt", hidden_size = 8192, num_attention_heads = 64, num_hidden_layers = 48,
@@ -85,7 +86,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-76.1b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-76.1b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 76.1B (80 heads, h 10240, 60 layers), TP 8 PP 4 (interleaved, 3 chunks) DP 32, 1024 GPUs, "
       .. "batch 1792 x 2048, full recompute",
     model = { name = "gpt-76.1b", arch = "gpt", hidden_size = 10240, num_attention_heads = 80, num_hidden_layers = 60,
@@ -97,7 +98,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-145.6b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-145.6b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 145.6B (96 heads, h 12288, 80 layers), TP 8 PP 8 (interleaved, 2 chunks) DP 24, 1536 GPUs, "
       .. "batch 2304 x 2048, full recompute",
     model = { name = "gpt-145.6b", arch = "gpt", hidden_size = 12288, num_attention_heads = 96, num_hidden_layers = 80,
@@ -109,7 +110,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-310.1b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-310.1b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 310.1B (128 heads, h 16384, 96 layers), TP 8 PP 16 (interleaved, 2 chunks) DP 15, 1920 GPUs, "
       .. "batch 2160 x 2048, full recompute",
     model = { name = "gpt-310.1b", arch = "gpt", hidden_size = 16384, num_attention_heads = 128, num_hidden_layers = 96,
@@ -121,7 +122,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-529.6b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-529.6b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 529.6B (128 heads, h 20480, 105 layers), TP 8 PP 35 (interleaved, 3 chunks) DP 9, 2520 GPUs, "
       .. "batch 2520 x 2048, full recompute",
     model = { name = "gpt-529.6b", arch = "gpt", hidden_size = 20480, num_attention_heads = 128,
@@ -133,7 +134,7 @@ return {
     note = NOTE, ndlua = paper_tflops,
   },
   {
-    id = "narayanan-1008b", group = "megatron time", kind = "time", source = SOURCE,
+    id = "narayanan-1008b", set = "calibration", group = "megatron time", kind = "time", source = SOURCE,
     config = "GPT 1008B (160 heads, h 25600, 128 layers), TP 8 PP 64 (interleaved, 2 chunks) DP 6, 3072 GPUs, "
       .. "batch 3072 x 2048, full recompute",
     model = { name = "gpt-1008b", arch = "gpt", hidden_size = 25600, num_attention_heads = 160, num_hidden_layers = 128,
