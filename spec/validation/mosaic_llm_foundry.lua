@@ -10,6 +10,7 @@
 -- (N the table's NumParams, attention included, the recomputed forward not)
 -- over 312 TFLOP/s an A100 (its dense BF16 peak); ndlua's figure is that count
 -- over ndlua's step time (case.ndlua below).
+-- Validation: never looked at while designing a mechanism or a constant.
 local SOURCE = "MosaicML llm-foundry, scripts/train/benchmarking/README.md, table \"A100 40GB with 1600 Gbps "
   .. "node-node interconnect (RoCE)\" (MFU of MPT models under PyTorch FSDP FULL_SHARD, Composer)"
 
@@ -65,7 +66,7 @@ for _, row in ipairs(ROWS) do
   local name, gpus, mbs, mfu = row[1], row[2], row[3], row[4]
   local d, heads, layers, params = table.unpack(MODELS[name])
   cases[#cases + 1] = {
-    id = string.format("mosaic-mpt-%s-%dgpu", name, gpus), group = "mosaic fsdp time", kind = "time",
+    id = string.format("mosaic-mpt-%s-%dgpu", name, gpus), set = "validation", group = "mosaic fsdp time", kind = "time",
     source = SOURCE,
     config = string.format("MPT-%s (d_model %d, %d heads, %d layers), FSDP FULL_SHARD over %d A100-40GB, "
       .. "micro-batch %d, 1 micro-batch a step, sequence 2048, full activation checkpointing, bf16 PURE",
