@@ -78,6 +78,71 @@ describe("hardware profiles", function()
     assert.are.equal("910B", hardware.load("910b").name)
   end)
 
+  -- The profiles that extend another, each resolved whole and compared with
+  -- the figures its sources publish (worked by hand here, not read back).
+  it("resolves H800, H200, 910B and 910C through extends to their published figures", function()
+    local function resolved(name)
+      local p = hardware.load(name)
+      return { name = p.name, memory_bytes = p.memory_bytes, peak_tflops = p.peak_tflops,
+               sustained_tflops = p.sustained_tflops, attention_tflops = p.attention_tflops,
+               memory_gbps = p.memory_gbps, levels = p.levels, nd_comm_divisor = p.nd_comm_divisor,
+               overlap = p.overlap }
+    end
+    local overlap = { dp = 0.9, tp = 0.5, cp = 0.5, ep = 0.0, pp = 0.5 }
+    -- H800 datasheet: the H100 SXM5's 80GB HBM3 (81559 MiB in nvidia-smi), 3.35 TB/s, 989 dense BF16
+    -- TFLOP/s; NVLink 400 GB/s both ways = 200 each way x 0.8 (DeepSeek-V3 §3.2.1: 160 GB/s); IB 50 GB/s x 0.9
+    assert.are.same({ name = "H800", memory_bytes = 81559 * 2 ^ 20, peak_tflops = 989, sustained_tflops = 692,
+                      attention_tflops = 450, memory_gbps = 3350 * 0.8, nd_comm_divisor = 1, overlap = overlap,
+                      levels = { { devices = 8, gbps = 160 }, { gbps = 45 } } }, resolved("H800"))
+    -- H200 datasheet: 141GB HBM3e (143771 MiB in nvidia-smi) at 4.8 TB/s x 0.8, the H100's compute
+    -- (989 dense, 70 % sustained = 692) and NVLink 4 (450 GB/s each way x 0.8 = 360)
+    assert.are.same({ name = "H200", memory_bytes = 143771 * 2 ^ 20, peak_tflops = 989, sustained_tflops = 692,
+                      attention_tflops = 450, memory_gbps = 3840, nd_comm_divisor = 1, overlap = overlap,
+                      levels = { { devices = 8, gbps = 360 }, { gbps = 45 } } }, resolved("H200"))
+    -- 910B: 64 GB HBM2e, 313 reported, the reference's 140 sustained; HCCS 392 GB/s x 0.5, 25 GB/s RoCE x 0.9
+    assert.are.same({ name = "910B", memory_bytes = 64 * 2 ^ 30, peak_tflops = 313, sustained_tflops = 140,
+                      nd_comm_divisor = 1, overlap = overlap,
+                      levels = { { devices = 8, gbps = 196 }, { gbps = 22.5 } } }, resolved("910B"))
+    -- 910C (arXiv:2506.12708 §3): 128 GB and 752 TFLOP/s a two-die chip = 64 GB and 376 a die; the UB's
+    -- 392 GB/s a chip = 196 a die x 0.8 over 16 and 768 dies; 400 Gb/s RDMA = 25 GB/s a die x 0.9; no
+    -- halving of the reference's A3 score
+    assert.are.same({ name = "910C", memory_bytes = 64 * 2 ^ 30, peak_tflops = 376, sustained_tflops = 160,
+                      nd_comm_divisor = 1, overlap = overlap,
+                      levels = { { devices = 16, gbps = 196 * 0.8 }, { devices = 768, gbps = 196 * 0.8 },
+                                 { gbps = 22.5 } } }, resolved("910C"))
+    -- a profile's own names are not inherited
+    assert.are.same({ "h800-sxm", "h800-80gb", "h800-sxm5" }, hardware.load("H800").aliases)
+    assert.are.equal("H100", hardware.load("h100-sxm").name)
+  end)
+
+  it("refuses an extends naming no profile, or leading back to the profile", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir .. "/nd/hardware")
+    write(dir .. "/nd/hardware/LoopA.lua", 'return { name = "LoopA", extends = "LoopB" }\n')
+    write(dir .. "/nd/hardware/LoopB.lua", 'return { name = "LoopB", extends = "LoopA" }\n')
+    write(dir .. "/nd/hardware/Orphan.lua", 'return { name = "Orphan", extends = "TPUv9" }\n')
+    write(dir .. "/nd/hardware/Slow.lua", 'return { name = "Slow", extends = "H100", sustained_tflops = 500 }\n')
+    local saved = package.path
+    package.path = dir .. "/?.lua;" .. package.path
+    local loop = { pcall(hardware.load, "LoopA") }
+    -- a name found nowhere is looked for among every profile's aliases: the loop's files go first
+    os.remove(dir .. "/nd/hardware/LoopA.lua")
+    os.remove(dir .. "/nd/hardware/LoopB.lua")
+    local orphan = { pcall(hardware.load, "Orphan") }
+    local slow = { pcall(hardware.load, "Slow") }
+    package.path = saved
+    os.execute("rm -rf " .. dir)
+    assert.is_false(loop[1])
+    assert.matches("extends leads back to this profile: 'LoopB' extends it", loop[2].message, 1, true)
+    assert.is_false(orphan[1])
+    assert.matches("Orphan.lua: extends: 'TPUv9' is no hardware profile ndlua knows", orphan[2].message, 1, true)
+    assert.is_true(slow[1], tostring(slow[2]))
+    assert.are.equal(500, slow[2].sustained_tflops)
+    assert.are.equal(989, slow[2].peak_tflops)
+    assert.are.same({}, slow[2].aliases)
+  end)
+
   it("fills the overlap defaults: dp 0.9 and tp 0.5 (the reference), cp 0.5, ep 0, pp 0.5", function()
     assert.are.same({ dp = 0.9, tp = 0.5, cp = 0.5, ep = 0.0, pp = 0.5 }, hardware.load("H100").overlap)
   end)

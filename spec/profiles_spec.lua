@@ -63,6 +63,131 @@ describe("nd.profiles", function()
     assert.are.same({ 4, 2, 2, 1, 2, 2, 4, 1, 1, 0 }, vector(profiles.get("gpt"), "decoder"))
   end)
 
+  -- Every shipped profile resolved through its `extends` chain, stated
+  -- whole by hand: the op vectors and run/model defaults of
+  -- model-spec-census-train-yaml.md §b.1's table (default, qwen, qwen3_5,
+  -- deepseek, mixtral, llama2, t5, pangualpha, cm, vision), memory-model.md
+  -- §5.2's whole vectors (t5, pangualpha, vision), Korthikanti et al. 2022
+  -- for gpt (2-matmul MLP, two residual dropouts, 1-byte masks, 2-byte
+  -- LayerNorm inputs, no flash attention), Gemma 2's four RMSNorms a layer
+  -- (input, post-attention, pre- and post-feed-forward: normOp 4), and the
+  -- default decoder for llama, mistral and phi3 (the same layer).
+  it("resolves every shipped profile to the counts and defaults its sources give", function()
+    local D = { 4, 2, 3, 1, 0, 2, 4, 1, 1, 0 }
+    local function kind(v, attention, ffn) return { v = v, attention = attention or "full", ffn = ffn } end
+    local expected = {
+      default = { default = "decoder", kinds = { decoder = kind(D) }, run = {}, model = {} },
+      llama = { default = "decoder", kinds = { decoder = kind(D) }, run = {}, model = {} },
+      mistral = { default = "decoder", kinds = { decoder = kind(D) }, run = {}, model = {} },
+      phi3 = { default = "decoder", kinds = { decoder = kind(D) }, run = {}, model = {} },
+      llama2 = { default = "decoder", kinds = { decoder = kind(D) }, run = { grad_bytes = 2, grad_accumulation = true },
+                 model = {} },
+      gemma = { default = "decoder", kinds = { decoder = kind { 4, 2, 3, 1, 0, 4, 4, 1, 1, 0 } }, run = {}, model = {} },
+      qwen = { default = "decoder", kinds = { decoder = kind(D) }, run = { shard_activations = true }, model = {} },
+      qwen3_5 = { default = "full_attention",
+                  kinds = { full_attention = kind(D),
+                            linear_attention = kind({ 4, 0, 3, 0, 0, 2, 4, 0, 1, 1 }, "linear") },
+                  run = { shard_activations = true }, model = { zero_centered_norms = true } },
+      deepseek = { default = "moe", kinds = { dense = kind(D, "full", "dense"), moe = kind(D, "full", "moe") },
+                   run = {}, model = { v_head_dim = 128, sigmoid_router = true } },
+      cm = { default = "moe", kinds = { dense = kind(D, "full", "dense"), moe = kind(D, "full", "moe") },
+             run = {}, model = { v_head_dim = 128, sigmoid_router = true } },
+      mixtral = { default = "decoder", kinds = { decoder = kind { 4, 2, 3, 2, 0, 5, 4, 1, 1, 0 } },
+                  run = { grad_bytes = 2 }, model = {} },
+      t5 = { default = "encoder", kinds = { encoder = kind { 4, 1, 2, 2, 5, 2, 4, 1, 1, 0 },
+                                            decoder = kind { 8, 2, 2, 4, 7, 3, 6, 1, 1, 0 } },
+             run = { dropout_bytes = 1 }, model = { no_rope = true } },
+      pangualpha = { default = "decoder", kinds = { decoder = kind { 4, 1, 2, 2, 5, 4, 4, 1, 1, 0 } },
+                     run = { dropout_bytes = 1 }, model = { no_rope = true } },
+      vision = { default = "encoder", kinds = { encoder = kind { 4, 2, 2, 1, 0, 2, 4, 1, 1, 0 } }, run = {},
+                 model = {} },
+      gpt = { default = "decoder", kinds = { decoder = kind { 4, 2, 2, 1, 2, 2, 4, 1, 1, 0 } },
+              run = { flash_attention = false, dropout_bytes = 1, norm_bytes = 2 }, model = { no_rope = true } },
+    }
+    local count = 0
+    for _, arch in ipairs(profiles.BUILTIN) do
+      local want, p = assert(expected[arch], arch), profiles.get(arch)
+      count = count + 1
+      assert.are.equal(want.default, p.default, arch)
+      local names = {}
+      for k in pairs(want.kinds) do names[#names + 1] = k end
+      table.sort(names)
+      assert.are.same(names, p.kind_names, arch)
+      for k, w in pairs(want.kinds) do
+        assert.are.same(w.v, vector(p, k), arch .. "." .. k)
+        assert.are.equal(w.attention, p.kinds[k].attention, arch .. "." .. k)
+        assert.are.equal(w.ffn, p.kinds[k].ffn, arch .. "." .. k)
+      end
+      assert.are.same(want.run, p.run, arch)
+      assert.are.same(want.model, p.model, arch)
+    end
+    assert.are.equal(15, count)
+  end)
+
+  describe("extends", function()
+    local function ops(over)
+      local v = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2, gather = 4, headCast = 1,
+                  ffAct = 1, linrec = 0 }
+      for k, n in pairs(over or {}) do v[k] = n end
+      return v
+    end
+
+    it("states only what differs: ops, run and model over the base's, its kinds and default kept", function()
+      profiles.register("ext_base", { default = "b", kinds = { a = { ops = ops(), ffn = "dense" },
+                                                                b = { ops = ops { linrec = 1 }, attention = "linear" } },
+                                      run = { grad_bytes = 2 }, model = { v_head_dim = 64 } })
+      local p = profiles.register("ext_child", { extends = "ext_base", run = { dropout_bytes = 1 },
+                                                 model = { no_rope = true } })
+      assert.are.equal("ext_base", p.extends)
+      assert.are.equal("b", p.default)
+      assert.are.same({ "a", "b" }, p.kind_names)
+      assert.are.same({ 4, 2, 3, 1, 0, 2, 4, 1, 1, 1 }, vector(p, "b"))
+      assert.are.equal("linear", p.kinds.b.attention)
+      assert.are.equal("dense", p.kinds.a.ffn)
+      assert.are.same({ grad_bytes = 2, dropout_bytes = 1 }, p.run)
+      assert.are.same({ v_head_dim = 64, no_rope = true }, p.model)
+      -- a named kind starts from the base's kind of its name, a new one from the base's default kind
+      p = profiles.register("ext_kinds", { extends = "ext_base", kinds = { a = { ops = { ffMM = 2 } },
+                                                                           c = { ops = { softmax = 0 } } } })
+      assert.are.same({ "a", "c" }, p.kind_names)
+      assert.are.same({ 4, 2, 2, 1, 0, 2, 4, 1, 1, 0 }, vector(p, "a"))
+      assert.are.equal("dense", p.kinds.a.ffn)
+      assert.are.same({ 4, 2, 3, 0, 0, 2, 4, 1, 1, 1 }, vector(p, "c"))
+      assert.are.equal("linear", p.kinds.c.attention)
+      assert.is_nil(p.default)
+      -- the base's counts are not changed by what a profile extending it states
+      assert.are.same({ 4, 2, 3, 1, 0, 2, 4, 1, 1, 0 }, vector(profiles.get("ext_base"), "a"))
+    end)
+
+    it("refuses a partial op vector without a base, an unknown base, and a circle", function()
+      assert.matches("kinds.decoder.ops.attBMM",
+                     raised(profiles.register, "ext_bad", { kinds = { decoder = { ops = { attMM = 4 } } } }), 1, true)
+      local err = select(2, pcall(profiles.register, "ext_bad", { extends = "no_such" }))
+      assert.are.equal("extends", err.path)
+      assert.matches("unknown op profile 'no_such'", err.message, 1, true)
+      assert.matches("names the op profile this one extends, got 3",
+                     raised(profiles.register, "ext_bad", { extends = 3 }), 1, true)
+      assert.matches("kinds.x.ops.bogus",
+                     raised(profiles.register, "ext_bad", { extends = "default", kinds = { x = { ops = { bogus = 1 } } } }),
+                     1, true)
+      local dir = tempdir()
+      os.execute("mkdir -p " .. dir .. "/nd/profiles")
+      for name, base in pairs { ext_loop_a = "ext_loop_b", ext_loop_b = "ext_loop_a" } do
+        local f = assert(io.open(dir .. "/nd/profiles/" .. name .. ".lua", "w"))
+        f:write(string.format("return { extends = %q }\n", base))
+        f:close()
+      end
+      local saved = package.path
+      package.path = dir .. "/?.lua;" .. package.path
+      local ok, loop = pcall(profiles.get, "ext_loop_a")
+      package.path = saved
+      os.execute("rm -rf " .. dir)
+      assert.is_false(ok)
+      assert.are.equal("extends", loop.path)
+      assert.matches("'ext_loop_a' extends ext_loop_b, directly or through its own base", loop.message, 1, true)
+    end)
+  end)
+
   it("states each kind's attention and ffn flavour and default kind", function()
     local q = profiles.get("qwen3_5")
     assert.are.equal("full_attention", q.default)

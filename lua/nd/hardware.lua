@@ -26,6 +26,9 @@
 --   overlap           shares of each communication compute hides (optional;
 --                     the defaults below)
 --   nd_comm_divisor   the reference score's communication divisor (default 1)
+--   extends           the profile of the same device this one starts from
+--                     (optional, a name as -A takes it): every key but name,
+--                     about and aliases is that profile's unless stated here
 -- @module nd.hardware
 
 local errors = require "nd.errors"
@@ -52,6 +55,7 @@ hardware.DEFAULT_OVERLAP = { dp = 0.9, tp = 0.5, cp = 0.5, ep = 0.0, pp = 0.5 }
 hardware.DEFAULT = "A2"
 
 local loaded = {}
+local resolving = {}  -- path -> true while the profile it extends is being loaded
 
 local function bad(path, message)
   errors.raise { file = path, message = message }
@@ -112,12 +116,31 @@ local function check(path, p)
   return p
 end
 
---- Loads a profile file (checked, defaults filled in).
+-- The profile table `p` (of the file `path`) with every key it leaves
+-- unstated but name, about and aliases taken from the profile it extends.
+local function inherit(path, p)
+  if type(p.extends) ~= "string" then bad(path, "extends must name a hardware profile, got " .. tostring(p.extends)) end
+  if resolving[path] then bad(path, "extends leads back to this profile: '" .. p.extends .. "' extends it") end
+  resolving[path] = true
+  local ok, base = pcall(hardware.load, p.extends, path .. ": extends")
+  resolving[path] = nil
+  if not ok then error(base, 0) end
+  local out = {}
+  for k, v in pairs(base) do
+    if k ~= "name" and k ~= "about" and k ~= "aliases" and k ~= "path" and k ~= "memory_bytes" then out[k] = v end
+  end
+  for k, v in pairs(p) do out[k] = v end
+  return out
+end
+
+--- Loads a profile file (checked, defaults filled in, what it extends
+-- filled in from that profile).
 function hardware.load_file(path)
   local chunk, err = loadfile(path, "t", {})
   if not chunk then bad(nil, "hardware profile " .. tostring(err)) end
   local ok, p = pcall(chunk)
   if not ok then bad(nil, "hardware profile " .. tostring(p)) end
+  if type(p) == "table" and p.extends ~= nil then p = inherit(path, p) end
   return check(path, p)
 end
 
@@ -150,7 +173,8 @@ function hardware.load(name, option)
   end
   if not path then
     for _, n in ipairs(names) do
-      local p = hardware.load_file(paths[n])
+      -- (a profile whose base is being looked for is no base of its own)
+      local p = not resolving[paths[n]] and hardware.load_file(paths[n]) or { aliases = {} }
       for _, alias in ipairs(p.aliases) do
         if alias:lower() == key then path = paths[n] end
       end

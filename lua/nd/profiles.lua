@@ -8,6 +8,13 @@
 -- profile or replaces a built-in one; `profiles.load_file` and
 -- `profiles.register` add one from a script. Files are read as data: they
 -- run with an empty environment.
+--
+-- A profile may extend another (`extends = "default"`) and state only what
+-- differs from it: each kind it names starts from the base's kind of that
+-- name, else from the base's default kind, and overlays the ops, attention
+-- and ffn it states; naming no kinds keeps the base's; `run` and `model`
+-- overlay the base's; `default` is the base's while the profile has that
+-- kind.
 -- @module nd.profiles
 
 local core = require "nd.core"
@@ -168,17 +175,83 @@ local function check_defaults(p, file)
   return run, model
 end
 
+local resolving = {}     -- arch -> true while the bases of its `extends` are being found
+local find               -- (arch) -> the checked profile of a file on the Lua path, nil if none
+
+-- A copy of `own` laid over a copy of `base`; `own` itself when it is no table.
+local function overlay(base, own)
+  if own ~= nil and type(own) ~= "table" then return own end
+  local out = {}
+  for k, v in pairs(base or {}) do out[k] = v end
+  for k, v in pairs(own or {}) do out[k] = v end
+  return out
+end
+
+-- The base profile `p.extends` names, checked.
+local function base_of(p, name, file)
+  local arch = p.extends
+  if type(arch) ~= "string" then
+    fail(file, "extends", "names the op profile this one extends, got " .. tostring(arch))
+  end
+  if resolving[arch] then
+    fail(file, "extends", "'" .. arch .. "' extends " .. tostring(name) .. ", directly or through its own base",
+         "a base that does not lead back to this profile")
+  end
+  resolving[name] = true
+  local ok, base = pcall(function() return registered[arch] or find(arch) end)
+  resolving[name] = nil
+  if not ok then error(base, 0) end
+  if not base then
+    fail(file, "extends", "unknown op profile '" .. arch .. "'", "the op profiles are "
+         .. table.concat(profiles.known_archs(), ", "))
+  end
+  return base
+end
+
+-- One kind of a profile extending `base`: its own keys over the base's
+-- kind of that name, else over the base's default kind.
+local function inherit_kind(kind, body, base, file)
+  local from = base.kinds[kind] or base.kinds[base.default]
+  if not from then
+    fail(file, "kinds." .. tostring(kind), "op profile '" .. base.name .. "' has no kind " .. tostring(kind)
+         .. " and no default kind to start it from", table.concat(base.kind_names, ", "))
+  end
+  if type(body) ~= "table" then return body end
+  local out = overlay({ attention = from.attention, ffn = from.ffn }, body)
+  out.ops = overlay(from.ops, body.ops)
+  return out
+end
+
+-- The profile table `p` with what it leaves to its base filled in from
+-- that base: a profile table stating everything.
+local function inherit(p, name, file)
+  local base = base_of(p, name, file)
+  local kinds = p.kinds
+  if kinds == nil then
+    kinds = base.kinds
+  elseif type(kinds) == "table" then
+    kinds = {}
+    for kind, body in pairs(p.kinds) do kinds[kind] = inherit_kind(kind, body, base, file) end
+  end
+  local default = p.default
+  if default == nil and type(kinds) == "table" and kinds[base.default] then default = base.default end
+  return { kinds = kinds, default = default, run = overlay(base.run, p.run), model = overlay(base.model, p.model) }
+end
+
 --- Checks a profile table and returns it normalised:
--- `{name, file, default, kinds = {[kind] = {ops, attention, ffn}}, kind_names, run, model}`.
+-- `{name, file, extends, default, kinds = {[kind] = {ops, attention, ffn}}, kind_names, run, model}`.
+-- A profile naming another in `extends` states only what differs from it.
 -- Raises a bad-input error naming the file and key otherwise.
 function profiles.check(p, name, file)
   file = file or ("profile " .. tostring(name))
   if type(p) ~= "table" then fail(file, nil, "an op profile must return a table") end
   for key in pairs(p) do
-    if key ~= "kinds" and key ~= "default" and key ~= "run" and key ~= "model" then
-      fail(file, tostring(key), "unknown key of an op profile", "kinds, default, run, model")
+    if key ~= "kinds" and key ~= "default" and key ~= "run" and key ~= "model" and key ~= "extends" then
+      fail(file, tostring(key), "unknown key of an op profile", "extends, kinds, default, run, model")
     end
   end
+  local extends = p.extends
+  if extends ~= nil then p = inherit(p, name or file, file) end
   if type(p.kinds) ~= "table" or next(p.kinds) == nil then
     fail(file, "kinds", "an op profile needs at least one layer kind")
   end
@@ -195,7 +268,7 @@ function profiles.check(p, name, file)
          table.concat(kind_names, ", "))
   end
   local run, model = check_defaults(p, file)
-  return { name = name, file = file, default = default, kinds = kinds, kind_names = kind_names,
+  return { name = name, file = file, extends = extends, default = default, kinds = kinds, kind_names = kind_names,
            run = run, model = model }
 end
 
@@ -228,7 +301,7 @@ function profiles.known_archs()
 end
 
 -- Finds and loads the profile file of `arch` on the Lua path, nil if none.
-local function find(arch)
+function find(arch)
   if type(arch) ~= "string" or not arch:match("^[%w_]+$") then return nil end
   local path = package.searchpath("nd.profiles." .. arch, package.path)
   if not path then return nil end

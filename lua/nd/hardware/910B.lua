@@ -11,13 +11,11 @@ return {
   name = "910B",
   about = "Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node, the links' own bandwidths (A2: the reference's)",
   aliases = { "atlas800t-a2" },
-  -- Product page: 64 GB HBM2e an NPU.
-  memory = "64GB",
-  -- Reported: about 313 TFLOP/s dense FP16 for the 910B3 (no datasheet).
-  peak_tflops = 313,
-  -- The reference's sustained rate for A2 (search-ranking-cli §d.5: 140),
+  -- The A2 profile's device: 64 GB HBM2e an NPU (product page), about 313
+  -- TFLOP/s dense FP16 for the 910B3 (reported, no datasheet), and the
+  -- reference's sustained rate for A2 (search-ranking-cli §d.5: 140),
   -- measured by its users on this chip.
-  sustained_tflops = 140,
+  extends = "A2",
   levels = {
     -- Reported: HCCS full mesh, 7 links of 56 GB/s a NPU = 392 GB/s; a
     -- ring uses one link a step: x 0.5 for HCCL's share of the mesh

@@ -11,12 +11,10 @@ return {
   name = "910C",
   about = "Huawei Ascend 910C dies (CloudMatrix 384), 768 dies on the Unified Bus, the links' own bandwidths",
   aliases = { "cloudmatrix384", "cm384" },
-  -- 128 GB of HBM a chip = 64 GB a die.
-  memory = "64GB",
-  -- About 752 TFLOP/s BF16 dense a chip = 376 a die.
-  peak_tflops = 376,
-  -- The reference's sustained rate for A3 (§d.5: 160).
-  sustained_tflops = 160,
+  -- The A3 profile's die: 128 GB of HBM a chip = 64 GB a die, about 752
+  -- TFLOP/s BF16 dense a chip = 376 a die, and the reference's sustained
+  -- rate for A3 (§d.5: 160).
+  extends = "A3",
   levels = {
     -- 16 dies (8 chips) a server, then the 384-chip supernode, both on the
     -- UB at 392 GB/s each way a chip = 196 a die; x 0.8 (assumption).
@@ -25,4 +23,7 @@ return {
     -- 400 Gb/s RDMA a chip = 50 GB/s = 25 a die; x 0.9.
     { gbps = 25 * 0.9 },
   },
+  -- The reference's relative score halves every communication term on its
+  -- A3 table (§d.2); these are the links' own figures, priced whole.
+  nd_comm_divisor = 1,
 }

@@ -3,14 +3,17 @@
 --
 -- A profile is plain data. Copy this file to <arch>.lua in an nd/profiles/
 -- directory on NDLUA_PATH (or load it with nd.profiles.load_file) to make a
--- new one. Keys:
+-- new one, or write one that extends a shipped one. Keys:
+--   extends  the profile this one starts from (optional): it then states
+--            only what differs, and a kind only the ops that differ
 --   kinds    each layer kind the family builds: ops = the op vector (every
 --            count a whole number >= 0), attention = "full" | "linear"
 --            (default "full"), ffn = "dense" | "moe" | nil (nil: the
 --            model's own feed-forward)
 --   default  the kind of a layer nothing else names (optional with one kind)
 --   run      family run defaults over DEFAULT_RUN (nd.profiles.default_run())
---   model    family model defaults: only v_head_dim
+--   model    family model defaults: v_head_dim, zero_centered_norms,
+--            sigmoid_router, no_rope
 -- Op vector (per layer): attMM q,k,v,o projections; attBMM QK^T and AV;
 -- ffMM feed-forward matmuls (3 gated, 2 plain); softmax; dropout; normOp
 -- norms; gather TP gathers; headCast score casts; ffAct activations;

@@ -6,13 +6,8 @@
 -- saved tensor under flash attention. Gemma 3's q and k norms are counted
 -- as parameters (qk_norm), not as ops here.
 return {
-  default = "decoder",
+  extends = "default",
   kinds = {
-    decoder = {
-      ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 4,
-              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
-    },
+    decoder = { ops = { normOp = 4 } },
   },
-  run = {},
-  model = {},
 }

@@ -4,13 +4,11 @@
 -- activations as sbh(34 + 5as/h) bytes in fp16: dropout masks in 1 byte
 -- (as^2b for the scores, sbh twice for the residual dropouts: dropout 2),
 -- LayerNorm inputs in 2 bytes (4sbh for the two norms: norm_bytes 2).
+-- The other op counts are the default decoder's.
 return {
-  default = "decoder",
+  extends = "default",
   kinds = {
-    decoder = {
-      ops = { attMM = 4, attBMM = 2, ffMM = 2, softmax = 1, dropout = 2, normOp = 2,
-              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
-    },
+    decoder = { ops = { ffMM = 2, dropout = 2 } },
   },
   run = { flash_attention = false, dropout_bytes = 1, norm_bytes = 2 },
   -- learned absolute positions (wpe): no rotary embedding

@@ -1,17 +1,9 @@
 -- llama.lua: op profile of Llama (LlamaForCausalLM: Llama 2, 3, 3.1): the
 -- plain pre-norm decoder of default.lua, two RMSNorms a layer, a gated SiLU
 -- MLP. A name starting "llama2" keeps llama2.lua.
--- The op counts are default.lua's (reference model-spec-census-train-yaml.md §b.1): a model of this
--- family is priced as before, under its own name, and a team can tune it
--- here without touching the others.
+-- The op counts are default.lua's (reference model-spec-census-train-yaml.md
+-- §b.1), under the family's own name, so that a team can tune it here
+-- without touching the others.
 return {
-  default = "decoder",
-  kinds = {
-    decoder = {
-      ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2,
-              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
-    },
-  },
-  run = {},
-  model = {},
+  extends = "default",
 }

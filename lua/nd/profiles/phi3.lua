@@ -1,17 +1,9 @@
 -- phi3.lua: op profile of Phi-3 (Phi3ForCausalLM): the Llama layer with q,
 -- k, v fused in qkv_proj and gate and up in gate_up_proj: the same weights
 -- and the same saved tensors.
--- The op counts are default.lua's (reference model-spec-census-train-yaml.md §b.1): a model of this
--- family is priced as before, under its own name, and a team can tune it
--- here without touching the others.
+-- The op counts are llama.lua's, the default decoder's (reference
+-- model-spec-census-train-yaml.md §b.1), under the family's own name, so
+-- that a team can tune it here without touching the others.
 return {
-  default = "decoder",
-  kinds = {
-    decoder = {
-      ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2,
-              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
-    },
-  },
-  run = {},
-  model = {},
+  extends = "llama",
 }

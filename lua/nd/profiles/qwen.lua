@@ -3,13 +3,6 @@
 -- (shard_recompute_input = shard_output_activ = t). Reference model-spec-census-train-yaml.md §b.1,
 -- memory-model.md §4.8.
 return {
-  default = "decoder",
-  kinds = {
-    decoder = {
-      ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2,
-              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
-    },
-  },
+  extends = "default",
   run = { shard_activations = true },
-  model = {},
 }

@@ -1,14 +1,11 @@
--- vision.lua: op profile of a vision tower (ViT encoder): a plain
--- 2-matmul MLP. The tower's activation sharding follows its language
--- family (nd.model.spec settles it). Reference model-spec-census-train-yaml.md §b.1, §f.
+-- vision.lua: op profile of a vision tower (ViT encoder): the default
+-- decoder's op counts but a plain 2-matmul MLP. The tower's activation
+-- sharding follows its language family (nd.model.spec settles it).
+-- Reference model-spec-census-train-yaml.md §b.1, §f.
 return {
+  extends = "default",
   default = "encoder",
   kinds = {
-    encoder = {
-      ops = { attMM = 4, attBMM = 2, ffMM = 2, softmax = 1, dropout = 0, normOp = 2,
-              gather = 4, headCast = 1, ffAct = 1, linrec = 0 },
-    },
+    encoder = { ops = { ffMM = 2 } },
   },
-  run = {},
-  model = {},
 }
