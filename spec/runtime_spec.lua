@@ -51,6 +51,62 @@ describe("runtime profiles", function()
   end)
 end)
 
+describe("a profile's components (src/core/*_opts.h, nd.core.types.run.components)", function()
+  local core = require "nd.core"
+  local components = core.types.run.components
+  local function profile(text)
+    local path = os.tmpname() .. ".lua"
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    local ok, p = pcall(runtimes.load_file, path)
+    os.remove(path)
+    return ok, p
+  end
+  -- Each field in the component whose formulas read it: the kernels' in
+  -- activations.c, the allocator's in estimate.c, the buffers with the sharding.
+  it("groups each field with the formulas that read it", function()
+    local function has(list, key)
+      for _, k in ipairs(list) do if k == key then return true end end
+      return false
+    end
+    assert.is_true(has(components.kernels, "fused_norm"))
+    assert.is_true(has(components.kernels, "rope"))
+    assert.is_true(has(components.loss, "loss_inplace_grad"))
+    assert.is_true(has(components.allocator, "fragmentation"))
+    assert.is_true(has(components.sharding, "inplace_dp_buffers"))
+    assert.is_true(has(components.precision, "main_param_bytes"))
+    assert.is_false(has(components.kernels, "fragmentation"))
+  end)
+  it("every component field is a field nd.run takes", function()
+    for name, keys in pairs(components) do
+      for _, key in ipairs(keys) do
+        local ok, err = pcall(nd.run, { [key] = {} })
+        -- a table is no value any field takes: refused by its type, not as an unknown key
+        assert.is_false(ok, name .. "." .. key)
+        assert.falsy(tostring(err.message or err):find("unknown key", 1, true), name .. "." .. key)
+      end
+    end
+  end)
+  it("lays a component's fields flat, as nd.run takes them", function()
+    local ok, p = profile('return { name = "x", peak = "allocated", run = { kernels = { fused_norm = true }, '
+      .. 'allocator = { fragmentation = 0.5 }, seq_length = 1024 } }')
+    assert.is_true(ok, tostring(p))
+    assert.are.same({ fused_norm = true, fragmentation = 0.5, seq_length = 1024 }, p.run)
+  end)
+  it("refuses a field in a component that does not hold it", function()
+    local ok, err = profile('return { name = "x", peak = "allocated", run = { kernels = { fragmentation = 0 } } }')
+    assert.is_false(ok)
+    assert.truthy(err.message:find("run.kernels.fragmentation is no field of the kernels component", 1, true))
+  end)
+  it("refuses a field stated twice", function()
+    local ok, err = profile('return { name = "x", peak = "allocated", run = { fused_norm = true, '
+      .. 'kernels = { fused_norm = false } } }')
+    assert.is_false(ok)
+    assert.truthy(err.message:find("fused_norm is stated twice", 1, true))
+  end)
+end)
+
 describe("Megatron's bytes a parameter (theoretical_memory_usage.py)", function()
   -- bf16 weights 2 + fp32 main grads 4 + fp32 main params and two moments
   -- 12: 18 bytes a parameter, or 6 + 12/DP with the distributed optimizer

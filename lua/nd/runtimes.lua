@@ -11,11 +11,17 @@
 --   about  one line for --help
 --   peak   what the runtime's own logs call the peak: "allocated"
 --          (max_memory_allocated) or "reserved" (max_memory_reserved)
---   run    nd.run fields: byte widths, sharding, kernels, allocator
+--   run    nd.run fields by component, as the C core groups them
+--          (nd.core.types.run.components: pipeline, recompute, sharding,
+--          precision, kernels, loss, offload, allocator, training), e.g.
+--          run = { kernels = { fused_norm = true }, allocator = { fragmentation = 0 } };
+--          the sharding component also takes nd.run's `zero`; a field
+--          stated flat (outside a component) is taken as nd.run takes it
 --   overlap  (optional) shares of each collective compute hides, over the
 --          hardware profile's (nd.hardware.DEFAULT_OVERLAP names them)
 -- @module nd.runtimes
 
+local core = require "nd.core"
 local errors = require "nd.errors"
 local files = require "nd.files"
 
@@ -40,6 +46,38 @@ local function bad(path, message)
   errors.raise { file = path, message = message }
 end
 
+-- The run's components and the fields of each (src/core/*_opts.h), and
+-- the shorthands of nd.run a component takes beside its own fields.
+local COMPONENTS = core.types.run.components
+local SHORTHANDS = { sharding = { zero = true } }
+
+-- A profile's run fields flat, as nd.run takes them: each component's
+-- fields (each one a field of that component), and the fields stated flat.
+local function flatten(path, run)
+  local flat = {}
+  local function put(key, v)
+    if flat[key] ~= nil then bad(path, "run: " .. tostring(key) .. " is stated twice") end
+    flat[key] = v
+  end
+  for name, v in pairs(run) do
+    local keys = COMPONENTS[name]
+    if keys and type(v) == "table" then
+      local known = {}
+      for _, key in ipairs(keys) do known[key] = true end
+      for key, x in pairs(v) do
+        if not known[key] and not (SHORTHANDS[name] or {})[key] then
+          bad(path, string.format("run.%s.%s is no field of the %s component (%s)", name, tostring(key), name,
+                                  table.concat(keys, ", ")))
+        end
+        put(key, x)
+      end
+    else
+      put(name, v)
+    end
+  end
+  return flat
+end
+
 local function check(path, p)
   if type(p) ~= "table" then bad(path, "a runtime profile returns a table, got " .. type(p)) end
   if type(p.name) ~= "string" or p.name == "" then bad(path, "name must be the runtime's name") end
@@ -52,6 +90,7 @@ local function check(path, p)
       bad(path, "overlap." .. tostring(k) .. " must be a collective (dp, tp, cp, ep, pp) and a share from 0 to 1")
     end
   end
+  p.components, p.run = p.run, flatten(path, p.run)
   p.about = p.about or p.name
   p.path = path
   return p

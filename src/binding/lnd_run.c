@@ -22,60 +22,34 @@ typedef struct {
     bool ready;
 } run_box;
 
-static const char *const SCHEDULES[] = {"1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp",
-                                        "zero_bubble_v", "zbv", "dualpipev", NULL};
-static const int SCHEDULE_VALUES[] = {SCHED_1F1B, SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_SEQPIPE,
-                                      SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
-static const field_choices SCHEDULE = {SCHEDULES, SCHEDULE_VALUES, "1f1b, gpipe, seqpipe, zero_bubble_v"};
-static const char *const RULES[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
-static const field_choices RULE = {RULES, NULL, "hyperparallel, mindformers, megatron, torchtitan"};
 static const char *const CP_ALGOS[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses",
                                        NULL};
 static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
 static const field_choices CP_ALGO = {CP_ALGOS, CP_ALGO_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
-static const char *const ROPES[] = {"rotate_half", "fused", "complex", NULL};
-static const field_choices ROPE = {ROPES, NULL, "rotate_half, fused, complex"};
 
-_Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == sizeof(int) &&
-                   sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int) &&
-                   sizeof(recompute_mode) == sizeof(int) && sizeof(rope_form) == sizeof(int),
+_Static_assert(sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int) &&
+                   sizeof(recompute_mode) == sizeof(int),
                "the field table writes enums and tristates as ints");
 
 #define I64(m, lo, hi, d) FIELD_I64(run_t, #m, m, lo, hi, d)
-#define WIDTH(m, d) FIELD_INT(run_t, #m, m, (d) < 0 ? 0 : 1, 16, d)
-#define B(m, d) FIELD_BOOL(run_t, #m, m, d)
-#define T(m) FIELD_TRI(run_t, #m, m)
+#define PART(T, m, s) FIELD_PART(run_t, T, m, s)
 
-/* The run table's fields in the order they are read; the stops fall where a
- * check or a part nd.run settles comes between them. */
+/* The run table's fields in the order they are read: the strategy's, and
+ * each component's by the field table of the formulas that read it (their
+ * keys stand flat in the run table). The stops fall where a check or a part
+ * nd.run settles comes between them. */
 static const field_desc RUN_FIELDS[] = {
     I64(dp, 1, ND_MAX_DEVICES, 1), I64(tp, 1, ND_MAX_DEVICES, 1), I64(pp, 1, ND_MAX_DEVICES, 1), I64(vpp, 1, 64, 1),
     I64(cp, 1, ND_MAX_DEVICES, 1), I64(ep, 1, ND_MAX_DEVICES, 1), I64(etp, 0, ND_MAX_DEVICES, 0), FIELD_STOP,
-    B(sequence_parallel, false), T(shard_activations), T(loss_parallel), T(grad_accumulation), T(param_casts),
-    T(flash_attention), T(param_shard), T(tie_embeddings), T(fused_norm), T(fused_swiglu), T(loss_upcast),
-    T(loss_inplace_grad), B(offload_optimizer, false), B(inplace_dp_buffers, false), T(keep_gathered_params),
-    B(offload_params, false), B(optimizer_parallel, false), B(grad_shard, false), B(grad_shard_as_params, false),
-    B(deferred_grad_accumulation, false), B(overlapped_grad_reduce, false), B(reshard_params, true),
-    B(expert_shard_group, false), B(mtp_in_offset, true), B(emb_out_in_offset, false), B(gather_copies, false),
-    B(recompute_slice_activation, false), B(grad_clip, false), B(grouped_gemm, true), B(vocab_emb_dp, true),
-    B(emb_dp_sharded, true), B(shard_mtp_param, true), B(frozen, false), B(shard_spans_cp, false),
-    B(freeze_vision, false), B(swap_optimizer, false), B(selective_comm_recompute, false), B(repeat_kv, false),
-    B(grads_set_to_none, false), B(grad_stream_pool, false), B(tables_reduce_above_peak, false),
-    WIDTH(param_bytes, 2), WIDTH(compute_bytes, 2), WIDTH(softmax_bytes, 4), WIDTH(grad_bytes, -1),
-    B(clip_scales_always, false), WIDTH(optimizer_state_bytes, -1), WIDTH(main_param_bytes, -1), WIDTH(norm_bytes, -1),
-    WIDTH(dropout_bytes, -1), WIDTH(optimizer_states, -1), B(hidden_dropout_masks, false), FIELD_STOP,
-    B(inplace_tp_reduce, false), FIELD_ENUM(run_t, pp_schedule, "pp_schedule", schedule, &SCHEDULE),
-    FIELD_ENUM(run_t, selective_rule, "selective_rule", rule, &RULE),
-    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_ENUM(run_t, rope_form, "rope", rope, &ROPE),
-    FIELD_STOP,
-    I64(seq_split, 1, 4096, 1), I64(micro_batch_size, 1, ND_MAX_BATCH, 1), I64(global_batch_size, 1, ND_MAX_BATCH, 0),
-    FIELD_STOP,
-    I64(optimizer_shard, 1, ND_MAX_DEVICES, 0), I64(expert_shard, 1, ND_MAX_DEVICES, 0),
-    FIELD_NUM(run_t, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), I64(seq_length, 1, ND_MAX_TOKENS, 4096),
-    I64(visual_seq_length, 1, ND_MAX_TOKENS, 0), FIELD_STOP,
+    FIELD_BOOL(run_t, "sequence_parallel", sequence_parallel, false), PART(sharding_opts, sharding, SHARDING_FIELDS),
+    PART(precision_opts, precision, PRECISION_FIELDS), PART(kernel_opts, kernels, KERNEL_FIELDS),
+    PART(loss_opts, loss, LOSS_FIELDS), PART(training_opts, training, TRAINING_FIELDS), FIELD_STOP,
+    PART(pipeline_opts, pipeline, PIPELINE_FIELDS), PART(recompute_opts, recompute, RECOMPUTE_FIELDS),
+    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_STOP,
+    I64(micro_batch_size, 1, ND_MAX_BATCH, 1), I64(global_batch_size, 1, ND_MAX_BATCH, 0), FIELD_STOP,
+    I64(seq_length, 1, ND_MAX_TOKENS, 4096), I64(visual_seq_length, 1, ND_MAX_TOKENS, 0), FIELD_STOP,
     FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, ND_MAX_DEVICE_MEMORY, ND_DEFAULT_DEVICE_MEMORY),
-    I64(reserve_bytes, 0, ND_MAX_DEVICE_MEMORY, -1), FIELD_NUM(run_t, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
-    FIELD_NUM(run_t, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
+    PART(allocator_opts, allocator, ALLOCATOR_FIELDS), PART(offload_opts, offload, OFFLOAD_FIELDS),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
     FIELD_NAME("runtime"),
     /* settled by nd.run (see settle) */
@@ -137,8 +111,8 @@ static int settle(lua_State *L, const char *step, int n)
 static void read_optimizer(lua_State *L, run_t *r)
 {
     int o = settle(L, "optimizer", 0);
-    if (r->optimizer_states < 0)
-        r->optimizer_states = (int)field_int(L, o, "", "optimizer_states", 1, 2, -1, false);
+    if (r->precision.optimizer_states < 0)
+        r->precision.optimizer_states = (int)field_int(L, o, "", "optimizer_states", 1, 2, -1, false);
     lua_pop(L, 1);
 }
 
@@ -197,11 +171,11 @@ static void read_ranges(lua_State *L, int v, run_t *r)
     size_t n = lua_rawlen(L, v);
     if (n == 0 || n > ND_MAX_LAYERS)
         return;
-    r->ranges = calloc(n, sizeof *r->ranges);
-    if (r->ranges == NULL)
+    r->recompute.ranges = calloc(n, sizeof *r->recompute.ranges);
+    if (r->recompute.ranges == NULL)
         luaL_error(L, "out of memory");
     for (int i = 0; i < (int)n; i++) {
-        recompute_range *g = &r->ranges[i];
+        recompute_range *g = &r->recompute.ranges[i];
         luaL_checktype(L, (lua_rawgeti(L, v, i + 1), -1), LUA_TTABLE);
         fields_read(L, -1, "recompute.", RANGE_FIELDS, g);
         memset(g->ops, 1, sizeof g->ops);
@@ -209,7 +183,7 @@ static void read_ranges(lua_State *L, int v, run_t *r)
         for (int k = 0; g->has_ops && k < SW_COUNT; k++, lua_pop(L, 1))
             g->ops[k] = (signed char)(lua_rawgeti(L, -1, k + 1), lua_tointeger(L, -1) != 0);
         lua_pop(L, 2);
-        r->n_ranges = i + 1;
+        r->recompute.n_ranges = i + 1;
     }
 }
 
@@ -219,9 +193,9 @@ static void read_forms(lua_State *L, run_t *r)
     lua_pushinteger(L, (lua_Integer)r->pp);
     lua_pushinteger(L, (lua_Integer)r->vpp);
     int f = settle(L, "forms", 2);
-    read_counts(L, f, "offset", r, &r->offset);
-    read_counts(L, f, "full_recompute", r, &r->full_recompute);
-    read_counts(L, f, "selective_recompute", r, &r->selective_recompute);
+    read_counts(L, f, "offset", r, &r->pipeline.offset);
+    read_counts(L, f, "full_recompute", r, &r->recompute.full);
+    read_counts(L, f, "selective_recompute", r, &r->recompute.selective);
     if (lua_getfield(L, f, "ranges") == LUA_TTABLE)
         read_ranges(L, f + 1, r);
     lua_settop(L, f - 1);
@@ -235,7 +209,7 @@ static void read_run(lua_State *L, run_t *r)
     d = fields_read(L, 1, "", d, r);
     read_optimizer(L, r);
     d = fields_read(L, 1, "", d, r);
-    if (r->schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2)
+    if (r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2)
         nd_bad_input(L, "pp_schedule: zero_bubble_v (DualPipeV) runs at most 2 chunks a stage, not vpp = %I",
                      (lua_Integer)r->vpp);
     d = fields_read(L, 1, "", d, r);
@@ -270,8 +244,9 @@ int lnd_run_new(lua_State *L)
 /* The fields a derived run states again over its base's table. */
 static const field_desc RESTATED[] = {
     I64(dp, 0, 0, 0), I64(tp, 0, 0, 0), I64(pp, 0, 0, 0), I64(vpp, 0, 0, 0), I64(cp, 0, 0, 0), I64(ep, 0, 0, 0),
-    B(sequence_parallel, false), I64(micro_batch_size, 0, 0, 0), I64(micro_batch_num, 0, 0, 0),
-    I64(global_batch_size, 0, 0, 0), B(optimizer_parallel, false), FIELD_END,
+    FIELD_BOOL(run_t, "sequence_parallel", sequence_parallel, false), I64(micro_batch_size, 0, 0, 0),
+    I64(micro_batch_num, 0, 0, 0), I64(global_batch_size, 0, 0, 0),
+    FIELD_BOOL(run_t, "optimizer_parallel", sharding.optimizer_parallel, false), FIELD_END,
 };
 
 run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
@@ -279,8 +254,8 @@ run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
     base = lua_absindex(L, base);
     lnd_check_run(L, base);
     check_degrees(L, r);
-    if (r->n_ranges != 0 || r->offset.form != FORM_NONE || r->full_recompute.form > FORM_ALL ||
-        r->selective_recompute.form > FORM_ALL)
+    if (r->recompute.n_ranges != 0 || r->pipeline.offset.form != FORM_NONE || r->recompute.full.form > FORM_ALL ||
+        r->recompute.selective.form > FORM_ALL)
         luaL_error(L, "a derived run states no offsets, per-stage recompute or ranges");
     /* the table: the base's fields, the changed ones stated again */
     lua_newtable(L);
@@ -298,10 +273,10 @@ run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
         lua_setfield(L, t, dropped[i]);
     }
     fields_push(L, RESTATED, r);
-    if (r->optimizer_shard > 0) /* 0: unstated */
-        field_set_int(L, "optimizer_shard", r->optimizer_shard);
-    recompute_mode mode = r->full_recompute.form == FORM_ALL        ? REC_FULL
-                          : r->selective_recompute.form == FORM_ALL ? REC_SELECTIVE
+    if (r->sharding.optimizer_shard > 0) /* 0: unstated */
+        field_set_int(L, "optimizer_shard", r->sharding.optimizer_shard);
+    recompute_mode mode = r->recompute.full.form == FORM_ALL        ? REC_FULL
+                          : r->recompute.selective.form == FORM_ALL ? REC_SELECTIVE
                                                                     : REC_OFF;
     field_set_string(L, "recompute", RECOMPUTE_NAMES[mode]);
     /* the run: a deep copy of r (it may share the base's pointers) */
@@ -386,7 +361,22 @@ static const luaL_Reg run_methods[] = {
     {NULL, NULL},
 };
 
-/* Pushes nd.run's metatable, with `ops`: the ops a selective range can drop (SWITCH_NAMES, in order). */
+/* Pushes the run's components: {name = {key, ...}} for each part of RUN_FIELDS, its keys in order. */
+static void push_components(lua_State *L)
+{
+    lua_newtable(L);
+    for (const field_desc *d = RUN_FIELDS; d->kind != FD_END; d++) {
+        if (d->kind != FD_PART)
+            continue;
+        lua_newtable(L);
+        for (int i = 0; d->sub[i].kind != FD_END; i++)
+            lua_pushstring(L, d->sub[i].key), lua_rawseti(L, -2, i + 1);
+        lua_setfield(L, -2, d->key);
+    }
+}
+
+/* Pushes nd.run's metatable, with `ops`: the ops a selective range can drop (SWITCH_NAMES, in order),
+ * and `components`: the run's components and the keys of each (what a runtime profile fills). */
 void lnd_open_run(lua_State *L)
 {
     lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
@@ -394,4 +384,6 @@ void lnd_open_run(lua_State *L)
     for (int i = 0; i < SW_COUNT; i++)
         lua_pushstring(L, SWITCH_NAMES[i]), lua_rawseti(L, -2, i + 1);
     lua_setfield(L, -2, "ops");
+    push_components(L);
+    lua_setfield(L, -2, "components");
 }

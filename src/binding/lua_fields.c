@@ -293,6 +293,9 @@ static void read_field(lua_State *L, int t, const char *prefix, const field_desc
     case FD_CHOICES:
         read_choices(L, t, prefix, d, (int *)at, (int *)(obj + d->count_at));
         break;
+    case FD_PART:
+        fields_read(L, t, prefix, d->sub, at);
+        break;
     default:
         break;
     }
@@ -326,6 +329,16 @@ static void push_table(lua_State *L, const field_desc *d, const char *at)
     fields_push(L, d->sub, at);
 }
 
+/* Whether a descriptor of d, or of a part of d, names key. */
+static bool names_key(const field_desc *d, const char *key)
+{
+    for (; d->kind != FD_END; d++) {
+        if (d->kind == FD_PART ? names_key(d->sub, key) : d->key != NULL && strcmp(key, d->key) == 0)
+            return true;
+    }
+    return false;
+}
+
 void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *what, const field_desc *d)
 {
     t = lua_absindex(L, t);
@@ -334,11 +347,7 @@ void fields_refuse_unknown(lua_State *L, int t, const char *prefix, const char *
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
             nd_bad_input(L, "%s%s has a key that is not a name: %s", prefix, what, shown(L, -1));
-        const char *key = lua_tostring(L, -1);
-        const field_desc *f = d;
-        while (f->kind != FD_END && (f->key == NULL || strcmp(key, f->key) != 0))
-            f++;
-        if (f->kind == FD_END)
+        if (!names_key(d, lua_tostring(L, -1)))
             nd_bad_input(L, "%s%s: unknown key '%s'", prefix, what, push_cut(L, -1));
     }
 }
@@ -359,7 +368,10 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
             lua_pushstring(L, *(const char *const *)at);
         else if (d->kind == FD_TABLE)
             push_table(L, d, at);
-        else
+        else if (d->kind == FD_PART) { /* its fields beside the others' */
+            fields_push(L, d->sub, at);
+            continue;
+        } else
             continue;
         lua_setfield(L, -2, d->key);
     }
@@ -409,7 +421,12 @@ void fields_push_defaults(lua_State *L, const field_desc *d)
 {
     lua_newtable(L);
     for (; d->kind != FD_END; d++) {
-        if (d->kind == FD_BOOL)
+        if (d->kind == FD_PART) {
+            fields_push_defaults(L, d->sub);
+            for (lua_pushnil(L); lua_next(L, -2) != 0;) /* the part's defaults beside the others */
+                lua_pushvalue(L, -2), lua_insert(L, -2), lua_settable(L, -5);
+            lua_pop(L, 1);
+        } else if (d->kind == FD_BOOL)
             field_set_bool(L, d->key, d->dflt != 0);
         else if (d->kind == FD_INT || d->kind == FD_I64 || d->kind == FD_NUM)
             field_set_number(L, d->key, d->dflt);

@@ -22,6 +22,26 @@
 #include <stddef.h>
 #include <string.h>
 
+static const char *const ROPES[] = {"rotate_half", "fused", "complex", NULL};
+static const field_choices ROPE = {ROPES, NULL, "rotate_half, fused, complex"};
+_Static_assert(sizeof(rope_form) == sizeof(int), "the field tables write enums as ints");
+
+/* The kernels' fields in a run table. */
+const field_desc KERNEL_FIELDS[] = {
+    FIELD_TRI(kernel_opts, "flash_attention", flash_attention), FIELD_TRI(kernel_opts, "fused_norm", fused_norm),
+    FIELD_TRI(kernel_opts, "fused_swiglu", fused_swiglu), FIELD_BOOL(kernel_opts, "repeat_kv", repeat_kv, false),
+    FIELD_ENUM(kernel_opts, rope_form, "rope", rope, &ROPE),
+    FIELD_BOOL(kernel_opts, "hidden_dropout_masks", hidden_dropout_masks, false),
+    FIELD_BOOL(kernel_opts, "grouped_gemm", grouped_gemm, true),
+    FIELD_NUM(kernel_opts, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), FIELD_END,
+};
+
+/* The loss's fields in a run table. */
+const field_desc LOSS_FIELDS[] = {
+    FIELD_TRI(loss_opts, "loss_parallel", loss_parallel), FIELD_TRI(loss_opts, "loss_upcast", loss_upcast),
+    FIELD_TRI(loss_opts, "loss_inplace_grad", loss_inplace_grad), FIELD_END,
+};
+
 /* Two fp32 statistics per head and token, as a flash-attention kernel keeps them. */
 #define FLASH_STATS_BYTES 8.0
 /* Tokens a chunk of the chunked gated delta rule holds (Transformers: 64). */
@@ -297,7 +317,7 @@ hidden_dropouts act_hidden_dropouts(const layer_kind *k, const run_t *r, const d
         hidden_dropouts family = {k->ops[OP_DROPOUT], d->bytes_dropout};
         return family;
     }
-    if (r->hidden_dropout_masks) {
+    if (r->kernels.hidden_dropout_masks) {
         hidden_dropouts scripted = {2.0, 1.0};
         return scripted;
     }

@@ -3,6 +3,33 @@
 
 #include <string.h>
 
+#include "nd_limits.h"
+
+#define SB(m, d) FIELD_BOOL(sharding_opts, #m, m, d)
+#define ST(m) FIELD_TRI(sharding_opts, #m, m)
+
+/* The sharding's fields in a run table. */
+const field_desc SHARDING_FIELDS[] = {
+    SB(optimizer_parallel, false), ST(param_shard), SB(grad_shard, false), SB(grad_shard_as_params, false),
+    SB(shard_spans_cp, false), SB(reshard_params, true), ST(keep_gathered_params),
+    SB(deferred_grad_accumulation, false), SB(overlapped_grad_reduce, false),
+    FIELD_I64(sharding_opts, "optimizer_shard", optimizer_shard, 1, ND_MAX_DEVICES, 0),
+    FIELD_I64(sharding_opts, "expert_shard", expert_shard, 1, ND_MAX_DEVICES, 0), SB(expert_shard_group, false),
+    SB(vocab_emb_dp, true), SB(emb_dp_sharded, true), SB(shard_mtp_param, true), ST(shard_activations),
+    SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false), FIELD_END,
+};
+
+/* A byte width from 1 to 16 (from 0 where its default, -1, is the family's). */
+#define WIDTH(m, d) FIELD_INT(precision_opts, #m, m, (d) < 0 ? 0 : 1, 16, d)
+
+/* The precision's fields in a run table. */
+const field_desc PRECISION_FIELDS[] = {
+    WIDTH(param_bytes, 2), WIDTH(compute_bytes, 2), WIDTH(softmax_bytes, 4), WIDTH(grad_bytes, -1),
+    WIDTH(optimizer_state_bytes, -1), WIDTH(main_param_bytes, -1), WIDTH(norm_bytes, -1), WIDTH(dropout_bytes, -1),
+    WIDTH(optimizer_states, -1), FIELD_TRI(precision_opts, "grad_accumulation", grad_accumulation),
+    FIELD_TRI(precision_opts, "param_casts", param_casts), FIELD_END,
+};
+
 int64_t gcd64(int64_t a, int64_t b)
 {
     if (a < 0)
@@ -27,7 +54,7 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
  * non-strict derive does: the search refuses such candidates earlier. */
 double routed_copies(const model_t *m, const run_t *r)
 {
-    return (double)m->top_k * (r->grouped_gemm ? 1.0 : r->capacity_factor);
+    return (double)m->top_k * (r->kernels.grouped_gemm ? 1.0 : r->kernels.capacity_factor);
 }
 
 static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
@@ -59,12 +86,12 @@ static double routed_expert_shard(const model_t *m, const run_t *r, const derive
 {
     int64_t group = d->d_exp * r->cp * d->t_exp;
     (void)m;
-    if (r->expert_shard_group && r->ep > 1)
+    if (r->sharding.expert_shard_group && r->ep > 1)
         return (double)d->edp_group;
-    if (r->expert_shard <= 0)
-        return r->optimizer_parallel ? (double)group : (double)(d->param_cp * d->t_exp);
+    if (r->sharding.expert_shard <= 0)
+        return r->sharding.optimizer_parallel ? (double)group : (double)(d->param_cp * d->t_exp);
     if (r->ep > 1)
-        return (double)gcd64(r->expert_shard, group);
+        return (double)gcd64(r->sharding.expert_shard, group);
     return (double)(d->optimizer_ranks * d->param_cp * d->t_exp);
 }
 
@@ -78,21 +105,21 @@ static double routed_expert_shard(const model_t *m, const run_t *r, const derive
 static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
 {
     int64_t dp = r->dp, t = r->tp, cp = r->cp;
-    d->param_cp = r->shard_spans_cp ? 1 : cp;
-    int64_t domain = r->shard_spans_cp ? dp * cp : dp;
+    d->param_cp = r->sharding.shard_spans_cp ? 1 : cp;
+    int64_t domain = r->sharding.shard_spans_cp ? dp * cp : dp;
     int64_t ranks = 1;
-    if (r->optimizer_parallel)
-        ranks = r->optimizer_shard >= 1 && domain % r->optimizer_shard == 0 ? r->optimizer_shard : domain;
+    if (r->sharding.optimizer_parallel)
+        ranks = r->sharding.optimizer_shard >= 1 && domain % r->sharding.optimizer_shard == 0 ? r->sharding.optimizer_shard : domain;
     d->optimizer_ranks = ranks;
     d->shard_p_os_non_exp_partial = (double)(ranks * t * d->param_cp);
-    d->shard_p_os_non_exp = (double)((r->optimizer_parallel ? dp : 1) * cp * t);
+    d->shard_p_os_non_exp = (double)((r->sharding.optimizer_parallel ? dp : 1) * cp * t);
     d->shard_p_os_exp_partial = (double)gcd64(m->experts, ranks * d->t_exp);
     d->shard_p_os_exp = routed_expert_shard(m, r, d);
-    if (r->grad_shard_as_params) {
+    if (r->sharding.grad_shard_as_params) {
         d->shard_grad_non_exp = d->shard_p_os_non_exp_partial;
         d->shard_grad_exp = d->shard_p_os_exp;
         d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
-    } else if (r->grad_shard) {
+    } else if (r->sharding.grad_shard) {
         d->shard_grad_non_exp = d->shard_p_os_non_exp;
         d->shard_grad_exp = d->shard_p_os_exp;
         d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
@@ -101,10 +128,10 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
         d->shard_grad_exp = (double)d->t_exp;
         d->shard_grad_exp_partial = (double)d->t_exp;
     }
-    d->fsdp = r->grad_shard_as_params && r->optimizer_parallel;
-    bool params_sharded = r->param_shard == UNSTATED ? r->optimizer_parallel : r->param_shard == YES;
+    d->fsdp = r->sharding.grad_shard_as_params && r->sharding.optimizer_parallel;
+    bool params_sharded = r->sharding.param_shard == UNSTATED ? r->sharding.optimizer_parallel : r->sharding.param_shard == YES;
     d->params_sharded = params_sharded;
-    d->grads_sharded = r->grad_shard || r->grad_shard_as_params;
+    d->grads_sharded = r->sharding.grad_shard || r->sharding.grad_shard_as_params;
     d->shard_params_non_exp = params_sharded ? d->shard_p_os_non_exp_partial : (double)t;
     d->shard_params_exp = params_sharded ? d->shard_p_os_exp : (double)d->t_exp;
     d->shard_params_exp_partial = params_sharded ? d->shard_p_os_exp_partial : (double)d->t_exp;
@@ -115,10 +142,10 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
  * with ranks the optimizer ranks under FSDP, else d. */
 static void derive_embedding(const run_t *r, derived_t *d)
 {
-    int64_t tp = r->vocab_emb_dp && r->pp == 1 ? 1 : r->tp;
-    int64_t ranks = r->grad_shard_as_params ? (r->optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
-    d->shard_embed = (double)((r->emb_dp_sharded ? ranks : 1) * tp);
-    d->gather_embed = d->fsdp && r->emb_dp_sharded ? (double)ranks : 1.0;
+    int64_t tp = r->sharding.vocab_emb_dp && r->pp == 1 ? 1 : r->tp;
+    int64_t ranks = r->sharding.grad_shard_as_params ? (r->sharding.optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
+    d->shard_embed = (double)((r->sharding.emb_dp_sharded ? ranks : 1) * tp);
+    d->gather_embed = d->fsdp && r->sharding.emb_dp_sharded ? (double)ranks : 1.0;
     d->shard_params_embed_whole = (double)tp;
 }
 
@@ -126,9 +153,9 @@ static void derive_embedding(const run_t *r, derived_t *d)
  * traffic, and whether TP, EP and CP exchange anything. */
 static void derive_comm(const model_t *m, const run_t *r, derived_t *d)
 {
-    int level = r->grad_shard || r->grad_shard_as_params ? 3 : 2;
-    d->comm_d_non_exp = r->dp == 1 || !r->optimizer_parallel ? 0 : level;
-    d->comm_d_exp = d->expert_dp_ranks == 1 || !r->optimizer_parallel ? 0 : level;
+    int level = r->sharding.grad_shard || r->sharding.grad_shard_as_params ? 3 : 2;
+    d->comm_d_non_exp = r->dp == 1 || !r->sharding.optimizer_parallel ? 0 : level;
+    d->comm_d_exp = d->expert_dp_ranks == 1 || !r->sharding.optimizer_parallel ? 0 : level;
     d->comm_t = r->tp > 1;
     d->comm_ep = r->ep > 1 && m->experts > 1;
     d->comm_cp = r->cp > 1;
@@ -137,15 +164,15 @@ static void derive_comm(const model_t *m, const run_t *r, derived_t *d)
 /* Whether any layer of the run is selectively recomputed. */
 static bool run_has_selective(const run_t *r)
 {
-    if (r->n_ranges > 0) {
-        for (int i = 0; i < r->n_ranges; i++)
-            if (r->ranges[i].mode == REC_SELECTIVE)
+    if (r->recompute.n_ranges > 0) {
+        for (int i = 0; i < r->recompute.n_ranges; i++)
+            if (r->recompute.ranges[i].mode == REC_SELECTIVE)
                 return true;
         return false;
     }
-    if (r->full_recompute.form != FORM_NONE)
+    if (r->recompute.full.form != FORM_NONE)
         return false; /* a stated full recompute wins, as the reference's full_rec does */
-    return r->selective_recompute.form != FORM_NONE;
+    return r->recompute.selective.form != FORM_NONE;
 }
 
 /* The switches of the run's rule (memory-model.md §4.6): 1 keeps the op's
@@ -156,19 +183,19 @@ void derive_switches(const run_t *r, derived_t *d)
     memset(s, 1, SW_COUNT);
     bool sel = run_has_selective(r);
     if (!sel) {
-        if (r->rule == RULE_MINDFORMERS)
-            s[SW_GATHER] = !(r->selective_comm_recompute && d->sp > 1);
+        if (r->recompute.rule == RULE_MINDFORMERS)
+            s[SW_GATHER] = !(r->recompute.selective_comm_recompute && d->sp > 1);
         return;
     }
-    if (r->rule == RULE_HYPERPARALLEL || r->rule == RULE_TORCHTITAN) {
+    if (r->recompute.rule == RULE_HYPERPARALLEL || r->recompute.rule == RULE_TORCHTITAN) {
         memcpy(s, HYPERPARALLEL_SWITCHES, SW_COUNT);
-    } else if (r->rule == RULE_MINDFORMERS) {
+    } else if (r->recompute.rule == RULE_MINDFORMERS) {
         bool sp = d->sp > 1;
         s[SW_ATTBMM] = !(!d->flash && sp);
         s[SW_HEADCAST] = !d->flash;
         s[SW_SOFTMAX] = d->flash;
         s[SW_NORMOP] = !sp;
-        s[SW_GATHER] = !(r->selective_comm_recompute && sp);
+        s[SW_GATHER] = !(r->recompute.selective_comm_recompute && sp);
         s[SW_FFACT] = !sp;
     } else { /* megatron: Korthikanti et al.'s selective recompute of the attention core
               * (softmax, its dropout, the probabilities), hidden-state masks kept */
@@ -178,7 +205,7 @@ void derive_switches(const run_t *r, derived_t *d)
 
 bool ties_embeddings(const model_t *m, const run_t *r)
 {
-    return r->tie_embeddings == UNSTATED ? m->tied : r->tie_embeddings == YES;
+    return r->training.tie_embeddings == UNSTATED ? m->tied : r->training.tie_embeddings == YES;
 }
 
 static int pick(int stated, int family) { return stated >= 0 ? stated : family; }
@@ -191,34 +218,34 @@ static bool pick_flag(tristate stated, bool family) { return stated == UNSTATED 
 static void derive_bytes(const model_t *m, const run_t *r, derived_t *d)
 {
     const family_run *f = &m->family;
-    d->bytes_p = r->param_bytes;
-    d->bytes_compute = r->compute_bytes;
-    d->bytes_softmax = r->softmax_bytes;
-    d->accumulates_grads = pick_flag(r->grad_accumulation, f->grad_accumulation);
-    int grad = pick(r->grad_bytes, f->grad_bytes);
+    d->bytes_p = r->precision.param_bytes;
+    d->bytes_compute = r->precision.compute_bytes;
+    d->bytes_softmax = r->precision.softmax_bytes;
+    d->accumulates_grads = pick_flag(r->precision.grad_accumulation, f->grad_accumulation);
+    int grad = pick(r->precision.grad_bytes, f->grad_bytes);
     d->bytes_grad = r->pp > 1 || d->accumulates_grads ? grad : 0;
-    d->bytes_os = pick(r->optimizer_state_bytes, f->optimizer_state_bytes);
-    int states = pick(r->optimizer_states, f->optimizer_states);
-    int main_params = pick(r->main_param_bytes, f->main_param_bytes);
-    d->bytes_main = r->swap_optimizer ? 0 : main_params;
-    d->bytes_optim = r->swap_optimizer ? 0 : states * d->bytes_os + main_params;
-    d->bytes_optim_table = r->swap_optimizer ? 0 : 2 * d->bytes_os + main_params;
-    d->bytes_norm = pick(r->norm_bytes, f->norm_bytes);
-    d->bytes_dropout = pick(r->dropout_bytes, f->dropout_bytes);
-    d->shard_activations = pick_flag(r->shard_activations, f->shard_activations);
-    d->shards_logits = pick_flag(r->loss_parallel, f->loss_parallel);
+    d->bytes_os = pick(r->precision.optimizer_state_bytes, f->optimizer_state_bytes);
+    int states = pick(r->precision.optimizer_states, f->optimizer_states);
+    int main_params = pick(r->precision.main_param_bytes, f->main_param_bytes);
+    d->bytes_main = r->offload.swap_optimizer ? 0 : main_params;
+    d->bytes_optim = r->offload.swap_optimizer ? 0 : states * d->bytes_os + main_params;
+    d->bytes_optim_table = r->offload.swap_optimizer ? 0 : 2 * d->bytes_os + main_params;
+    d->bytes_norm = pick(r->precision.norm_bytes, f->norm_bytes);
+    d->bytes_dropout = pick(r->precision.dropout_bytes, f->dropout_bytes);
+    d->shard_activations = pick_flag(r->sharding.shard_activations, f->shard_activations);
+    d->shards_logits = pick_flag(r->loss.loss_parallel, f->loss_parallel);
     /* a fully recomputed layer keeps its input: under sequence parallelism that
      * input is already the rank's sequence shard (Megatron and torchtitan
      * checkpoint the SP-split hidden states); else split only when stated */
-    d->shard_recompute_input = r->sequence_parallel || d->shard_activations || r->recompute_slice_activation ? r->tp : 1;
-    d->fused_norm = pick_flag(r->fused_norm, false);
-    d->fused_swiglu = pick_flag(r->fused_swiglu, false);
-    d->loss_upcast = pick_flag(r->loss_upcast, true);
-    d->loss_inplace_grad = pick_flag(r->loss_inplace_grad, false);
-    d->repeat_kv = r->repeat_kv;
+    d->shard_recompute_input = r->sequence_parallel || d->shard_activations || r->recompute.recompute_slice_activation ? r->tp : 1;
+    d->fused_norm = pick_flag(r->kernels.fused_norm, false);
+    d->fused_swiglu = pick_flag(r->kernels.fused_swiglu, false);
+    d->loss_upcast = pick_flag(r->loss.loss_upcast, true);
+    d->loss_inplace_grad = pick_flag(r->loss.loss_inplace_grad, false);
+    d->repeat_kv = r->kernels.repeat_kv;
     /* more micro-batches (accumulation, a pipeline) keep the gradients of the
      * earlier ones through the later ones' forward */
-    d->grads_released = r->grads_set_to_none && r->pp == 1 && r->micro_batch_num == 1;
+    d->grads_released = r->allocator.grads_set_to_none && r->pp == 1 && r->micro_batch_num == 1;
     d->shard_output_activ = d->shard_activations && d->shards_logits ? r->tp : 1;
 }
 
@@ -230,11 +257,11 @@ void derive(const model_t *m, const run_t *r, derived_t *d)
     derive_sharding(m, r, d);
     derive_embedding(r, d);
     derive_comm(m, r, d);
-    d->keeps_param_casts = r->param_casts == UNSTATED ? !r->optimizer_parallel : r->param_casts == YES;
-    d->flash = pick_flag(r->flash_attention, m->family.flash_attention);
+    d->keeps_param_casts = r->precision.param_casts == UNSTATED ? !r->sharding.optimizer_parallel : r->precision.param_casts == YES;
+    d->flash = pick_flag(r->kernels.flash_attention, m->family.flash_attention);
     derive_switches(r, d);
-    d->core_attention_recompute = r->rule == RULE_MEGATRON;
-    d->op_sac = r->rule == RULE_TORCHTITAN;
+    d->core_attention_recompute = r->recompute.rule == RULE_MEGATRON;
+    d->op_sac = r->recompute.rule == RULE_TORCHTITAN;
     d->s_fa = d->flash && m->heads > 0 ? (double)r->seq_length / (double)m->heads : (double)r->seq_length;
     d->n_qknorm = m->qk_norm ? 1 : 0;
     derive_bytes(m, r, d);

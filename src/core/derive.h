@@ -42,7 +42,7 @@ typedef struct {
     int bytes_main; /* main-param copy bytes, inside bytes_optim */
     int bytes_norm, bytes_dropout;
     bool accumulates_grads, shard_activations, shards_logits;
-    /* the runtime's kernels (run.h): unstated, eager PyTorch as Transformers runs it */
+    /* the runtime's kernels and loss (activations_opts.h): unstated, eager PyTorch as Transformers runs it */
     bool fused_norm, fused_swiglu, loss_upcast, loss_inplace_grad, repeat_kv;
     /* no gradient lives at the backward's start: the loop frees them before
      * the forward and one micro-batch runs a step (grads_set_to_none) */

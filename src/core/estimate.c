@@ -6,7 +6,33 @@
 #include <string.h>
 
 #include "activations.h"
+#include "nd_limits.h"
 #include "schedule.h"
+
+/* The offload's fields in a run table. */
+const field_desc OFFLOAD_FIELDS[] = {
+    FIELD_BOOL(offload_opts, "offload_optimizer", offload_optimizer, false),
+    FIELD_BOOL(offload_opts, "offload_params", offload_params, false),
+    FIELD_BOOL(offload_opts, "swap_optimizer", swap_optimizer, false),
+    FIELD_NUM(offload_opts, "offload_activations", offload_activations, 0.0, 1.0, 0.0), FIELD_END,
+};
+
+/* The allocator's fields in a run table. */
+const field_desc ALLOCATOR_FIELDS[] = {
+    FIELD_I64(allocator_opts, "reserve_bytes", reserve_bytes, 0, ND_MAX_DEVICE_MEMORY, -1),
+    FIELD_NUM(allocator_opts, "fragmentation", fragmentation, 0.0, 10.0, 0.0),
+    FIELD_BOOL(allocator_opts, "grads_set_to_none", grads_set_to_none, false),
+    FIELD_BOOL(allocator_opts, "grad_stream_pool", grad_stream_pool, false),
+    FIELD_BOOL(allocator_opts, "tables_reduce_above_peak", tables_reduce_above_peak, false), FIELD_END,
+};
+
+/* The training's fields in a run table. */
+const field_desc TRAINING_FIELDS[] = {
+    FIELD_TRI(training_opts, "tie_embeddings", tie_embeddings), FIELD_BOOL(training_opts, "frozen", frozen, false),
+    FIELD_BOOL(training_opts, "freeze_vision", freeze_vision, false),
+    FIELD_BOOL(training_opts, "grad_clip", grad_clip, false),
+    FIELD_BOOL(training_opts, "clip_scales_always", clip_scales_always, false), FIELD_END,
+};
 
 void estimate_init(estimate_t *e)
 {
@@ -87,15 +113,15 @@ void estimate_forget_expert_prices(kind_price *memo, const model_t *m)
 /* Whether the stage keeps its layers' gathered weights from forward to backward. */
 static bool keeps_gathered(const run_t *r, const derived_t *d)
 {
-    if (r->keep_gathered_params != UNSTATED)
-        return r->keep_gathered_params == YES && d->params_sharded;
-    return d->fsdp && !r->reshard_params;
+    if (r->sharding.keep_gathered_params != UNSTATED)
+        return r->sharding.keep_gathered_params == YES && d->params_sharded;
+    return d->fsdp && !r->sharding.reshard_params;
 }
 
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,
                             kind_price *memo)
 {
-    double seq = (double)r->seq_length / (double)(r->schedule == SCHED_SEQPIPE ? r->seq_split : 1);
+    double seq = (double)r->seq_length / (double)(r->pipeline.schedule == SCHED_SEQPIPE ? r->pipeline.seq_split : 1);
     pricing p = {{m, r, d}, vision, frozen, keeps_gathered(r, d), seq * (double)r->micro_batch_size / (double)r->cp,
                  seq, memo, NULL, NULL};
     return p;
@@ -111,13 +137,13 @@ static act_split activations_of(const pricing *p, const layer_kind *k, const sig
     memset(&key, 0, sizeof key);
     key.model = p->c.m;
     key.seq = p->seq;
-    key.capacity_factor = p->c.r->capacity_factor;
+    key.capacity_factor = p->c.r->kernels.capacity_factor;
     key.cp = p->c.r->cp;
     key.top_k = p->c.m->top_k;
     key.algo = (int)p->c.r->cp_algo;
     key.flash = p->c.d->flash;
     key.core = p->c.d->core_attention_recompute;
-    key.grouped_gemm = p->c.r->grouped_gemm;
+    key.grouped_gemm = p->c.r->kernels.grouped_gemm;
     key.bc = p->c.d->bytes_compute;
     key.bn = p->c.d->bytes_norm;
     key.bs = p->c.d->bytes_softmax;
@@ -433,12 +459,12 @@ static inline int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, 
 static void vision_run(const model_t *m, const run_t *r, run_t *out)
 {
     *out = *r;
-    out->vocab_emb_dp = false;
-    out->tie_embeddings = NO;
-    out->mtp_in_offset = false;
-    out->grouped_gemm = false;
-    out->capacity_factor = 1.0;
-    out->loss_parallel = YES;
+    out->sharding.vocab_emb_dp = false;
+    out->training.tie_embeddings = NO;
+    out->pipeline.mtp_in_offset = false;
+    out->kernels.grouped_gemm = false;
+    out->kernels.capacity_factor = 1.0;
+    out->loss.loss_parallel = YES;
     out->ep = 1;
     out->etp = 0;
     out->seq_length = r->visual_seq_length > 0 ? r->visual_seq_length
@@ -446,13 +472,13 @@ static void vision_run(const model_t *m, const run_t *r, run_t *out)
                                               : 1024;
     /* The tower follows a run-wide recompute mode; per-stage counts and
      * ranges count the language model's layers, so they leave it plain. */
-    out->n_ranges = 0;
-    out->ranges = NULL;
-    out->offset.form = FORM_NONE;
-    if (r->n_ranges > 0 || (r->full_recompute.form != FORM_ALL && r->full_recompute.form != FORM_NONE))
-        out->full_recompute.form = FORM_NONE;
-    if (r->n_ranges > 0 || (r->selective_recompute.form != FORM_ALL && r->selective_recompute.form != FORM_NONE))
-        out->selective_recompute.form = FORM_NONE;
+    out->recompute.n_ranges = 0;
+    out->recompute.ranges = NULL;
+    out->pipeline.offset.form = FORM_NONE;
+    if (r->recompute.n_ranges > 0 || (r->recompute.full.form != FORM_ALL && r->recompute.full.form != FORM_NONE))
+        out->recompute.full.form = FORM_NONE;
+    if (r->recompute.n_ranges > 0 || (r->recompute.selective.form != FORM_ALL && r->recompute.selective.form != FORM_NONE))
+        out->recompute.selective.form = FORM_NONE;
     out->pp = out->vpp = 1;
 }
 
@@ -479,7 +505,7 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
         return -1;
     }
     estimate_forget_prices(memo, v);
-    pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->frozen || r->freeze_vision, memo);
+    pricing p = make_pricing(v, &vr, &e->vision_derived, true, r->training.frozen || r->training.freeze_vision, memo);
     p.op_sac_fallback = &e->op_sac_fallback;
     const chunk_layout *ch = layout_chunk(tower, 0, 0);
     int rc = add_embedding(e, st, &p, 0, mf, false);
@@ -558,9 +584,9 @@ static double overhead_dualpipe(const pricing *p, const layout_t *l, int64_t sta
 
 static double backward_overhead(const pricing *p, const layout_t *l, int64_t stage)
 {
-    if (p->c.r->frozen || p->c.r->schedule == SCHED_GPIPE)
+    if (p->c.r->training.frozen || p->c.r->pipeline.schedule == SCHED_GPIPE)
         return 0.0;
-    if (p->c.r->schedule == SCHED_ZERO_BUBBLE_V)
+    if (p->c.r->pipeline.schedule == SCHED_ZERO_BUBBLE_V)
         return overhead_dualpipe(p, l, stage);
     return overhead_1f1b(p, l, stage);
 }
@@ -572,18 +598,18 @@ static double backward_overhead(const pricing *p, const layout_t *l, int64_t sta
  * main params; a share of the kept activations goes to host memory. */
 static void offload(stage_estimate *st, const run_t *r)
 {
-    if (!r->offload_params && !r->offload_optimizer && r->offload_activations == 0)
+    if (!r->offload.offload_params && !r->offload.offload_optimizer && r->offload.offload_activations == 0)
         return; /* nothing moves: the host's sums stay zero */
     static_bytes moved = {0, 0, 0, 0};
-    if (r->offload_params)
+    if (r->offload.offload_params)
         moved = st->stat;
-    else if (r->offload_optimizer) {
+    else if (r->offload.offload_optimizer) {
         moved.optimizer = st->stat.optimizer;
         moved.main_params = st->stat.main_params;
     }
     static_add(&st->host_stat, &moved, 1.0);
     static_add(&st->stat, &moved, -1.0);
-    st->host_activations = st->activations * r->offload_activations;
+    st->host_activations = st->activations * r->offload.offload_activations;
     st->activations -= st->host_activations;
     st->host = static_total(&st->host_stat) + st->host_activations;
 }
@@ -651,7 +677,7 @@ static void keep_peak_end(stage_estimate *st, const backward_ends *e)
  * 8192 tokens) fitted it in the loss's freed blocks. */
 static double default_stream_peak(const backward_ends *e, const run_t *r)
 {
-    double start = e->start + (r->tables_reduce_above_peak ? e->tables : 0.0);
+    double start = e->start + (r->allocator.tables_reduce_above_peak ? e->tables : 0.0);
     return larger(start, e->stream_end);
 }
 
@@ -671,18 +697,18 @@ static double stream_pool(const backward_ends *e, const derived_t *d)
  * pool holds beyond the plain rule, allocated x (1 + fragmentation). */
 static void price_reserved(stage_estimate *st, const backward_ends *e, const derived_t *d, const run_t *r)
 {
-    double plain = st->allocated * (1.0 + r->fragmentation);
+    double plain = st->allocated * (1.0 + r->allocator.fragmentation);
     st->reserved = plain;
-    if (r->grad_stream_pool) {
+    if (r->allocator.grad_stream_pool) {
         double ends = e->start > e->end ? e->start : e->end;
-        double pooled = ends * (1.0 + r->fragmentation) + stream_pool(e, d);
+        double pooled = ends * (1.0 + r->allocator.fragmentation) + stream_pool(e, d);
         st->grad_pool = pooled > plain ? pooled - plain : 0.0;
-        double reserved = default_stream_peak(e, r) * (1.0 + r->fragmentation) + stream_pool(e, d);
+        double reserved = default_stream_peak(e, r) * (1.0 + r->allocator.fragmentation) + stream_pool(e, d);
         st->reserved = reserved > plain ? reserved : plain;
-    } else if (r->tables_reduce_above_peak) {
+    } else if (r->allocator.tables_reduce_above_peak) {
         /* one pool: gradients freed before the step come back into blocks the backward frees */
         double start = e->start + (d->grads_released ? 0.0 : e->grads) + e->tables;
-        double reserved = start * (1.0 + r->fragmentation);
+        double reserved = start * (1.0 + r->allocator.fragmentation);
         st->reserved = reserved > plain ? reserved : plain;
     }
 }
@@ -740,11 +766,11 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     st->comm += st->held_params;
     offload(st, r);
     double dynamic = st->activations + st->comm + st->backward_overhead;
-    double reserve = r->reserve_bytes >= 0 ? (double)r->reserve_bytes : DEFAULT_RESERVE_BYTES;
+    double reserve = r->allocator.reserve_bytes >= 0 ? (double)r->allocator.reserve_bytes : DEFAULT_RESERVE_BYTES;
     st->reserve = dynamic > 0 ? reserve : 0.0;
     const derived_t *d = p->c.d;
     backward_ends ends = {0, 0, 0, 0, 0, 0}; /* read only under the rules below */
-    if (d->grads_released || r->grad_stream_pool || r->tables_reduce_above_peak) {
+    if (d->grads_released || r->allocator.grad_stream_pool || r->allocator.tables_reduce_above_peak) {
         tables_reduce t = stage_tables_reduce(p, e->lay, s);
         ends = ends_of(st, &t, d);
     }
@@ -806,7 +832,7 @@ int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const l
     }
     if (e->reuse_memo == NULL)
         estimate_forget_prices(memo, m); /* prices hold for one estimate unless the caller keeps them */
-    pricing p = make_pricing(m, r, e->dv, false, r->frozen, memo);
+    pricing p = make_pricing(m, r, e->dv, false, r->training.frozen, memo);
     p.act_cache = act_cache_for(e, m);
     e->op_sac_fallback = false;
     p.op_sac_fallback = &e->op_sac_fallback;

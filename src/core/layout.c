@@ -5,6 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The schedules by name (aliases beside the names), each one's value. */
+static const char *const SCHEDULES[] = {"1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp",
+                                        "zero_bubble_v", "zbv", "dualpipev", NULL};
+static const int SCHEDULE_VALUES[] = {SCHED_1F1B, SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_SEQPIPE,
+                                      SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
+static const field_choices SCHEDULE = {SCHEDULES, SCHEDULE_VALUES, "1f1b, gpipe, seqpipe, zero_bubble_v"};
+static const char *const RULES[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
+static const field_choices RULE = {RULES, NULL, "hyperparallel, mindformers, megatron, torchtitan"};
+
+_Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == sizeof(int),
+               "the field tables write enums as ints");
+
+/* The pipeline's fields in a run table (the offset is read settled, apart). */
+const field_desc PIPELINE_FIELDS[] = {
+    FIELD_ENUM(pipeline_opts, pp_schedule, "pp_schedule", schedule, &SCHEDULE),
+    FIELD_I64(pipeline_opts, "seq_split", seq_split, 1, 4096, 1),
+    FIELD_BOOL(pipeline_opts, "mtp_in_offset", mtp_in_offset, true),
+    FIELD_BOOL(pipeline_opts, "emb_out_in_offset", emb_out_in_offset, false),
+    FIELD_END,
+};
+
+/* Recompute's fields in a run table (the per-stage forms and ranges are read settled, apart). */
+const field_desc RECOMPUTE_FIELDS[] = {
+    FIELD_ENUM(recompute_opts, selective_rule, "selective_rule", rule, &RULE),
+    FIELD_BOOL(recompute_opts, "selective_comm_recompute", selective_comm_recompute, false),
+    FIELD_BOOL(recompute_opts, "recompute_slice_activation", recompute_slice_activation, false),
+    FIELD_END,
+};
+
 void layout_init(layout_t *l)
 {
     memset(l, 0, sizeof *l);
@@ -45,10 +74,10 @@ static int place_counts(layout_t *l, const run_t *r, int64_t total)
         int64_t stage_total = total / pp + (s < total % pp ? 1 : 0);
         for (int64_t c = 0; c < vpp; c++) {
             int64_t n;
-            if (r->offset.form == FORM_CHUNKS) {
-                n = per + r->offset.counts[c * pp + s];
-            } else if (r->offset.form == FORM_STAGES) {
-                int64_t o = r->offset.counts[s];
+            if (r->pipeline.offset.form == FORM_CHUNKS) {
+                n = per + r->pipeline.offset.counts[c * pp + s];
+            } else if (r->pipeline.offset.form == FORM_STAGES) {
+                int64_t o = r->pipeline.offset.counts[s];
                 n = per + floor_div(o, vpp) + (c == vpp - 1 ? floor_mod(o, vpp) : 0);
             } else {
                 n = stage_total / vpp + (c >= vpp - stage_total % vpp ? 1 : 0);
@@ -126,8 +155,8 @@ static int64_t first_k(const per_stage *f, const run_t *r, int64_t s, int64_t c)
 
 static rec_span range_at(const run_t *r, int64_t i, int64_t total)
 {
-    for (int k = 0; k < r->n_ranges; k++) {
-        const recompute_range *g = &r->ranges[k];
+    for (int k = 0; k < r->recompute.n_ranges; k++) {
+        const recompute_range *g = &r->recompute.ranges[k];
         int64_t end = g->count < 0 ? total : g->first + g->count;
         if (i < g->first)
             return (rec_span){REC_OFF, NULL, g->first};
@@ -141,13 +170,13 @@ static rec_span range_at(const run_t *r, int64_t i, int64_t total)
 static rec_span recompute_at(const run_t *r, int64_t s, int64_t c, int64_t first, int64_t end, int64_t i,
                              int64_t total)
 {
-    if (r->n_ranges > 0)
+    if (r->recompute.n_ranges > 0)
         return range_at(r, i, total);
-    const per_stage *f = r->full_recompute.form != FORM_NONE ? &r->full_recompute
-                         : r->selective_recompute.form != FORM_NONE ? &r->selective_recompute : NULL;
+    const per_stage *f = r->recompute.full.form != FORM_NONE ? &r->recompute.full
+                         : r->recompute.selective.form != FORM_NONE ? &r->recompute.selective : NULL;
     if (f == NULL)
         return (rec_span){REC_OFF, NULL, end};
-    recompute_mode mode = f == &r->full_recompute ? REC_FULL : REC_SELECTIVE;
+    recompute_mode mode = f == &r->recompute.full ? REC_FULL : REC_SELECTIVE;
     if (f->form == FORM_ALL)
         return (rec_span){mode, NULL, end};
     int64_t k = first_k(f, r, s, c);
@@ -180,7 +209,7 @@ static int split_chunk(layout_t *l, const model_t *m, const run_t *r, int64_t s,
     chunk_layout *ch = layout_chunk(l, s, c);
     ch->first_run = l->n_runs;
     int64_t end = ch->first + ch->count;
-    int64_t body_end = !r->mtp_in_offset && r->n_ranges == 0 && end > body ? body : end;
+    int64_t body_end = !r->pipeline.mtp_in_offset && r->recompute.n_ranges == 0 && end > body ? body : end;
     for (int64_t i = ch->first; i < end;) {
         int64_t group_end;
         int g = group_at(m, i, &group_end);
@@ -207,8 +236,8 @@ static int split_chunk(layout_t *l, const model_t *m, const run_t *r, int64_t s,
 
 static int check_ranges(layout_t *l, const run_t *r, int64_t total)
 {
-    for (int k = 0; k < r->n_ranges; k++) {
-        const recompute_range *g = &r->ranges[k];
+    for (int k = 0; k < r->recompute.n_ranges; k++) {
+        const recompute_range *g = &r->recompute.ranges[k];
         int64_t end = g->count < 0 ? g->first + 1 : g->first + g->count;
         if (end > total) {
             snprintf(l->error, sizeof l->error,
@@ -225,7 +254,7 @@ static int check_ranges(layout_t *l, const run_t *r, int64_t total)
 static chunk_layout *chunk_at_order(layout_t *l, const run_t *r, int64_t o)
 {
     int64_t c = o / r->pp, i = o % r->pp;
-    return layout_chunk(l, r->schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i, c);
+    return layout_chunk(l, r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && c % 2 == 1 ? r->pp - 1 - i : i, c);
 }
 
 /* Walks the chunks in model order, giving each its first layer; marks the
@@ -246,7 +275,7 @@ static int assign_order(layout_t *l, const run_t *r, int64_t mtp_outside, int64_
     }
     if (first == NULL)
         first = last = layout_chunk(l, 0, 0);
-    if (r->emb_out_in_offset) { /* the embedding and the output take a slot each */
+    if (r->pipeline.emb_out_in_offset) { /* the embedding and the output take a slot each */
         first->count = first->count > 0 ? first->count - 1 : 0;
         last->count = last->count > 0 ? last->count - 1 : 0;
     }
@@ -306,10 +335,10 @@ int layout_build(layout_t *l, const model_t *m, const run_t *r)
     if (reserve(l, r) != 0)
         return -1;
     int64_t body = model_body_layers(m), mtp = model_mtp_layers(m), total = body + mtp;
-    int64_t slots = body + (r->mtp_in_offset ? mtp : 0) + (r->emb_out_in_offset ? 2 : 0);
+    int64_t slots = body + (r->pipeline.mtp_in_offset ? mtp : 0) + (r->pipeline.emb_out_in_offset ? 2 : 0);
     if (check_ranges(l, r, total) != 0 || place_counts(l, r, slots) != 0)
         return -1;
-    if (assign_order(l, r, r->mtp_in_offset ? 0 : mtp, total) != 0)
+    if (assign_order(l, r, r->pipeline.mtp_in_offset ? 0 : mtp, total) != 0)
         return -1;
     for (int64_t s = 0; s < r->pp; s++)
         for (int64_t c = 0; c < r->vpp; c++)

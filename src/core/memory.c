@@ -67,7 +67,7 @@ static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool froze
      * shard) stays whole on every DP rank, split by TP alone. */
     double div = d->shard_embed * (double)d->param_cp, whole = d->shard_params_embed_whole;
     double w_div = d->params_sharded ? div : whole;
-    double os_div = r->optimizer_parallel ? div : whole;
+    double os_div = r->sharding.optimizer_parallel ? div : whole;
     double g_div = d->params_sharded || d->grads_sharded ? div : whole;
     return table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
 }
@@ -95,7 +95,7 @@ static_bytes mem_output_static(const price_ctx *c, bool frozen)
 static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
 {
     const derived_t *d = c->d;
-    bool sharded = c->r->shard_mtp_param;
+    bool sharded = c->r->sharding.shard_mtp_param;
     static_bytes b = table_static(model_mtp_extra_params(c->m), sharded ? d->shard_params_non_exp : 1.0,
                                   sharded ? d->shard_p_os_non_exp_partial : 1.0,
                                   sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
@@ -144,7 +144,7 @@ static double dp_buffer(double w, int level, bool fsdp, const derived_t *d)
  * (inplace_tp_reduce: Megatron's reduce_from_tensor_model_parallel_region). */
 static bool tp_buffer(const run_t *r, const derived_t *d)
 {
-    return d->comm_t && (!r->inplace_tp_reduce || r->sequence_parallel);
+    return d->comm_t && (!r->sharding.inplace_tp_reduce || r->sequence_parallel);
 }
 
 layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const signed char *keep, double tokens)
@@ -155,7 +155,7 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
     layer_comm b = {0, 0, 0, 0};
     double h = (double)m->hidden, bc = d->bytes_compute;
     double experts, dense = local_weights(k, r, d, &experts);
-    bool buckets = !r->inplace_dp_buffers;
+    bool buckets = !r->sharding.inplace_dp_buffers;
     if (r->dp > 1 && buckets)
         b.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
     if (d->expert_dp_ranks > 1 && experts > 0 && buckets)
@@ -191,7 +191,7 @@ double mem_embedding_comm(const price_ctx *c, double tokens)
     const run_t *r = c->r;
     const derived_t *d = c->d;
     double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
-    if (r->dp > 1 && !r->inplace_dp_buffers)
+    if (r->dp > 1 && !r->sharding.inplace_dp_buffers)
         dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
     double tp = tp_buffer(r, d) ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
     return dp > tp ? dp : tp;
@@ -226,7 +226,7 @@ double mem_fsdp_tables_reduce_input(const price_ctx *c, bool embedding, bool out
  * the copy. */
 double mem_fsdp_tables_copied_grads(const price_ctx *c, bool embedding, bool output, bool tied)
 {
-    if (!c->r->gather_copies)
+    if (!c->r->sharding.gather_copies)
         return 0.0;
     return fsdp_tables_params(c, embedding, output, tied) * c->d->bytes_compute;
 }
@@ -235,7 +235,7 @@ double mem_output_comm(const price_ctx *c)
 {
     const run_t *r = c->r;
     const derived_t *d = c->d;
-    if (r->dp <= 1 || r->inplace_dp_buffers)
+    if (r->dp <= 1 || r->sharding.inplace_dp_buffers)
         return 0.0;
     return dp_buffer(output_table_params(c->m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
 }

@@ -21,12 +21,12 @@ static void release_form(per_stage *f)
 
 void run_release(run_t *r)
 {
-    release_form(&r->offset);
-    release_form(&r->full_recompute);
-    release_form(&r->selective_recompute);
-    free(r->ranges);
-    r->ranges = NULL;
-    r->n_ranges = 0;
+    release_form(&r->pipeline.offset);
+    release_form(&r->recompute.full);
+    release_form(&r->recompute.selective);
+    free(r->recompute.ranges);
+    r->recompute.ranges = NULL;
+    r->recompute.n_ranges = 0;
 }
 
 static int copy_counts(per_stage *dst, const per_stage *src, int64_t n)
@@ -53,18 +53,19 @@ static int64_t form_length(const run_t *r, const per_stage *f)
 int run_copy(run_t *dst, const run_t *src)
 {
     *dst = *src;
-    dst->offset.counts = dst->full_recompute.counts = dst->selective_recompute.counts = NULL;
-    dst->ranges = NULL;
-    if (copy_counts(&dst->offset, &src->offset, form_length(src, &src->offset)) != 0 ||
-        copy_counts(&dst->full_recompute, &src->full_recompute, form_length(src, &src->full_recompute)) != 0 ||
-        copy_counts(&dst->selective_recompute, &src->selective_recompute,
-                    form_length(src, &src->selective_recompute)) != 0)
+    const recompute_opts *from = &src->recompute;
+    recompute_opts *to = &dst->recompute;
+    dst->pipeline.offset.counts = to->full.counts = to->selective.counts = NULL;
+    to->ranges = NULL;
+    if (copy_counts(&dst->pipeline.offset, &src->pipeline.offset, form_length(src, &src->pipeline.offset)) != 0 ||
+        copy_counts(&to->full, &from->full, form_length(src, &from->full)) != 0 ||
+        copy_counts(&to->selective, &from->selective, form_length(src, &from->selective)) != 0)
         goto fail;
-    if (src->n_ranges > 0) {
-        dst->ranges = malloc((size_t)src->n_ranges * sizeof *dst->ranges);
-        if (dst->ranges == NULL)
+    if (from->n_ranges > 0) {
+        to->ranges = malloc((size_t)from->n_ranges * sizeof *to->ranges);
+        if (to->ranges == NULL)
             goto fail;
-        memcpy(dst->ranges, src->ranges, (size_t)src->n_ranges * sizeof *dst->ranges);
+        memcpy(to->ranges, from->ranges, (size_t)from->n_ranges * sizeof *to->ranges);
     }
     return 0;
 fail:

@@ -38,7 +38,7 @@ int64_t micro_factor_priced(const run_t *r, int64_t stage, int64_t chunk)
 int64_t micro_factor(const run_t *r, int64_t stage, int64_t chunk)
 {
     int64_t base = min64(r->pp, r->micro_batch_num);
-    switch (r->schedule) {
+    switch (r->pipeline.schedule) {
     case SCHED_GPIPE:
         /* GPipe runs every forward before any backward: all m micro-batches
          * are held. (The reference writes p here, which exceeds m when
@@ -49,8 +49,8 @@ int64_t micro_factor(const run_t *r, int64_t stage, int64_t chunk)
         return chunk == 0 ? 2 * base - 1 - stage : stage;
     case SCHED_SEQPIPE:
         if (r->vpp > 1)
-            return interleaved(r, stage, chunk, base, r->seq_split, 1);
-        return base - stage + r->seq_split - 1;
+            return interleaved(r, stage, chunk, base, r->pipeline.seq_split, 1);
+        return base - stage + r->pipeline.seq_split - 1;
     default:
         if (r->vpp > 1)
             return interleaved(r, stage, chunk, base, 1, 0);

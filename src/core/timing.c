@@ -79,7 +79,7 @@ double dp_traffic_bytes(const price_ctx *c, double weights)
     double reduce = grad_width(d);
     if (d->fsdp) {
         double s = (double)d->optimizer_ranks, replicas = (double)r->dp / s;
-        double gathers = r->reshard_params ? 2.0 : 1.0;
+        double gathers = r->sharding.reshard_params ? 2.0 : 1.0;
         double per_mb = (s - 1) / s * weights * (gathers * d->bytes_compute + reduce);
         double across = replicas > 1 ? 2.0 * (replicas - 1) / replicas * weights / s * reduce : 0.0;
         return (double)r->micro_batch_num * per_mb + across;
@@ -103,9 +103,9 @@ static double fsdp_copy_bytes(const price_ctx *c, double weights)
 {
     const run_t *r = c->r;
     const derived_t *d = c->d;
-    if (!r->gather_copies || !d->fsdp)
+    if (!r->sharding.gather_copies || !d->fsdp)
         return 0.0;
-    double s = (double)d->optimizer_ranks, gathers = r->reshard_params ? 2.0 : 1.0;
+    double s = (double)d->optimizer_ranks, gathers = r->sharding.reshard_params ? 2.0 : 1.0;
     double bc = d->bytes_compute, rw = grad_width(d);
     double per_mb = gathers * (((double)d->bytes_p + bc) / s + 2.0 * bc) + bc + rw + rw / s;
     return (double)r->micro_batch_num * weights * per_mb;
@@ -151,10 +151,10 @@ double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble
     double step;
     if (pp == 1)
         step = m * sum;
-    else if (r->schedule == SCHED_ZERO_BUBBLE_V)
+    else if (r->pipeline.schedule == SCHED_ZERO_BUBBLE_V)
         step = m * most + (p - 1) * most / 2.0;
-    else if (r->schedule == SCHED_SEQPIPE)
-        step = m * most + (p - 1) * most / (double)r->seq_split;
+    else if (r->pipeline.schedule == SCHED_SEQPIPE)
+        step = m * most + (p - 1) * most / (double)r->pipeline.seq_split;
     else if (r->vpp > 1)
         step = sum / v + p * (v - 1) * most / v + (m * v - p * (v - 1) - 1) * most / v;
     else
@@ -249,7 +249,7 @@ static double qk_moved_per_token(const model_t *m, const layer_kind *k, const ru
         rotated = k->mla ? k->heads * dr / t + dr
                          : m->rotary_fraction * (k->heads + k->kv_heads) * k->qk_head_dim / t;
     }
-    double moved = rotated * rope_bytes_per_element(r->rope, bc);
+    double moved = rotated * rope_bytes_per_element(r->kernels.rope, bc);
     if (d->repeat_kv && !k->mla && k->kv_heads < k->heads)
         moved += 2.0 * (k->heads + k->kv_heads) * (k->qk_head_dim + k->v_head_dim) * bc / t;
     return blocks * moved / 3.0;
@@ -430,7 +430,7 @@ static void add_vision(stage_work *w, const model_t *m, const run_t *r)
     w->forward_flops += f.total * visual * (double)r->micro_batch_size / (double)r->cp / (double)r->tp;
     double params = model_count_params(v).total;
     w->weights += params / (double)r->tp;
-    if (!r->freeze_vision)
+    if (!r->training.freeze_vision)
         w->updated.non_expert += params;
 }
 
@@ -507,7 +507,7 @@ static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
 {
     const derived_t *d = c->d;
     const run_t *r = c->r;
-    if (r->frozen || r->offload_params || r->offload_optimizer || r->swap_optimizer || d->bytes_optim <= 0)
+    if (r->training.frozen || r->offload.offload_params || r->offload.offload_optimizer || r->offload.swap_optimizer || d->bytes_optim <= 0)
         return 0.0; /* nothing to step, or the host steps it */
     static_bytes b = mem_split_static(&w->updated, d, false);
     if (w->embeddings > 0) {
@@ -527,10 +527,10 @@ static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
     double grad = grad_width(d);
     double weight = d->bytes_main > 0 ? d->bytes_p : 2.0 * d->bytes_p;
     /* a clipping that always scales reads and writes each gradient once more */
-    double reads = c->r->clip_scales_always ? 4.0 : 2.0;
+    double reads = c->r->training.clip_scales_always ? 4.0 : 2.0;
     /* a kept gradient buffer is zeroed for the next step; freed ones
      * (grads_set_to_none) are not */
-    double zeroed = d->accumulates_grads && !c->r->grads_set_to_none ? b.grads : 0.0;
+    double zeroed = d->accumulates_grads && !c->r->allocator.grads_set_to_none ? b.grads : 0.0;
     return 2.0 * held + updated * (reads * grad + weight) + zeroed;
 }
 
@@ -552,7 +552,7 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     parts[4] = seconds(w->cp, level_gbps(hw, t * cp)) * (1.0 - hw->overlap_cp);
     /* DualPipeV runs one micro-batch's expert all-to-all under another's
      * compute (DeepSeek-V3's design): it hides at least 90 % of it */
-    double overlap_ep = r->schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
+    double overlap_ep = r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
     parts[5] = ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp) * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
     double sum = 0;

@@ -32,18 +32,18 @@ void candidate_fields(const int64_t *degree, recompute_mode mode, run_t *out)
     out->micro_batch_num = g[DIM_MB];
     out->micro_batch_size = g[DIM_MBS];
     out->sequence_parallel = g[DIM_SP] != 0;
-    out->optimizer_shard = g[DIM_OP];
-    out->optimizer_parallel = g[DIM_OP] > 1;
+    out->sharding.optimizer_shard = g[DIM_OP];
+    out->sharding.optimizer_parallel = g[DIM_OP] > 1;
     out->global_batch_size = g[DIM_DP] * g[DIM_MB] * g[DIM_MBS];
     /* the candidate's pipeline is balanced afresh; its recompute is one mode for every layer */
-    out->offset.form = FORM_NONE;
-    out->offset.counts = NULL;
-    out->n_ranges = 0;
-    out->ranges = NULL;
-    out->full_recompute.form = mode == REC_FULL ? FORM_ALL : FORM_NONE;
-    out->full_recompute.counts = NULL;
-    out->selective_recompute.form = mode == REC_SELECTIVE ? FORM_ALL : FORM_NONE;
-    out->selective_recompute.counts = NULL;
+    out->pipeline.offset.form = FORM_NONE;
+    out->pipeline.offset.counts = NULL;
+    out->recompute.n_ranges = 0;
+    out->recompute.ranges = NULL;
+    out->recompute.full.form = mode == REC_FULL ? FORM_ALL : FORM_NONE;
+    out->recompute.full.counts = NULL;
+    out->recompute.selective.form = mode == REC_SELECTIVE ? FORM_ALL : FORM_NONE;
+    out->recompute.selective.counts = NULL;
 }
 
 void search_candidate_run(const run_t *base, const candidate *c, run_t *out)

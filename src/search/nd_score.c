@@ -102,7 +102,7 @@ static double zero_dp_experts(double params, int level, double cp, double te, do
 static double fsdp_part(double size, double over, double kept, double group, const run_t *r, const derived_t *d)
 {
     double w = size / over, s = maxd(1.0, kept / over), c = maxd(1.0, group / kept), m = (double)r->micro_batch_num;
-    double gathers = r->reshard_params ? 2.0 : 1.0 / m;
+    double gathers = r->sharding.reshard_params ? 2.0 : 1.0 / m;
     double rounds = kept > (double)(r->tp * r->cp) ? 1.0 / m : 1.0;
     return (s - 1) / s * w * (gathers * d->bytes_p + d->bytes_grad) + 2 * (c - 1) / c * (w / s) * d->bytes_grad * rounds;
 }
@@ -114,7 +114,7 @@ static comm_parts reference_layer_comm(const model_t *m, const layer_kind *k, co
     double t = (double)r->tp, cp = (double)r->cp, ep = (double)r->ep, te = (double)d->t_exp;
     double pn = p->attention + p->norms + p->dense_mlp + p->router, pe = p->routed + p->shared;
     double b = (double)r->micro_batch_size, s = (double)r->seq_length, h = (double)m->hidden, bc = d->bytes_compute;
-    if (r->grad_shard_as_params) {
+    if (r->sharding.grad_shard_as_params) {
         double dpcp = (double)(r->dp * r->cp);
         c.dp = fsdp_part(pn, t, d->shard_p_os_non_exp_partial, dpcp * t, r, d) +
                fsdp_part(p->routed / ep, te, d->shard_p_os_exp, (double)d->d_exp * cp * te, r, d) +
@@ -217,7 +217,7 @@ double nd_score(const price_ctx *c, const layout_t *l, const hardware_t *hw)
     }
     /* §d.4: the stages through a 1F1B or interleaved pipeline, whatever the run's schedule */
     run_t plain = *r;
-    plain.schedule = SCHED_1F1B;
+    plain.pipeline.schedule = SCHED_1F1B;
     double bubble, score = pipeline_step(&plain, x, r->pp, &bubble);
     free(x);
     return score;

@@ -285,7 +285,7 @@ static bool inner_degrees_valid(const searcher *s, const int64_t *g)
         return false;
     /* more chunks than a stage has layers, or DualPipeV past two chunks, lays out no model */
     if (g[DIM_VPP] > (g[DIM_PP] > 1 ? s->layers / g[DIM_PP] : 1) ||
-        (s->base->schedule == SCHED_ZERO_BUBBLE_V && g[DIM_VPP] > 2))
+        (s->base->pipeline.schedule == SCHED_ZERO_BUBBLE_V && g[DIM_VPP] > 2))
         return false;
     if (!dims_in_bounds(sp, g, INNER_DIMS, (int)(sizeof INNER_DIMS / sizeof INNER_DIMS[0])))
         return false;
@@ -307,14 +307,14 @@ static refusal experts_valid(const searcher *s, const probe *c)
     const int64_t *g = c->degree;
     if (m->experts <= 1)
         return g[DIM_EP] == 1 ? REFUSE_COUNT : REFUSE_EP_BOUND;
-    int64_t max_ep = g[DIM_DP] * g[DIM_TP] * (s->base->shard_spans_cp ? g[DIM_CP] : 1);
+    int64_t max_ep = g[DIM_DP] * g[DIM_TP] * (s->base->sharding.shard_spans_cp ? g[DIM_CP] : 1);
     if (g[DIM_EP] > m->experts || g[DIM_EP] > max_ep)
         return REFUSE_EP_BOUND;
     int64_t t_exp = s->base->etp > 1 ? s->base->etp : g[DIM_TP];
     if (m->experts % g[DIM_EP] != 0 || m->expert_width % t_exp != 0)
         return REFUSE_EP_DIVISIBILITY;
-    int64_t shard = s->base->expert_shard;
-    if (g[DIM_EP] > 1 && shard > 1 && !s->base->expert_shard_group &&
+    int64_t shard = s->base->sharding.expert_shard;
+    if (g[DIM_EP] > 1 && shard > 1 && !s->base->sharding.expert_shard_group &&
         (g[DIM_DP] * g[DIM_CP] * g[DIM_TP] / g[DIM_EP]) % shard != 0)
         return REFUSE_EP_DIVISIBILITY;
     return REFUSE_COUNT;
@@ -549,9 +549,9 @@ static int price(searcher *s, const probe *c)
  * so they price as no recompute. */
 static recompute_mode own_mode(const run_t *base)
 {
-    if (base->n_ranges == 0 && base->full_recompute.form == FORM_ALL)
+    if (base->recompute.n_ranges == 0 && base->recompute.full.form == FORM_ALL)
         return REC_FULL;
-    if (base->n_ranges == 0 && base->full_recompute.form == FORM_NONE && base->selective_recompute.form == FORM_ALL)
+    if (base->recompute.n_ranges == 0 && base->recompute.full.form == FORM_NONE && base->recompute.selective.form == FORM_ALL)
         return REC_SELECTIVE;
     return REC_OFF;
 }

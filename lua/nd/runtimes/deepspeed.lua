@@ -7,15 +7,20 @@ return {
     -- 2 bytes of weights, 2 of gradients, 12 of optimizer (fp32 master
     -- params and two moments): the 16 bytes a parameter of the ZeRO paper
     -- (18 with fp32 gradient accumulation, grad_bytes = 4).
-    param_bytes = 2, compute_bytes = 2, grad_bytes = 2, main_param_bytes = 4,
-    optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
-    param_casts = false,
+    precision = {
+      param_bytes = 2, compute_bytes = 2, grad_bytes = 2, main_param_bytes = 4,
+      optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
+      param_casts = false,
+    },
     -- The model runs eager Transformers code: eager norms and MLP, the
     -- loss upcast to fp32 with PyTorch's backward.
-    fused_norm = false, fused_swiglu = false, loss_upcast = true, loss_inplace_grad = false,
-    -- Transformers' apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, op by op
-    rope = "rotate_half",
-    flash_attention = true,
-    fragmentation = 0,
+    kernels = {
+      fused_norm = false, fused_swiglu = false,
+      -- Transformers' apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, op by op
+      rope = "rotate_half",
+      flash_attention = true,
+    },
+    loss = { loss_upcast = true, loss_inplace_grad = false },
+    allocator = { fragmentation = 0 },
   },
 }

@@ -13,45 +13,53 @@ return {
   -- as overlapped_grad_reduce = true, which keeps the device's DP overlap).
   overlap = { tp = 0, dp = 0 },
   run = {
-    -- The model's weights are the bf16 parameters; Float16OptimizerWithFloat16Params
-    -- (or the distributed optimizer) keeps fp32 main params and two fp32 Adam moments.
-    param_bytes = 2, compute_bytes = 2, main_param_bytes = 4, optimizer_state_bytes = 4, optimizer_states = 2,
-    -- DistributedDataParallel's contiguous grad buffer (main_grad) exists from
-    -- the start, in fp32 (arguments.py sets accumulate_allreduce_grads_in_fp32
-    -- for bf16), full size even under the distributed optimizer, which
-    -- reduce-scatters in it and all-gathers the params in the param buffer:
-    -- 6 + 12/DP bytes a parameter with --use-distributed-optimizer, 18 without.
-    grad_bytes = 4, grad_accumulation = true, inplace_dp_buffers = true,
-    -- reduce_from_tensor_model_parallel_region all-reduces the row-parallel
-    -- matmul's output in place (and the column-parallel input gradient, in
-    -- the backward): no TP buffer beside the activations. Sequence
-    -- parallelism's all-gathers write into its global memory buffer, which
-    -- stays ([s, b, h], as ndlua prices it then).
-    inplace_tp_reduce = true,
-    -- The distributed optimizer shards main params and moments (ZeRO-1), not
-    -- the bf16 params nor the grad buffer, which hold the embedding and the
-    -- output layer too; both are split over TP (VocabParallelEmbedding).
-    param_shard = false, grad_shard = false, vocab_emb_dp = false,
-    -- No bf16 copies of wider weights: the weights already are bf16.
-    param_casts = false,
-    -- TE's fused RMSNorm/LayerNorm keep the input and fp32 statistics;
-    -- bias_swiglu_impl keeps the fc1 output and its own output.
-    fused_norm = true, fused_swiglu = true,
-    -- apply_rope_fusion (on unless --no-rope-fusion): Transformer Engine's
-    -- fused RoPE kernel rotates the queries and keys in one pass.
-    rope = "fused",
+    precision = {
+      -- The model's weights are the bf16 parameters; Float16OptimizerWithFloat16Params
+      -- (or the distributed optimizer) keeps fp32 main params and two fp32 Adam moments.
+      param_bytes = 2, compute_bytes = 2, main_param_bytes = 4, optimizer_state_bytes = 4, optimizer_states = 2,
+      -- DistributedDataParallel's contiguous grad buffer (main_grad) exists from
+      -- the start, in fp32 (arguments.py sets accumulate_allreduce_grads_in_fp32
+      -- for bf16), full size even under the distributed optimizer, which
+      -- reduce-scatters in it and all-gathers the params in the param buffer:
+      -- 6 + 12/DP bytes a parameter with --use-distributed-optimizer, 18 without.
+      grad_bytes = 4, grad_accumulation = true,
+      -- No bf16 copies of wider weights: the weights already are bf16.
+      param_casts = false,
+      -- Without flash attention, FusedScaleMaskSoftmax computes in fp32 but
+      -- writes its output in the scores' 16-bit width (no
+      -- --attention-softmax-in-fp32): what it keeps and what the product with
+      -- V reads, with no cast between them.
+      softmax_bytes = 2,
+    },
+    sharding = {
+      -- The grad buffer above is the DP collectives' own (no bucket beside it).
+      inplace_dp_buffers = true,
+      -- reduce_from_tensor_model_parallel_region all-reduces the row-parallel
+      -- matmul's output in place (and the column-parallel input gradient, in
+      -- the backward): no TP buffer beside the activations. Sequence
+      -- parallelism's all-gathers write into its global memory buffer, which
+      -- stays ([s, b, h], as ndlua prices it then).
+      inplace_tp_reduce = true,
+      -- The distributed optimizer shards main params and moments (ZeRO-1), not
+      -- the bf16 params nor the grad buffer, which hold the embedding and the
+      -- output layer too; both are split over TP (VocabParallelEmbedding).
+      param_shard = false, grad_shard = false, vocab_emb_dp = false,
+    },
+    kernels = {
+      -- TE's fused RMSNorm/LayerNorm keep the input and fp32 statistics;
+      -- bias_swiglu_impl keeps the fc1 output and its own output.
+      fused_norm = true, fused_swiglu = true,
+      -- apply_rope_fusion (on unless --no-rope-fusion): Transformer Engine's
+      -- fused RoPE kernel rotates the queries and keys in one pass.
+      rope = "fused",
+      flash_attention = true,
+    },
     -- post_language_model_processing: logits.float() unless
     -- fp16_lm_cross_entropy; _VocabParallelCrossEntropy saves the fp32
     -- softmax and writes the gradient over it; split over TP (vocab-parallel).
-    loss_upcast = true, loss_inplace_grad = true, loss_parallel = true,
-    flash_attention = true,
-    -- Without flash attention, FusedScaleMaskSoftmax computes in fp32 but
-    -- writes its output in the scores' 16-bit width (no
-    -- --attention-softmax-in-fp32): what it keeps and what the product with
-    -- V reads, with no cast between them.
-    softmax_bytes = 2,
-    selective_rule = "megatron",
+    loss = { loss_upcast = true, loss_inplace_grad = true, loss_parallel = true },
+    recompute = { selective_rule = "megatron" },
     -- max_memory_allocated counts tensors alone: no reserve, no fragmentation.
-    reserve_bytes = 0, fragmentation = 0,
+    allocator = { reserve_bytes = 0, fragmentation = 0 },
   },
 }

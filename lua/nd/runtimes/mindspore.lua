@@ -7,16 +7,18 @@ return {
     -- MindFormers trains with fp32 parameters (param_init_type float32) and
     -- bf16 compute (compute_dtype bfloat16); the optimizer updates the fp32
     -- parameters themselves.
-    param_bytes = 4, compute_bytes = 2, main_param_bytes = 0, grad_bytes = 4,
-    optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
+    precision = {
+      param_bytes = 4, compute_bytes = 2, main_param_bytes = 0, grad_bytes = 4,
+      optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
+    },
     -- The parallel optimizer inserts an AllGather of each sharded weight
     -- (cast to bf16) before its first use in the forward; the backward
     -- reuses the gathered weight unless the all-gather is recomputed, so a
     -- stage keeps its layers' gathered bf16 weights through the backward.
-    keep_gathered_params = true,
+    sharding = { keep_gathered_params = true },
     -- MindFormers' RotaryEmbedding is the rotate_half form (a negated half,
     -- a concatenation, two products and a sum), operator by operator in its
     -- graph unless graph-kernel fusion, off by default, joins them.
-    rope = "rotate_half",
+    kernels = { rope = "rotate_half" },
   },
 }

@@ -11,68 +11,76 @@ return {
     -- fp32 sharded parameters (no separate main copy), bf16 all-gathers
     -- freed after each layer's forward (reshard_after_forward) and gathered
     -- again for its backward, fp32 reduce-scattered gradients, sharded.
-    zero = 3, grad_shard_as_params = true, reshard_params = true,
-    param_bytes = 4, compute_bytes = 2, grad_bytes = 4, main_param_bytes = 0,
-    optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
-    param_casts = false,
-    -- Its Llama norms are nn.RMSNorm: PyTorch's fused RMSNorm kernel
-    -- (aten._fused_rms_norm, measured eager on PyTorch 2.11, scripts/measure/)
-    -- keeps the input and the fp32 rstd, compiled or not; torch.compile
-    -- fuses the SwiGLU product too (eager: fused_swiglu = false).
-    fused_norm = true, fused_swiglu = true,
-    -- llama3 Attention repeats K and V to the query heads (repeat_kv) before
-    -- F.scaled_dot_product_attention, which keeps the repeated copies.
-    repeat_kv = true,
-    -- apply_rotary_emb upcasts the queries and keys to fp32, multiplies them
-    -- as complex numbers by freqs_cis and casts back (type_as); torch.compile
-    -- leaves the complex product to ATen and fuses only the casts into their
-    -- neighbours (measured on one H200, scripts/measure/), so it stays priced so.
-    rope = "complex",
-    -- train_step calls optimizers.zero_grad() (set_to_none) before the
-    -- forward; FSDP2 allocates each sharded gradient at its reduce-scatter.
-    grads_set_to_none = true,
-    -- FSDP2's foreach_reduce allocates each reduce-scatter output on its
-    -- reduce-scatter stream and the sharded gradients are views of it: the
-    -- caching allocator keeps them in that stream's pool, apart from the
-    -- default stream's, which peaks at the backward's start without them
-    -- (measured on one H200: the side stream's segments hold the gradients'
-    -- bytes exactly, scripts/measure/torchtitan_llama.py).
-    grad_stream_pool = true,
-    -- FSDP2's foreach_all_gather casts each shard into the all-gather input
-    -- and copies the output out into the parameters; foreach_reduce copies
-    -- the gradients into an fp32 reduce-scatter input (chunk_cat) and frees
-    -- the unsharded bf16 gradients only after the copy, so at the backward's
-    -- end the embedding and head's live beside their input (measured on one
-    -- H200 at 2048 tokens: the default stream peaked there 6.32 GB over its
-    -- base, the 4.20 GB input and 2.10 GB of those gradients).
-    gather_copies = true,
-    -- clip_grad_norm_ multiplies every gradient by the clamped coefficient.
-    clip_scales_always = true,
+    sharding = {
+      zero = 3, grad_shard_as_params = true, reshard_params = true,
+      -- FSDP2's foreach_all_gather casts each shard into the all-gather input
+      -- and copies the output out into the parameters; foreach_reduce copies
+      -- the gradients into an fp32 reduce-scatter input (chunk_cat) and frees
+      -- the unsharded bf16 gradients only after the copy, so at the backward's
+      -- end the embedding and head's live beside their input (measured on one
+      -- H200 at 2048 tokens: the default stream peaked there 6.32 GB over its
+      -- base, the 4.20 GB input and 2.10 GB of those gradients).
+      gather_copies = true,
+    },
+    precision = {
+      param_bytes = 4, compute_bytes = 2, grad_bytes = 4, main_param_bytes = 0,
+      optimizer_state_bytes = 4, optimizer_states = 2, grad_accumulation = true,
+      param_casts = false,
+    },
+    kernels = {
+      -- Its Llama norms are nn.RMSNorm: PyTorch's fused RMSNorm kernel
+      -- (aten._fused_rms_norm, measured eager on PyTorch 2.11, scripts/measure/)
+      -- keeps the input and the fp32 rstd, compiled or not; torch.compile
+      -- fuses the SwiGLU product too (eager: fused_swiglu = false).
+      fused_norm = true, fused_swiglu = true,
+      -- llama3 Attention repeats K and V to the query heads (repeat_kv) before
+      -- F.scaled_dot_product_attention, which keeps the repeated copies.
+      repeat_kv = true,
+      -- apply_rotary_emb upcasts the queries and keys to fp32, multiplies them
+      -- as complex numbers by freqs_cis and casts back (type_as); torch.compile
+      -- leaves the complex product to ATen and fuses only the casts into their
+      -- neighbours (measured on one H200, scripts/measure/), so it stays priced so.
+      rope = "complex",
+      flash_attention = true,
+    },
     -- cross_entropy_loss: F.cross_entropy(pred.float(), labels); PyTorch's
     -- log-softmax and NLL backward allocate their gradients.
-    loss_upcast = true, loss_inplace_grad = false,
-    flash_attention = true,
+    loss = { loss_upcast = true, loss_inplace_grad = false },
     -- activation_checkpoint.mode = "selective" with selective_ac_option =
     -- "op": the per-op policy of torchtitan's activation checkpointing
     -- (save the matmuls' outputs but every second one, and the attention
     -- kernel's; recompute the rest)
-    selective_rule = "torchtitan",
-    -- FSDP2 reduces the root group (the embedding, the final norm and the
-    -- head) after the whole backward, in one fp32 reduce-scatter input of
-    -- their unsharded size, while the head's unsharded gradient (made at the
-    -- backward's start) and the last block's reduce-scatter input (kept
-    -- until the next reduce-scatter) still split the blocks the backward
-    -- freed: the caching allocator grows the segment for it above the
-    -- backward's peak. Measured on one H200 with expandable segments
-    -- (torchtitan's launcher setting): the default stream's segments held its
-    -- allocated peak plus that input (4.20 GB) to within 0.9 GB in six runs of
-    -- seven (+4.34, +4.29, +4.07, +5.12, +4.34, +3.21 GB); in the seventh,
-    -- full recompute at 8192 tokens, the loss's freed blocks took it (+0.23
-    -- GB): ndlua prices the larger, which that run is 8 % under.
-    tables_reduce_above_peak = true,
-    -- Nothing else held above the allocated peak (that seventh run: 0.6 %);
-    -- no reserve beyond it, as max_memory_reserved counts neither the CUDA
-    -- context nor NCCL.
-    fragmentation = 0, reserve_bytes = 0,
+    recompute = { selective_rule = "torchtitan" },
+    -- clip_grad_norm_ multiplies every gradient by the clamped coefficient.
+    training = { clip_scales_always = true },
+    allocator = {
+      -- train_step calls optimizers.zero_grad() (set_to_none) before the
+      -- forward; FSDP2 allocates each sharded gradient at its reduce-scatter.
+      grads_set_to_none = true,
+      -- FSDP2's foreach_reduce allocates each reduce-scatter output on its
+      -- reduce-scatter stream and the sharded gradients are views of it: the
+      -- caching allocator keeps them in that stream's pool, apart from the
+      -- default stream's, which peaks at the backward's start without them
+      -- (measured on one H200: the side stream's segments hold the gradients'
+      -- bytes exactly, scripts/measure/torchtitan_llama.py).
+      grad_stream_pool = true,
+      -- FSDP2 reduces the root group (the embedding, the final norm and the
+      -- head) after the whole backward, in one fp32 reduce-scatter input of
+      -- their unsharded size, while the head's unsharded gradient (made at the
+      -- backward's start) and the last block's reduce-scatter input (kept
+      -- until the next reduce-scatter) still split the blocks the backward
+      -- freed: the caching allocator grows the segment for it above the
+      -- backward's peak. Measured on one H200 with expandable segments
+      -- (torchtitan's launcher setting): the default stream's segments held its
+      -- allocated peak plus that input (4.20 GB) to within 0.9 GB in six runs of
+      -- seven (+4.34, +4.29, +4.07, +5.12, +4.34, +3.21 GB); in the seventh,
+      -- full recompute at 8192 tokens, the loss's freed blocks took it (+0.23
+      -- GB): ndlua prices the larger, which that run is 8 % under.
+      tables_reduce_above_peak = true,
+      -- Nothing else held above the allocated peak (that seventh run: 0.6 %);
+      -- no reserve beyond it, as max_memory_reserved counts neither the CUDA
+      -- context nor NCCL.
+      fragmentation = 0, reserve_bytes = 0,
+    },
   },
 }

@@ -1,0 +1,54 @@
+/* derive_opts.h: the run's sharding (with its communication buffers) and precision components,
+ * from which derive (derive.c) computes the divisors and byte widths of the memory model, and
+ * which derive.c describes (SHARDING_FIELDS, PRECISION_FIELDS); memory.c reads the buffers. */
+#ifndef NDLUA_DERIVE_OPTS_H
+#define NDLUA_DERIVE_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fields.h"
+
+/* Sharding: ZeRO / HyperParallel FSDP / Megatron's distributed optimizer,
+ * the embedding's and experts' shards, and the buffers the collectives
+ * run in. */
+typedef struct {
+    bool optimizer_parallel;    /* optimizer states sharded over DP (ZeRO-1) */
+    tristate param_shard;       /* parameters sharded with them (ZeRO-3 / FSDP); unstated: as optimizer_parallel */
+    bool grad_shard;            /* gradients sharded over the full optimizer shard (ZeRO-2) */
+    bool grad_shard_as_params;  /* gradients sharded as the parameters are (FSDP's reduce-scatter) */
+    bool shard_spans_cp;        /* the optimizer shard spans DP x CP */
+    bool reshard_params;        /* gathered weights freed after the forward and gathered again for the backward */
+    tristate keep_gathered_params; /* weights gathered for the forward kept through the backward (MindSpore's
+                                    * parallel optimizer without its all-gather recomputed); unstated:
+                                    * reshard_params decides */
+    bool deferred_grad_accumulation, overlapped_grad_reduce;
+    int64_t optimizer_shard, expert_shard; /* 0: unstated */
+    bool expert_shard_group;    /* experts sharded over their expert-data-parallel group */
+    bool vocab_emb_dp, emb_dp_sharded, shard_mtp_param;
+    tristate shard_activations; /* activations sliced over TP; unstated: the family's */
+    /* DP collectives run in the contiguous gradient and parameter buffers
+     * (Megatron's DDP and distributed optimizer): no bucket beside them */
+    bool inplace_dp_buffers;
+    /* TP's all-reduces run in place in the matmuls' outputs (Megatron): no
+     * buffer beside them unless sequence parallelism gathers */
+    bool inplace_tp_reduce;
+    /* FSDP copies each gathered parameter out of its all-gather buffer and
+     * each gradient into its reduce-scatter buffer (FSDP2's foreach copy-in
+     * and copy-out), HBM work beside the collectives */
+    bool gather_copies;
+} sharding_opts;
+
+/* Precision: byte widths (-1: the family's), the optimizer's states a
+ * parameter, gradient accumulation in its own buffer, 16-bit copies of
+ * wider weights (unstated: the family's, or as the sharding implies). */
+typedef struct {
+    int param_bytes, compute_bytes, softmax_bytes;
+    int grad_bytes, optimizer_state_bytes, main_param_bytes, norm_bytes, dropout_bytes, optimizer_states;
+    tristate grad_accumulation, param_casts;
+} precision_opts;
+
+extern const field_desc SHARDING_FIELDS[];
+extern const field_desc PRECISION_FIELDS[];
+
+#endif
