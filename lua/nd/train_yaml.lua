@@ -341,9 +341,14 @@ end
 -- parameter (Muon one momentum, AdamW two moments); each is zeros_like the
 -- gradient, held in the stored parameters' dtype, unless fp32_main_params
 -- keeps an fp32 copy of each narrower parameter and the states in fp32.
+-- mixed_precision.enabled (root) -> train.mixed_precision.enabled: true
+-- states the same as fp32_main_params (the trainer's mixed precision keeps
+-- fp32 master weights and optimizer states beside the narrower model).
 function train_yaml.read_optimizer(r, stored_bytes)
   local train = r:section(nil, "train")
   local o = r:section_chain({ nil, "optimizer" }, { train, "optimizer" })
+  local mp = r:section_chain({ nil, "mixed_precision" }, { train, "mixed_precision" })
+  local mixed = r:flag(mp, "enabled", r:value(mp, "enabled"))
   local v, sec, key = r:first({ o, "_target_" }, { o, "type" })
   local name
   if v == nil then
@@ -359,7 +364,7 @@ function train_yaml.read_optimizer(r, stored_bytes)
     end
     name = name:lower()
   end
-  local fp32_main = r:flag(o, "fp32_main_params", r:value(o, "fp32_main_params"))
+  local fp32_main = r:flag(o, "fp32_main_params", r:value(o, "fp32_main_params")) or mixed
   return {
     section = o,
     optimizer = name,
