@@ -7,6 +7,17 @@ Version and help. The version is the Makefile's VERSION:
   ndlua * (Lua 5.4.*) (glob)
   $ ndlua -v | grep -c "^ndlua $(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile") "
   1
+
+$NDLUA is the binary under test itself, by an absolute path (the runner
+sets it; `make asan` sets it to ndlua-asan): a case that must run without
+$NDLUA_WRAPPER names it, never $ROOT/ndlua, which a fresh clone's
+`make asan` has not built. No transcript names $ROOT/ndlua:
+
+  $ case "$NDLUA" in /*) "$NDLUA" -v | sed 's/ .*//' ;; *) echo "relative: $NDLUA" ;; esac
+  ndlua
+  $ grep -l '^  [$>] .*ROOT[/]ndlua' "$ROOT"/spec/cli/*.t | wc -l
+  0
+
   $ ndlua -h
   usage: ndlua [options] [SCRIPT [args...]]
   

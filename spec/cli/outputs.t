@@ -51,7 +51,7 @@ beside its place and renamed over it only once it is whole. (The binary
 runs here without $NDLUA_WRAPPER: valgrind cannot write its own files
 under the limit.)
 
-  $ mkdir small && (trap '' XFSZ; ulimit -f 0; $ROOT/ndlua search.lua train.yaml -d 8 -l DP TP -v 0 -o small 2>&1 >/dev/null | cat); ls -A small
+  $ mkdir small && (trap '' XFSZ; ulimit -f 0; $NDLUA search.lua train.yaml -d 8 -l DP TP -v 0 -o small 2>&1 >/dev/null | cat); ls -A small
   small/resolved.yaml: cannot write: File too large; the resolved yaml was not written
 
 The standard output to a full device: the report is lost, so the run fails.

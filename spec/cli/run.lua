@@ -16,7 +16,9 @@
 -- ?; one ending in " (re)" is a Lua pattern. Each file runs in a fresh
 -- temporary directory that is also $HOME, with $ROOT the repository and
 -- $TESTDIR the directory of the transcript; `ndlua` on $PATH is the binary
--- under test, wrapped by $NDLUA_WRAPPER (e.g. valgrind) when that is set.
+-- under test, wrapped by $NDLUA_WRAPPER (e.g. valgrind) when that is set, and
+-- $NDLUA is that binary itself (an absolute path, never $ROOT/ndlua, so that
+-- `make asan` runs its sanitized build there too).
 --
 -- Usage: ndlua spec/cli/run.lua [--update] FILE.t...
 -- --update writes each failing block's output back into its transcript as

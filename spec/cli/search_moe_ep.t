@@ -15,7 +15,7 @@ GB/s) and the others over InfiniBand (45 GB/s) at once, so EP 16 sends 8
 of its 15 shares over InfiniBand, EP 32 24 of 31 and EP 64 56 of 63, and
 their ep share grows with EP:
 
-  $ $ROOT/ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto --accelerator.pipeline_scheduler=dualpipev -o out -t 9
+  $ $NDLUA search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto --accelerator.pipeline_scheduler=dualpipev -o out -t 9
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); VPP up to 2 (DualPipeV runs two chunks a stage); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 1174542 refused (a degree out of bounds 1168944, global batch 5598), 862278 priced for memory
@@ -47,7 +47,7 @@ TP 8's straggler (29.2 s, 7th), and an EP layout comes first: EP 8, PP
 16, VPP 3, full recompute, its 27.9 s carrying 7.4 s of all-to-all and
 4.7 s of recompute:
 
-  $ $ROOT/ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --csv all.csv
+  $ $NDLUA search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --csv all.csv
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 823842 refused (a degree out of bounds 815808, global batch 8034), 1212978 priced for memory
@@ -70,7 +70,7 @@ passes and TP 8 with no recompute is first again. ndlua knows nothing of
 kernel efficiency by shape (TP 8 cuts each expert's 2048-wide matmuls to
 256), which weighs against TP in practice:
 
-  $ $ROOT/ndlua search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --accelerator.loss_parallel=true
+  $ $NDLUA search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --accelerator.loss_parallel=true
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 823842 refused (a degree out of bounds 815808, global batch 8034), 1212978 priced for memory

@@ -41,10 +41,13 @@ function shell.make_bindir()
 end
 
 --- The lines that set up a command's environment: what would change
--- ndlua's behaviour unset; PATH with `bindir` first, ROOT, HOME, a plain
--- locale and terminal, and `extra` ({NAME = value}) exported.
+-- ndlua's behaviour unset; PATH with `bindir` first, ROOT, HOME, NDLUA (the
+-- binary under test itself, absolute, for a command that must not run under
+-- the wrapper), a plain locale and terminal, and `extra` ({NAME = value})
+-- exported.
 function shell.environment(bindir, home, extra)
   local set = { PATH = bindir .. ":" .. (os.getenv("PATH") or "/usr/bin:/bin"), ROOT = shell.ROOT, HOME = home,
+                NDLUA = shell.NDLUA,
                 LC_ALL = "C", COLUMNS = "100", TERM = "dumb" }
   for k, v in pairs(extra) do set[k] = v end
   local names = {}
