@@ -462,6 +462,56 @@ describe("the writers", function()
     assert.matches("/no/such/dir/x.csv: cannot write", refusal(nd.write_csv, "/no/such/dir/x.csv", rows), 1, true)
   end)
 
+  -- Issue 34 item 1: the writers went through io.open and never checked the
+  -- write or the close, so a full disk lost the old file and exited 0.
+  it("refuse a full device (/dev/full: every write fails with ENOSPC), naming the file", function()
+    local value = { devices = 64 }
+    assert.are.equal("/dev/full: cannot write: No space left on device; the JSON was not written",
+                     refusal(nd.write_json, "/dev/full", value))
+    assert.are.equal("/dev/full: cannot write: No space left on device; the YAML was not written",
+                     refusal(nd.write_yaml, "/dev/full", value))
+    assert.are.equal("/dev/full: cannot write: No space left on device; the CSV was not written",
+                     refusal(nd.write_csv, "/dev/full", rows, { "name" }))
+    assert.are.equal("/dev/full: cannot write: No space left on device; the CSV was not written",
+                     refusal(nd.write_csv, "/dev/full", { { a = 1 } }))
+  end)
+
+  it("leave the old file whole and no temporary file when a write fails part-way (a file-size limit), "
+     .. "and the script fails", function()
+    local dir = tmpname()
+    assert(os.execute("mkdir " .. dir))
+    local old = "old: 1\n"
+    for _, w in ipairs { { "write_json", "y.json" }, { "write_yaml", "y.yaml" }, { "write_csv", "y.csv" } } do
+      local path = dir .. "/" .. w[2]
+      local f = assert(io.open(path, "w"))
+      f:write(old)
+      f:close()
+      -- 20 000 rows of about 20 bytes: 400 kB, over a limit of 8 blocks
+      -- (4 KiB in sh's 512-byte blocks, 8 KiB in bash's)
+      local code = string.format("local nd = require 'nd'; local rows = {} for i = 1, 20000 do "
+        .. "rows[i] = { name = 'row ' .. i, n = i } end; nd.%s(%q, rows)", w[1], path)
+      local p = assert(io.popen(string.format("trap '' XFSZ; ulimit -f 8; %s -e %q 2>&1; echo \"[$?]\"", NDLUA, code)))
+      local out = p:read("a")
+      p:close()
+      local what = ({ write_json = "the JSON", write_yaml = "the YAML", write_csv = "the CSV" })[w[1]]
+      assert.are.equal(path .. ": cannot write: File too large; " .. what .. " was not written\n[2]\n", out)
+      assert.are.equal(old, read(path))
+    end
+    local p = assert(io.popen("ls -A " .. dir))
+    assert.are.equal("y.csv\ny.json\ny.yaml\n", p:read("a"))
+    p:close()
+    os.execute("rm -r " .. dir)
+  end)
+
+  it("write to standard output (\"-\"), ndlua failing at exit when it is a full device", function()
+    local p = assert(io.popen(NDLUA .. [[ -e "require('nd').write_json('-', { a = 1 })" 2>&1]]))
+    assert.are.equal('{\n  "a": 1\n}\n', p:read("a"))
+    p:close()
+    p = assert(io.popen(NDLUA .. [[ -e "require('nd').write_json('-', { a = 1 })" 2>&1 >/dev/full; echo "[$?]"]]))
+    assert.are.equal("ndlua: cannot write the standard output: a write failed\n[2]\n", p:read("a"))
+    p:close()
+  end)
+
   it("name a wrong argument", function()
     assert.matches("nd.write_csv: argument 2 (rows) must be a table, got nil", message(nd.write_csv, "x.csv"), 1, true)
     assert.matches("nd.write_json: argument 1 (path) must be a string, got table", message(nd.write_json, {}), 1, true)

@@ -21,6 +21,7 @@ local models = require "nd.model"
 local study = require "nd.study"
 local table_report = require "nd.report.table"
 local units = require "nd.units"
+local files = require "nd.files"
 
 local api = {}
 
@@ -137,19 +138,15 @@ function api.candidate_run(run, c)
   return core.candidate_run(run, c)
 end
 
--- Opens a file to write ("-" is standard output); raises a bad-input
--- error naming the file when it cannot.
-local function open_out(path)
-  if path == "-" then return io.stdout, false end
-  local f, err = io.open(path, "w")
-  if not f then errors.raise { file = path, message = "cannot write: " .. tostring(err) } end
-  return f, true
-end
-
-local function write_text(path, text)
-  local f, close = open_out(path)
-  f:write(text)
-  if close then f:close() end
+-- Writes a whole output: "-" to standard output (a failed write there is
+-- seen when ndlua closes it at exit: "ndlua: cannot write the standard
+-- output", status 2), any other path through nd.files.write, the command
+-- line's writer (a temporary file beside it, every step checked, renamed
+-- over it only once whole, so a failure leaves the old file as it was and
+-- raises a bad-input error naming the file).
+local function write_text(path, text, what)
+  if path == "-" then return io.stdout:write(text) end
+  files.write(path, text, what)
 end
 
 local csv_cell = csv_report.cell
@@ -169,7 +166,7 @@ function api.write_csv(path, rows, columns)
   if columns == nil and api.are_candidates(rows) then
     local lines = { csv_report.header() }
     for _, c in ipairs(rows) do lines[#lines + 1] = csv_report.row(c) end
-    return write_text(path, table.concat(lines, "\n") .. "\n")
+    return write_text(path, table.concat(lines, "\n") .. "\n", "the CSV")
   end
   local cols = format.columns(columns, rows)
   local lines, head = {}, {}
@@ -180,19 +177,19 @@ function api.write_csv(path, rows, columns)
     for j, col in ipairs(cols) do cells[j] = csv_cell(format.get(row, col.key)) end
     lines[i + 1] = table.concat(cells, ",")
   end
-  write_text(path, table.concat(lines, "\n") .. "\n")
+  write_text(path, table.concat(lines, "\n") .. "\n", "the CSV")
 end
 
 --- A value as JSON: see nd.write_json.
 function api.write_json(path, value)
   check.arg("nd.write_json", 1, "path", path, "string")
-  write_text(path, core.json.encode(value, { indent = 2 }) .. "\n")
+  write_text(path, core.json.encode(value, { indent = 2 }) .. "\n", "the JSON")
 end
 
 --- A value as YAML: see nd.write_yaml.
 function api.write_yaml(path, value)
   check.arg("nd.write_yaml", 1, "path", path, "string")
-  write_text(path, core.yaml.encode(value))
+  write_text(path, core.yaml.encode(value), "the YAML")
 end
 
 --- SVG text to a file: see nd.write_svg.
@@ -202,7 +199,7 @@ function api.write_svg(path, text)
   if not text:find("<svg", 1, true) then
     check.fail("nd.write_svg", 2, "svg", "SVG text (from nd.study or nd.svg)", text)
   end
-  if path == "-" then return write_text(path, text) end
+  if path == "-" then return write_text(path, text, "the chart") end
   svg.write(path, text)
 end
 

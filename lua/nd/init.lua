@@ -307,6 +307,10 @@ nd.with_census = api.with_census
 nd.print_table = api.print_table
 
 --- Writes rows as CSV (numbers at full precision, bytes as bytes).
+-- nd.write_csv, nd.write_json and nd.write_yaml write a file as the command
+-- line does (nd.write_file: beside it, every step checked, then renamed
+-- over it): a failure (a full disk) leaves the old file whole and raises
+-- an error naming the file.
 -- @tparam string path the file ("-": standard output)
 -- @tparam table rows a list of tables (nd.search's candidates, a sweep's rows)
 -- @tparam[opt] table columns keys (dotted keys reach in: "parts.dp_s");
