@@ -16,7 +16,8 @@ const field_desc SHARDING_FIELDS[] = {
     FIELD_I64(sharding_opts, "optimizer_shard", optimizer_shard, 1, ND_MAX_DEVICES, 0),
     FIELD_I64(sharding_opts, "expert_shard", expert_shard, 1, ND_MAX_DEVICES, 0), SB(expert_shard_group, false),
     SB(vocab_emb_dp, true), SB(emb_dp_sharded, true), SB(shard_mtp_param, true), ST(shard_activations),
-    SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false), FIELD_END,
+    SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false),
+    SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), FIELD_END,
 };
 
 /* A byte width from 1 to 16 (from 0 where its default, -1, is the family's). */
@@ -101,7 +102,9 @@ static double routed_expert_shard(const model_t *m, const run_t *r, const derive
  *   non-expert:  partial = ranks·t·param_cp,  full = (d or 1)·cp·t
  *   routed:      routed_expert_shard;  shared: gcd(n_exp, ranks·t_exp)
  *   gradients:   as parameters (FSDP), as the full optimizer shard
- *                (gradient_accumulation_shard), else t, t_exp, t_exp */
+ *                (gradient_accumulation_shard), else t, t_exp, t_exp;
+ *                t, t_exp, t_exp under PP when FSDP accumulates them
+ *                unsharded through the micro-batches (pp_unsharded_grads) */
 static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
 {
     int64_t dp = r->dp, t = r->tp, cp = r->cp;
@@ -115,11 +118,12 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
     d->shard_p_os_non_exp = (double)((r->sharding.optimizer_parallel ? dp : 1) * cp * t);
     d->shard_p_os_exp_partial = (double)gcd64(m->experts, ranks * d->t_exp);
     d->shard_p_os_exp = routed_expert_shard(m, r, d);
-    if (r->sharding.grad_shard_as_params) {
+    d->grads_whole_pp = r->pp > 1 && r->sharding.pp_unsharded_grads && r->sharding.grad_shard_as_params;
+    if (r->sharding.grad_shard_as_params && !d->grads_whole_pp) {
         d->shard_grad_non_exp = d->shard_p_os_non_exp_partial;
         d->shard_grad_exp = d->shard_p_os_exp;
         d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
-    } else if (r->sharding.grad_shard) {
+    } else if (r->sharding.grad_shard && !d->grads_whole_pp) {
         d->shard_grad_non_exp = d->shard_p_os_non_exp;
         d->shard_grad_exp = d->shard_p_os_exp;
         d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
@@ -131,7 +135,7 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
     d->fsdp = r->sharding.grad_shard_as_params && r->sharding.optimizer_parallel;
     bool params_sharded = r->sharding.param_shard == UNSTATED ? r->sharding.optimizer_parallel : r->sharding.param_shard == YES;
     d->params_sharded = params_sharded;
-    d->grads_sharded = r->sharding.grad_shard || r->sharding.grad_shard_as_params;
+    d->grads_sharded = !d->grads_whole_pp && (r->sharding.grad_shard || r->sharding.grad_shard_as_params);
     d->shard_params_non_exp = params_sharded ? d->shard_p_os_non_exp_partial : (double)t;
     d->shard_params_exp = params_sharded ? d->shard_p_os_exp : (double)d->t_exp;
     d->shard_params_exp_partial = params_sharded ? d->shard_p_os_exp_partial : (double)d->t_exp;

@@ -24,6 +24,9 @@ typedef struct {
     double shard_params_non_exp, shard_params_exp, shard_params_exp_partial;
     double shard_params_embed_whole; /* the embedding's TP split alone */
     bool params_sharded, grads_sharded;
+    /* FSDP's gradients held unsharded under PP until the step's last
+     * backward (pp_unsharded_grads): divided by TP / expert TP alone */
+    bool grads_whole_pp;
     bool fsdp;
     /* communication flags */
     int comm_d_non_exp, comm_d_exp; /* 0 none, 2 ZeRO-1/2, 3 ZeRO-3 */

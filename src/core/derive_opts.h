@@ -37,6 +37,15 @@ typedef struct {
      * each gradient into its reduce-scatter buffer (FSDP2's foreach copy-in
      * and copy-out), HBM work beside the collectives */
     bool gather_copies;
+    /* Under pipeline parallelism the stage's gradients accumulate unsharded,
+     * in the reduce width, through every micro-batch of the step and are
+     * reduce-scattered once after the last backward (PyTorch's pipelining
+     * schedules call FSDP2's set_requires_gradient_sync(last_backward)) */
+    bool pp_unsharded_grads;
+    /* Under pipeline parallelism the stage keeps its gathered weights from
+     * one micro-batch to the next (torchtitan's apply_fsdp: no
+     * reshard_after_forward when PP is on) */
+    bool pp_keeps_gathered;
 } sharding_opts;
 
 /* Precision: byte widths (-1: the family's), the optimizer's states a

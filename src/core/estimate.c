@@ -115,7 +115,7 @@ static bool keeps_gathered(const run_t *r, const derived_t *d)
 {
     if (r->sharding.keep_gathered_params != UNSTATED)
         return r->sharding.keep_gathered_params == YES && d->params_sharded;
-    return d->fsdp && !r->sharding.reshard_params;
+    return d->fsdp && (!r->sharding.reshard_params || (r->pp > 1 && r->sharding.pp_keeps_gathered));
 }
 
 static pricing make_pricing(const model_t *m, const run_t *r, const derived_t *d, bool vision, bool frozen,

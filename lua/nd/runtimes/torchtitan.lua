@@ -21,6 +21,16 @@ return {
       -- H200 at 2048 tokens: the default stream peaked there 6.32 GB over its
       -- base, the 4.20 GB input and 2.10 GB of those gradients).
       gather_copies = true,
+      -- Under PP, torch.distributed.pipelining's stage runs each micro-batch's
+      -- backward through backward_maybe_with_nosync, which calls FSDP2's
+      -- set_requires_gradient_sync(last_backward): the gradients accumulate
+      -- unsharded (FSDPParam keeps unsharded_accumulated_grad in the reduce
+      -- dtype, fp32 here) and are reduce-scattered once, after the step's
+      -- last micro-batch.
+      pp_unsharded_grads = true,
+      -- torchtitan's apply_fsdp turns reshard_after_forward off when PP is on
+      -- (no all-gather a micro-batch): the stage's gathered bf16 weights stay.
+      pp_keeps_gathered = true,
     },
     precision = {
       param_bytes = 4, compute_bytes = 2, grad_bytes = 4, main_param_bytes = 0,
