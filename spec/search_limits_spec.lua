@@ -87,7 +87,7 @@ describe("nd.core.limits", function()
   it("states each bound once, in src/core/nd_limits.h, read by its Lua names", function()
     local cli = require "nd.cli"
     assert.are.same({ devices = 1 << 20, global_batch = 1 << 30, threads = 1024, device_memory = 1 << 50,
-                      layers = 100000, batch = 1 << 24, top_keys = 2 }, core.limits)
+                      layers = 100000, batch = 1 << 24, top_keys = 2, vpp = 64 }, core.limits)
     -- the keys a bounded search ranks by, as the C reader of space.top_keys accepts them
     assert.are.same({ step_time_s = true, peak_bytes = true, ["-step_time_s"] = true, ["-peak_bytes"] = true },
                     core.top_keys)
@@ -98,6 +98,9 @@ describe("nd.core.limits", function()
     -- a run takes the bound and refuses one past it
     assert.has_no.errors(function() core.run { dp = core.limits.devices } end)
     assert.has_error(function() core.run { dp = core.limits.devices + 1 } end)
+    -- vpp: 64 chunks a stage (ND_MAX_VPP), the bound nd.run settles its per-stage forms under
+    assert.has_no.errors(function() core.run { vpp = core.limits.vpp } end)
+    assert.has_error(function() core.run { vpp = core.limits.vpp + 1 } end)
     -- nd.run settles against the layers and batch bounds: one past each is refused
     assert.has_no.errors(function() nd.run { micro_batch_size = core.limits.batch } end)
     assert.has_error(function() nd.run { micro_batch_size = core.limits.batch + 1 } end)

@@ -57,7 +57,8 @@ local run_methods = core.types.run.methods
 -- The C core's bounds on what nd.run settles (src/core/nd_limits.h): the most
 -- layers a count names, the most sequences a batch holds; and the ops a
 -- selective range can drop, in the order the core reads them.
-local MAX_LAYERS, MAX_BATCH, OPS = core.limits.layers, core.limits.batch, core.types.run.ops
+local MAX_LAYERS, MAX_BATCH, MAX_DEVICES = core.limits.layers, core.limits.batch, core.limits.devices
+local OPS = core.types.run.ops
 
 local function raise(fmt, ...)
   errors.raise { message = string.format(fmt, ...) }
@@ -225,32 +226,67 @@ local function settle_optimizer(t)
   return { optimizer_states = run.optimizer_states(name) }
 end
 
--- The micro-batches a step (unstated: the global batch over
--- micro_batch_size x dp where it divides, else pp), and the global batch
--- they make; the checked degrees and batch from the core.
-local function settle_batch(t, dp, pp, micro, global)
-  local per_step = micro * dp
-  local dflt = global > 0 and global % per_step == 0 and global // per_step or pp
-  local num = whole(t, "", "micro_batch_num", 1, MAX_BATCH, dflt)
-  -- past 2^63: formed in floats
+--- The batch rule, stated here once: a step is micro_batch_size x dp x
+-- micro_batch_num sequences, the global batch. An unstated micro_batch_num
+-- (nil or 0) is the global batch over micro_batch_size x dp where that
+-- divides, else pp; an unstated global batch (nil or 0) is the step.
+-- Returns the micro-batch count, the global batch and, where the rule does
+-- not hold, what does not: nil or {key, message, accepted}, with
+-- `indivisible` set when only the default count fell back to pp (nd.run
+-- prices that, a train.yaml and run:with refuse it). Products in floats
+-- past 2^63.
+function run.batch(micro, dp, pp, global, num)
+  global, num = global or 0, num or 0
+  local per_step, problem = micro * dp, nil
+  if num == 0 and global > 0 and global % per_step ~= 0 then
+    num, problem = pp, { key = "global_batch_size", indivisible = true, message = string.format(
+      "%d is not a multiple of micro_batch_size x dp = %d x %d = %d", global, micro, dp, per_step),
+      accepted = "a global batch that micro_batch_size x dp divides, or a micro_batch_num" }
+  elseif num == 0 then
+    num = global > 0 and global // per_step or pp
+  elseif global > 0 and global ~= 1.0 * per_step * num then
+    problem = { key = "global_batch_size", message = string.format("%d is not micro_batch_size x dp x "
+      .. "micro_batch_num = %d x %d x %d = %d", global, micro, dp, num, per_step * num),
+      accepted = "a consistent batch, or one of them unstated" }
+  end
   local all = 1.0 * per_step * num
   if global == 0 and all > MAX_BATCH then
-    raise("micro_batch_size x dp x micro_batch_num = %d x %d x %d = %s sequences a step; ndlua plans at most %d",
-          micro, dp, num, tostring(all), MAX_BATCH)
+    problem = { message = string.format("micro_batch_size x dp x micro_batch_num = %d x %d x %d = %s sequences a "
+      .. "step; ndlua plans at most %d", micro, dp, num, tostring(all), MAX_BATCH) }
   end
-  if global > 0 and not absent(t.micro_batch_num) and global ~= all then
-    raise("global_batch_size %d is not micro_batch_size x dp x micro_batch_num = %d x %d x %d", global, micro, dp, num)
+  return num, global > 0 and global or per_step * num, problem
+end
+
+-- A whole number the core checks (a degree, a batch size): v, or dflt
+-- when absent; nil when it is no whole number from 1 to hi (the core then
+-- refuses it with its field message).
+local function checked(v, hi, dflt)
+  if absent(v) then return dflt end
+  v = math.tointeger(v)
+  return v and v >= 1 and v <= hi and v or nil
+end
+
+-- The micro-batches a step and the global batch they make (run.batch),
+-- once the degrees and sizes they come from are ones the core accepts.
+local function settle_batch(t, out)
+  local dp, pp = checked(t.dp, MAX_DEVICES, 1), checked(t.pp, MAX_DEVICES, 1)
+  local micro, global = checked(t.micro_batch_size, MAX_BATCH, 1), checked(t.global_batch_size, MAX_BATCH, 0)
+  if not (dp and pp and micro and global) then return end
+  local num, all, problem = run.batch(micro, dp, pp, global, whole(t, "", "micro_batch_num", 1, MAX_BATCH, 0))
+  if problem and not problem.indivisible then
+    raise("%s%s", problem.key and problem.key .. " " or "", problem.message)
   end
-  return { micro_batch_num = num, global_batch_size = global > 0 and global or per_step * num }
+  out.micro_batch_num, out.global_batch_size = num, all
 end
 
 -- The per-stage forms and ranges: {offset, full_recompute,
 -- selective_recompute, ranges}. recompute states a mode for every layer
 -- (off, selective, full) or ranges in model order.
-local function settle_forms(t, pp, vpp)
-  local f = { offset = stage_form(t, "offset", pp, vpp, -MAX_LAYERS),
-              full_recompute = stage_form(t, "full_recompute", pp, vpp, 0),
-              selective_recompute = stage_form(t, "selective_recompute", pp, vpp, 0) }
+local function settle_forms(t, f)
+  local pp, vpp = checked(t.pp, MAX_DEVICES, 1), checked(t.vpp, core.limits.vpp, 1)
+  if not (pp and vpp) then return end
+  f.offset, f.full_recompute, f.selective_recompute = stage_form(t, "offset", pp, vpp, -MAX_LAYERS),
+    stage_form(t, "full_recompute", pp, vpp, 0), stage_form(t, "selective_recompute", pp, vpp, 0)
   local mode = t.recompute
   if type(mode) == "string" then
     if f.full_recompute or f.selective_recompute then
@@ -269,18 +305,20 @@ local function settle_forms(t, pp, vpp)
   elseif not absent(mode) then
     raise("recompute must be off, selective, full, or a list of ranges, got %s", tostring(mode))
   end
-  return f
 end
 
--- The parts of a run table t whose shape nd.run settles, for the core
--- (nd.core.run's settle): each step is called where the core reads that
--- part, with the checked fields it depends on, and returns it settled.
+-- The parts of a run table t that nd.run settles, settled: the table the
+-- core reads them from (nd.core.run's second argument), apart from t so
+-- that run:spec() stays what was stated. A part whose degrees the core
+-- will refuse is left out; the core's message names the degree.
 local function settle(t)
-  return {
-    optimizer = function() return settle_optimizer(t) end,
-    batch = function(...) return settle_batch(t, ...) end,
-    forms = function(...) return settle_forms(t, ...) end,
-  }
+  local devices = 1.0
+  for _, key in ipairs { "dp", "tp", "pp", "cp" } do devices = devices * (checked(t[key], MAX_DEVICES, 1) or 1) end
+  if devices > MAX_DEVICES then return {} end -- the core refuses the degrees first
+  local out = settle_optimizer(t)
+  settle_batch(t, out)
+  settle_forms(t, out)
+  return out
 end
 
 --- A run (nd.run): nd.core.run of the table, its sizes parsed and its
@@ -302,14 +340,13 @@ local REPLACES = {
 
 -- After a change of dp, micro_batch_size or global_batch_size that leaves
 -- micro_batch_num unstated, the count is derived again from the global
--- batch (which must be a whole number of micro_batch_size x dp).
+-- batch (run.batch: it must be a whole number of micro_batch_size x dp).
 local function rebatch(t, changes)
   if changes.micro_batch_num ~= nil or t.micro_batch_num == nil or not t.global_batch_size then return end
   if changes.dp == nil and changes.micro_batch_size == nil and changes.global_batch_size == nil then return end
-  local per_step = (t.micro_batch_size or 1) * (t.dp or 1)
-  if t.global_batch_size % per_step ~= 0 then
-    errors.raise { path = "run:with", message = string.format("global_batch_size %d is not a multiple of "
-      .. "micro_batch_size x dp = %d x %d", t.global_batch_size, t.micro_batch_size or 1, t.dp or 1),
+  local _, _, problem = run.batch(t.micro_batch_size or 1, t.dp or 1, t.pp or 1, t.global_batch_size)
+  if problem and problem.indivisible then
+    errors.raise { path = "run:with", message = problem.key .. " " .. problem.message,
       accepted = "change global_batch_size too, or state micro_batch_num" }
   end
   t.micro_batch_num = nil

@@ -81,8 +81,10 @@ end
 -- stated in src/core/nd_limits.h).
 search.MAX_THREADS = core.limits.threads
 
---- The recompute modes, in the order a search prices them.
-search.MODES = { "off", "selective", "full" }
+--- The recompute modes, in the order a search prices them (the core's
+-- registry, src/core/run.c RECOMPUTE_MODES), and as a set.
+search.MODES = table.move(core.types.run.choices.recompute, 1, #core.types.run.choices.recompute, 1, {})
+search.MODE_SET = core.types.run.choices.recompute.canonical
 
 --- The dimensions a list names, as a set of C names. MB and DP are always
 -- in it: a dimension not named keeps the run's value, and DP fills what
@@ -129,7 +131,7 @@ function search.parse_recompute(value, where)
     local names
     if name == "auto" then
       names = search.MODES
-    elseif name == "off" or name == "selective" or name == "full" then
+    elseif search.MODE_SET[name] then
       names = { name }
     else
       where("'" .. tostring(v) .. "' is no recompute mode", accepted)
@@ -156,8 +158,12 @@ function search.layers(spec)
   return spec.num_hidden_layers + (spec.mtp_depth or 0)
 end
 
---- Schedules that run at most two chunks a stage (the C core's run refuses more).
-search.TWO_CHUNK_SCHEDULES = { zero_bubble_v = true, zbv = true, dualpipev = true }
+--- Schedules that run at most two chunks a stage (the C core's run refuses
+-- more): zero_bubble_v and its aliases in the core's registry of schedules.
+search.TWO_CHUNK_SCHEDULES = {}
+for name, canonical in pairs(core.types.run.choices.pp_schedule.canonical) do
+  if canonical == "zero_bubble_v" then search.TWO_CHUNK_SCHEDULES[name] = true end
+end
 
 -- A table keyed by dimension, with the reference's MP read as TP.
 local function tp_keyed(t)

@@ -35,13 +35,15 @@ local runs = require "nd.run"
 
 local train_yaml = {}
 
---- Pipeline schedules the C core runs (src/binding/lnd_run.c), by the names a yaml gives.
-train_yaml.SCHEDULES = { "1f1b", "interleaved", "gpipe", "seqpipe", "seqsmartvpp", "zero_bubble_v", "zbv",
-                         "dualpipev" }
---- Context-parallel algorithms (colossalai_cp and hybrid_cp are ring attention).
-train_yaml.CP_ALGOS = { "colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses" }
---- Activation checkpoint modes a trainer runs.
-train_yaml.AC_MODES = { "off", "selective", "full" }
+local CHOICES = core.types.run.choices
+--- Pipeline schedules the C core runs, by the names a yaml gives (the
+-- core's registry, src/core/layout.c PP_SCHEDULES).
+train_yaml.SCHEDULES = CHOICES.pp_schedule
+--- Context-parallel algorithms (colossalai_cp and hybrid_cp are ring
+-- attention; the core's registry, src/core/run.c CP_ALGORITHMS).
+train_yaml.CP_ALGOS = CHOICES.cp_algo
+--- Activation checkpoint modes a trainer runs (the core's recompute modes).
+train_yaml.AC_MODES = CHOICES.recompute
 --- The device memory a run has when nothing states one, as messages name
 -- it: "64GB", the whole GiB of nd.core.defaults.device_memory (src/core/run.h).
 train_yaml.DEFAULT_DEVICE_MEMORY = string.format("%dGB", core.defaults.device_memory >> 30)
@@ -318,22 +320,14 @@ function train_yaml.read_batch(r, dp, pp)
     return r:integer(t, key, v)
   end
   local micro = math.max(1, count("micro_batch_size"))
-  local num, gbs = count("micro_batch_num"), count("global_batch_size")
-  local per_step = micro * dp
   -- Decision: a global batch that is no multiple of micro_batch_size x dp,
   -- or disagrees with a stated micro_batch_num, is refused (the seed
   -- priced pp micro-batches and kept the global batch it could not split).
-  if gbs > 0 and num == 0 and gbs % per_step ~= 0 then
-    r:fail(t, "global_batch_size", string.format("%d is not a multiple of micro_batch_size x dp = %d x %d = %d",
-      gbs, micro, dp, per_step), "a global batch that micro_batch_size x dp divides, or a micro_batch_num")
-  end
-  -- products in floats: micro_batch_size x dp x micro_batch_num can pass 2^63
-  if gbs > 0 and num > 0 and gbs ~= 1.0 * per_step * num then
-    r:fail(t, "global_batch_size", string.format("%d is not micro_batch_size x dp x micro_batch_num = "
-      .. "%d x %d x %d = %d", gbs, micro, dp, num, per_step * num), "a consistent batch, or one of them unstated")
-  end
-  if num == 0 then num = gbs > 0 and gbs // per_step or pp end
-  return { micro_batch_size = micro, micro_batch_num = num, global_batch_size = gbs > 0 and gbs or per_step * num }
+  -- The rule and its messages: nd.run's run.batch; a step past the core's
+  -- bound is nd.run's to refuse.
+  local num, gbs, problem = runs.batch(micro, dp, pp, count("global_batch_size"), count("micro_batch_num"))
+  if problem and problem.key then r:fail(t, problem.key, problem.message, problem.accepted) end
+  return { micro_batch_size = micro, micro_batch_num = num, global_batch_size = gbs }
 end
 
 -- reads: optimizer (root) -> train.optimizer: _target_ -> type,

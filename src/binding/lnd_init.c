@@ -69,8 +69,9 @@ static const luaL_Reg core_functions[] = {
 /* Pushes nd.core.limits, the bounds of src/core/nd_limits.h as Lua integers. */
 static void push_limits(lua_State *L)
 {
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     field_set_int(L, "devices", ND_MAX_DEVICES);
+    field_set_int(L, "vpp", ND_MAX_VPP);
     field_set_int(L, "layers", ND_MAX_LAYERS);
     field_set_int(L, "batch", ND_MAX_BATCH);
     field_set_int(L, "global_batch", ND_MAX_GLOBAL_BATCH);

@@ -1,6 +1,6 @@
 /* lnd_run.c: the nd.run userdata: a run table (the reference's ExecSpec) read into run_t, with
  * the parts nd.run settles (per-stage forms, recompute ranges, batch, optimizer states) read
- * settled, and its methods. */
+ * from the settled table nd.run hands over with it, and its methods. */
 #include "lnd_run.h"
 
 #include <stdlib.h>
@@ -22,11 +22,6 @@ typedef struct {
     bool ready;
 } run_box;
 
-static const char *const CP_ALGOS[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses",
-                                       NULL};
-static const int CP_ALGO_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
-static const field_choices CP_ALGO = {CP_ALGOS, CP_ALGO_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
-
 _Static_assert(sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof(int) &&
                    sizeof(recompute_mode) == sizeof(int),
                "the field table writes enums and tristates as ints");
@@ -39,20 +34,20 @@ _Static_assert(sizeof(cp_algorithm) == sizeof(int) && sizeof(tristate) == sizeof
  * keys stand flat in the run table). The stops fall where a check or a part
  * nd.run settles comes between them. */
 static const field_desc RUN_FIELDS[] = {
-    I64(dp, 1, ND_MAX_DEVICES, 1), I64(tp, 1, ND_MAX_DEVICES, 1), I64(pp, 1, ND_MAX_DEVICES, 1), I64(vpp, 1, 64, 1),
+    I64(dp, 1, ND_MAX_DEVICES, 1), I64(tp, 1, ND_MAX_DEVICES, 1), I64(pp, 1, ND_MAX_DEVICES, 1), I64(vpp, 1, ND_MAX_VPP, 1),
     I64(cp, 1, ND_MAX_DEVICES, 1), I64(ep, 1, ND_MAX_DEVICES, 1), I64(etp, 0, ND_MAX_DEVICES, 0), FIELD_STOP,
     FIELD_BOOL(run_t, "sequence_parallel", sequence_parallel, false), PART(sharding_opts, sharding, SHARDING_FIELDS),
     PART(precision_opts, precision, PRECISION_FIELDS), PART(kernel_opts, kernels, KERNEL_FIELDS),
     PART(loss_opts, loss, LOSS_FIELDS), PART(training_opts, training, TRAINING_FIELDS), FIELD_STOP,
     PART(pipeline_opts, pipeline, PIPELINE_FIELDS), PART(recompute_opts, recompute, RECOMPUTE_FIELDS),
-    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGO), FIELD_STOP,
+    FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGORITHMS), FIELD_STOP,
     I64(micro_batch_size, 1, ND_MAX_BATCH, 1), I64(global_batch_size, 1, ND_MAX_BATCH, 0), FIELD_STOP,
     I64(seq_length, 1, ND_MAX_TOKENS, 4096), I64(visual_seq_length, 1, ND_MAX_TOKENS, 0), FIELD_STOP,
     FIELD_I64(run_t, "device_memory", device_memory_bytes, 1, ND_MAX_DEVICE_MEMORY, ND_DEFAULT_DEVICE_MEMORY),
     PART(allocator_opts, allocator, ALLOCATOR_FIELDS), PART(offload_opts, offload, OFFLOAD_FIELDS),
     /* the runtime's name: nd.run lays its profile's fields in; the core keeps it for reports */
     FIELD_NAME("runtime"),
-    /* settled by nd.run (see settle) */
+    /* settled by nd.run (see settled) */
     FIELD_KEY("optimizer"), FIELD_KEY("micro_batch_num"), FIELD_KEY("offset"), FIELD_KEY("full_recompute"),
     FIELD_KEY("selective_recompute"), FIELD_KEY("recompute"), FIELD_END,
 };
@@ -91,39 +86,26 @@ static void check_degrees(lua_State *L, const run_t *r)
                         "layers)", (lua_Integer)chunks, (int)MAX_CHUNKS);
 }
 
-/* Calls step of nd.run's settle table at 2 (lua/nd/run.lua, which checks the shapes and states
- * the messages) with the n values on top; leaves the part settled on top (the table at 1 without one). */
-static int settle(lua_State *L, const char *step, int n)
+/* The table the parts nd.run settles are read from (lua/nd/run.lua settles them, with
+ * their messages, before the core reads the run): the settled table at 2, else the run
+ * table at 1 itself, for a caller that states them settled there. */
+static int settled(lua_State *L)
 {
-    if (lua_isnil(L, 2)) {
-        lua_pop(L, n);
-        lua_pushvalue(L, 1);
-    } else {
-        lua_getfield(L, 2, step);
-        lua_insert(L, -n - 1);
-        lua_call(L, n, 1);
-        luaL_checktype(L, -1, LUA_TTABLE);
-    }
-    return lua_gettop(L);
+    return lua_isnil(L, 2) ? 1 : 2;
 }
 
 /* The optimizer's states a parameter, where the run states none: settled from its name. */
 static void read_optimizer(lua_State *L, run_t *r)
 {
-    int o = settle(L, "optimizer", 0);
     if (r->precision.optimizer_states < 0)
-        r->precision.optimizer_states = (int)field_int(L, o, "", "optimizer_states", 1, 2, -1, false);
-    lua_pop(L, 1);
+        r->precision.optimizer_states = (int)field_int(L, settled(L), "", "optimizer_states", 1, 2, -1, false);
 }
 
-/* The micro-batches a step, and the global batch: settled from the degrees and the batch stated. */
+/* The micro-batches a step, and the global batch, settled; the core checks only that the
+ * step they make is one it can count (micro_batch_size x dp x micro_batch_num <= ND_MAX_BATCH). */
 static void read_batch(lua_State *L, run_t *r)
 {
-    lua_pushinteger(L, (lua_Integer)r->dp);
-    lua_pushinteger(L, (lua_Integer)r->pp);
-    lua_pushinteger(L, (lua_Integer)r->micro_batch_size);
-    lua_pushinteger(L, (lua_Integer)r->global_batch_size);
-    int b = settle(L, "batch", 4);
+    int b = settled(L);
     r->micro_batch_num = field_int(L, b, "", "micro_batch_num", 1, ND_MAX_BATCH, r->pp, false);
     /* up to 2^68: formed in doubles and bounded before the int64 product */
     double all = (double)r->micro_batch_size * (double)r->dp * (double)r->micro_batch_num;
@@ -131,7 +113,6 @@ static void read_batch(lua_State *L, run_t *r)
         luaL_error(L, "nd.run: a step of more than %d sequences", (int)ND_MAX_BATCH);
     int64_t dflt = r->global_batch_size > 0 ? r->global_batch_size : (int64_t)all;
     r->global_batch_size = field_int(L, b, "", "global_batch_size", 1, ND_MAX_BATCH, dflt, false);
-    lua_pop(L, 1);
 }
 
 /* A settled per-stage form: true (every layer), pp counts (a stage's) or pp x vpp (chunk-major). */
@@ -158,11 +139,10 @@ static void read_counts(lua_State *L, int f, const char *key, const run_t *r, pe
     lua_pop(L, 1);
 }
 
-const field_choices lnd_recompute_modes = {RECOMPUTE_NAMES, NULL, "off, selective, full"};
 static const field_desc RANGE_FIELDS[] = {
     FIELD_I64(recompute_range, "first", first, 0, ND_MAX_LAYERS, 0),
     FIELD_I64(recompute_range, "count", count, -1, ND_MAX_LAYERS, -1),
-    FIELD_ENUM(recompute_range, recompute_mode, "mode", mode, &lnd_recompute_modes), FIELD_END,
+    FIELD_ENUM(recompute_range, recompute_mode, "mode", mode, &RECOMPUTE_MODES), FIELD_END,
 };
 
 /* Settled ranges: {first, count (-1: open), mode, ops (1 kept, 0 recomputed, in SWITCH_NAMES order)}. */
@@ -190,15 +170,13 @@ static void read_ranges(lua_State *L, int v, run_t *r)
 /* The per-stage forms and recompute ranges, settled: {offset, full_recompute, selective_recompute, ranges}. */
 static void read_forms(lua_State *L, run_t *r)
 {
-    lua_pushinteger(L, (lua_Integer)r->pp);
-    lua_pushinteger(L, (lua_Integer)r->vpp);
-    int f = settle(L, "forms", 2);
+    int f = settled(L);
     read_counts(L, f, "offset", r, &r->pipeline.offset);
     read_counts(L, f, "full_recompute", r, &r->recompute.full);
     read_counts(L, f, "selective_recompute", r, &r->recompute.selective);
     if (lua_getfield(L, f, "ranges") == LUA_TTABLE)
-        read_ranges(L, f + 1, r);
-    lua_settop(L, f - 1);
+        read_ranges(L, lua_gettop(L), r);
+    lua_pop(L, 1);
 }
 
 /* Reads the run table at 1 into r, segment by segment of RUN_FIELDS. */
@@ -217,13 +195,14 @@ static void read_run(lua_State *L, run_t *r)
     d = fields_read(L, 1, "", d, r);
     if (field_present(L, 1, "device_memory") && lua_getfield(L, 1, "device_memory") != LUA_TNUMBER)
         nd_bad_input(L, "device_memory must be a number of bytes (nd.run reads sizes such as \"58GB\")");
-    lua_settop(L, 3); /* the table, settle and the box, without the value the check pushed */
+    lua_settop(L, 3); /* the table, the settled table and the box, without the value the check pushed */
     fields_read(L, 1, "", d, r);
     read_forms(L, r);
 }
 
-/* nd.core.run(table[, settle]): validates a run table and returns an nd.run;
- * settle = {optimizer, batch, forms} settles the parts Lua reads (see settle). */
+/* nd.core.run(table[, settled]): checks a run table and returns an nd.run; settled =
+ * {optimizer_states, micro_batch_num, global_batch_size, offset, full_recompute,
+ * selective_recompute, ranges} holds the parts nd.run settles (see settled). */
 int lnd_run_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -376,7 +355,9 @@ static void push_components(lua_State *L)
 }
 
 /* Pushes nd.run's metatable, with `ops`: the ops a selective range can drop (SWITCH_NAMES, in order),
- * and `components`: the run's components and the keys of each (what a runtime profile fills). */
+ * `components`: the run's components and the keys of each (what a runtime profile fills), and
+ * `choices`: the registries of the run's named choices, each stated once in the core (pipeline
+ * schedules, CP algorithms, recompute modes; see field_push_choices). */
 void lnd_open_run(lua_State *L)
 {
     lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
@@ -386,4 +367,12 @@ void lnd_open_run(lua_State *L)
     lua_setfield(L, -2, "ops");
     push_components(L);
     lua_setfield(L, -2, "components");
+    lua_createtable(L, 0, 3);
+    field_push_choices(L, &PP_SCHEDULES);
+    lua_setfield(L, -2, "pp_schedule");
+    field_push_choices(L, &CP_ALGORITHMS);
+    lua_setfield(L, -2, "cp_algo");
+    field_push_choices(L, &RECOMPUTE_MODES);
+    lua_setfield(L, -2, "recompute");
+    lua_setfield(L, -2, "choices");
 }

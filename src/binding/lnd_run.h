@@ -8,8 +8,6 @@
 #include "core/run.h"
 #include "lua_fields.h"
 
-/* The recompute modes a run's ranges and a search's space name (off, selective, full). */
-extern const field_choices lnd_recompute_modes;
 /* nd.core.run(table), the run at index idx, and the registration (its metatable pushed). */
 int lnd_run_new(lua_State *L);
 run_t *lnd_check_run(lua_State *L, int idx);

@@ -95,7 +95,7 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_NEED("dims", DIMS_FIELDS, "must describe the dimensions"),
     {FIELD_("hardware", FD_TABLE, FIELD_AT(search_space, hardware_t, hw)), .sub = HARDWARE_FIELDS,
      .need = "must be a hardware profile"},
-    FIELD_CHOICES(search_space, recompute_mode, "recompute", modes, n_modes, 3, &lnd_recompute_modes),
+    FIELD_CHOICES(search_space, recompute_mode, "recompute", modes, n_modes, 3, &RECOMPUTE_MODES),
     FIELD_I64(search_space, "top", top, 0, ND_MAX_GLOBAL_BATCH, 0),
     FIELD_CHOICES(search_space, int, "top_keys", top_keys, n_top_keys, SEARCH_TOP_KEYS, &TOP_KEYS), FIELD_END,
 };
@@ -435,7 +435,7 @@ static int lnd_candidate_run(lua_State *L)
                      (lua_Integer)ND_MAX_GLOBAL_BATCH);
     lua_getfield(L, 2, "recompute");
     int mode;
-    if (!field_choice_at(L, -1, &lnd_recompute_modes, &mode))
+    if (!field_choice_at(L, -1, &RECOMPUTE_MODES, &mode))
         nd_bad_input(L, "candidate.recompute must be off, selective or full, got %s",
                      lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
     c.mode = (uint8_t)mode;

@@ -417,6 +417,22 @@ void field_push_names(lua_State *L, const field_choices *c)
         field_set_bool(L, c->names[i], true);
 }
 
+void field_push_choices(lua_State *L, const field_choices *c)
+{
+    lua_newtable(L);
+    lua_newtable(L); /* canonical */
+    for (int i = 0; c->names[i] != NULL; i++) {
+        lua_pushstring(L, c->names[i]);
+        lua_rawseti(L, -3, i + 1);
+        int first = 0; /* the first name of the same value */
+        while (c->values != NULL && c->values[first] != c->values[i])
+            first++;
+        field_set_string(L, c->names[i], c->names[c->values != NULL ? first : i]);
+    }
+    lua_setfield(L, -2, "canonical");
+    field_set_string(L, "accepted", c->accepted);
+}
+
 void fields_push_defaults(lua_State *L, const field_desc *d)
 {
     lua_newtable(L);

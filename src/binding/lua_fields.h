@@ -54,5 +54,9 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
 void fields_push_defaults(lua_State *L, const field_desc *d);
 /* Pushes the set of the names c accepts ({name = true}), for Lua to read. */
 void field_push_names(lua_State *L, const field_choices *c);
+/* Pushes the names c accepts as a list in its order, with `canonical`
+ * ({name = the first name of the same value}) and `accepted` (the names a
+ * message offers): a registry for Lua to read. */
+void field_push_choices(lua_State *L, const field_choices *c);
 
 #endif

@@ -10,7 +10,7 @@ static const char *const SCHEDULES[] = {"1f1b", "interleaved", "gpipe", "seqpipe
                                         "zero_bubble_v", "zbv", "dualpipev", NULL};
 static const int SCHEDULE_VALUES[] = {SCHED_1F1B, SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_SEQPIPE,
                                       SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V, SCHED_ZERO_BUBBLE_V};
-static const field_choices SCHEDULE = {SCHEDULES, SCHEDULE_VALUES, "1f1b, gpipe, seqpipe, zero_bubble_v"};
+const field_choices PP_SCHEDULES = {SCHEDULES, SCHEDULE_VALUES, "1f1b, gpipe, seqpipe, zero_bubble_v"};
 static const char *const RULES[] = {"hyperparallel", "mindformers", "megatron", "torchtitan", NULL};
 static const field_choices RULE = {RULES, NULL, "hyperparallel, mindformers, megatron, torchtitan"};
 
@@ -19,7 +19,7 @@ _Static_assert(sizeof(pp_schedule) == sizeof(int) && sizeof(selective_rule) == s
 
 /* The pipeline's fields in a run table (the offset is read settled, apart). */
 const field_desc PIPELINE_FIELDS[] = {
-    FIELD_ENUM(pipeline_opts, pp_schedule, "pp_schedule", schedule, &SCHEDULE),
+    FIELD_ENUM(pipeline_opts, pp_schedule, "pp_schedule", schedule, &PP_SCHEDULES),
     FIELD_I64(pipeline_opts, "seq_split", seq_split, 1, 4096, 1),
     FIELD_BOOL(pipeline_opts, "mtp_in_offset", mtp_in_offset, true),
     FIELD_BOOL(pipeline_opts, "emb_out_in_offset", emb_out_in_offset, false),

@@ -10,6 +10,9 @@
 #include "fields.h"
 
 typedef enum { SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_ZERO_BUBBLE_V } pp_schedule;
+/* The schedules by the names a run or a yaml gives (aliases beside them), each one's
+ * schedule: the one statement of them (nd.core.types.run.choices.pp_schedule). */
+extern const field_choices PP_SCHEDULES;
 /* In the order RECOMPUTE_NAMES names them: a name's value is its place in the list. */
 typedef enum { REC_OFF, REC_SELECTIVE, REC_FULL } recompute_mode;
 /* In the order RECOMPUTE_FIELDS names them: a name's value is its place in the list. */

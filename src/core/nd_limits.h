@@ -25,6 +25,9 @@
  * 100000 (nd.core.limits.layers). */
 #define ND_MAX_LAYERS 100000
 
+/* The most virtual pipeline chunks a stage holds (nd.core.limits.vpp). */
+#define ND_MAX_VPP 64
+
 /* The longest sequence, in tokens: 2^31. */
 #define ND_MAX_TOKENS ((int64_t)1 << 31)
 

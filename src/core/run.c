@@ -9,6 +9,13 @@ const char *const SWITCH_NAMES[SW_COUNT] = {
 };
 
 const char *const RECOMPUTE_NAMES[4] = {"off", "selective", "full", NULL};
+const field_choices RECOMPUTE_MODES = {RECOMPUTE_NAMES, NULL, "off, selective, full"};
+
+/* colossalai_cp and hybrid_cp are ring attention */
+static const char *const CP_NAMES[] = {"colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses",
+                                       NULL};
+static const int CP_VALUES[] = {CP_RING, CP_RING, CP_RING, CP_RING, CP_ULYSSES, CP_ULYSSES};
+const field_choices CP_ALGORITHMS = {CP_NAMES, CP_VALUES, "colossalai_cp (ring), hybrid_cp, ulysses_cp"};
 
 const signed char HYPERPARALLEL_SWITCHES[SW_COUNT] = {1, 0, 0, 0, 0, 0, 0, 1};
 

@@ -18,7 +18,13 @@
 /* The modes by name, as Lua and the reports give them: off, selective, full
  * (NULL-terminated, the names nd.run reads). */
 extern const char *const RECOMPUTE_NAMES[4];
+/* The recompute modes by name, each one's value its place (nd.core.types.run.choices.recompute). */
+extern const field_choices RECOMPUTE_MODES;
 typedef enum { CP_RING, CP_ULYSSES } cp_algorithm;
+/* The context-parallel algorithms by the names a run or a yaml gives (the
+ * reference's typo hybird_cp among them), each one's algorithm: the one
+ * statement of them (nd.core.types.run.choices.cp_algo). */
+extern const field_choices CP_ALGORITHMS;
 extern const char *const SWITCH_NAMES[SW_COUNT];
 /* HyperParallel's selective rule: keeps attBMM and attUp, recomputes the rest. */
 extern const signed char HYPERPARALLEL_SWITCHES[SW_COUNT];

@@ -8,6 +8,7 @@
 -- @module nd.api.search
 
 local core = require "nd.core"
+local runs = require "nd.run"
 local check = require "nd.api.check"
 local api = require "nd.api"
 local search = require "nd.search"
@@ -31,16 +32,13 @@ local HINTS = { dims = "opts.dims", batch = "opts.global_batch", memory = "opts.
 api_search.DEFAULT_DEVICE_MEMORY = core.defaults.device_memory
 
 --- A run's degrees and batch as the C core reads them (src/binding/lnd_run.c):
--- unstated degrees are 1, the micro-batch 1, the micro-batch count the
--- global batch over micro_batch_size x dp when that divides, else pp.
+-- unstated degrees are 1, the micro-batch 1, the micro-batch count and
+-- global batch by the batch rule (nd.run's run.batch).
 function api_search.degrees(run)
   local s = run:spec()
   local d = { dp = s.dp or 1, tp = s.tp or 1, pp = s.pp or 1, cp = s.cp or 1, ep = s.ep or 1, vpp = s.vpp or 1,
               mbs = s.micro_batch_size or 1, sp = s.sequence_parallel == true }
-  local per_step = d.mbs * d.dp
-  local gbs = s.global_batch_size
-  d.mb = s.micro_batch_num or (gbs and gbs % per_step == 0 and gbs // per_step) or d.pp
-  d.global_batch = gbs or per_step * d.mb
+  d.mb, d.global_batch = runs.batch(d.mbs, d.dp, d.pp, s.global_batch_size, s.micro_batch_num)
   d.op = s.optimizer_parallel and (s.optimizer_shard or d.dp) or 1
   return d
 end

@@ -49,7 +49,7 @@ local PP_CONFIG = {
 }
 local PARALLELISM = { dp = true, fsdp = true, tp = true, pp = true, cp = true, ep = true, etp = true,
                       micro_batch_num = true, recompute = true }
-local MODES = { off = true, selective = true, full = true }
+local MODES = search.MODE_SET
 
 -- A collector of problems: errors and warnings with their place.
 local Problems = {}
@@ -152,7 +152,7 @@ end
 
 local function read_modes(p, t, key, path)
   local v = t[key]
-  if type(v) == "string" and v:lower() == "auto" then return { "off", "selective", "full" } end
+  if type(v) == "string" and v:lower() == "auto" then return { table.unpack(search.MODES) } end
   local list = is_list(v) and v or { v }
   local out, seen = {}, {}
   for _, x in ipairs(list) do
@@ -193,7 +193,7 @@ local function read_recompute(p, doc, par)
   if MODES[strategy] then
     out.modes, out.fixed = { strategy }, true
   elseif strategy == "auto" then
-    out.modes = { "off", "selective", "full" }
+    out.modes = { table.unpack(search.MODES) }
   end
   if doc.recompute_modes ~= nil and not core.isnull(doc.recompute_modes) then
     if strategy ~= "auto" then

@@ -1,0 +1,93 @@
+-- One direction and one registry per concept (issue 35 items 3 and 4): nd.run
+-- settles a run in Lua and hands the core a settled table (the core calls
+-- nothing back); the batch rule is one function (run.batch) that the yaml
+-- reader, nd.run, run:with and the search read; the run's named choices
+-- (pipeline schedules, CP algorithms with the reference's typo alias,
+-- recompute modes) are stated once in the C core and read from
+-- nd.core.types.run.choices.
+local core = require "nd.core"
+local runs = require "nd.run"
+local train_yaml = require "nd.train_yaml"
+local search = require "nd.search"
+
+describe("the run's choices, stated once in the core", function()
+  local choices = core.types.run.choices
+
+  it("lists the CP algorithms with the reference's typo alias, each to its algorithm", function()
+    -- the names SAPP-ND's seed parser accepts for context_parallel_algo
+    -- (reference/seed-cost_model_parser_hyper.txt): colossalai_cp and
+    -- hybrid_cp (also misspelt hybird_cp) are ring attention, ulysses_cp Ulysses
+    local names = {}
+    for i, n in ipairs(choices.cp_algo) do names[i] = n end
+    assert.are.same({ "colossalai_cp", "ring", "hybrid_cp", "hybird_cp", "ulysses_cp", "ulysses" }, names)
+    assert.are.equal("colossalai_cp", choices.cp_algo.canonical.hybird_cp)
+    assert.are.equal("colossalai_cp", choices.cp_algo.canonical.ring)
+    assert.are.equal("ulysses_cp", choices.cp_algo.canonical.ulysses)
+    -- the yaml reader reads the same table, not a copy
+    assert.are.equal(choices.cp_algo, train_yaml.CP_ALGOS)
+  end)
+
+  it("lists the schedules with their aliases; the two-chunk ones come from it", function()
+    assert.are.equal(choices.pp_schedule, train_yaml.SCHEDULES)
+    assert.are.equal("1f1b", choices.pp_schedule.canonical.interleaved)
+    assert.are.equal("seqpipe", choices.pp_schedule.canonical.seqsmartvpp)
+    -- DualPipeV runs two chunks a stage: zero_bubble_v, zbv and dualpipev name it
+    assert.are.same({ zero_bubble_v = true, zbv = true, dualpipev = true }, search.TWO_CHUNK_SCHEDULES)
+  end)
+
+  it("lists the recompute modes in the order a search prices them", function()
+    assert.are.same({ "off", "selective", "full" }, search.MODES)
+    assert.are.equal(choices.recompute, train_yaml.AC_MODES)
+    assert.are.equal("off, selective, full", choices.recompute.accepted)
+  end)
+
+  it("a core run reads cp_algo by the same registry", function()
+    assert.has_no.errors(function() core.run { cp = 2, cp_algo = "hybird_cp" } end)
+    local ok, err = pcall(core.run, { cp = 2, cp_algo = "ringg" })
+    assert.is_false(ok)
+    assert.matches("cp_algo: 'ringg' is not one of " .. choices.cp_algo.accepted, err.message, 1, true)
+  end)
+end)
+
+describe("the batch rule, once (run.batch)", function()
+  it("derives the micro-batch count and the global batch", function()
+    -- 64 sequences over micro 2 x dp 4 = 8 a step: 8 micro-batches
+    assert.are.same({ 8, 64 }, { runs.batch(2, 4, 2, 64, nil) })
+    -- nothing stated: pp micro-batches, the global batch what they make (1 x 4 x 3)
+    assert.are.same({ 3, 12 }, { runs.batch(1, 4, 3, nil, nil) })
+    -- a count stated: the global batch is the product (2 x 2 x 5)
+    assert.are.same({ 5, 20 }, { runs.batch(2, 2, 1, 0, 5) })
+  end)
+
+  it("names what does not hold", function()
+    -- 6 over 1 x 4: no whole count; nd.run prices pp micro-batches, a yaml refuses it
+    local num, global, problem = runs.batch(1, 4, 2, 6, nil)
+    assert.are.same({ 2, 6 }, { num, global })
+    assert.is_true(problem.indivisible)
+    assert.are.equal("6 is not a multiple of micro_batch_size x dp = 1 x 4 = 4", problem.message)
+    -- 32 stated against 1 x 4 x 4 = 16
+    _, _, problem = runs.batch(1, 4, 1, 32, 4)
+    assert.are.equal("32 is not micro_batch_size x dp x micro_batch_num = 1 x 4 x 4 = 16", problem.message)
+  end)
+
+  it("nd.run, run:with and the yaml reader refuse by it with the same words", function()
+    local ok, err = pcall(runs.new, { dp = 4, micro_batch_num = 4, global_batch_size = 32 })
+    assert.is_false(ok)
+    assert.are.equal("global_batch_size 32 is not micro_batch_size x dp x micro_batch_num = 1 x 4 x 4 = 16",
+                     err.message)
+    local r = runs.new { dp = 4, global_batch_size = 32, micro_batch_num = 8 }
+    ok, err = pcall(r.with, r, { dp = 3 })
+    assert.is_false(ok)
+    assert.matches("global_batch_size 32 is not a multiple of micro_batch_size x dp = 1 x 3 = 3", err.message, 1, true)
+  end)
+
+  it("nd.run hands the core its settled parts; the run's table stays as stated", function()
+    local r = runs.new { dp = 2, pp = 2, global_batch_size = 16, optimizer = "Muon", recompute = "full" }
+    -- 16 over 1 x 2: 8 micro-batches; Muon keeps one state a parameter
+    assert.matches("micro%-batch 1 x 8", tostring(r))
+    local spec = r:spec()
+    assert.is_nil(spec.micro_batch_num)
+    assert.is_nil(spec.optimizer_states)
+    assert.is_nil(spec.full_recompute)
+  end)
+end)
