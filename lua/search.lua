@@ -132,7 +132,7 @@ local function report(opts, s, result, counts, kept, w, excluded)
   local get = getter(result, s)
   local shown = math.min(opts.top, kept)
   local list = top_list(get, shown, opts.svg)
-  if opts.csv then csv_report.write(opts.csv, result:size(), get) end
+  if opts.csv then csv_report.write_result(opts.csv, result, s.spans_cp) end
   if opts.svg then
     chart.write(opts.svg, list, { budget_bytes = s.budget,
       title = string.format("Top %d of %d strategies: %s on %d %s devices", shown, kept, s.base.spec.name,

@@ -20,4 +20,20 @@ if [ -x /usr/bin/time ]; then
     done
   done
   rm -f "$out/ndlua-bench.csv"
+  # The whole --csv run of the largest search above (issue 33 item 6: at
+  # most 1.5 s on one thread): its lines are made in C from the result's
+  # records (src/search/search_csv.c); wall and CPU (user + system) seconds,
+  # medians of 5 runs.
+  echo "search.lua --csv, Qwen3-30B-A3B on 16384 A3 devices, one thread (every fitting candidate written):"
+  walls="" cpus="" rows=0
+  for i in 1 2 3 4 5; do
+    t=$(/usr/bin/time -f "%e %U %S" "$NDLUA" search.lua examples/qwen3-30b-a3b-fsdp8/train.yaml -d 16384 -b 32768 \
+        -A A3 -M 58GB --recompute auto -j 1 -o "$out" --csv "$out/ndlua-bench.csv" 2>&1 >/dev/null | tail -1)
+    walls="$walls $(echo "$t" | awk '{print $1}')"
+    cpus="$cpus $(echo "$t" | awk '{print $2 + $3}')"
+  done
+  rows=$(($(wc -l < "$out/ndlua-bench.csv") - 1))
+  median() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 3p; }
+  printf '  %-14s %d rows %8s s wall %8s s cpu\n' Qwen3-30B-A3B "$rows" "$(median $walls)" "$(median $cpus)"
+  rm -f "$out/ndlua-bench.csv"
 fi

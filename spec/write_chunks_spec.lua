@@ -134,3 +134,92 @@ describe("a CSV cell of a float (nd.core.float_text)", function()
     assert.are.equal("off", csv.cell("off"))
   end)
 end)
+
+describe("a search's CSV made in C (result:write_csv, nd.report.csv.write_result)", function()
+  -- The lines src/search/search_csv.c makes from the result's records are
+  -- compared with the Lua writer's (csv.write of search.candidate's tables,
+  -- csv.row and csv.cell, each float by nd.core.float_text), byte for byte,
+  -- over every fitting candidate of a real search of every dimension: SP on
+  -- and off, shards that do and do not divide the domain, each recompute
+  -- mode, a policy's scores and a candidate it does not keep.
+  local nd = require "nd"
+  local search = require "nd.search"
+  local hardware = require "nd.hardware"
+  local warnings = require("nd.warnings").quiet()
+
+  local function searched(m, devices, batch, budget, pinned)
+    local all = {}
+    for _, d in ipairs(search.DIMS) do all[d] = not (pinned or {})[d] end
+    return core.search(m, nd.run {}, search.space { model = m:spec(), hardware = hardware.load("A3"),
+      devices = devices, global_batch = batch, budget_bytes = budget, searched = all, pinned = pinned or {},
+      recompute = { "off", "selective", "full" }, keep_dropped = 0, threads = 1 })
+  end
+
+  local function both(r, spans_cp)
+    local c_path, lua_path = os.tmpname(), os.tmpname()
+    csv.write_result(c_path, r, spans_cp)
+    csv.write(lua_path, r:size(), function(i) return search.candidate(r, i, nil, spans_cp) end)
+    local c_text, lua_text = read(c_path), read(lua_path)
+    os.remove(c_path)
+    os.remove(lua_path)
+    return c_text, lua_text
+  end
+
+  it("is the Lua writer's text, for every fitting candidate", function()
+    local m = nd.model("deepseek-ai/DeepSeek-V3", { warnings = warnings })
+    local r = searched(m, 512, 1024, 58 * 2 ^ 30)
+    local n = r:size()
+    assert.is_true(n > 2048) -- more than one chunk of lines
+    -- scores a policy would set: thirds (floats of 16 and 17 digits) and
+    -- every seventh candidate not kept
+    for i = 1, n do r:set_score(i, i / 3, i % 7 ~= 0) end
+    r:sort { "score" }
+    local c_text, lua_text = both(r, false)
+    assert.are.equal(lua_text, c_text)
+    local _, lines = c_text:gsub("\n", "")
+    assert.are.equal(n + 1, lines)
+    local modes, sp = {}, {}
+    for i = 1, n do
+      local c = r:candidate(i)
+      modes[c.recompute], sp[c.sp] = true, true
+    end
+    assert.are.same({ off = true, selective = true, full = true }, modes)
+    assert.are.same({ [true] = true, [false] = true }, sp)
+    -- the shard spanning CP: the same as the Lua writer's too
+    local c_cp, lua_cp = both(r, true)
+    assert.are.equal(lua_cp, c_cp)
+  end)
+
+  it("writes the shard a candidate's OP comes to: the domain where it does not divide it", function()
+    local m = nd.model("deepseek-ai/DeepSeek-V3", { warnings = warnings })
+    local r = searched(m, 512, 1024, 58 * 2 ^ 30, { OP = search.FULL_SHARD })
+    local c_text, lua_text = both(r, false)
+    assert.are.equal(lua_text, c_text)
+    -- the first line's op is its dp (the full shard comes to the domain)
+    local first = r:candidate(1)
+    assert.are.equal(search.FULL_SHARD, first.op)
+    local cells = {}
+    for cell in c_text:match("\n([^\n]*)"):gmatch("[^,]+") do cells[#cells + 1] = cell end
+    assert.are.equal(tostring(first.dp), cells[9]) -- rank dp tp pp vpp cp ep etp op
+    local c_cp, lua_cp = both(r, true)
+    assert.are.equal(lua_cp, c_cp)
+    assert.are.equal(tostring(first.dp * first.cp), c_cp:match("\n([^\n]*)"):match("^" .. ("[^,]*,"):rep(8) .. "([^,]*)"))
+  end)
+
+  it("is the header alone for a result with no fitting candidate", function()
+    local m = nd.model("deepseek-ai/DeepSeek-V3", { warnings = warnings })
+    local r = searched(m, 8, 8, 2 ^ 30)
+    assert.are.equal(0, r:size())
+    local c_text, lua_text = both(r, false)
+    assert.are.equal(csv.header() .. "\n", c_text)
+    assert.are.equal(lua_text, c_text)
+  end)
+
+  it("names the step that failed and leaves nothing when the file cannot be written", function()
+    local m = nd.model("deepseek-ai/DeepSeek-V3", { warnings = warnings })
+    local r = searched(m, 8, 8, 2 ^ 30)
+    local ok, err = pcall(csv.write_result, "/nonexistent-dir/out.csv", r, false)
+    assert.is_false(ok)
+    assert.matches("cannot write: No such file or directory; the CSV was not written", tostring(err.message or err))
+  end)
+end)

@@ -4,6 +4,7 @@
  * except that an exponent form gets ".0" when it has no dot ("1e-05" -> "1.0e-05"),
  * because YAML 1.1 (PyYAML) reads 1e-05 as a string but 1.0e-05 as a float. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -73,6 +74,50 @@ int main(void)
         snprintf(what, sizeof what, "numfmt_g writes %s", G[i].text);
         CHECK_STR(numfmt_g(G[i].value, buf, sizeof buf), G[i].text, what);
     }
+
+    /* numfmt_g's integer path (no printf) against printf itself: the first
+     * of %.15g, %.16g, %.17g that strtod reads back, over doubles of every
+     * magnitude the integer path takes and beyond it (random mantissas and
+     * exponents), the values next to powers of two and ten, halves that sit
+     * exactly between two 16-digit texts (ties, which printf rounds to even),
+     * and a search's sort of numbers (seconds, shares, tokens a second). */
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    long compared = 0, differ = 0;
+    for (long i = 0; i < 400000; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        double v;
+        switch (i % 5) {
+        case 0: /* any finite double between 2^-60 and 2^100 */
+            v = ldexp((double)(seed >> 11) / 0x1p53 + 0.5, (int)(seed % 161) - 60);
+            break;
+        case 1: /* a power of two or ten, or a neighbour of one */
+            v = (i / 5) % 2 ? ldexp(1.0, (int)(seed % 141) - 70) : pow(10.0, (double)(int)(seed % 41) - 20);
+            v = seed % 3 == 0 ? nextafter(v, 0) : seed % 3 == 1 ? nextafter(v, INFINITY) : v;
+            break;
+        case 2: /* x.5 with 16 or 17 digits before the point: exact ties at %.16g, %.17g */
+            v = (double)(int64_t)(seed % 4000000000000000u + 1000000000000000u) + 0.5;
+            break;
+        case 3: /* a ratio of small integers: seconds and shares */
+            v = (double)(seed % 100000 + 1) / (double)((seed >> 20) % 9999 + 1);
+            break;
+        default: /* a product of a share and a rate: tokens a second */
+            v = ((double)(seed % 1000003) / 1000003.0) * 5199.304561180798 * (double)((seed >> 30) % 97 + 1);
+        }
+        if (seed & 1)
+            v = -v;
+        char want[40];
+        for (int precision = 15; precision <= 17; precision++) {
+            snprintf(want, sizeof want, "%.*g", precision, v);
+            if (strtod(want, NULL) == v)
+                break;
+        }
+        numfmt_g(v, buf, sizeof buf);
+        compared++;
+        if (strcmp(buf, want) != 0 && differ++ < 5)
+            printf("# numfmt_g(%a) = %s, printf: %s\n", v, buf, want);
+    }
+    snprintf(what, sizeof what, "numfmt_g writes printf's text for %ld doubles", compared);
+    CHECK_INT(differ, 0, what);
 
     /* A small buffer gets a truncated, terminated text and nothing past it. */
     char small[6] = {'x', 'x', 'x', 'x', 'x', 'x'};

@@ -1,6 +1,7 @@
 /* lnd_search.c: nd.core.search and nd.core.step_time: the search engine and the time model seen from Lua. */
 #include "lnd_search.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "core/nd_limits.h"
 #include "search/nd_score.h"
 #include "search/search.h"
+#include "search/search_csv.h"
+#include "bridge/file_write.h"
 #include "bridge/luautil.h"
 #include "core/timing.h"
 #include "lnd_aux.h"
@@ -337,6 +340,64 @@ static int result_lightest(lua_State *L)
     return box->res.has_lightest ? 1 : 0;
 }
 
+/* The chunks of a CSV being written: the header, then the lines of
+ * CSV_CHUNK_LINES candidates at a time, so the whole file is never held. */
+#define CSV_CHUNK_LINES 2048
+
+typedef struct {
+    const result_box *box;
+    bool spans_cp;
+    const char *header;
+    size_t header_len, done;
+    csv_text text;
+} csv_source;
+
+static int next_csv_chunk(void *data, const char **chunk, size_t *n)
+{
+    csv_source *s = data;
+    s->text.len = 0;
+    if (s->header != NULL) {
+        *chunk = s->header, *n = s->header_len;
+        s->header = NULL;
+        return 0;
+    }
+    const search_result *res = &s->box->res;
+    size_t to = s->done + CSV_CHUNK_LINES < res->n_fit ? s->done + CSV_CHUNK_LINES : res->n_fit;
+    if (search_csv_lines(res, &s->box->space, &s->box->base, s->spans_cp, s->done, to, &s->text) != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    s->done = to;
+    *chunk = s->text.text, *n = s->text.len;
+    return 0;
+}
+
+/* result:write_csv(path, header, spans_cp) -> true, or nil and "STEP: strerror":
+ * the header line (its "\n" included) and every fitting candidate's line, in
+ * the result's order, made in C (search/search_csv.c) and written as nd.core.write_file
+ * writes (a temporary file renamed over path). */
+static int result_write_csv(lua_State *L)
+{
+    result_box *box = check_result(L);
+    const char *path = luaL_checkstring(L, 2);
+    size_t header_len;
+    const char *header = luaL_checklstring(L, 3, &header_len);
+    score_nd(L, box, box->res.fit, box->res.n_fit);
+    csv_source s = {box, lua_toboolean(L, 4), header, header_len, 0, {NULL, 0, 0}};
+    write_source src = {next_csv_chunk, &s};
+    const char *step = "cannot write";
+    int rc = nd_write_source(path, &src, &step);
+    int e = errno;
+    csv_text_free(&s.text);
+    if (rc != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", step, strerror(e));
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* nd.core.step_time(model, run, hardware) -> the time model of one run */
 static int lnd_step_time(lua_State *L)
 {
@@ -398,7 +459,7 @@ static int lnd_pipeline_step(lua_State *L)
 static const luaL_Reg result_methods[] = {
     {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
-    {"lightest", result_lightest},   {NULL, NULL},
+    {"lightest", result_lightest},   {"write_csv", result_write_csv}, {NULL, NULL},
 };
 
 void lnd_open_search(lua_State *L)

@@ -71,4 +71,19 @@ function csv.write(path, n, get)
   require("nd.files").write(path, chunk, "the CSV")
 end
 
+--- Writes every fitting candidate of a (sorted) search result to `path`,
+-- its lines made in C from the result's records (result:write_csv,
+-- src/search/search_csv.c): the same text as `csv.write` of its candidates
+-- (search.candidate), some ten times faster on a search of hundreds of
+-- thousands of candidates.
+-- @tparam string path the file
+-- @tparam userdata result nd.core.search's result
+-- @tparam boolean spans_cp the run's shard spans CP (search.effective_op)
+function csv.write_result(path, result, spans_cp)
+  local ok, err = result:write_csv(path, csv.header() .. "\n", spans_cp and true or false)
+  if not ok then
+    require("nd.errors").raise { path = path, message = err .. "; the CSV was not written" }
+  end
+end
+
 return csv
