@@ -138,6 +138,17 @@ local api_search = require "nd.api.search"
 --- Seconds `n` estimates take in C (for benchmarks): `nd.time_estimate(model, run, n)`.
 -- @function nd.time_estimate
 
+--- The pipeline balancer (src/search/balance.c): per stage and chunk the body
+-- layers and their recompute options, every stage within `limit`, the step
+-- least; exact (`optimal` true), or proved infeasible naming `bad_stage`.
+-- `nd.balance{stages, chunks, micro, body, limit, layer, head, tail, inflight, coef_sum, coef_max}`
+-- -> `{feasible, optimal, objective, cells, stage_time, stage_mem, solve_s}`.
+-- @function nd.balance
+
+--- The step of stage times T as timing.c prices it is a*sum(T) + b*max(T):
+-- `nd.balance_coeffs{pp, vpp, micro, schedule, seq_split}` -> a, b.
+-- @function nd.balance_coeffs
+
 --- Writes a whole file through a temporary file beside it and a rename,
 -- every step checked: `nd.write_file(path, text)` -> true, or nil and why.
 -- @function nd.write_file

@@ -11,6 +11,7 @@
 #include "search/search.h"
 #include "bridge/yaml_bridge.h"
 #include "bridge/luautil.h"
+#include "lnd_balance.h"
 #include "lnd_estimate.h"
 #include "lnd_model.h"
 #include "lnd_run.h"
@@ -85,6 +86,7 @@ int luaopen_nd_core(lua_State *L)
     docmeta_open(L);
     luaL_newlib(L, core_functions);
     luaL_setfuncs(L, lnd_search_functions, 0);
+    luaL_setfuncs(L, lnd_balance_functions, 0);
     lnd_open_search(L);
     lua_createtable(L, 0, 2); /* nd.core.types: the metatables; lua/nd/model.lua and run.lua add to them */
     lnd_open_model(L);

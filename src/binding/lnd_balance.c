@@ -1,0 +1,204 @@
+/* lnd_balance.c: nd.core.balance(problem) and nd.core.balance_coeffs(pipeline), the pipeline balancer for Lua. */
+#include "lnd_balance.h"
+
+#include <float.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bridge/luautil.h"
+#include "lua_fields.h"
+#include "search/balance.h"
+
+/* The options by the names Lua uses, in balance.h's order. */
+static const char *const option_names[BAL_OPTIONS] = {"off", "selective", "comm", "both", "full"};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* t.layer: stat, fwd, act = {option = bytes}, time = {option = seconds}; an option absent from act is not offered. */
+static void read_layer(lua_State *L, int t, bal_layer *l)
+{
+    if (lua_getfield(L, t, "layer") != LUA_TTABLE)
+        nd_bad_input(L, "balance: layer must be a table");
+    int lt = lua_gettop(L);
+    l->stat = field_number(L, lt, "layer.", "stat", 0, DBL_MAX, 0);
+    l->fwd = field_number(L, lt, "layer.", "fwd", 0, DBL_MAX, 0);
+    lua_getfield(L, lt, "act");
+    lua_getfield(L, lt, "time");
+    if (!lua_istable(L, -1) || !lua_istable(L, -2))
+        nd_bad_input(L, "balance: layer.act and layer.time must be tables");
+    for (int r = 0; r < BAL_OPTIONS; r++) {
+        if (!field_present(L, lt + 1, option_names[r]))
+            continue;
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "layer.act.");
+        l->act[r] = field_number(L, lt + 1, prefix, option_names[r], 0, DBL_MAX, 0);
+        snprintf(prefix, sizeof prefix, "layer.time.");
+        if (!field_present(L, lt + 2, option_names[r]))
+            nd_bad_input(L, "balance: layer.time.%s is missing", option_names[r]);
+        l->time[r] = field_number(L, lt + 2, prefix, option_names[r], 0, DBL_MAX, 0);
+        l->offered |= 1u << r;
+    }
+    if (l->offered == 0)
+        nd_bad_input(L, "balance: layer.act offers no recompute option");
+    lua_pop(L, 3);
+}
+
+static void read_pinned(lua_State *L, int t, const char *key, bal_pinned *p)
+{
+    int type = lua_getfield(L, t, key);
+    if (type == LUA_TTABLE) {
+        int pt = lua_gettop(L);
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "%s.", key);
+        p->present = 1;
+        p->stat = field_number(L, pt, prefix, "stat", 0, DBL_MAX, 0);
+        p->act = field_number(L, pt, prefix, "act", 0, DBL_MAX, 0);
+        p->time = field_number(L, pt, prefix, "time", 0, DBL_MAX, 0);
+        p->fwd = field_number(L, pt, prefix, "fwd", 0, DBL_MAX, 0);
+    } else if (type != LUA_TNIL) {
+        nd_bad_input(L, "balance: %s must be a table", key);
+    }
+    lua_pop(L, 1);
+}
+
+/* Pushes the plan as a table: feasible, optimal, objective, cells[stage][chunk] = {option = n},
+ * stage_time, stage_mem, bad_stage (1-based) / bad_need, capacity, explored, solve_s. */
+static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, double solve_s)
+{
+    lua_createtable(L, 0, 10);
+    field_set_bool(L, "feasible", pl->feasible);
+    field_set_bool(L, "optimal", pl->optimal);
+    field_set_number(L, "solve_s", solve_s);
+    field_set_int(L, "explored", pl->explored);
+    if (!pl->feasible) {
+        if (pl->bad_stage >= 0) {
+            field_set_int(L, "bad_stage", pl->bad_stage + 1);
+            field_set_number(L, "bad_need", pl->bad_need);
+        } else {
+            field_set_int(L, "capacity", pl->capacity);
+        }
+        return;
+    }
+    field_set_number(L, "objective", pl->objective);
+    lua_createtable(L, p->stages, 0);
+    for (int s = 0; s < p->stages; s++) {
+        lua_createtable(L, p->chunks, 0);
+        for (int v = 0; v < p->chunks; v++) {
+            lua_createtable(L, 0, BAL_OPTIONS);
+            for (int r = 0; r < BAL_OPTIONS; r++)
+                if (p->layer.offered & (1u << r))
+                    field_set_int(L, option_names[r], pl->count[(v * p->stages + s) * BAL_OPTIONS + r]);
+            lua_rawseti(L, -2, v + 1);
+        }
+        lua_rawseti(L, -2, s + 1);
+    }
+    lua_setfield(L, -2, "cells");
+    const double *rows[2] = {pl->stage_time, pl->stage_mem};
+    const char *names[2] = {"stage_time", "stage_mem"};
+    for (int i = 0; i < 2; i++) {
+        lua_createtable(L, p->stages, 0);
+        for (int s = 0; s < p->stages; s++) {
+            lua_pushnumber(L, rows[i][s]);
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, names[i]);
+    }
+}
+
+/* balance(problem): problem = {stages, chunks, micro, body, limit, layer, head, tail, tail_stage (1-based),
+ * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step"}. */
+static int lnd_balance_solve(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    bal_problem p;
+    memset(&p, 0, sizeof p);
+    p.stages = (int)field_int(L, 1, "", "stages", 1, 4096, 1, true);
+    p.chunks = (int)field_int(L, 1, "", "chunks", 1, 64, 1, false);
+    p.micro = (int)field_int(L, 1, "", "micro", 1, 1 << 24, 1, true);
+    p.body = (int)field_int(L, 1, "", "body", 0, 1 << 20, 0, true);
+    p.limit = field_number(L, 1, "", "limit", 0, DBL_MAX, 0);
+    p.tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p.stages, p.stages, false) - 1;
+    p.coef_sum = field_number(L, 1, "", "coef_sum", 0, DBL_MAX, 1);
+    p.coef_max = field_number(L, 1, "", "coef_max", 0, DBL_MAX, 0);
+    char *obj = field_string(L, 1, "", "objective", "step");
+    int is_step = obj != NULL && strcmp(obj, "step") == 0;
+    free(obj);
+    if (!is_step)
+        return nd_bad_input(L, "balance: objective must be \"step\"");
+    p.objective = BAL_OBJ_STEP;
+    read_layer(L, 1, &p.layer);
+    read_pinned(L, 1, "head", &p.head);
+    read_pinned(L, 1, "tail", &p.tail);
+    size_t ncell = (size_t)p.stages * (size_t)p.chunks;
+    double *inflight = lua_newuserdatauv(L, sizeof(double) * ncell, 0); /* freed with the stack */
+    if (lua_getfield(L, 1, "inflight") != LUA_TTABLE)
+        return nd_bad_input(L, "balance: inflight must be a table of stages");
+    for (int s = 0; s < p.stages; s++) {
+        if (lua_rawgeti(L, -1, s + 1) != LUA_TTABLE)
+            return nd_bad_input(L, "balance: inflight[%d] must be a table of chunks", s + 1);
+        for (int v = 0; v < p.chunks; v++) {
+            lua_rawgeti(L, -1, v + 1);
+            int ok;
+            double n = lua_tonumberx(L, -1, &ok);
+            if (!ok || !(n >= 0))
+                return nd_bad_input(L, "balance: inflight[%d][%d] must be a number >= 0", s + 1, v + 1);
+            inflight[v * p.stages + s] = n;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    p.inflight = inflight;
+    bal_plan pl;
+    double t0 = now_s();
+    if (bal_solve(&p, &pl) != 0)
+        return luaL_error(L, "balance: out of memory");
+    double t1 = now_s();
+    push_plan(L, &p, &pl, t1 - t0);
+    bal_plan_free(&pl);
+    return 1;
+}
+
+/* balance_coeffs{pp, vpp, micro, schedule = "1f1b"|"gpipe"|"seqpipe"|"dualpipev", seq_split}: a, b of
+ * timing.c's step a·Σ T + b·max T. */
+static int lnd_balance_coeffs(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    run_t r;
+    memset(&r, 0, sizeof r);
+    int64_t pp = field_int(L, 1, "", "pp", 1, 4096, 1, true);
+    r.pp = pp;
+    r.vpp = field_int(L, 1, "", "vpp", 1, 64, 1, false);
+    r.micro_batch_num = field_int(L, 1, "", "micro", 1, 1 << 24, 1, true);
+    r.pipeline.seq_split = field_int(L, 1, "", "seq_split", 1, 1 << 20, 1, false);
+    char *sched = field_string(L, 1, "", "schedule", "1f1b");
+    const char *names[] = {"1f1b", "gpipe", "seqpipe", "dualpipev"};
+    const pp_schedule kinds[] = {SCHED_1F1B, SCHED_GPIPE, SCHED_SEQPIPE, SCHED_ZERO_BUBBLE_V};
+    int found = -1;
+    for (int i = 0; i < 4; i++)
+        if (sched != NULL && strcmp(sched, names[i]) == 0)
+            found = i;
+    free(sched);
+    if (found < 0)
+        return nd_bad_input(L, "balance_coeffs: schedule must be 1f1b, gpipe, seqpipe or dualpipev");
+    r.pipeline.schedule = kinds[found];
+    double a, b;
+    if (bal_step_coeffs(&r, pp, &a, &b) != 0)
+        return luaL_error(L, "balance_coeffs: out of memory");
+    lua_pushnumber(L, a);
+    lua_pushnumber(L, b);
+    return 2;
+}
+
+const luaL_Reg lnd_balance_functions[] = {
+    {"balance", lnd_balance_solve},
+    {"balance_coeffs", lnd_balance_coeffs},
+    {NULL, NULL},
+};
