@@ -91,3 +91,26 @@ describe("the batch rule, once (run.batch)", function()
     assert.is_nil(spec.full_recompute)
   end)
 end)
+
+describe("the search dimensions, stated once in the core (SEARCH_DIMS)", function()
+  it("come in the reference's ALL_DIMS order, with -l's alias and the search config's keys", function()
+    -- the reference planner's ALL_DIMS (search-ranking-cli.md §b.1), TP for its MP
+    local names = {}
+    for i, d in ipairs(core.search_dims) do names[i] = d.name end
+    assert.are.same({ "DP", "EP", "TP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP" }, names)
+    assert.are.same(names, search.DIMS)
+    assert.are.equal("TP", search.DIM_NAMES.MP)
+    -- a search config's parallelism keys: fsdp is OP, micro_batch_num MB
+    local config = require "nd.search.config"
+    assert.are.same({ dp = "DP", fsdp = "OP", tp = "TP", pp = "PP", cp = "CP", ep = "EP", micro_batch_num = "MB" },
+                    config.DIMS)
+    assert.are.equal("vpp", search.KEYS.VPP)
+  end)
+
+  it("are listed by help, -l's message and completion in one order", function()
+    assert.are.equal("DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS", search.listed_text(", "))
+    local ok, err = pcall(search.parse_dims, { "XX" })
+    assert.is_false(ok)
+    assert.are.equal(search.listed_text(", "), err.accepted)
+  end)
+end)

@@ -27,17 +27,32 @@ local hardware = require "nd.hardware"
 
 local search = {}
 
+--- The search dimensions, stated once in the C core (src/search/search_space.h
+-- SEARCH_DIMS) and read here: each {name, key, alias, config_key, listed,
+-- config_at}, in the reference's ALL_DIMS order.
+search.DIM_DESCS = core.search_dims
+
 --- The dimensions in the reference's ALL_DIMS order, by the C core's names
--- (TP inside ndlua; the reference planner calls it MP).
-search.DIMS = { "DP", "EP", "TP", "CP", "PP", "VPP", "MB", "MBS", "SP", "OP" }
+-- (TP inside ndlua; the reference planner calls it MP); the names -l takes
+-- for each (any case); how each is shown to users; its lower-case key (a
+-- candidate's field); and the dimensions in the order help and messages
+-- list them.
+search.DIMS, search.DIM_NAMES, search.SHOWN, search.KEYS, search.LISTED = {}, {}, {}, {}, {}
+for i, d in ipairs(search.DIM_DESCS) do
+  search.DIMS[i], search.DIM_NAMES[d.name], search.SHOWN[d.name], search.KEYS[d.name] = d.name, d.name, d.name, d.key
+  if d.alias then search.DIM_NAMES[d.alias] = d.name end
+  search.LISTED[d.listed] = d
+end
 
---- The names -l takes for each (any case).
-search.DIM_NAMES = { DP = "DP", EP = "EP", TP = "TP", MP = "TP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB",
-                     MBS = "MBS", SP = "SP", OP = "OP" }
-
---- How a dimension is shown to users.
-search.SHOWN = { DP = "DP", EP = "EP", TP = "TP", CP = "CP", PP = "PP", VPP = "VPP", MB = "MB", MBS = "MBS",
-                 SP = "SP", OP = "OP" }
+--- The dimensions as help and messages list them, joined by sep; with
+-- aliases ("TP (or MP)") unless bare.
+function search.listed_text(sep, bare)
+  local out = {}
+  for i, d in ipairs(search.LISTED) do
+    out[i] = (d.alias and not bare) and string.format("%s (or %s)", d.name, d.alias) or d.name
+  end
+  return table.concat(out, sep)
+end
 
 --- The optimizer (FSDP) shard that stands for "the whole data-parallel
 -- domain, whatever the candidate's DP": a power of two no device count
@@ -111,7 +126,7 @@ function search.parse_dims(list)
   local set, bad = search.dims_set(list)
   if not set then
     errors.raise { path = "-l", message = "'" .. tostring(bad) .. "' is no dimension",
-                   accepted = "DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS" }
+                   accepted = search.listed_text(", ") }
   end
   return set
 end

@@ -9,8 +9,9 @@ environment variable at all, by its own location.
 With the manual page (`man ndlua` when PREFIX/share/man is on MANPATH) and
 the bash completion (the scripts, their options, the hardware profiles
 after -A, the runtimes after --runtime: the five files of lua/nd/runtimes/,
-the ranking policies after --policy), which asks the installed ndlua what
-it has; the manual names every runtime profile the library ships:
+the ranking policies after --policy, the recompute modes after --recompute
+and the dimensions after -l, as the help states the core's registries),
+which asks the installed ndlua what it has; the manual names every runtime profile the library ships:
 
   $ sed -n 's/^\.TH \([A-Z]*\) \([0-9]\).*/\1(\2)/p' "$HOME/prefix/share/man/man1/ndlua.1"
   NDLUA(1)
@@ -21,13 +22,17 @@ it has; the manual names every runtime profile the library ships:
   >   COMP_WORDS=(ndlua estimate.lua --pr); COMP_CWORD=2; _ndlua; echo "${COMPREPLY[*]}"
   >   COMP_WORDS=(ndlua estimate.lua t.yaml --runtime ""); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"
   >   COMP_WORDS=(ndlua search.lua t.yaml --runtime m); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"
-  >   COMP_WORDS=(ndlua search.lua t.yaml --policy th); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"'
+  >   COMP_WORDS=(ndlua search.lua t.yaml --policy th); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"
+  >   COMP_WORDS=(ndlua search.lua t.yaml --recompute ""); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"
+  >   COMP_WORDS=(ndlua search.lua t.yaml -l M); COMP_CWORD=4; _ndlua; echo "${COMPREPLY[*]}"'
   estimate.lua
   MI300X
   --print-yaml
   deepspeed hyperparallel megatron mindspore torchtitan
   megatron mindspore
   throughput
+  off selective full auto
+  MP MB MBS
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)'
   * (glob)
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").version)' | grep -cx "$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")"

@@ -80,11 +80,8 @@ static const field_desc DIM_FIELDS[] = {
     FIELD_I64(dim_space, "bound", bound, 0, 1 << 24, 0), FIELD_I64S(dim_space, "allowed", allowed, n_allowed),
     FIELD_END,
 };
-#define DIM(d) FIELD_TABLE(search_space, dim_space, #d, dims[DIM_##d], DIM_FIELDS)
-static const field_desc DIMS_FIELDS[] = {
-    DIM(DP), DIM(EP), DIM(TP), DIM(CP), DIM(PP), DIM(VPP), DIM(MB), DIM(MBS), DIM(SP), DIM(OP), FIELD_END,
-};
-_Static_assert(DIM_COUNT == 10, "DIMS_FIELDS names every dimension, by DIM_NAMES");
+#define DIM(d, ...) FIELD_TABLE(search_space, dim_space, #d, dims[DIM_##d], DIM_FIELDS),
+static const field_desc DIMS_FIELDS[] = {SEARCH_DIMS(DIM) FIELD_END};
 /* The keys a bounded search keeps its top by: "-" ranks descending. */
 static const char *const TOP_KEY_NAMES[] = {"step_time_s", "peak_bytes", "-step_time_s", "-peak_bytes", NULL};
 static const int TOP_KEY_VALUES[] = {TOP_STEP, TOP_PEAK, -TOP_STEP, -TOP_PEAK};
@@ -462,6 +459,26 @@ static const luaL_Reg result_methods[] = {
     {"lightest", result_lightest},   {"write_csv", result_write_csv}, {NULL, NULL},
 };
 
+/* Pushes nd.core.search_dims: the search dimensions (SEARCH_DIMS), in the core's order, each
+ * {name, key, alias, config_key, listed, config_at} (alias and config_key absent when none). */
+static void push_dims(lua_State *L)
+{
+    lua_createtable(L, DIM_COUNT, 0);
+    for (int i = 0; i < DIM_COUNT; i++) {
+        const dim_desc *d = &SEARCH_DIM_DESCS[i];
+        lua_createtable(L, 0, 6);
+        field_set_string(L, "name", d->name);
+        field_set_string(L, "key", d->key);
+        if (d->alias != NULL)
+            field_set_string(L, "alias", d->alias);
+        if (d->config_key != NULL)
+            field_set_string(L, "config_key", d->config_key);
+        field_set_int(L, "listed", d->listed);
+        field_set_int(L, "config_at", d->config_at);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
 void lnd_open_search(lua_State *L)
 {
     if (luaL_newmetatable(L, RESULT_TYPE)) {
@@ -473,6 +490,8 @@ void lnd_open_search(lua_State *L)
     lua_pop(L, 1);
     field_push_names(L, &TOP_KEYS);
     lua_setfield(L, -2, "top_keys");
+    push_dims(L);
+    lua_setfield(L, -2, "search_dims");
 }
 
 /* nd.core.candidate_run(run, candidate) -> the run a search prices for the

@@ -58,7 +58,7 @@ end
 local function searched_of(opts)
   local set, bad = search.dims_set(opts.dims)
   if not set then
-    error(string.format("nd.search: opts.dims: '%s' is no dimension (DP, TP, SP, PP, VPP, CP, EP, OP, MB, MBS)",
+    error(string.format("nd.search: opts.dims: '%s' is no dimension (" .. search.listed_text(", ", true) .. ")",
                         tostring(bad)), 4)
   end
   local allowed = {}

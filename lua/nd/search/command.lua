@@ -37,14 +37,15 @@ local COMMAND = {
     { name = "reserve", short = "mem", arg = "SIZE", help = "memory kept free, taken off the cap (default 0)" },
     { name = "device-type", short = "A", arg = "NAME", help = "hardware profile (default A2; see below)" },
     { name = "dims", short = "l", arg = "DIM...", list = true, item = "^%w+$",
-      help = "dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the "
+      help = "dimensions searched: " .. search.listed_text(" ") .. " (default all); the others keep the "
         .. "yaml's, but MB and DP always vary: DP fills the devices the others leave" },
     { name = "top", short = "t", arg = "N", default = 10, help = "candidates shown" },
     { name = "jobs", short = "j", arg = "N", default = 0,
       help = "threads the search runs on, 0 for every online core; any N gives the same result" },
     { name = "search-config", short = "s", arg = "FILE", help = "a search config (search.yaml)" },
     { name = "recompute", arg = "MODES", list = true, item = "^%a+$",
-      help = "recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)" },
+      help = "recompute modes priced: " .. table.concat(search.MODES, ",")
+        .. " or auto (default: context.recompute, else the yaml's)" },
     { name = "policy", arg = "NAME|FILE", help = "ranking policy (default throughput; see below)" },
     { name = "runtime", arg = "NAME",
       help = "the training runtime priced (default hyperparallel; estimate.lua --help lists them)" },

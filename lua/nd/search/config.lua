@@ -32,8 +32,14 @@ local SCHEDULES = require("nd.train_yaml").SCHEDULES
 local search_config = {}
 
 -- parallelism keys -> the search's dimensions (C names); etp is no dimension.
-search_config.DIMS = { dp = "DP", fsdp = "OP", tp = "TP", pp = "PP", cp = "CP", ep = "EP", micro_batch_num = "MB" }
-local DIM_ORDER = { "dp", "fsdp", "tp", "pp", "cp", "ep", "micro_batch_num" }
+-- The parallelism keys of a search config, each to its dimension, and in
+-- the order the summary names them: the core's dimensions (search.DIM_DESCS)
+-- with a config key.
+search_config.DIMS = {}
+local DIM_ORDER = {}
+for _, d in ipairs(search.DIM_DESCS) do
+  if d.config_key then search_config.DIMS[d.config_key], DIM_ORDER[d.config_at] = d.name, d.config_key end
+end
 
 local SECTIONS = {
   train_yaml = "string", model = "mapping", cluster = "mapping", parallelism = "mapping", constraint = "mapping",

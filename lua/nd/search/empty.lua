@@ -31,10 +31,10 @@ function empty.config_hints(fixed_recompute)
 end
 
 -- The search config's key of each dimension (nd.search.config.DIMS inverted).
-empty.CONFIG_KEYS = { DP = "dp", OP = "fsdp", TP = "tp", PP = "pp", CP = "cp", EP = "ep", MB = "micro_batch_num" }
+empty.CONFIG_KEYS = {}
+for _, d in ipairs(search.DIM_DESCS) do empty.CONFIG_KEYS[d.name] = d.config_key end
 
-local LOWER = { DP = "dp", EP = "ep", TP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs",
-                SP = "sp", OP = "op" }
+local LOWER = search.KEYS
 
 local function copy_space(space, without)
   local dims = {}
