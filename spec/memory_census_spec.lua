@@ -70,7 +70,7 @@ describe("backward overhead (memory-model §8.2) with census working sets", func
   -- backward peak; the output (300 + 12000)·4096 = 50,380,800
   -- The output's micro-batch is among those the stage holds already, so
   -- its backward adds only working − saved = (200 + 8000)·4096 (issue 12,
-  -- item 1: the output's kept tensors were counted twice)
+  -- item 1: the output's kept tensors count once)
   local LAYER, OUT = 9500 * 4096, 8200 * 4096
   local OUT_WORKING = 12300 * 4096 -- what DualPipeV's forward of the output node holds
   it("1F1B: a stage ending in a recomputed layer adds that layer's working set", function()

@@ -70,7 +70,7 @@ describe("threads", function()
     local tied = sorted(3, { "score" }, true)
     for i, c in ipairs(unsorted.fit) do c.score = 1 end
     assert.are.same(unsorted.fit, tied.fit)
-    -- sorted once already, the records no longer stand in the nest's order
+    -- sorted once already, the records stand out of the nest's order
     -- (the sort then reads each record's order): ties still fall back to it
     local again = core.search(dsv3, nd.run {}, space(dsv3, { devices = 256, batch = 512, budget = 58 * 2 ^ 30,
                                                               threads = 1 }))

@@ -1,6 +1,6 @@
 Device capacity on the command line (issue 13, item 2). A size needs its
 unit on the command line as it does in context.max_device_memory: a bare
-`-M 80` used to be read as 80 bytes (capacity 0.00 GiB, exit 0). Every
+`-M 80` is refused, not read as 80 bytes (capacity 0.00 GiB). Every
 capacity printed says where it came from and how its unit was read: ndlua
 reads GB as GiB (2^30 bytes), as the reference planner and the trainers do.
 

@@ -1,6 +1,6 @@
-Keys no rule reads (issue 13, item 1). A misspelled key used to leave its
-value unused without a word: `accelerator.tp_szie: 4` priced tp 1. Every
-key of the sections ndlua reads is now checked against what its rules
+Keys no rule reads (issue 13, item 1). A misspelled key must not leave its
+value unused without a word (`accelerator.tp_szie: 4` pricing tp 1): every
+key of the sections ndlua reads is checked against what its rules
 read and what the trainer's schema states (lua/nd/train_yaml/keys.lua);
 one that is neither is warned about, with where it is and the closest
 known key.

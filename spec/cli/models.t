@@ -2,7 +2,7 @@ Supported model types (issue 13, item 3). A config.json's model_type must
 be one ndlua has a layer model for (nd.hf_config.SUPPORTED, each with the
 op profile it is priced with); any other is refused by name unless the
 model states an op profile. Falcon-7B (multi-query, parallel attention)
-used to be priced as a plain decoder: 11.16 B parameters for its 7.2 B.
+is refused, not priced as a plain decoder (11.16 B parameters for its 7.2 B).
 
   $ mkdir falcon && cat > falcon/config.json <<'EOF'
   > {

@@ -26,8 +26,8 @@ TP searched.
   train.yaml
   train.yaml.orig
 
-Failed writes. /dev/full takes nothing ("No space left on device"); they
-used to end 0 with the file silently empty.
+Failed writes. /dev/full takes nothing ("No space left on device"); each
+ends non-zero, never 0 with the file silently empty.
 
   $ ndlua search.lua train.yaml -d 8 -l DP TP -v 0 --csv /dev/full > /dev/null
   /dev/full: cannot write: No space left on device; the CSV was not written

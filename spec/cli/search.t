@@ -156,9 +156,9 @@ whose DP of 2 would otherwise have pinned the search to TP 4):
       4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
 
 The peaks are the memory model's, the same estimate.lua gives each
-strategy written into the yaml. (Issue 12 took 0.26 GiB off each: the
-output's kept tensors of the micro-batch in backward were counted twice,
-once among the activations and again in the backward overhead: the final
+strategy written into the yaml. (The output's kept tensors of the micro-batch
+in backward count once, among the activations, not again in the backward
+overhead, which would add 0.26 GiB to each: the final
 RMSNorm's 6·1024 + 4, the head's input 2·1024, the labels 8 and the fp32
 log-probabilities 4·32000 bytes a token (this yaml's loss is not
 vocabulary-parallel), x 2048 tokens = 278,945,792 B = 0.26 GiB.)

@@ -1,6 +1,6 @@
-The search's work is bounded (issue 13, item 6). Divisors used to be
-found by trial up to n, so a global batch of 2^30 took minutes and 2^62
-never ended; they are now enumerated up to sqrt(n). The Qwen3-30B-A3B
+The search's work is bounded (issue 13, item 6). Divisors are
+enumerated up to sqrt(n), not found by trial up to n (a global batch of
+2^30 would take minutes and 2^62 would never end). The Qwen3-30B-A3B
 recipe on 64 A3 devices with a batch of 2^30 sequences tests its 83276
 candidates at once:
 
@@ -22,7 +22,7 @@ The space is counted before a search starts (nd.core.search_count, the
 outer loops only) and refused past search.MAX_TESTED, 100 million
 candidates, with how to narrow it. 720720 devices (2^4 3^2 5 7 11 13, 240
 divisors) with every dimension and recompute mode hold 333 million; such
-a search used to run for tens of seconds without a word.
+a search would run for tens of seconds without a word.
 
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 720720 -b 720720 -M 58GB -A A3 --recompute auto 2>&1 | tail -1
   the search space holds 333423744 candidates, more than the 100000000 a search tests (search.MAX_TESTED in lua/nd/search.lua); narrow it: fewer dimensions searched (-l), fewer recompute modes (--recompute), a global batch with fewer divisors (-b), or fewer devices

@@ -54,7 +54,7 @@ local ROWS = {
   { "7b", 128, 18, 50.14 },
 }
 
--- Over the bar before issue 31's mechanisms (what ndlua said then)
+-- The cases over the bar: the mechanism each lacks, and the error it reached (validation_spec)
 local GAPS = {
   ["70b-64"] = { "the FSDP all-gathers and reduce-scatters hidden at a fixed 90 % whatever compute there is to "
                    .. "hide them (issue 31, item 1): here each layer's gather outlasts its forward", 0.33 },

@@ -35,7 +35,7 @@ int search_worker_pair(search_worker *w, const search_pair *pair, search_result 
 /* The reference score (nd_score) is left by the search to the candidates a
  * policy, a sort or a report reads: this computes it for those of cands
  * that lack it. Returns 0, or -1 (out of memory, or a candidate's layout
- * no longer builds). */
+ * fails to build). */
 int search_score_nd(search_worker *w, candidate *cands, size_t n);
 
 /* The candidates search_run would test (each recompute mode counted), found

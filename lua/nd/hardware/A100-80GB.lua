@@ -12,7 +12,7 @@ return {
   -- (cuBLAS). The time model runs the layers' matmuls (the attention
   -- scores too) at this rate and prices the memory-bound ops apart, by the
   -- bytes they move over memory_gbps below, so the rate keeps no share for
-  -- them (until issue 12 it was 65 %, which counted them twice). Megatron-
+  -- them (a share for them here would count them twice). Megatron-
   -- LM's measured A100 runs (Korthikanti et al. 2022, Table 5; Narayanan et
   -- al. 2021, Table 1; spec/validation) come out within 15 % at it.
   sustained_tflops = 250,

@@ -11,8 +11,8 @@ return {
   -- Assumption: 70 % of peak, the low end of the 70-75 % H100's BF16
   -- GEMMs reach in cuBLAS (a layer's GEMMs are smaller than the ones
   -- benchmarks quote). The time model prices the memory-bound ops apart
-  -- (memory_gbps below), so the rate keeps no share for them (until issue
-  -- 12 it was 60 %, which counted them twice). Llama 3 405B trained at
+  -- (memory_gbps below), so the rate keeps no share for them (a share for
+  -- them here would count them twice). Llama 3 405B trained at
   -- 38-43 % MFU end to end (Dubey et al. 2024, Table 4): ndlua within 12 %
   -- of each (spec/validation).
   sustained_tflops = 692,
