@@ -53,6 +53,12 @@ return {
       -- fused RoPE kernel rotates the queries and keys in one pass.
       rope = "fused",
       flash_attention = true,
+      -- TransformerLayer adds each sublayer's output through a bias-dropout-add
+      -- (transformer_layer.py, bias_dropout_add_fusion.py): at its default
+      -- hidden_dropout 0.1 the dropout keeps a 1-byte bool mask of the hidden
+      -- state for the backward, and at 0 too under its TorchScript jit_fuser
+      -- (PyTorch before 2.2). Every Megatron run keeps them, not one case.
+      hidden_dropout_masks = true,
     },
     -- post_language_model_processing: logits.float() unless
     -- fp16_lm_cross_entropy; _VocabParallelCrossEntropy saves the fp32
