@@ -39,7 +39,8 @@ const field_desc KERNEL_FIELDS[] = {
 /* The loss's fields in a run table. */
 const field_desc LOSS_FIELDS[] = {
     FIELD_TRI(loss_opts, "loss_parallel", loss_parallel), FIELD_TRI(loss_opts, "loss_upcast", loss_upcast),
-    FIELD_TRI(loss_opts, "loss_inplace_grad", loss_inplace_grad), FIELD_END,
+    FIELD_TRI(loss_opts, "loss_inplace_grad", loss_inplace_grad),
+    FIELD_BOOL(loss_opts, "head_input_gathered", head_input_gathered, false), FIELD_END,
 };
 
 /* Two fp32 statistics per head and token, as a flash-attention kernel keeps them. */
@@ -361,8 +362,18 @@ act_split act_output_kept(const price_ctx *c)
 {
     const model_t *m = c->m;
     const derived_t *d = c->d;
-    double h = (double)m->hidden, v = (double)m->vocab;
-    act_split o = {norm_bytes(m, d, NULL, h) + h * d->bytes_compute + LABEL_BYTES, loss_bytes(d) * v, 0,
+    double h = (double)m->hidden, v = (double)m->vocab, sp = (double)d->sp;
+    /* Under sequence parallelism the final norm's input is the rank's
+     * sequence shard (Korthikanti et al.'s output term, 4sbh/t(1 + v/h):
+     * the norm's and the head's inputs over t), and so is the head's input
+     * where the head gathers it again for its backward (Megatron). The
+     * labels are every rank's whole (Megatron's vocab_parallel_cross_entropy
+     * and torchtitan's loss_parallel take the unsplit [b, s] labels), and the
+     * head's input is whole where the head saves it gathered
+     * (head_input_gathered): the shared part is divided by sp, so those are
+     * stated sp times over. */
+    double head_input = h * d->bytes_compute * (c->r->loss.head_input_gathered ? sp : 1.0);
+    act_split o = {norm_bytes(m, d, NULL, h) + head_input + LABEL_BYTES * sp, loss_bytes(d) * v, 0,
                    norm_layer_bytes(m, NULL, h), 0};
     return o;
 }

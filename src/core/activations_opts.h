@@ -45,6 +45,12 @@ typedef struct {
  * probabilities (Megatron's vocab-parallel cross-entropy). */
 typedef struct {
     tristate loss_parallel, loss_upcast, loss_inplace_grad;
+    /* under sequence parallelism the head gathers its input before the
+     * matmul, which saves the gathered input (torchtitan's ColwiseParallel
+     * plan for the output with input_layouts Shard(1)); else the head saves
+     * the rank's sequence shard and gathers it again in the backward
+     * (Megatron's ColumnParallelLinear) */
+    bool head_input_gathered;
 } loss_opts;
 
 extern const field_desc KERNEL_FIELDS[];

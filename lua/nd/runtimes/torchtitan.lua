@@ -55,7 +55,10 @@ return {
     },
     -- cross_entropy_loss: F.cross_entropy(pred.float(), labels); PyTorch's
     -- log-softmax and NLL backward allocate their gradients.
-    loss = { loss_upcast = true, loss_inplace_grad = false },
+    -- Under TP its plan for the head is ColwiseParallel(input_layouts=Shard(1)):
+    -- the final norm's sequence-sharded output is all-gathered (Replicate)
+    -- before the matmul, which saves the gathered input for its backward.
+    loss = { loss_upcast = true, loss_inplace_grad = false, head_input_gathered = true },
     -- activation_checkpoint.mode = "selective" with selective_ac_option =
     -- "op": the per-op policy of torchtitan's activation checkpointing
     -- (save the matmuls' outputs but every second one, and the attention
