@@ -197,6 +197,36 @@ function train_yaml.read_compile(r)
   return v ~= nil and r:flag(c, "enabled", v) or false
 end
 
+-- reads: activation_swap (root): HyperParallel's attention swap, "none" or
+-- "attention" (distributed/attention_swap.py): each self_attn module's saved
+-- tensors are sent to the host after the next one's forward and brought
+-- back a layer ahead in the backward (swap_attention). HyperParallel's
+-- validate_attention_swap refuses it with activation checkpointing, with
+-- torch.compile and under pipeline parallelism, and so does ndlua.
+function train_yaml.read_activation_swap(r, recompute, compiled, pp)
+  local v = r.doc.activation_swap
+  if not values.present(v) then return false end
+  local name = type(v) == "string" and v:lower() or nil
+  if name == "none" then return false end
+  if name ~= "attention" then
+    r:fail(r.root, "activation_swap", values.describe(v) .. " is not an activation swap mode HyperParallel runs",
+           "none or attention")
+  end
+  local why
+  if recompute.full_recompute ~= false or recompute.selective_recompute ~= false then
+    why = "with activation checkpointing (" .. recompute.mode_path .. ")"
+  elseif compiled then
+    why = "with torch.compile (compile.enabled)"
+  elseif pp > 1 then
+    why = "under pipeline parallelism (pp = " .. pp .. ")"
+  end
+  if why then
+    r:fail(r.root, "activation_swap", "HyperParallel refuses activation_swap 'attention' " .. why,
+           "activation_swap: none, or attention with no checkpointing, no compile and pp 1")
+  end
+  return true
+end
+
 -- Transformers' attention implementations, by whether the kernel is fused
 -- (keeps its fp32 statistics, not the scores): sdpa (PyTorch picks its
 -- flash, memory-efficient or cuDNN kernel, or torch_npu's fused attention),
@@ -599,6 +629,7 @@ local function run_table(p)
   run.offset = p.offset
   run.runtime = p.runtime
   if p.fsdp.offload_params then run.offload_params = true end
+  if p.swap_attention then run.swap_attention = true end
   -- torch.compile fuses the norms, the SwiGLU product and Transformers'
   -- rotate_half rotary embedding (real-valued element-wise ops)
   if p.compiled then run.fused_norm, run.fused_swiglu, run.rope = true, true, "fused" end
@@ -804,6 +835,7 @@ function read_parts(r, auto, opts)
   p.replacements = train_yaml.read_plan_overrides(r)
   p.compiled = train_yaml.read_compile(r)
   p.flash_attention = train_yaml.read_attention(r)
+  p.swap_attention = train_yaml.read_activation_swap(r, p.recompute, p.compiled, p.accel.pp)
   if p.ctx.census then
     p.spec = with_census(r, p, resolved, opts)
   end

@@ -303,6 +303,21 @@ act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed c
     return o;
 }
 
+double act_attention_swappable_per_token(const price_ctx *c, const layer_kind *k, double seq)
+{
+    act_split o = {0, 0, 0, 0, 0};
+    double kv_factor = c->r->cp_algo == CP_RING ? (double)c->r->cp : 1.0;
+    /* HyperParallel wraps the modules named self_attn; a linear-attention
+     * layer's (Qwen3.5's linear_attn) is not one */
+    if (k->attention == ATTENTION_LINEAR)
+        return 0.0;
+    if (k->mla)
+        mla_attention(&o, c->m, k, c->d, NULL, seq, kv_factor);
+    else
+        full_attention(&o, c->m, k, c->d, NULL, seq, kv_factor);
+    return act_per_token(c, &o);
+}
+
 /* The family's dropouts (GPT-style, dropout_bytes a mask element); a family
  * without dropout, none, unless the runtime keeps its residual dropouts'
  * masks (hidden_dropout_masks): Megatron's TransformerLayer runs two

@@ -41,6 +41,11 @@ double act_per_token(const price_ctx *c, const act_split *a);
 /* A fully recomputed layer keeps its input: h·bytes_compute / shard_recompute_input. */
 double act_full_recompute_per_token(const price_ctx *c);
 
+/* The bytes a token of kind k's attention module saves for its backward
+ * (full attention or MLA; none for linear attention), as a plain layer
+ * keeps them: what HyperParallel's attention swap moves to the host. */
+double act_attention_swappable_per_token(const price_ctx *c, const layer_kind *k, double seq);
+
 /* The output layer (final norm, head, loss) per token, kept and at its backward peak. */
 act_split act_output_kept(const price_ctx *c);
 /* Whether torchtitan's per-op checkpointing is priced for kind k (dense full-attention layers). */

@@ -14,7 +14,8 @@ const field_desc OFFLOAD_FIELDS[] = {
     FIELD_BOOL(offload_opts, "offload_optimizer", offload_optimizer, false),
     FIELD_BOOL(offload_opts, "offload_params", offload_params, false),
     FIELD_BOOL(offload_opts, "swap_optimizer", swap_optimizer, false),
-    FIELD_NUM(offload_opts, "offload_activations", offload_activations, 0.0, 1.0, 0.0), FIELD_END,
+    FIELD_NUM(offload_opts, "offload_activations", offload_activations, 0.0, 1.0, 0.0),
+    FIELD_BOOL(offload_opts, "swap_attention", swap_attention, false), FIELD_END,
 };
 
 /* The allocator's fields in a run table. */
@@ -252,6 +253,11 @@ static const kind_price *price_afresh(const pricing *p, const layer_run *run, ki
     kp->stat = mem_layer_static(&p->c, &p->c.m->kinds[run->kind], p->frozen);
     kp->activation = compute_activation(p, run, &kp->census);
     kp->comm = compute_comm(p, run);
+    /* what HyperParallel's attention swap moves: the attention module's saved
+     * tensors (by formula, census or not), of a text layer it does not recompute */
+    kp->swappable = p->c.r->offload.swap_attention && !p->frozen && !p->vision && run->mode == REC_OFF
+                        ? act_attention_swappable_per_token(&p->c, &p->c.m->kinds[run->kind], p->seq) * p->tokens
+                        : 0.0;
     /* a layer neither recomputed whole nor measured by a census works with
      * what it keeps: the same formula on the same switches */
     bool kept_is_working = !p->frozen && run->mode != REC_FULL && p->c.m->kinds[run->kind].census == NULL;
@@ -441,6 +447,10 @@ static inline int add_runs(estimate_t *e, stage_estimate *st, const pricing *p, 
         const kind_price *kp = price_of(p, run, &scratch);
         if (p->keeps_gathered)
             st->held_params += (double)run->count * mem_layer_gathered_params(&p->c, k);
+        if (kp->swappable > 0) { /* in model order: the stage's last such layer is the one kept */
+            st->swap_sum += (double)run->count * (double)mf * kp->swappable;
+            st->swap_last = (double)mf * kp->swappable;
+        }
         if (e->peak_only) { /* the search's pricing: the sums without the row */
             accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, (double)run->count);
             continue;
@@ -598,7 +608,8 @@ static double backward_overhead(const pricing *p, const layout_t *l, int64_t sta
  * main params; a share of the kept activations goes to host memory. */
 static void offload(stage_estimate *st, const run_t *r)
 {
-    if (!r->offload.offload_params && !r->offload.offload_optimizer && r->offload.offload_activations == 0)
+    if (!r->offload.offload_params && !r->offload.offload_optimizer && r->offload.offload_activations == 0 &&
+        st->swap_sum == 0)
         return; /* nothing moves: the host's sums stay zero */
     static_bytes moved = {0, 0, 0, 0};
     if (r->offload.offload_params)
@@ -609,7 +620,12 @@ static void offload(stage_estimate *st, const run_t *r)
     }
     static_add(&st->host_stat, &moved, 1.0);
     static_add(&st->stat, &moved, -1.0);
-    st->host_activations = st->activations * r->offload.offload_activations;
+    /* HyperParallel's attention swap: at the backward's start (the peak) every
+     * self_attn's saved tensors are on the host but the last layer's, which no
+     * later forward sent there; in the backward each comes back one layer
+     * ahead as the one before it is freed */
+    double swapped = st->swap_sum > st->swap_last ? st->swap_sum - st->swap_last : 0.0;
+    st->host_activations = swapped + (st->activations - swapped) * r->offload.offload_activations;
     st->activations -= st->host_activations;
     st->host = static_total(&st->host_stat) + st->host_activations;
 }

@@ -47,6 +47,8 @@ typedef struct {
      * the pool of the stream that allocates them (grad_stream_pool) */
     double grad_pool;
     double host_activations, host; /* activations offloaded; all host bytes */
+    /* the attention swap's: its layers' swappable bytes, and the stage's last such layer's */
+    double swap_sum, swap_last;
     double held_params; /* FSDP weights kept gathered from forward to backward (inside comm) */
     int first_row, n_rows;
 } stage_estimate;
@@ -56,6 +58,7 @@ typedef struct {
     bool ready, census;
     static_bytes stat;
     double activation, comm, working;
+    double swappable; /* the attention module's saved tensors a layer, which the attention swap moves */
 } kind_price;
 
 /* A layer kind's formula split, kept across estimates while the inputs that

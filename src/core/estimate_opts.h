@@ -16,6 +16,11 @@
 typedef struct {
     bool offload_optimizer, offload_params, swap_optimizer;
     double offload_activations;
+    /* HyperParallel's activation_swap "attention" (distributed/attention_swap.py):
+     * every self_attn module's saved tensors go to the host after the next
+     * self_attn's forward and come back one layer ahead in the backward; the
+     * last one, with no next layer, stays */
+    bool swap_attention;
 } offload_opts;
 
 /* The caching allocator and what it holds beyond the live tensors. */

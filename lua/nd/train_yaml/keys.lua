@@ -103,7 +103,6 @@ end
 keys.UNPRICED = {
   ["fsdp_config.forward_prefetch_depth"] = { 1, "ndlua prices one layer gathered ahead (depth 1)" },
   ["fsdp_config.backward_prefetch_depth"] = { 1, "ndlua prices one layer gathered ahead (depth 1)" },
-  ["activation_swap"] = { "none", "ndlua keeps every saved activation on the device; swapping is not modelled" },
   -- a list of parameter names FSDP keeps whole on every rank instead of sharding
   ["fsdp_config.replicate_params"] = { {}, "ndlua shards every parameter over dp_shard_size; the named ones "
     .. "are whole on every rank, their states and gradients too" },
