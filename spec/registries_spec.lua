@@ -114,3 +114,28 @@ describe("the search dimensions, stated once in the core (SEARCH_DIMS)", functio
     assert.are.equal(search.listed_text(", "), err.accepted)
   end)
 end)
+
+describe("a layer kind's attention and FFN kinds, stated once in the core", function()
+  local profiles = require "nd.profiles"
+  local ops = { attMM = 4, attBMM = 2, ffMM = 3, softmax = 1, dropout = 0, normOp = 2, gather = 4, headCast = 1,
+                ffAct = 1, linrec = 0 }
+  local function refusal(kind)
+    local ok, err = pcall(profiles.check, { kinds = { a = kind } }, "reg_kinds")
+    assert.is_false(ok)
+    return err.message
+  end
+
+  it("lists full and linear attention; dense and MoE FFNs beside the model's own", function()
+    local choices = core.types.model.choices
+    assert.are.same({ "full", "linear" }, { table.unpack(choices.attention) })
+    assert.are.same({ "model", "dense", "moe" }, { table.unpack(choices.ffn) })
+  end)
+
+  it("an op profile's kinds are checked against them, with the same words", function()
+    local kind = function(t) t.ops = ops return t end
+    assert.has_no.errors(function() profiles.check({ kinds = { a = kind { attention = "linear", ffn = "moe" } } }) end)
+    assert.matches("attention must be full or linear, got sparse", refusal(kind { attention = "sparse" }), 1, true)
+    assert.matches("ffn must be dense, moe or absent, got model", refusal(kind { ffn = "model" }), 1, true)
+    assert.matches("ffn must be dense, moe or absent, got glu", refusal(kind { ffn = "glu" }), 1, true)
+  end)
+end)

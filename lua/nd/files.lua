@@ -40,8 +40,8 @@ function files.write(path, text, what)
   end
 end
 
--- An absolute path with `.` and `..` taken out (no link followed).
-local function absolute(path)
+--- An absolute path with `.` and `..` taken out (no link followed).
+function files.absolute(path)
   if path:sub(1, 1) ~= "/" then path = (os.getenv("PWD") or ".") .. "/" .. path end
   local parts = {}
   for part in path:gmatch("[^/]+") do
@@ -56,7 +56,7 @@ function files.same(a, b)
   local core = require "nd.core"
   local ia, ib = core.file_id(a), core.file_id(b)
   if ia and ib then return ia == ib end
-  return absolute(a) == absolute(b)
+  return files.absolute(a) == files.absolute(b)
 end
 
 --- Refuses, before anything is written, an output that is one of the

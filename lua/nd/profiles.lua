@@ -55,6 +55,10 @@ end
 -- no_rope, a family whose layers rotate no queries and keys (GPT's and
 -- PanGu-alpha's learned positions, T5's relative bias), so the step time
 -- prices no rotary embedding.
+-- A layer kind's attention and FFN kinds, stated once in the C core
+-- (src/core/model.c ATTENTION_KINDS, FFN_KINDS).
+local ATTENTIONS, FFNS = core.types.model.choices.attention, core.types.model.choices.ffn
+
 local MODEL_FLAG_NAMES = { "zero_centered_norms", "sigmoid_router", "no_rope" }
 local MODEL_FLAGS = {}
 for _, k in ipairs(MODEL_FLAG_NAMES) do MODEL_FLAGS[k] = true end
@@ -133,12 +137,14 @@ local function check_kind(kind, body, file)
       fail(file, where .. ".ops." .. tostring(op), "unknown op", table.concat(profiles.OP_NAMES, ", "))
     end
   end
-  local attention = body.attention or "full"
-  if attention ~= "full" and attention ~= "linear" then
-    fail(file, where .. ".attention", "attention must be full or linear, got " .. tostring(attention))
+  local attention = body.attention or ATTENTIONS[1]
+  if not ATTENTIONS.canonical[attention] then
+    fail(file, where .. ".attention", "attention must be " .. ATTENTIONS.accepted .. ", got " .. tostring(attention))
   end
-  if body.ffn ~= nil and body.ffn ~= "dense" and body.ffn ~= "moe" then
-    fail(file, where .. ".ffn", "ffn must be dense, moe or absent, got " .. tostring(body.ffn))
+  -- the first FFN kind is the model's own, which an absent ffn states
+  if body.ffn ~= nil and (body.ffn == FFNS[1] or not FFNS.canonical[body.ffn]) then
+    fail(file, where .. ".ffn", "ffn must be " .. table.concat(FFNS, ", ", 2) .. " or absent, got "
+      .. tostring(body.ffn))
   end
   return { ops = ops, attention = attention, ffn = body.ffn }
 end

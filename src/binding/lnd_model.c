@@ -111,15 +111,11 @@ static const field_desc CENSUS_FIELDS[] = {
     FIELD_KEY("ops"), FIELD_KEY("ops_tp"), FIELD_END,
 };
 
-static const char *const ATTENTION_NAMES[] = {"full", "linear", NULL};
-static const field_choices ATTENTION_CHOICES = {ATTENTION_NAMES, NULL, "full or linear"};
-static const char *const FFN_NAMES[] = {"model", "dense", "moe", NULL};
-static const field_choices FFN_CHOICES = {FFN_NAMES, NULL, "dense or moe (absent: the model's)"};
 
 /* A layer kind's flavours; its ops are read by hand. */
 static const field_desc KIND_FIELDS[] = {
-    FIELD_ENUM(layer_kind, attention_flavour, "attention", attention, &ATTENTION_CHOICES),
-    FIELD_ENUM(layer_kind, ffn_flavour, "ffn", ffn, &FFN_CHOICES), FIELD_END,
+    FIELD_ENUM(layer_kind, attention_flavour, "attention", attention, &ATTENTION_KINDS),
+    FIELD_ENUM(layer_kind, ffn_flavour, "ffn", ffn, &FFN_KINDS), FIELD_END,
 };
 
 static const field_desc GROUP_FIELDS[] = {
@@ -357,4 +353,10 @@ const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
 void lnd_open_model(lua_State *L)
 {
     lnd_new_type(L, MODEL_TYPE, model_gc, NULL, model_methods); /* __tostring: lua/nd/model.lua */
+    lua_createtable(L, 0, 2); /* `choices`: a layer kind's attention and FFN kinds (core/model.h) */
+    field_push_choices(L, &ATTENTION_KINDS);
+    lua_setfield(L, -2, "attention");
+    field_push_choices(L, &FFN_KINDS);
+    lua_setfield(L, -2, "ffn");
+    lua_setfield(L, -2, "choices");
 }

@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const ATTENTION_NAMES[] = {"full", "linear", NULL};
+const field_choices ATTENTION_KINDS = {ATTENTION_NAMES, NULL, "full or linear"};
+static const char *const FFN_NAMES[] = {"model", "dense", "moe", NULL};
+const field_choices FFN_KINDS = {FFN_NAMES, NULL, "dense or moe (absent: the model's)"};
+
 const char *const OP_NAMES[OP_COUNT] = {
     "attMM", "attBMM", "ffMM", "softmax", "dropout", "normOp", "gather", "headCast", "ffAct", "linrec",
 };

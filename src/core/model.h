@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fields.h"
+
 /* The op vector of a layer kind, in the reference planner's units. */
 enum op_index {
     OP_ATTMM, OP_ATTBMM, OP_FFMM, OP_SOFTMAX, OP_DROPOUT, OP_NORMOP,
@@ -12,9 +14,13 @@ enum op_index {
 };
 extern const char *const OP_NAMES[OP_COUNT];
 
-/* In the order lnd_model.c names them: a name's value is its place in the list. */
+/* A layer kind's attention and FFN, each a name's place in its list: the one statement of
+ * the kinds (ATTENTION_KINDS, FFN_KINDS, nd.core.types.model.choices), which the binding
+ * reads an op profile's kinds by and Lua's profile checks read. FFN_MODEL: the model's own
+ * (dense or MoE, as its experts say), what an absent ffn means. */
 typedef enum { ATTENTION_FULL, ATTENTION_LINEAR } attention_flavour;
 typedef enum { FFN_MODEL, FFN_DENSE, FFN_MOE } ffn_flavour;
+extern const field_choices ATTENTION_KINDS, FFN_KINDS;
 
 /* A census record: bytes per token at micro-batch 1 of one layer (or the output layer). */
 typedef struct {

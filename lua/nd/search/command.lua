@@ -122,15 +122,8 @@ function command.read_options(argv)
   return opts
 end
 
--- An absolute, normalized path (no symlinks resolved).
-function command.absolute(path)
-  if path:sub(1, 1) ~= "/" then path = (os.getenv("PWD") or ".") .. "/" .. path end
-  local parts = {}
-  for part in path:gmatch("[^/]+") do
-    if part == ".." then parts[#parts] = nil elseif part ~= "." then parts[#parts + 1] = part end
-  end
-  return "/" .. table.concat(parts, "/")
-end
+-- An absolute, normalized path (no symlinks resolved): nd.files'.
+command.absolute = files.absolute
 
 -- The train.yaml: the positional one, or the search config's (relative to
 -- the working directory, else to the config's directory); both must agree.
