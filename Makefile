@@ -31,7 +31,11 @@ LDLIBS   := -llua5.4 -lyaml -lcjson -ldl -lm -pthread
 # src/ in folders by layer (src/README.md): program, binding, search, bridge, core.
 SRC      := $(wildcard src/*/*.c)
 HDR      := $(wildcard src/*/*.h)
-OBJ      := $(SRC:src/%.c=$(BUILD)/%.o)
+# The Lua files of lua/, compiled into the binary (src/bridge/chunks.h); a
+# file whose bytes differ from the ones built runs from its source.
+LUA_FILES := $(sort $(shell find lua -name '*.lua'))
+CHUNKS   := $(BUILD)/gen/lua_chunks.o
+OBJ      := $(SRC:src/%.c=$(BUILD)/%.o) $(CHUNKS)
 LIBOBJ   := $(filter-out $(BUILD)/program/main.o,$(OBJ))
 CTESTS   := $(patsubst spec/c/%.c,$(BUILD)/spec/%,$(wildcard spec/c/test_*.c))
 
@@ -50,6 +54,15 @@ $(BIN): $(OBJ)
 
 $(BUILD)/%.o: src/%.c $(HDR) | deps $(BUILD)
 	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Compiled by the lua5.4 interpreter (DEPS), whose dump format the running
+# liblua5.4 checks at start against a probe before it reads any chunk.
+$(BUILD)/gen/lua_chunks.c: scripts/lua_chunks.lua $(LUA_FILES) | deps $(BUILD)
+	@mkdir -p $(dir $@)
+	lua5.4 -E scripts/lua_chunks.lua $@ $(LUA_FILES)
+
+$(CHUNKS): $(BUILD)/gen/lua_chunks.c src/bridge/chunks.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/spec/%: spec/c/%.c spec/c/check.h $(LIBOBJ) | $(BUILD)

@@ -149,6 +149,11 @@ local api_search = require "nd.api.search"
 -- `nd.balance_coeffs{pp, vpp, micro, schedule, seq_split}` -> a, b.
 -- @function nd.balance_coeffs
 
+--- Whether ndlua runs the Lua file at a path from the compiled form it was
+-- built with (the file's bytes are those of a file of lua/ at build time),
+-- rather than compiling its source: `nd.compiled(path)`.
+-- @function nd.compiled
+
 --- Writes a whole file through a temporary file beside it and a rename,
 -- every step checked: `nd.write_file(path, text)` -> true, or nil and why.
 -- @function nd.write_file

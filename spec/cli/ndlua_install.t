@@ -42,6 +42,13 @@ which asks the installed ndlua what it has; the manual names every runtime profi
   $ env -i "$HOME/prefix/bin/ndlua" -e 'print(require("nd").yaml.decode("a: on").a)'
   true
 
+The installed library runs from the binary's compiled form of it (the
+installed files are the bytes it was built from; spec/cli/ndlua_compiled.t):
+
+  $ env -i "$HOME/prefix/bin/ndlua" -e 'local c = require("nd").compiled
+  >   print(c(package.searchpath("nd", package.path)), c(package.searchpath("nd.units", package.path)))'
+  true	true
+
 Scripts in the share directory are found by name:
 
   $ echo 'print("shipped script", arg[1])' > "$HOME/prefix/share/ndlua/shipped.lua"

@@ -13,6 +13,7 @@
 #include <lualib.h>
 
 #include "binding/lnd_init.h"
+#include "bridge/chunks.h"
 #include "bridge/paths.h"
 #include "repl.h"
 
@@ -193,7 +194,7 @@ static int run_script(lua_State *L, const paths_t *paths, char **argv, int argc,
             return EXIT_BAD_INPUT;
         }
         set_script_path(L, found);
-        rc = luaL_loadfilex(L, found, "t");
+        rc = chunks_loadfile(L, found);
         free(found);
     }
     if (rc != LUA_OK) {
@@ -301,6 +302,7 @@ int main(int argc, char **argv)
     state_block = lua_getextraspace(L);
     luaL_openlibs(L);
     int rc = paths_set_package_path(L, paths);
+    chunks_install(L);
     if (rc == 0)
         rc = lnd_preload(L) == 0 ? 0 : EXIT_INTERNAL;
     if (rc == 0)

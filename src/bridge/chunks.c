@@ -1,0 +1,245 @@
+/* chunks.c: loading a Lua file from the compiled form ndlua was built with. */
+#include "chunks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lauxlib.h>
+
+/* A growing byte array (the probe's dump). */
+typedef struct {
+    unsigned char *data;
+    size_t size, capacity;
+    int failed;
+} bytes_t;
+
+static int bytes_add(lua_State *L, const void *p, size_t n, void *ud)
+{
+    (void)L;
+    bytes_t *b = ud;
+    if (b->failed)
+        return 1;
+    if (n == 0)
+        return 0;
+    if (n > b->capacity - b->size) {
+        size_t capacity = b->capacity ? b->capacity : 256;
+        while (capacity - b->size < n) {
+            if (capacity > SIZE_MAX / 2) {
+                b->failed = 1;
+                return 1;
+            }
+            capacity *= 2;
+        }
+        unsigned char *grown = realloc(b->data, capacity);
+        if (grown == NULL) {
+            b->failed = 1;
+            return 1;
+        }
+        b->data = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->size, p, n);
+    b->size += n;
+    return 0;
+}
+
+/* Whether the running Lua dumps the probe as the build's Lua did, so that
+ * it reads the compiled files as they were written (worked out once). */
+static int probe_matches(lua_State *L)
+{
+    static int known = 0; /* 1: it does, -1: it does not */
+    if (known != 0)
+        return known > 0;
+    known = -1;
+    if (luaL_loadbufferx(L, chunk_probe_source, strlen(chunk_probe_source), "@probe", "t") != LUA_OK) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    bytes_t dump = {0};
+    int failed = lua_dump(L, bytes_add, &dump, 0) != 0 || dump.failed;
+    lua_pop(L, 1);
+    if (!failed && dump.size == chunk_probe_size && memcmp(dump.data, chunk_probe_dump, dump.size) == 0)
+        known = 1;
+    free(dump.data);
+    return known > 0;
+}
+
+/* A 64-bit hash of text[0..n): FNV-1a's steps over 8-byte little-endian
+ * words, each step folding the high half into the low, then over the last
+ * bytes one by one (scripts/lua_chunks.lua's text_hash). */
+static uint64_t text_hash(const unsigned char *p, size_t n)
+{
+    const uint64_t prime = 0x100000001b3ULL;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        const unsigned char *q = p + i;
+        uint64_t w = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24 |
+                     (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 | (uint64_t)q[6] << 48 | (uint64_t)q[7] << 56;
+        h = (h ^ w) * prime;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * prime;
+    return h;
+}
+
+/* The size prefix Lua's dump writes before a string of n bytes: n + 1,
+ * seven bits a byte, most significant first, the last byte marked 0x80.
+ * Returns its length (at most 10 bytes for a 64-bit size). */
+static size_t size_prefix(size_t n, unsigned char out[16])
+{
+    unsigned char reversed[16];
+    size_t len = 0, x = n + 1;
+    do {
+        reversed[len++] = (unsigned char)(x & 0x7f);
+        x >>= 7;
+    } while (x != 0);
+    for (size_t i = 0; i < len; i++)
+        out[i] = reversed[len - 1 - i];
+    out[len - 1] |= 0x80;
+    return len;
+}
+
+/* Whether a compiled file has `size` bytes, so that a file of another
+ * length (a user's script, a pipe) is not read at all. */
+static int any_of_size(size_t size)
+{
+    for (size_t i = 0; i < chunk_count; i++)
+        if (chunk_records[i].source_size == size)
+            return 1;
+    return 0;
+}
+
+/* The compiled file whose bytes are text[0..n), or NULL. */
+static const chunk_record *find_record(const unsigned char *text, size_t n)
+{
+    uint64_t hash = text_hash(text, n);
+    for (size_t i = 0; i < chunk_count; i++)
+        if (chunk_records[i].source_size == n && chunk_records[i].source_hash == hash)
+            return &chunk_records[i];
+    return NULL;
+}
+
+/* The file's bytes when it is a regular file of a compiled file's length,
+ * newly allocated (its length in *n); else NULL. */
+static unsigned char *read_candidate(const char *path, size_t *n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || !any_of_size((size_t)st.st_size))
+        return NULL;
+    size_t size = (size_t)st.st_size;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    unsigned char *text = malloc(size + 1);
+    size_t got = text != NULL ? fread(text, 1, size + 1, f) : 0;
+    fclose(f);
+    if (got != size) { /* a read error, or the file changed meanwhile */
+        free(text);
+        return NULL;
+    }
+    *n = size;
+    return text;
+}
+
+/* Loads the record's dump with its chunk name replaced by "@path": pushes
+ * the function and returns 1, or pushes nothing and returns 0. */
+static int load_named(lua_State *L, const chunk_record *r, const char *path)
+{
+    size_t old_len = strlen(r->path) + 1, new_len = strlen(path) + 1;
+    unsigned char old_prefix[16], new_prefix[16];
+    size_t old_plen = size_prefix(old_len, old_prefix), new_plen = size_prefix(new_len, new_prefix);
+    size_t at = chunk_name_at, old_end = at + old_plen + old_len;
+    if (old_end > r->dump_size || memcmp(r->dump + at, old_prefix, old_plen) != 0 ||
+        r->dump[at + old_plen] != '@' || memcmp(r->dump + at + old_plen + 1, r->path, old_len - 1) != 0)
+        return 0;
+    size_t rest = r->dump_size - old_end;
+    if (new_len > SIZE_MAX - at - new_plen - rest)
+        return 0;
+    size_t size = at + new_plen + new_len + rest;
+    unsigned char *chunk = malloc(size);
+    if (chunk == NULL)
+        return 0;
+    unsigned char *p = chunk;
+    memcpy(p, r->dump, at), p += at;
+    memcpy(p, new_prefix, new_plen), p += new_plen;
+    *p++ = '@';
+    memcpy(p, path, new_len - 1), p += new_len - 1;
+    memcpy(p, r->dump + old_end, rest);
+    /* (a binary chunk's name serves only the messages of a load that fails,
+     * and a failed load here falls back to the source) */
+    int rc = luaL_loadbufferx(L, (const char *)chunk, size, "=compiled", "b");
+    free(chunk);
+    if (rc != LUA_OK) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    return 1;
+}
+
+int chunks_load(lua_State *L, const char *path)
+{
+    if (!probe_matches(L))
+        return 0;
+    size_t n = 0;
+    unsigned char *text = read_candidate(path, &n);
+    if (text == NULL)
+        return 0;
+    const chunk_record *r = find_record(text, n);
+    free(text);
+    return r != NULL && load_named(L, r, path);
+}
+
+int chunks_loadfile(lua_State *L, const char *path)
+{
+    return chunks_load(L, path) ? LUA_OK : luaL_loadfilex(L, path, "t");
+}
+
+/* The searcher: upvalues the searcher it replaces, the package table and
+ * package.searchpath as it was at start. */
+static int search_compiled(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_pushvalue(L, 1);
+    if (lua_getfield(L, lua_upvalueindex(2), "path") == LUA_TSTRING) {
+        lua_call(L, 2, 1);
+        if (lua_type(L, 2) == LUA_TSTRING && chunks_load(L, lua_tostring(L, 2))) {
+            lua_insert(L, 2); /* the function, then the file name, as the Lua searcher returns */
+            return 2;
+        }
+    }
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
+void chunks_install(lua_State *L)
+{
+    int top = lua_gettop(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, "package") == LUA_TTABLE && lua_getfield(L, -1, "searchers") == LUA_TTABLE &&
+        lua_rawgeti(L, -1, 2) == LUA_TFUNCTION) {
+        lua_pushvalue(L, -3);                        /* the package table */
+        if (lua_getfield(L, -1, "searchpath") == LUA_TFUNCTION) {
+            lua_pushcclosure(L, search_compiled, 3); /* searcher package searchpath */
+            lua_rawseti(L, -2, 2);
+        }
+    }
+    lua_settop(L, top);
+}
+
+int chunks_lua_compiled(lua_State *L)
+{
+    int compiled = chunks_load(L, luaL_checkstring(L, 1));
+    if (compiled)
+        lua_pop(L, 1);
+    lua_pushboolean(L, compiled);
+    return 1;
+}
