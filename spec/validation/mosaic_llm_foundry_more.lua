@@ -60,7 +60,7 @@ local ROWS = {
   { "A100-80GB", "70b", 32, 2, 16, true, true, 48.56 },
 }
 
--- Over the bar before issue 31's mechanisms (what ndlua said then)
+-- The cases over the bar: the mechanism each lacks, and the error it reached (validation_spec)
 local GAPS = {
   ["3b-64"] = { "every GEMM at one sustained rate whatever its shape (issue 31, item 7: d_model 2560 here); "
                   .. "the FSDP collectives hidden at a fixed 90 % (item 1)", 0.35 },
