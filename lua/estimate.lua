@@ -22,6 +22,8 @@ local runtimes = require "nd.runtimes"
 local model_yaml = require "nd.model_yaml"
 local hardware = require "nd.hardware"
 local files = require "nd.files"
+local strict = require "nd.strict"
+local table_report = require "nd.report.table"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]\n"
@@ -48,6 +50,9 @@ for _, o in ipairs(model_yaml.DEGREE_OPTIONS) do COMMAND.options[#COMMAND.option
 for _, o in ipairs(model_yaml.RUN_OPTIONS) do COMMAND.options[#COMMAND.options + 1] = o end
 COMMAND.options[#COMMAND.options + 1] = { name = "runtime", arg = "NAME",
   help = "the training runtime whose kernels and allocator are priced (default hyperparallel; see below)" }
+COMMAND.options[#COMMAND.options + 1] = { name = "recompute", arg = "MODE",
+  help = "activation checkpointing of every layer: off, selective or full (activation_checkpoint.mode)" }
+COMMAND.options[#COMMAND.options + 1] = strict.OPTION
 COMMAND.options[#COMMAND.options + 1] =
   { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" }
 COMMAND.options[#COMMAND.options + 1] =
@@ -77,6 +82,14 @@ local function read_options(argv)
     opts.fallback_memory = { bytes = profile.memory_bytes, label = profile.name .. "'s memory", text = profile.memory }
   end
   if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
+  if opts.recompute ~= nil then
+    local mode = opts.recompute:lower()
+    if mode ~= "off" and mode ~= "selective" and mode ~= "full" then
+      errors.raise { path = "--recompute", message = "'" .. opts.recompute .. "' is no activation checkpoint mode",
+                     accepted = "off, selective or full (one mode a run trains with; search.lua searches them)" }
+    end
+    opts.recompute = mode
+  end
   opts.run = model_yaml.read_options(opts)
   opts.run.devices, opts.run.global_batch = opts.devices, opts.global_batch
   return opts
@@ -213,7 +226,7 @@ local function print_verdict(est, memory_source)
   print(string.format("device capacity %s (%s): %s", units.gib(cap), memory_source, verdict))
 end
 
-local function json_document(parsed, params, est, layout, collector)
+local function json_document(parsed, params, est, layout, collector, step)
   local stages = {}
   for i, s in ipairs(est.stages) do
     local bytes = { total = s.total }
@@ -248,6 +261,8 @@ local function json_document(parsed, params, est, layout, collector)
     fits = est.fits,
     census_used = est.census_used,
     census_kinds = nd.json.array(census_kinds), -- the kinds (and "output") priced from census records
+    step = { hardware = step.hardware, step_time_s = step.step_time_s, mfu = step.mfu,
+             tokens_per_s_per_device = step.tokens_per_s_per_device, parts = step.parts },
     warnings = nd.json.array(collector:all()),
   }
 end
@@ -275,13 +290,55 @@ end
 
 -- The document to read: the train.yaml with the run options laid over, or
 -- the one a model id implies; and the name messages give it.
+-- --recompute MODE written into the document where the trainer reads the
+-- mode (activation_checkpoint.mode; train.gradient_checkpointing's
+-- activation_checkpoint in the legacy schema, off spelled none), with the
+-- per-stage counts of model.config_overrides (full_rec, sel_rec), which
+-- would win over it, taken out.
+local function set_recompute(doc, mode)
+  if type(doc) ~= "table" then return end
+  local overrides_t = type(doc.model) == "table" and doc.model.config_overrides
+  if type(overrides_t) == "table" then overrides_t.full_rec, overrides_t.sel_rec = nil, nil end
+  if type(doc.train) == "table" and doc.accelerator == nil and doc.training == nil then
+    if type(doc.train.gradient_checkpointing) ~= "table" then doc.train.gradient_checkpointing = {} end
+    doc.train.gradient_checkpointing.activation_checkpoint = mode == "off" and "none" or mode
+    return
+  end
+  if type(doc.activation_checkpoint) ~= "table" then doc.activation_checkpoint = {} end
+  doc.activation_checkpoint.mode = mode
+end
+
 local function read_doc(opts)
   if model_yaml.is_model_ref(opts.path) then
-    return model_yaml.build(opts.path, opts.run), "(the train.yaml of " .. opts.path .. ")"
+    local doc = model_yaml.build(opts.path, opts.run)
+    if opts.recompute then set_recompute(doc, opts.recompute) end
+    return doc, "(the train.yaml of " .. opts.path .. ")"
   end
   local doc = nd.yaml.load(opts.path)
   if type(doc) == "table" then model_yaml.apply(doc, opts.run, true) end
+  if opts.recompute then set_recompute(doc, opts.recompute) end
   return doc, opts.path
+end
+
+-- The step of the run on the hardware -A names (the default profile
+-- otherwise): search.lua's time model (nd.step_time), its step, MFU and
+-- the share of each part.
+local function step_of(model, run, opts)
+  local profile = hardware.load(opts.device_type or hardware.DEFAULT)
+  local t = nd.step_time(model, run, profile)
+  t.source = opts.device_type and "-A" or "the default profile; -A names another"
+  return t
+end
+
+local function print_step(t)
+  print(string.format("step time %s s on %s (%s): MFU %.1f%%, %.1f tokens/s a device", table_report.seconds(
+    t.step_time_s), t.hardware, t.source, 100 * t.mfu, t.tokens_per_s_per_device))
+  local parts = {}
+  for _, p in ipairs(table_report.PARTS) do
+    local share = t.step_time_s > 0 and 100 * t.parts[p[1]] / t.step_time_s or 0
+    parts[#parts + 1] = string.format("%s %.1f%%", p[2], share)
+  end
+  print("          " .. table.concat(parts, ", "))
 end
 
 local function main(...)
@@ -316,15 +373,22 @@ local function main(...)
   local params = model:params()
   local layers = stage_layers(layout)
   if opts.svg then write_chart(opts.svg, parsed, est, layers) end
+  local step = step_of(model, run, opts)
+  local misfit = not est.fits and string.format("does not fit: peak %s on stage %d exceeds the %s a device by %s",
+    units.gib(est.peak_bytes), est.peak_stage, units.gib(est.capacity_bytes), units.gib(est.peak_bytes
+    - est.capacity_bytes)) or nil
   if opts.json then
-    print(nd.json.encode(json_document(parsed, params, est, layout, collector), { indent = 2 }))
-    return
+    print(nd.json.encode(json_document(parsed, params, est, layout, collector, step), { indent = 2 }))
+    return strict.finish(opts, collector, { misfit, n = 1 })
   end
   print_model(parsed, params)
   print_run(parsed)
   print_table(est, layers)
+  print("")
+  print_step(step)
   print_verdict(est, parsed.device_memory_shown)
   if opts.svg then print("chart: " .. opts.svg) end
+  strict.finish(opts, collector, { misfit, n = 1 })
 end
 
 main(...)

@@ -26,6 +26,7 @@ local csv_report = require "nd.report.csv"
 local json_report = require "nd.report.json"
 local chart = require "nd.report.chart"
 local progress = require "nd.report.progress"
+local strict = require "nd.strict"
 
 local full_shard_exclusion, excluded_text = outcome.full_shard_exclusion, outcome.excluded_text
 
@@ -209,3 +210,4 @@ if opts.verbosity >= 1 or not ok then
   w:flush()
 end
 if not ok then error(err, 0) end
+strict.finish(opts, w) -- a layout that does not fit has exited 2 already (check_found)

@@ -23,6 +23,7 @@ local census = require "nd.census"
 local model_spec = require "nd.model.spec"
 local profiles = require "nd.profiles"
 local warnings = require "nd.warnings"
+local strict = require "nd.strict"
 
 local COMMAND = {
   usage = "ndlua verify.lua [options] TRAIN_YAML | HUB_ID | DIR [--section.key=value ...]",
@@ -40,6 +41,7 @@ local COMMAND = {
     { name = "seq-len", short = "s", arg = "N", default = 4096, help = "tokens per sequence for the FLOP count" },
     { name = "visual-seq-len", arg = "N", default = 0,
       help = "visual tokens an image gives the tower, as context.visual_seq_len; 0 derives them" },
+    require("nd.strict").OPTION,
   },
 }
 
@@ -291,6 +293,7 @@ local function main(...)
     print_activations(activations)
     if parsed then print_run(parsed, derived) end
   end
+  strict.finish(opts, collector)
 end
 
 main(...)

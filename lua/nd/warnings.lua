@@ -14,7 +14,7 @@ Collector.__index = Collector
 -- stderr as it is raised; `stream`: where to print (default io.stderr)
 function warnings.new(opts)
   opts = opts or {}
-  local c = setmetatable({ list = {}, seen = {}, stream = opts.stream or io.stderr }, Collector)
+  local c = setmetatable({ list = {}, kinds = {}, seen = {}, stream = opts.stream or io.stderr }, Collector)
   c.echo = opts.echo ~= false
   return c
 end
@@ -22,12 +22,15 @@ end
 --- Raises a warning.
 -- @tparam[opt] string path the key path it is about (shown first)
 -- @tparam string message what the user should know
-function Collector:warn(path, message)
+-- @tparam[opt] string kind what --strict makes of it (nd.strict.KINDS:
+-- "unknown" key, "unpriced" key, "widened" list); nil for the others
+function Collector:warn(path, message, kind)
   if message == nil then path, message = nil, path end
   local text = path and path ~= "" and (path .. ": " .. message) or message
   if self.seen[text] then return end
   self.seen[text] = true
   self.list[#self.list + 1] = text
+  self.kinds[#self.list] = kind
   if self.echo then self:flush() end
 end
 
@@ -42,6 +45,13 @@ end
 function Collector:all()
   local out = {}
   for i, w in ipairs(self.list) do out[i] = w end
+  return out
+end
+
+--- The warnings raised so far with their kinds: `{ {text =, kind =}, ... }`.
+function Collector:all_kinds()
+  local out = {}
+  for i, w in ipairs(self.list) do out[i] = { text = w, kind = self.kinds[i] } end
   return out
 end
 

@@ -31,6 +31,8 @@ Options come from one table, which also writes --help:
         --zero STAGE          ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)
         --print-yaml          print the train.yaml read (built from a model id, or the file with the options applied) and exit
         --runtime NAME        the training runtime whose kernels and allocator are priced (default hyperparallel; see below)
+        --recompute MODE      activation checkpointing of every layer: off, selective or full (activation_checkpoint.mode)
+        --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
         --json                print one JSON document (integers in bytes) instead of the tables
         --svg FILE            also write a stacked bar chart of memory per stage to FILE
     -h, --help                print this help and exit
@@ -62,6 +64,9 @@ same. Muon keeps one state a parameter; global batch 8 = 1 x 8 x 1.
   memory per device by pipeline stage (GiB; * marks the peak)
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     48        7.11        7.11 * (glob)
+  
+  step time * (glob)
+            fwd * (glob)
   
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): fits: peak * GiB on stage 0, * GiB to spare (glob)
@@ -100,7 +105,7 @@ components of a stage add up to its total; the capacity is the default
   > print(t.model.name, t.model.params, t.run.dp, t.run.optimizer, t.run.seq_length, t.config.schema)
   > print(s.layout[1].count, s.rows[2].kind, s.rows[2].count, s.rows[2].recompute)
   > print(#t.warnings, t.warnings[1]:sub(1, 19))'
-  capacity_bytes census_kinds census_used config fits model peak_bytes peak_stage run stages warnings
+  capacity_bytes census_kinds census_used config fits model peak_bytes peak_stage run stages step warnings
   bytes layout rows stage
   activations backward_overhead comm grads main_params optimizer params reserve total
   7633030656	7633030656	68719476736	0	true

@@ -38,6 +38,9 @@ The checkpoint's MTP layer (num_nextn_predict_layers 1) is not built.
   ?     6      7 * (glob)
   ?     7      7 * (glob)
   
+  step time * (glob)
+            fwd * (glob)
+  
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
@@ -72,6 +75,9 @@ profile, hence the warning.
   ?     2     20        1.99        1.99 * (glob)
   ?     3     20 * (glob)
   
+  step time * (glob)
+            fwd * (glob)
+  
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): * (glob)
 
@@ -95,6 +101,9 @@ only for the 30,532,122,624 of the language model (PARAMS.md):
   memory per device by pipeline stage (GiB; * marks the peak)
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     48        3.62        3.55 * (glob)
+  
+  step time * (glob)
+            fwd * (glob)
   
   allocated * GiB, reserved * GiB on stage * (the reserve, * GiB, is for what no allocator counts) (glob)
   device capacity 64.00 GiB (the default 64GB, GB read as GiB, 2^30 bytes): * (glob)

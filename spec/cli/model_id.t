@@ -42,6 +42,9 @@ estimate.lua on Qwen3-8B over 8 devices with TP 2 and a batch of 64: dp =
     stage layers      params       grads   optimizer activations        comm    overhead     reserve       total
   *     0     36        2.05        2.05        4.10        3.01        3.48        6.38        1.00       22.07
   
+  step time * (glob)
+            fwd * (glob)
+  
   allocated 21.07 GiB, reserved 21.07 GiB on stage 0 (the reserve, 1.00 GiB, is for what no allocator counts)
   device capacity 79.65 GiB (H100's memory 81559MiB): fits: peak 22.07 GiB on stage 0, 57.58 GiB to spare
 

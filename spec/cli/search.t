@@ -33,6 +33,7 @@ profiles and ranking policies are files, listed from where they are found:
           --json                print one JSON document instead of the tables
           --csv FILE            write every fitting candidate to FILE
           --svg FILE            write a chart of the top candidates to FILE
+          --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
     -v,   --verbosity LEVEL     0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)
           --seq TOKENS          training sequence (dataset.data_transform.max_seq_len; 4096 for a model id)
           --zero STAGE          ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)

@@ -21,6 +21,7 @@ Options come from one table, which also writes --help:
         --list-models         list the built-in model catalog and exit
     -s, --seq-len N           tokens per sequence for the FLOP count (default 4096)
         --visual-seq-len N    visual tokens an image gives the tower, as context.visual_seq_len; 0 derives them (default 0)
+        --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
     -h, --help                print this help and exit
 
   $ ndlua verify.lua --frobnicate Qwen/Qwen3-8B

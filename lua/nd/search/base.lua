@@ -101,8 +101,8 @@ function base.read(doc, o)
   end
   local parsed = train_yaml.parse(doc, { file = o.file, warnings = quiet, device_memory = o.device_memory,
                                          runtime = o.runtime })
-  for _, w in ipairs(quiet:all()) do
-    if not about_replaced(w) then o.warnings:warn(w) end
+  for _, w in ipairs(quiet:all_kinds()) do
+    if not about_replaced(w.text) then o.warnings:warn(nil, w.text, w.kind) end
   end
   parsed.warnings = o.warnings
   local model = models.new(parsed.model, { warnings = o.warnings })

@@ -53,6 +53,7 @@ local COMMAND = {
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "csv", arg = "FILE", help = "write every fitting candidate to FILE" },
     { name = "svg", arg = "FILE", help = "write a chart of the top candidates to FILE" },
+    require("nd.strict").OPTION,
     { name = "verbosity", short = "v", arg = "LEVEL", default = 1,
       help = "0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space" },
   },

@@ -82,8 +82,8 @@ function Problems:unknown(t, key, path, message)
   self:at(t, key, path, line, col):fail(message)
 end
 
-function Problems:warn(path, message)
-  self.warnings[#self.warnings + 1] = { path = path, message = message }
+function Problems:warn(path, message, kind)
+  self.warnings[#self.warnings + 1] = { path = path, message = message, kind = kind }
 end
 
 -- A mapping's keys in document order (sorted for a table no loader made).
@@ -454,7 +454,7 @@ function search_config.validate_pp_config(cfg, layers)
   for _, key in ipairs({ "stage_partition_mode", "stage_partition", "layer_offset_range", "layer_recompute_layers" }) do
     if pc[key] ~= nil and not (key == "stage_partition_mode" and pc[key] == "uniform") then
       p:warn("pp_config." .. key, "is not read: ndlua balances each candidate's stages itself and recomputes one "
-        .. "mode in every layer")
+        .. "mode in every layer", "unpriced")
     end
   end
 end
@@ -463,7 +463,7 @@ end
 -- then the count), after handing the warnings to a collector.
 function search_config.finish(cfg, warnings)
   local p = cfg.problems
-  for _, w in ipairs(p.warnings) do warnings:warn(w.path, w.message) end
+  for _, w in ipairs(p.warnings) do warnings:warn(w.path, w.message, w.kind) end
   p.warnings = {}
   if #p.errors > 0 then
     errors.raise { message = table.concat(p.errors, "\n") .. string.format("\nSearch config validation failed with "

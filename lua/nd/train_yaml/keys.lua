@@ -192,7 +192,7 @@ local function check_section(r, t, path)
       local at = where(r, t, k, full)
       r:warn(full, string.format("no rule reads this key%s, so its value is not used; %s", at and (" (" .. at .. ")")
         or "", guess and ("did you mean " .. join(path, guess) .. "?") or ("the keys read here are listed in "
-        .. "README.md, \"Reading train.yaml\"")))
+        .. "README.md, \"Reading train.yaml\"")), "unknown")
     elseif keys.SECTIONS[full] then
       check_section(r, t[k], full)
     end
@@ -226,7 +226,7 @@ function keys.check(r)
       local parent = parent_path and at_path(r.doc, parent_path) or r.doc
       local at = where(r, parent, key or p, p)
       r:warn(p, string.format("is %s%s, which the trainer reads but ndlua does not price: %s; the estimate is "
-        .. "for %s", shown(v), at and (" (" .. at .. ")") or "", why, shown(assumed)))
+        .. "for %s", shown(v), at and (" (" .. at .. ")") or "", why, shown(assumed)), "unpriced")
     end
   end
 end

@@ -83,8 +83,9 @@ function Reader:fail(sec, key, message, accepted)
 end
 
 --- Raises a warning about a key path (printed once, kept for the JSON).
-function Reader:warn(path, message)
-  if self.warnings then self.warnings:warn(path, message) end
+-- `kind`: what --strict makes of it (nd.warnings).
+function Reader:warn(path, message, kind)
+  if self.warnings then self.warnings:warn(path, message, kind) end
 end
 
 --- A section: `{t = mapping, path = "train.accelerator", stated = bool}`.

@@ -128,9 +128,9 @@ function model_keys.read(model, p, keys_of)
         out.run[#out.run + 1] = { { "model", "attn_implementation" }, "eager", key }
       end
     elseif UNPRICED[key] then
-      p:warn(path, "is not read: " .. UNPRICED[key])
+      p:warn(path, "is not read: " .. UNPRICED[key], "unpriced")
     else
-      p:warn(path, "is no model field ndlua knows under this name or another; it is not priced")
+      p:warn(path, "is no model field ndlua knows under this name or another; it is not priced", "unknown")
     end
   end
   local experts = out.fields.num_experts or 0
