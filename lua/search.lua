@@ -27,6 +27,7 @@ local json_report = require "nd.report.json"
 local chart = require "nd.report.chart"
 local progress = require "nd.report.progress"
 local strict = require "nd.strict"
+local empty = require "nd.search.empty"
 
 local full_shard_exclusion, excluded_text = outcome.full_shard_exclusion, outcome.excluded_text
 
@@ -80,6 +81,80 @@ local function bound_to_top(opts, s)
   s.space.top, s.space.top_keys = opts.top, order
 end
 
+-- When the candidate lists (a search config's parallelism lists) refuse
+-- every candidate, the search still answers, as the reference planner
+-- does: the list that refuses (nd.search.empty.widen picks it) is searched
+-- as auto and the search runs again; the report warns, naming the list,
+-- what it refused and what the answer takes instead (--strict: exit 2).
+local function widen(s, result, counts)
+  local plan = empty.widen { counts = counts, space = s.space, model = s.base.model, run = s.base.run }
+  if not plan then return result, counts, nil end
+  for _, d in ipairs(plan.dims) do s.space.dims[d].allowed = nil end
+  local again = run_search(s)
+  plan.tested, plan.refused = counts.tested, counts.refused["filtered out"] or 0
+  return again, again:counts(), plan
+end
+
+-- The field of a candidate table each dimension is in.
+local FIELD = { DP = "dp", EP = "ep", TP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs", SP = "sp",
+                OP = "op" }
+
+-- The names of the other lists a plan widened, joined.
+local function widened_names(plan, hints, but)
+  local names = {}
+  for _, d in ipairs(plan.dims) do
+    if d ~= but then names[#names + 1] = hints.list and hints.list(d) or search.SHOWN[d] end
+  end
+  return table.concat(names, ", ")
+end
+
+-- The warning of each list widened, with the value the answer (best) takes.
+local function warn_widened(w, s, plan, best)
+  local hints = outcome.hints(s.cfg)
+  for _, d in ipairs(plan.dims) do
+    local name = hints.list and hints.list(d) or (search.SHOWN[d] .. "'s candidate list")
+    local others = #plan.dims > 1 and "with the other lists; widened with " .. widened_names(plan, hints, d)
+      or "with the other lists"
+    local value, held = best[FIELD[d]], false
+    for _, v in ipairs(plan.allowed[d]) do held = held or v == value end
+    w:warn(name, string.format("%s refused every candidate (%d of %d tested, %s); searched as auto, the answer "
+      .. "takes %s %s%s%s", empty.list_text(plan.allowed[d]), plan.refused, plan.tested, others, search.SHOWN[d],
+      tostring(value), held and "" or ", which the list does not hold",
+      s.cfg and "; state the list auto or widen it" or ""), "widened")
+  end
+end
+
+-- The layouts a search config's comments name (the strategies of the
+-- experiment it mirrors) that this search cannot choose: a batch they do
+-- not make (dp x micro_batch_num x local_batch_size against the global
+-- batch) or devices they do not fill; said in one warning.
+local function comment_layouts(opts, s, w)
+  if not opts.search_config then return end
+  local mbs, batch_bad, devices_bad = s.space.dims.MBS.pinned, {}, {}
+  for _, l in ipairs(search_config.comment_layouts(opts.search_config)) do
+    local batch = l.dp * l.mb * mbs
+    local devices = l.dp * (l.tp or 1) * (l.pp or 1) * (l.cp or 1)
+    if batch ~= s.gbs then
+      batch_bad[#batch_bad + 1] = string.format("%s (%d x %d x %d = %d)", l.text, l.dp, l.mb, mbs, batch)
+    elseif devices ~= s.base.devices then
+      devices_bad[#devices_bad + 1] = string.format("%s (%d devices)", l.text, devices)
+    end
+  end
+  local parts = {}
+  if #batch_bad > 0 then
+    parts[#parts + 1] = string.format("dp x micro_batch_num x local_batch_size is not the global batch %d: %s",
+                                      s.gbs, table.concat(batch_bad, ", "))
+  end
+  if #devices_bad > 0 then
+    parts[#parts + 1] = string.format("dp x tp x pp x cp is not the %d devices: %s", s.base.devices,
+                                      table.concat(devices_bad, ", "))
+  end
+  if #parts > 0 then
+    w:warn(nil, string.format("the search config's comments name %d layout%s this search cannot choose; %s",
+      #batch_bad + #devices_bad, #batch_bad + #devices_bad == 1 and "" or "s", table.concat(parts, "; ")))
+  end
+end
+
 -- Exits with status 2 when no candidate can be recommended.
 local function check_found(result, counts, s)
   local problem = outcome.not_found(result, counts, s.budget, s.spans_cp, outcome.hints(s.cfg),
@@ -129,10 +204,11 @@ local function search_info(s)
            policy = s.policy.name, recompute = nd.json.array(s.modes), dims = dims }
 end
 
-local function report(opts, s, result, counts, kept, w, excluded)
+local function report(opts, s, result, counts, kept, w, excluded, widened)
   local get = getter(result, s)
   local shown = math.min(opts.top, kept)
   local list = top_list(get, shown, opts.svg)
+  if widened then warn_widened(w, s, widened, list[1]) end
   if opts.csv then csv_report.write_result(opts.csv, result, s.spans_cp) end
   if opts.svg then
     chart.write(opts.svg, list, { budget_bytes = s.budget,
@@ -177,9 +253,12 @@ local function main(opts, w)
   local s = command.prepare(opts, w)
   command.check_outputs(opts, s)
   if opts.verbosity >= 1 then header(opts, s) end
+  comment_layouts(opts, s, w)
   bound_to_top(opts, s)
   local result = run_search(s)
   local counts = result:counts()
+  local widened
+  result, counts, widened = widen(s, result, counts)
   check_found(result, counts, s)
   local kept, excluded = policies.apply(result, s.policy, policy_context(s), getter(result, s), nil,
                                         full_shard_exclusion(s.space))
@@ -188,7 +267,7 @@ local function main(opts, w)
     errors.raise { message = string.format("the policy %s keeps none of the %d fitting candidates%s", s.policy.name,
                                            counts.fitting, why) }
   end
-  report(opts, s, result, counts, kept, w, excluded)
+  report(opts, s, result, counts, kept, w, excluded, widened)
 end
 
 local opts = command.read_options({ ... })

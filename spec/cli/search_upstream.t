@@ -4,12 +4,16 @@ run unchanged with `search.lua -s`: the model under the reference's names
 (`n_layers`, `dim`, `inter_dim`, `n_heads`, `n_kv_heads`, `moe_inter_dim`,
 `seq_len`, `param_init_type`, `compute_dtype`, ...), schedule names in any
 case (`"1F1B"`), the cluster's link bandwidths priced, `etp: 0` as not
-stated. A key ndlua cannot price is warned about. A search that its
-candidate lists empty says which list did it and what would pass.
+stated. A key ndlua cannot price is warned about (an unpriced key:
+--strict exits 2). A search that its candidate lists empty widens the
+list that did it and says so.
 
 Qwen3 72B (the reference's exp6) on 128 A2 cards: 20 candidates, 15
 outside the lists, the 5 left all fit 54 GB; optimizer_weight_shard_size
-fixes the FSDP shard at 8.
+fixes the FSDP shard at 8. The file's comments list the experiment's eight
+strategies (dp16/tp4/pp2/mb8 ...), each dp x micro-batches = 128
+sequences, which the global batch of 1024 the file states is not: the
+search says it cannot choose them.
 
   $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-qwen3_72b_128devices_search.yaml -o out -t 5
   search: qwen3_5 on 128 devices (A2), a global batch of 1024, 54.00 GiB a device (cluster.device_memory_gb, GB read as GiB, 2^30 bytes); recompute full (the search config); ranked by throughput
@@ -28,6 +32,7 @@ fixes the FSDP shard at 8.
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 128 devices)
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  warning: the search config's comments name 8 layouts this search cannot choose; dp x micro_batch_num x local_batch_size is not the global batch 1024: dp16/tp4/pp2/mb8 (16 x 8 x 1 = 128), dp8/tp8/pp2/mb16 (8 x 16 x 1 = 128), dp8/tp4/pp4/mb16 (8 x 16 x 1 = 128), dp4/tp8/pp4/mb32 (4 x 32 x 1 = 128), dp4/tp4/pp8/mb32 (4 x 32 x 1 = 128), dp4/tp2/pp16/mb32 (4 x 32 x 1 = 128), dp2/tp8/pp8/mb64 (2 x 64 x 1 = 128), dp1/tp8/pp16/mb128 (1 x 128 x 1 = 128)
 
 DeepSeek-V3 on 512 A2 cards (58 GB): MLA and MoE fields, MTP priced (62
 layers), `etp: 0`; the offset list (one pipeline's layout) is warned
@@ -55,55 +60,85 @@ about, not read.
 The dense Llama-3-8B example, in the reference's short names and in
 Transformers' (the ttachon copy): a batch of 128 over at most 8
 data-parallel ranks needs 16 micro-batches or more, and the file's
-micro_batch_num list stops at 4; likewise its dp list on 32 devices.
-Exit 2, naming each list and what passes without it:
+micro_batch_num list stops at 4; its dp list on 32 devices refuses every
+candidate with it. The search still answers, as the reference does: of
+the two lists, the one whose removal lets the most candidates fit is
+widened (micro_batch_num: 35 fit without it; without dp's list 2 pass the
+rules and none fits), searched as auto, and a warning names it, what it
+refused and what the answer takes. Exit 0; --strict makes it 2:
 
-  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml -o out
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml -o out -t 3
   search: llama3-8b-dense on 32 devices (A2 (links 200 GB/s in a node, 100 GB/s between nodes)), a global batch of 128, 60.00 GiB a device (constraint.memory_limit_gb); recompute selective (the search config); ranked by throughput
   search config: dp searched over [1, 2, 4, 8]; fsdp searched over [1, 2]; tp searched over [1, 2, 4, 8]; pp searched over [1, 2, 4]; cp searched over [1, 2]; ep fixed 1 (declared); micro_batch_num searched over [1, 2, 4]
   bounds: PP up to 8 (the machine's 8, 32 layers over VPP 1, a batch of 128); TP up to 8 (the model's KV heads)
+  116 candidates tested: 81 refused (filtered out 81), 35 priced for memory
+  35 fitting the budget of 60.00 GiB, 0 dropped over it; searched in * s (glob)
+  
+  top 3 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%
+      2    8   2   1   1   2    1    2 off    16   1 selective     27.70     10.737  42.5%  31.7%  63.4%   1.5%   1.6%   0.3%   0.0%   0.0%   1.5%   0.0%   0.0%
+      3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 32 devices)
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
-  no candidate passes the search's rules: 116 candidates tested: 116 refused (filtered out 116), 0 priced for memory; the candidate lists refuse every one, and these alone:
-    parallelism.dp [1, 2, 4, 8]: without it 2 candidate(s) pass the rules, none within the budget
-    parallelism.micro_batch_num [1, 2, 4]: without it 35 candidate(s) pass the rules, 35 within the budget, with MB [16, 32, 64, 128]
-  widen one of them, or state it auto
-  [2]
-  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.ttachon.yaml -o out -v 0
-  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
-  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
-  no candidate passes the search's rules: 116 candidates tested: 116 refused (filtered out 116), 0 priced for memory; the candidate lists refuse every one, and these alone:
-    parallelism.dp [1, 2, 4, 8]: without it 2 candidate(s) pass the rules, none within the budget
-    parallelism.micro_batch_num [1, 2, 4]: without it 35 candidate(s) pass the rules, 35 within the budget, with MB [16, 32, 64, 128]
-  widen one of them, or state it auto
+  warning: parallelism.micro_batch_num: [1, 2, 4] refused every candidate (116 of 116 tested, with the other lists); searched as auto, the answer takes MB 16, which the list does not hold; state the list auto or widen it
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.ttachon.yaml -o out -v 0 -t 1
+  top 1 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     11.301  40.4%  30.1%  60.2%   1.4%   6.1%   1.1%   0.0%   0.0%   1.0%   0.0%   0.0%
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml -o out -v 0 -t 1 --strict >/dev/null
+  --strict: 1 problem:
+    widened list: parallelism.micro_batch_num: [1, 2, 4] refused every candidate (116 of 116 tested, with the other lists); searched as auto, the answer takes MB 16, which the list does not hold; state the list auto or widen it
   [2]
 
 The Mixtral-8x7B example, likewise (a batch of 256 over dp at most 4 needs
-64 micro-batches):
+64 micro-batches; without the micro_batch_num list 24 candidates fit,
+without the dp list 14):
 
-  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.yaml -o out
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.yaml -o out -t 3
   search: mixtral-8x7b-moe on 64 devices (A2 (links 200 GB/s in a node, 100 GB/s between nodes)), a global batch of 256, 60.00 GiB a device (constraint.memory_limit_gb); recompute full (the search config); ranked by throughput
   search config: dp searched over [1, 2, 4]; fsdp searched over [1, 2]; tp searched over [1, 2, 4, 8]; pp searched over [1, 2, 4]; cp fixed 1 (declared); ep searched over [1, 2, 4, 8]; micro_batch_num searched over [1, 2, 4, 8]; etp fixed 1 (no dimension)
   bounds: PP up to 8 (the machine's 8, 32 layers over VPP 1, a batch of 256); EP up to 8 (the model's experts); TP up to 8 (the model's KV heads)
+  256 candidates tested: 232 refused (filtered out 232), 24 priced for memory
+  24 fitting the budget of 60.00 GiB, 0 dropped over it; searched in * s (glob)
+  
+  top 3 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    4   8   2   1   1    1    1 off    64   1 full          39.84    137.691  31.1%  23.4%  46.7%  23.0%   5.2%   0.0%   0.0%   0.1%   0.0%   1.5%   0.0%
+      2    4   8   2   1   1    1    2 off    64   1 full          24.45    138.245  31.0%  23.3%  46.5%  22.9%   5.2%   0.0%   0.0%   0.1%   0.4%   1.5%   0.0%
+      3    4   4   4   1   1    1    1 off    64   1 full          39.39    139.005  30.8%  23.5%  47.0%  22.8%   2.2%   0.0%   0.0%   0.1%   0.0%   4.4%   0.0%
+  
+  resolved strategy written to out/resolved.yaml (context left out; train it on 64 devices)
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
-  no candidate passes the search's rules: 256 candidates tested: 256 refused (filtered out 256), 0 priced for memory; the candidate lists refuse every one, and these alone:
-    parallelism.dp [1, 2, 4]: without it 24 candidate(s) pass the rules, 14 within the budget, with DP [32, 64]
-    parallelism.micro_batch_num [1, 2, 4, 8]: without it 24 candidate(s) pass the rules, 24 within the budget, with MB [64, 128]
-  widen one of them, or state it auto
-  [2]
-  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.ttachon.yaml -o out -v 0
-  warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
-  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
-  no candidate passes the search's rules: 256 candidates tested: 256 refused (filtered out 256), 0 priced for memory; the candidate lists refuse every one, and these alone:
-    parallelism.dp [1, 2, 4]: without it 24 candidate(s) pass the rules, 14 within the budget, with DP [32, 64]
-    parallelism.micro_batch_num [1, 2, 4, 8]: without it 24 candidate(s) pass the rules, 24 within the budget, with MB [64, 128]
-  widen one of them, or state it auto
+  warning: parallelism.micro_batch_num: [1, 2, 4, 8] refused every candidate (256 of 256 tested, with the other lists); searched as auto, the answer takes MB 64, which the list does not hold; state the list auto or widen it
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.ttachon.yaml -o out -v 0 -t 1
+  top 1 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    4   4   4   1   1    1    1 off    64   1 full          39.39    150.415  28.5%  21.7%  43.4%  21.1%   8.2%   0.0%   0.0%   1.1%   0.1%   4.4%   0.0%
+  $ ndlua search.lua -s $ROOT/spec/fixtures/upstream/auto_parallel-moe_llm_search.ttachon.yaml -o out -v 0 -t 1 --strict >/dev/null
+  --strict: 1 problem:
+    widened list: parallelism.micro_batch_num: [1, 2, 4, 8] refused every candidate (256 of 256 tested, with the other lists); searched as auto, the answer takes MB 64, which the list does not hold; state the list auto or widen it
   [2]
 
-With the list the message names widened (auto), the dense example ranks
-its candidates (the bandwidths of the file, 200 and 100 GB/s, in the
-profile's name):
+When no one list alone lets a candidate through, lists are widened one at
+a time until one fits: with dp, tp and pp each at most 2, dp x tp x pp is
+at most 8 of the 32 devices, so dp must widen; with dp alone widened, a
+batch of 128 in 1, 2 or 4 micro-batches needs dp 32 x mb 4 on tp 1, pp 1,
+which is over the 60 GB budget (the 2 candidates the dense example's dp
+list alone passed, none within it), so micro_batch_num widens too. The
+answer, dp 16 x mb 8 = 128 sequences on 16 x tp x pp = 32 devices:
+
+  $ sed -e 's/  dp: \[1, 2, 4, 8\]/  dp: [1, 2]/' -e 's/  tp: \[1, 2, 4, 8\]/  tp: [1, 2]/' -e 's/  pp: \[1, 2, 4\]/  pp: [1, 2]/' -e 's/  cp: \[1, 2\]/  cp: 1/' $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml > two.yaml
+  $ ndlua search.lua -s two.yaml -o out -t 1 2>&1 | tail -3
+  warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
+  warning: parallelism.dp: [1, 2] refused every candidate (48 of 48 tested, with the other lists; widened with parallelism.micro_batch_num); searched as auto, the answer takes DP 16, which the list does not hold; state the list auto or widen it
+  warning: parallelism.micro_batch_num: [1, 2, 4] refused every candidate (48 of 48 tested, with the other lists; widened with parallelism.dp); searched as auto, the answer takes MB 8, which the list does not hold; state the list auto or widen it
+
+The widened answer is the one of the same file with the list stated auto
+(the dense example's rows above: 8 2 1 1 2 ... 10.583 s, 43.1 %):
 
   $ sed 's/micro_batch_num: \[1, 2, 4\]/micro_batch_num: auto/' $ROOT/spec/fixtures/upstream/auto_parallel-dense_llm_search.yaml > dense.yaml
   $ ndlua search.lua -s dense.yaml -o out -t 3

@@ -292,6 +292,32 @@ function search_config.load(path)
   return search_config.read(core.yaml.load(path), path)
 end
 
+--- The layouts a search config's comments name, as the upstream configs
+-- list the strategies of an experiment ("#   dp16/tp4/pp2/mb8 ..."): each
+-- word of a comment that joins a dimension's name and its degree with
+-- "/" and states dp and mb, as `{text = "dp16/tp4/pp2/mb8", dp = 16, tp = 4,
+-- pp = 2, mb = 8}`; none when the file cannot be read.
+-- @tparam string path the search config
+-- @treturn table the layouts, in the file's order
+function search_config.comment_layouts(path)
+  local f = io.open(path, "rb")
+  if not f then return {} end
+  local text = f:read("a") or ""
+  f:close()
+  local out = {}
+  for line in text:gmatch("[^\n]+") do
+    local comment = line:match("^%s*#(.*)$")
+    for word in (comment or ""):gmatch("%a+%d+[/%w]*") do
+      if word:find("/", 1, true) then
+        local layout = { text = word }
+        for name, n in word:gmatch("(%a+)(%d+)") do layout[name:lower()] = math.tointeger(tonumber(n)) end
+        if layout.dp and layout.mb then out[#out + 1] = layout end
+      end
+    end
+  end
+  return out
+end
+
 -- The degrees an entry allows (fixed: one; list: its values; auto: none known).
 local function degrees(d)
   if d == nil then return {} end

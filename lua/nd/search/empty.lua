@@ -41,7 +41,7 @@ local function copy_space(space, without)
   for d, e in pairs(space.dims) do
     local c = {}
     for k, v in pairs(e) do c[k] = v end
-    if d == without then c.allowed = nil end
+    if d == without or (type(without) == "table" and without[d]) then c.allowed = nil end
     dims[d] = c
   end
   local out = {}
@@ -112,6 +112,64 @@ local function relax(reason, hints)
   return "the dimensions searched (" .. hints.dims .. "): a degree was over its bound, or a pinned one does not "
     .. "fill the devices"
 end
+
+--- The candidate lists to widen when they refuse every candidate, as the
+-- reference planner still answers: the list whose removal lets the most
+-- candidates fit the budget (ties: the first in search.DIMS order); when no
+-- one list alone lets one fit, lists are added one at a time, each the one
+-- that with those taken lets the most fit (then the most be priced, then
+-- the fewest be filtered out), until one fits. nil when the lists are not
+-- what refused every candidate (another rule did, or one was priced), or
+-- when even every list removed lets none fit.
+-- @tparam table o `counts` (of the search as stated), `space`, `model`, `run`
+-- @treturn table|nil `{ dims = {d...}, allowed = {d = the list as stated} }`
+function empty.widen(o)
+  local counts = o.counts
+  if counts.priced > 0 or not o.space then return nil end
+  local reasons = table_report.refusals(counts.refused)
+  if not (reasons[1] and reasons[1][1] == "filtered out") then return nil end
+  local lists, allowed = {}, {}
+  for _, d in ipairs(search.DIMS) do
+    if o.space.dims[d].allowed then lists[#lists + 1], allowed[d] = d, o.space.dims[d].allowed end
+  end
+  local taken, chosen = {}, {}
+  -- how far removing the taken lists and d gets: fitting, priced, -filtered out
+  local function reach(d)
+    taken[d] = true
+    local c = core.search(o.model, o.run, copy_space(o.space, taken)):counts()
+    taken[d] = nil
+    return { c.fitting, c.priced, -(c.refused["filtered out"] or 0) }
+  end
+  local function better(a, b)
+    for i = 1, 3 do
+      if a[i] ~= b[i] then return a[i] > b[i] end
+    end
+    return false
+  end
+  while #chosen < #lists do
+    local best, best_reach
+    for _, d in ipairs(lists) do
+      if not taken[d] then
+        local r = reach(d)
+        if not best or better(r, best_reach) then best, best_reach = d, r end
+      end
+    end
+    taken[best], chosen[#chosen + 1] = true, best
+    if best_reach[1] > 0 then
+      local out = {}
+      for _, d in ipairs(search.DIMS) do
+        if taken[d] then out[#out + 1] = d end
+      end
+      local kept = {}
+      for _, d in ipairs(out) do kept[d] = allowed[d] end
+      return { dims = out, allowed = kept }
+    end
+  end
+  return nil
+end
+
+--- The text of a candidate list ("[1, 2, 4]").
+empty.list_text = list_text
 
 --- The message for a search that priced nothing.
 -- @tparam table o `counts`, `budget_bytes`, `space`, `model`, `run` (for
