@@ -28,6 +28,7 @@ local chart = require "nd.report.chart"
 local progress = require "nd.report.progress"
 local strict = require "nd.strict"
 local empty = require "nd.search.empty"
+local ranking = require "nd.report.ranking"
 
 local full_shard_exclusion, excluded_text = outcome.full_shard_exclusion, outcome.excluded_text
 
@@ -238,7 +239,7 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
   if opts.verbosity >= 1 then say(opts, "") end
   local about = s.policy.about and (" (" .. s.policy.about .. ")") or ""
   say(opts, string.format("top %d by %s%s:", shown, s.policy.name, about))
-  for _, line in ipairs(table_report.table(list)) do say(opts, line) end
+  for _, line in ipairs(ranking.lines(list, s.policy, opts.verbosity >= 1)) do say(opts, line) end
   if opts.verbosity >= 1 then
     say(opts, "")
     local removed = #notes > 0 and (", " .. table.concat(notes, ", ")) or ""

@@ -137,9 +137,14 @@ W/t (W = 4 layers + embedding + head = 132653056), 2·(d − 1)/d · W/t · 2 B:
   top 4 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%   0.0%
-      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
+     ~2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
       3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
       4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
+  ~ 1 row within 16.9 % of #1's step (0.037 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +0.00137 s (+3.7 %): tp +0.00403 s, dp -0.00265 s; peak -0.40 GiB
+    #3 +0.0081 s (+21.6 %): tp +0.012 s, dp -0.00398 s; peak -0.60 GiB
+    #4 +0.024 s (+62.9 %): tp +0.028 s, dp -0.00464 s; peak -0.77 GiB
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -152,7 +157,7 @@ whose DP of 2 would otherwise have pinned the search to TP 4):
   top 4 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    8   1   1   1   1    1    1 off     2   1 full           2.87      0.037  71.1%  23.7%  47.4%  16.5%   0.0%   0.0%   0.0%   0.0%  12.4%   0.0%   0.0%
-      2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
+     ~2    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
       3    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
       4    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
 
@@ -184,6 +189,9 @@ So a cap of 2.6 GB (binary) drops TP 1; -v 2 says by how much:
       1    4   2   1   1   1    1    1 off     4   1 full           2.47      0.039  68.6%  22.9%  45.7%  15.9%  10.4%   0.0%   0.0%   0.0%   5.1%   0.0%   0.0%
       2    2   4   1   1   1    1    1 off     8   1 full           2.27      0.046  58.4%  19.5%  39.0%  13.6%  26.5%   0.0%   0.0%   0.0%   1.5%   0.0%   0.0%
       3    1   8   1   1   1    1    1 off    16   1 full           2.10      0.061  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +0.00673 s (+17.3 %): tp +0.00805 s, dp -0.00133 s; peak -0.20 GiB
+    #3 +0.022 s (+57.1 %): tp +0.024 s, dp -0.00199 s; peak -0.37 GiB
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -243,11 +251,17 @@ sends, 2 · 2048 · 1024 · 2 B at 100 GB/s; the step is ΣX + (m − 1)·max X
   top 6 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%   0.0%
-      2    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%   0.0%
+     ~2    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%   0.0%
       3    1   8   1   1   1    1    1 off     4   1 full           2.10      0.015  43.6%  14.5%  29.1%  10.1%  46.2%   0.0%   0.0%   0.0%   0.0%   0.0%   0.0%
       4    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%   0.0%
       5    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%   0.0%
       6    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%   0.0%
+  ~ 1 row within 16.9 % of #1's step (0.011 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +0.000687 s (+6.1 %): tp +0.00201 s, dp -0.00133 s; peak -0.20 GiB
+    #3 +0.00405 s (+36.2 %): tp +0.00604 s, dp -0.00199 s; peak -0.37 GiB
+    #4 +0.00453 s (+40.5 %): bubble +0.00368 s, bwd +0.00134 s, dp -0.00133 s, fwd +0.000671 s; peak -0.41 GiB
+    #5 +0.00476 s (+42.5 %): bubble +0.00239 s, tp +0.00201 s, dp -0.00199 s, bwd +0.00134 s; peak -0.59 GiB
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 
@@ -271,12 +285,18 @@ sets aside TP 8. Of the 6: PP 4 TP 2 (-42), PP 2 TP 4 (-24), PP 2 TP 2
   5 of them kept by the policy's rules
   
   top 5 by deep.lua (deepest pipeline first):
-   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%   0.0%
-      2    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%   0.0%
-      3    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%   0.0%
-      4    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%   0.0%
-      5    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%   0.0%
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt       score
+      1    1   2   4   1   1    1    1 off     4   1 full           1.94      0.021  31.3%  19.9%  39.9%   7.3%   4.7%   0.0%   0.0%   1.6%   0.0%  26.6%   0.0%         -42
+      2    1   4   2   1   1    1    1 off     4   1 full           1.88      0.016  41.7%  18.1%  36.2%   9.7%  18.9%   0.0%   0.0%   2.1%   0.0%  15.0%   0.0%         -24
+      3    2   2   2   1   1    1    1 off     2   1 full           2.06      0.016  42.3%  18.4%  36.7%   9.8%   6.4%   0.0%   0.0%   1.1%   4.2%  23.4%   0.0%         -22
+      4    2   4   1   1   1    1    1 off     2   1 full           2.27      0.012  56.0%  18.7%  37.3%  13.0%  25.4%   0.0%   0.0%   0.0%   5.6%   0.0%   0.0%         -14
+      5    4   2   1   1   1    1    1 off     1   1 full           2.47      0.011  59.4%  19.8%  39.6%  13.8%   9.0%   0.0%   0.0%   0.0%  17.8%   0.0%   0.0%         -12
+  score: the policy deep.lua's score function, the ranking's first key
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 -0.00527 s (-24.8 %): bubble -0.00326 s, bwd -0.00268 s, tp +0.00201 s, fwd -0.00134 s; peak -0.06 GiB
+    #3 -0.0055 s (-25.9 %): bwd -0.00268 s, bubble -0.00197 s, fwd -0.00134 s, dp +0.000663 s; peak +0.12 GiB
+    #4 -0.00934 s (-44.0 %): bubble -0.00565 s, bwd -0.00403 s, tp +0.00201 s, fwd -0.00201 s; peak +0.33 GiB
+    #5 -0.010 s (-47.3 %): bubble -0.00565 s, bwd -0.00403 s, fwd -0.00201 s, dp +0.00199 s; peak +0.53 GiB
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 8 devices)
 

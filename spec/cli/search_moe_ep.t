@@ -23,15 +23,18 @@ their ep share grows with EP:
   
   top 9 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.867  35.6%  21.6%  43.1%  21.6%   0.0%   0.0%   6.9%   0.7%   0.2%   5.9%   0.1%
-      2  128   1  16   1   1   16    1  on   120   1 full          78.07     21.867  35.6%  21.6%  43.1%  21.6%   0.0%   0.0%   6.9%   0.7%   0.2%   5.9%   0.1%
-      3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.523  34.5%  20.9%  41.9%  20.9%   0.0%   0.0%  10.0%   0.3%   0.2%   5.5%   0.2%
-      4  256   1   8   1   1   32    1  on    60   1 full          69.91     22.523  34.5%  20.9%  41.9%  20.9%   0.0%   0.0%  10.0%   0.3%   0.2%   5.5%   0.2%
-      5   32   1  32   1   2    4    1 off   480   1 full          77.29     22.625  34.4%  20.8%  41.7%  20.8%   0.0%   8.9%   2.8%   1.4%   0.2%   3.1%   0.2%
-      6  128   1  16   1   1   32    1 off   120   1 full          69.56     22.658  34.3%  20.8%  41.6%  20.8%   0.0%   0.0%  10.0%   0.7%   0.1%   5.9%   0.1%
-      7  128   1  16   1   1   32    1  on   120   1 full          69.56     22.658  34.3%  20.8%  41.6%  20.8%   0.0%   0.0%  10.0%   0.7%   0.1%   5.9%   0.1%
-      8  512   1   4   1   1   64    1 off    30   1 full          76.35     22.662  34.3%  21.4%  42.8%  19.5%   0.0%   0.0%  10.9%   0.2%   0.3%   4.7%   0.2%
-      9  512   1   4   1   1   64    1  on    30   1 full          76.35     22.662  34.3%  21.4%  42.8%  19.5%   0.0%   0.0%  10.9%   0.2%   0.3%   4.7%   0.2%
+      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.867  35.6%  21.6%  43.1%  21.6%   0.0%   0.0%   6.9%   0.7%   0.2%   5.9%   0.1%  also #2 (sp on)
+     ~3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.523  34.5%  20.9%  41.9%  20.9%   0.0%   0.0%  10.0%   0.3%   0.2%   5.5%   0.2%  also #4 (sp on)
+     ~5   32   1  32   1   2    4    1 off   480   1 full          77.29     22.625  34.4%  20.8%  41.7%  20.8%   0.0%   8.9%   2.8%   1.4%   0.2%   3.1%   0.2%
+     ~6  128   1  16   1   1   32    1 off   120   1 full          69.56     22.658  34.3%  20.8%  41.6%  20.8%   0.0%   0.0%  10.0%   0.7%   0.1%   5.9%   0.1%  also #7 (sp on)
+     ~8  512   1   4   1   1   64    1 off    30   1 full          76.35     22.662  34.3%  21.4%  42.8%  19.5%   0.0%   0.0%  10.9%   0.2%   0.3%   4.7%   0.2%  also #9 (sp on)
+  4 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
+  ~ 4 rows within 16.9 % of #1's step (21.867 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #3 +0.656 s (+3.0 %): ep +0.752 s; peak -8.15 GiB
+    #5 +0.758 s (+3.5 %): cp +2.013 s, ep -0.869 s, bubble -0.578 s, pp +0.157 s; peak -0.78 GiB
+    #6 +0.791 s (+3.6 %): ep +0.752 s; peak -8.50 GiB
+    #8 +0.795 s (+3.6 %): ep +0.963 s, rec -0.295 s, bwd +0.258 s, bubble -0.210 s; peak -1.71 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -55,9 +58,12 @@ TP 8's straggler (29.2 s, 7th), and an EP layout comes first: EP 8, PP
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   3   1    8    1 off   120   1 full          64.29     27.895  27.9%  16.9%  33.8%  16.9%   0.0%   0.0%  26.5%   1.7%   0.2%   3.8%   0.2%
-      2  128   1  16   3   1    8    1  on   120   1 full          64.29     27.895  27.9%  16.9%  33.8%  16.9%   0.0%   0.0%  26.5%   1.7%   0.2%   3.8%   0.2%
-      3  128   1  16   2   1    8    1 off   120   1 full          65.11     28.257  27.5%  16.7%  33.4%  16.7%   0.0%   0.0%  26.2%   1.1%   0.2%   5.6%   0.2%
+      1  128   1  16   3   1    8    1 off   120   1 full          64.29     27.895  27.9%  16.9%  33.8%  16.9%   0.0%   0.0%  26.5%   1.7%   0.2%   3.8%   0.2%  also #2 (sp on)
+     ~3  128   1  16   2   1    8    1 off   120   1 full          65.11     28.257  27.5%  16.7%  33.4%  16.7%   0.0%   0.0%  26.2%   1.1%   0.2%   5.6%   0.2%
+  1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
+  ~ 1 row within 16.9 % of #1's step (27.895 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #3 +0.363 s (+1.3 %): bubble +0.519 s, pp -0.157 s; peak +0.82 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   every fitting candidate written to all.csv
@@ -79,8 +85,12 @@ kernel efficiency by shape (TP 8 cuts each expert's 2048-wide matmuls to
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1   16   8  16   1   1    1    1  on   960   1 off           71.04     21.224  36.7%  24.9%  49.9%   0.0%  17.4%   0.0%   0.0%   5.9%   0.2%   1.5%   0.2%
-      2   16   8  16   1   1    1    1  on   960   1 selective     68.06     21.407  36.3%  24.7%  49.4%   0.8%  17.3%   0.0%   0.0%   5.9%   0.2%   1.5%   0.2%
-      3   16   8  16   2   1    1    1  on   960   1 selective     76.09     22.512  34.6%  23.5%  47.0%   0.8%  16.4%   0.0%   0.0%  11.1%   0.2%   0.7%   0.2%
+     ~2   16   8  16   1   1    1    1  on   960   1 selective     68.06     21.407  36.3%  24.7%  49.4%   0.8%  17.3%   0.0%   0.0%   5.9%   0.2%   1.5%   0.2%
+     ~3   16   8  16   2   1    1    1  on   960   1 selective     76.09     22.512  34.6%  23.5%  47.0%   0.8%  16.4%   0.0%   0.0%  11.1%   0.2%   0.7%   0.2%
+  ~ 2 rows within 16.9 % of #1's step (21.224 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +0.183 s (+0.9 %): rec +0.180 s; peak -2.98 GiB
+    #3 +1.289 s (+6.1 %): pp +1.253 s, rec +0.180 s, bubble -0.144 s; peak +5.05 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none

@@ -25,10 +25,16 @@ search says it cannot choose them.
   top 5 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1   16   2   4   1   1    1    8 off    64   1 full          35.69    197.895  23.5%  18.4%  36.8%  17.2%   2.6%   0.0%   0.0%   0.2%  21.3%   3.4%   0.0%
-      2   16   4   2   1   1    1    8 off    64   1 full          30.47    199.028  23.4%  17.7%  35.5%  17.1%   7.8%   0.0%   0.0%   0.2%  20.5%   1.2%   0.0%
-      3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%   0.0%
-      4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%   0.0%
-      5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%   0.0%
+     ~2   16   4   2   1   1    1    8 off    64   1 full          30.47    199.028  23.4%  17.7%  35.5%  17.1%   7.8%   0.0%   0.0%   0.2%  20.5%   1.2%   0.0%
+     ~3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%   0.0%
+     ~4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%   0.0%
+     ~5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%   0.0%
+  ~ 4 rows within 16.9 % of #1's step (197.895 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +1.133 s (+0.6 %): tp +10.308 s, bubble -4.279 s, bwd -2.333 s, dp -1.397 s; peak -5.22 GiB
+    #3 +7.612 s (+3.8 %): tp +10.308 s, bubble -3.078 s; peak -13.71 GiB
+    #4 +11.304 s (+5.7 %): bwd +4.665 s, dp +2.743 s, fwd +2.333 s, bubble +1.133 s; peak -8.49 GiB
+    #5 +21.107 s (+10.7 %): tp +30.924 s, bubble -5.305 s, bwd -2.333 s, dp -1.442 s; peak -16.32 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 128 devices)
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
@@ -52,6 +58,11 @@ about, not read.
       3   16   2  16   1   1   16    4 off    64   1 full          47.45     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%   0.0%
       4   32   4   4   1   1    4    4 off    32   1 full          54.60    127.153   5.4%   4.0%   7.9%   4.0%   2.1%   0.0%  56.7%   0.1%  18.6%   6.5%   0.0%
       5   16   4   8   1   1    4    4 off    64   1 full          51.44    128.728   5.4%   3.9%   7.9%   3.9%   2.1%   0.0%  56.1%   0.3%  18.3%   7.6%   0.0%
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +15.311 s (+18.5 %): ep +18.039 s, dp -5.194 s, bubble +2.655 s; peak -0.67 GiB
+    #3 +16.881 s (+20.4 %): ep +18.039 s, dp -5.033 s, bubble +3.876 s; peak -7.98 GiB
+    #4 +44.225 s (+53.3 %): ep +36.078 s, dp +10.988 s, bubble -4.567 s, tp +1.804 s; peak -0.83 GiB
+    #5 +45.800 s (+55.2 %): ep +36.078 s, dp +10.866 s, bubble -3.057 s, tp +1.804 s; peak -3.99 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 512 devices)
   warning: optimizer._target_: the config states no optimizer: it is priced as adamw, two states a parameter
@@ -76,9 +87,12 @@ refused and what the answer takes. Exit 0; --strict makes it 2:
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%
-      2    8   2   1   1   2    1    2 off    16   1 selective     27.70     10.737  42.5%  31.7%  63.4%   1.5%   1.6%   0.3%   0.0%   0.0%   1.5%   0.0%   0.0%
-      3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
+      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%  also #2 (op 2)
+     ~3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
+  1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
+  ~ 1 row within 16.9 % of #1's step (10.583 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #3 +0.306 s (+2.9 %): tp +0.344 s; peak +7.11 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 32 devices)
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
@@ -106,9 +120,12 @@ without the dp list 14):
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1    4   8   2   1   1    1    1 off    64   1 full          39.84    137.691  31.1%  23.4%  46.7%  23.0%   5.2%   0.0%   0.0%   0.1%   0.0%   1.5%   0.0%
-      2    4   8   2   1   1    1    2 off    64   1 full          24.45    138.245  31.0%  23.3%  46.5%  22.9%   5.2%   0.0%   0.0%   0.1%   0.4%   1.5%   0.0%
-      3    4   4   4   1   1    1    1 off    64   1 full          39.39    139.005  30.8%  23.5%  47.0%  22.8%   2.2%   0.0%   0.0%   0.1%   0.0%   4.4%   0.0%
+      1    4   8   2   1   1    1    1 off    64   1 full          39.84    137.691  31.1%  23.4%  46.7%  23.0%   5.2%   0.0%   0.0%   0.1%   0.0%   1.5%   0.0%  also #2 (op 2)
+     ~3    4   4   4   1   1    1    1 off    64   1 full          39.39    139.005  30.8%  23.5%  47.0%  22.8%   2.2%   0.0%   0.0%   0.1%   0.0%   4.4%   0.0%
+  1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
+  ~ 1 row within 16.9 % of #1's step (137.691 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #3 +1.314 s (+1.0 %): tp -4.123 s, bubble +3.996 s, bwd +0.966 s; peak -0.45 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 64 devices)
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another
@@ -150,9 +167,12 @@ The widened answer is the one of the same file with the list stated auto
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%
-      2    8   2   1   1   2    1    2 off    16   1 selective     27.70     10.737  42.5%  31.7%  63.4%   1.5%   1.6%   0.3%   0.0%   0.0%   1.5%   0.0%   0.0%
-      3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
+      1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%  also #2 (op 2)
+     ~3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
+  1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
+  ~ 1 row within 16.9 % of #1's step (10.583 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #3 +0.306 s (+2.9 %): tp +0.344 s; peak +7.11 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 32 devices)
   warning: model.torch_dtype: neither the config nor a checkpoint states the model's dtype: its weights are priced in bfloat16; state model.torch_dtype if they are held in another

@@ -67,26 +67,37 @@ end
 --- The table of candidates (rank, degrees, recompute, peak with its unit,
 -- step time, MFU, the time parts as shares of the step).
 -- @tparam table list candidates (result:candidate(i)), best first
+-- @tparam[opt] table o `mark[i]`: a character before row i's rank ("~");
+--   `score`: a column of each candidate's score (a ranking policy's);
+--   `also[i]`: text after row i (its variants)
 -- @treturn table the lines
-function report.table(list)
+function report.table(list, o)
+  o = o or {}
   local unit, unit_name = peak_unit(list)
   local head = string.format("%5s %4s %3s %3s %3s %3s %4s %4s %3s %5s %3s %-9s %9s %10s %6s", "rank", "dp", "tp",
                              "pp", "vpp", "cp", "ep", "op", "sp", "mb", "mbs", "recompute", "peak " .. unit_name,
                              "step s", "MFU")
   for _, p in ipairs(report.PARTS) do head = head .. string.format(" %6s", p[2]) end
+  if o.score then head = head .. string.format(" %11s", "score") end
   local lines = { head }
-  for _, c in ipairs(list) do
-    local row = string.format("%5d %4d %3d %3d %3d %3d %4d %4d %3s %5d %3d %-9s %9.2f %10s %5.1f%%", c.rank, c.dp,
+  for i, c in ipairs(list) do
+    local rank = (o.mark and o.mark[i] or "") .. tostring(c.rank)
+    local row = string.format("%5s %4d %3d %3d %3d %3d %4d %4d %3s %5d %3d %-9s %9.2f %10s %5.1f%%", rank, c.dp,
                               c.tp, c.pp, c.vpp, c.cp, c.ep, c.op, c.sp and "on" or "off", c.mb, c.mbs, c.recompute,
                               c.peak_bytes / unit, report.seconds(c.step_time_s), 100 * c.mfu)
     for _, p in ipairs(report.PARTS) do
       local share = c.step_time_s > 0 and 100 * c.parts[p[1]] / c.step_time_s or 0
       row = row .. string.format(" %5.1f%%", share)
     end
+    if o.score then row = row .. string.format(" %11.5g", c.score) end
+    if o.also and o.also[i] then row = row .. "  " .. o.also[i] end
     lines[#lines + 1] = row
   end
   return lines
 end
+
+--- The unit the table shows a list's peaks in: its size and name.
+report.peak_unit = peak_unit
 
 --- One line per dropped candidate kept as an example (§a.4 item 4).
 function report.dropped(list, total, budget_bytes)
