@@ -221,7 +221,9 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
   local path, notes = write_resolved(opts, s, list[1])
   if opts.json then
     io.write(nd.json.encode(json_report.document(counts, list, { warnings = w:all(), search = search_info(s),
-                                                                   resolved_yaml = path }), { indent = 2 }), "\n")
+                                                                   resolved_yaml = path,
+                                                                   ranking = ranking.summary(list) }),
+                            { indent = 2 }), "\n")
     return
   end
   if opts.verbosity >= 1 then

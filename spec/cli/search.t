@@ -347,18 +347,22 @@ resolved.yaml too, as the search priced them:
     pipeline_scheduler: gpipe
 
 The JSON document: the counts, the candidates shown (top -t) with stable
-names, the warnings, what was searched and the resolved yaml's path:
+names, the warnings, what was searched, the resolved yaml's path and the
+ranking's explanation (the ties with #1 within the time model's 16.9 %
+validation error, and each row's variants in FSDP shard or SP):
 
   $ ndlua -e 'local nd = require "nd"
   > local s = nd.json.load("search.json")
   > print(table.concat(nd.keys(s), " "))
   > print(table.concat(nd.keys(s.candidates[1]), " "))
   > print(table.concat(nd.keys(s.candidates[1].parts), " "))
-  > print(s.tested, s.priced, s.fitting, s.dropped, #s.candidates, s.candidates[2].rank, s.resolved_yaml)'
-  candidates dropped elapsed_s fitting priced refused resolved_yaml search tested warnings
+  > print(s.tested, s.priced, s.fitting, s.dropped, #s.candidates, s.candidates[2].rank, s.resolved_yaml)
+  > print(s.ranking.time_error_pct, s.ranking.time_error_cases, table.concat(s.ranking.ties, ","), #s.ranking.variants)'
+  candidates dropped elapsed_s fitting priced ranking refused resolved_yaml search tested warnings
   cp dp ep etp kept mb mbs mfu nd_score op parts peak_bytes peak_stage pp rank recompute score sp step_time_s tokens_per_s_per_device tp vpp
   backward_s bubble_s cp_s dp_s ep_s forward_s optimizer_s pp_s recompute_s tp_s
   4	4	3	1	3	2	out/resolved.yaml
+  16.9	18		0
 
 --csv writes every fitting candidate, best first (etp 0: a dense model has
 no expert TP); --svg a chart of the top. Its rectangles: the background, a

@@ -5,8 +5,9 @@
 --    "step_time_s", "mfu", "tokens_per_s_per_device", "nd_score", "score",
 --    "kept", "parts": {...}}, ...], "warnings": [...]}
 -- plus "search": what was searched (devices, global_batch, budget_bytes,
--- hardware, policy, recompute, dims, bounds) and "resolved_yaml" (the path
--- written, or null).
+-- hardware, policy, recompute, dims, bounds), "resolved_yaml" (the path
+-- written, or null) and "ranking" (the table's explanation, when given:
+-- nd.report.ranking.summary).
 -- @module nd.report.json
 
 local core = require "nd.core"
@@ -34,7 +35,7 @@ function json.document(counts, list, extra)
     tested = counts.tested, refused = counts.refused, priced = counts.priced, fitting = counts.fitting,
     dropped = counts.dropped, elapsed_s = counts.elapsed_s, candidates = core.json.array(cands),
     warnings = core.json.array(extra.warnings or {}), search = extra.search,
-    resolved_yaml = extra.resolved_yaml or core.null,
+    resolved_yaml = extra.resolved_yaml or core.null, ranking = extra.ranking,
   }
 end
 

@@ -80,6 +80,30 @@ local function separation(c, first)
   return out
 end
 
+--- The ranking's explanation as data (search.lua --json's "ranking"):
+-- `time_error_pct` and `time_error_cases` (ranking.TIME_ERROR), `ties`
+-- (the ranks of the rows within it of #1's step), and `variants` (each
+-- row that has some: `{rank = its rank, ranks = {the variants' ranks}}`).
+-- @tparam table list candidates, best first
+function ranking.summary(list)
+  local core = require "nd.core"
+  local ties, variants = {}, {}
+  local first = list[1]
+  for i, g in ipairs(ranking.groups(list)) do
+    if i > 1 and math.abs(g.lead.step_time_s - first.step_time_s)
+        <= first.step_time_s * ranking.TIME_ERROR.pct / 100 then
+      ties[#ties + 1] = g.lead.rank
+    end
+    if #g.variants > 0 then
+      local ranks = {}
+      for j, v in ipairs(g.variants) do ranks[j] = v.rank end
+      variants[#variants + 1] = { rank = g.lead.rank, ranks = core.json.array(ranks) }
+    end
+  end
+  return { time_error_pct = ranking.TIME_ERROR.pct, time_error_cases = ranking.TIME_ERROR.cases,
+           ties = core.json.array(ties), variants = core.json.array(variants) }
+end
+
 --- The ranking's lines: the table of the groups' leads (ties marked,
 -- variants beside them, the score column of a scoring policy), then, when
 -- `explain`, the notes: the variants folded, the ties, the score, and what
