@@ -154,6 +154,11 @@ local api_search = require "nd.api.search"
 -- rather than compiling its source: `nd.compiled(path)`.
 -- @function nd.compiled
 
+--- The objective and per-stage memory of a given plan by the problem's rule:
+-- `nd.balance_evaluate(problem, cells)` -> ok (keeps every rule and fits),
+-- objective, stage_time, stage_mem.
+-- @function nd.balance_evaluate
+
 --- Writes a whole file through a temporary file beside it and a rename,
 -- every step checked: `nd.write_file(path, text)` -> true, or nil and why.
 -- @function nd.write_file

@@ -112,58 +112,112 @@ static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, do
     }
 }
 
-/* balance(problem): problem = {stages, chunks, micro, body, limit, layer, head, tail, tail_stage (1-based),
- * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step"}. */
-static int lnd_balance_solve(lua_State *L)
+/* Reads the problem table at index 1 into p; its in-flight counts go to a
+ * userdata left on the stack (freed with it). */
+static void read_problem(lua_State *L, bal_problem *p)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    bal_problem p;
-    memset(&p, 0, sizeof p);
-    p.stages = (int)field_int(L, 1, "", "stages", 1, 4096, 1, true);
-    p.chunks = (int)field_int(L, 1, "", "chunks", 1, 64, 1, false);
-    p.micro = (int)field_int(L, 1, "", "micro", 1, 1 << 24, 1, true);
-    p.body = (int)field_int(L, 1, "", "body", 0, 1 << 20, 0, true);
-    p.limit = field_number(L, 1, "", "limit", 0, DBL_MAX, 0);
-    p.tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p.stages, p.stages, false) - 1;
-    p.coef_sum = field_number(L, 1, "", "coef_sum", 0, DBL_MAX, 1);
-    p.coef_max = field_number(L, 1, "", "coef_max", 0, DBL_MAX, 0);
+    memset(p, 0, sizeof *p);
+    p->stages = (int)field_int(L, 1, "", "stages", 1, 4096, 1, true);
+    p->chunks = (int)field_int(L, 1, "", "chunks", 1, 64, 1, false);
+    p->micro = (int)field_int(L, 1, "", "micro", 1, 1 << 24, 1, true);
+    p->body = (int)field_int(L, 1, "", "body", 0, 1 << 20, 0, true);
+    p->limit = field_number(L, 1, "", "limit", 0, DBL_MAX, 0);
+    p->tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p->stages, p->stages, false) - 1;
+    p->coef_sum = field_number(L, 1, "", "coef_sum", 0, DBL_MAX, 1);
+    p->coef_max = field_number(L, 1, "", "coef_max", 0, DBL_MAX, 0);
     char *obj = field_string(L, 1, "", "objective", "step");
-    int is_step = obj != NULL && strcmp(obj, "step") == 0;
+    int is_step = obj != NULL && strcmp(obj, "step") == 0, is_sapp = obj != NULL && strcmp(obj, "sapp") == 0;
     free(obj);
-    if (!is_step)
-        return nd_bad_input(L, "balance: objective must be \"step\"");
-    p.objective = BAL_OBJ_STEP;
-    read_layer(L, 1, &p.layer);
-    read_pinned(L, 1, "head", &p.head);
-    read_pinned(L, 1, "tail", &p.tail);
-    size_t ncell = (size_t)p.stages * (size_t)p.chunks;
-    double *inflight = lua_newuserdatauv(L, sizeof(double) * ncell, 0); /* freed with the stack */
+    if (!is_step && !is_sapp)
+        nd_bad_input(L, "balance: objective must be \"step\" or \"sapp\"");
+    p->objective = is_sapp ? BAL_OBJ_SAPP : BAL_OBJ_STEP;
+    p->sapp_level = (int)field_int(L, 1, "", "sapp_level", 0, 2, 2, false);
+    p->sapp_less_memory = field_bool(L, 1, "", "less_memory", false);
+    if (is_sapp && p->chunks > 2)
+        nd_bad_input(L, "balance: the sapp objective takes one or two chunks (the reference's rule is stated for those)");
+    if (is_sapp && p->chunks == 2 && p->micro == p->stages && p->sapp_level >= 1)
+        nd_bad_input(L, "balance: the sapp objective's separate bound for m = S with two chunks is not reproduced");
+    read_layer(L, 1, &p->layer);
+    read_pinned(L, 1, "head", &p->head);
+    read_pinned(L, 1, "tail", &p->tail);
+    size_t ncell = (size_t)p->stages * (size_t)p->chunks;
+    double *inflight = lua_newuserdatauv(L, sizeof(double) * ncell, 0);
     if (lua_getfield(L, 1, "inflight") != LUA_TTABLE)
-        return nd_bad_input(L, "balance: inflight must be a table of stages");
-    for (int s = 0; s < p.stages; s++) {
+        nd_bad_input(L, "balance: inflight must be a table of stages");
+    for (int s = 0; s < p->stages; s++) {
         if (lua_rawgeti(L, -1, s + 1) != LUA_TTABLE)
-            return nd_bad_input(L, "balance: inflight[%d] must be a table of chunks", s + 1);
-        for (int v = 0; v < p.chunks; v++) {
+            nd_bad_input(L, "balance: inflight[%d] must be a table of chunks", s + 1);
+        for (int v = 0; v < p->chunks; v++) {
             lua_rawgeti(L, -1, v + 1);
             int ok;
             double n = lua_tonumberx(L, -1, &ok);
             if (!ok || !(n >= 0))
-                return nd_bad_input(L, "balance: inflight[%d][%d] must be a number >= 0", s + 1, v + 1);
-            inflight[v * p.stages + s] = n;
+                nd_bad_input(L, "balance: inflight[%d][%d] must be a number >= 0", s + 1, v + 1);
+            inflight[v * p->stages + s] = n;
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    p.inflight = inflight;
+    p->inflight = inflight;
+}
+
+/* balance(problem): problem = {stages, chunks, micro, body, limit, layer, head, tail, tail_stage (1-based),
+ * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step" | "sapp", sapp_level,
+ * less_memory}. */
+static int lnd_balance_solve(lua_State *L)
+{
+    bal_problem p;
+    read_problem(L, &p);
     bal_plan pl;
     double t0 = now_s();
     if (bal_solve(&p, &pl) != 0)
-        return luaL_error(L, "balance: out of memory");
+        return luaL_error(L, "balance: out of memory, or a problem too large to enumerate");
     double t1 = now_s();
     push_plan(L, &p, &pl, t1 - t0);
     bal_plan_free(&pl);
     return 1;
+}
+
+/* balance_evaluate(problem, cells): cells[stage][chunk] = {option = n}; -> whether the plan keeps
+ * every rule and fits, its objective, {stage_time}, {stage_mem}, by the problem's rule. */
+static int lnd_balance_evaluate(lua_State *L)
+{
+    bal_problem p;
+    read_problem(L, &p);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t ncell = (size_t)p.stages * (size_t)p.chunks;
+    int *count = lua_newuserdatauv(L, sizeof(int) * ncell * BAL_OPTIONS, 0);
+    double *st = lua_newuserdatauv(L, sizeof(double) * (size_t)p.stages * 2, 0);
+    memset(count, 0, sizeof(int) * ncell * BAL_OPTIONS);
+    for (int s = 0; s < p.stages; s++) {
+        if (lua_rawgeti(L, 2, s + 1) != LUA_TTABLE)
+            return nd_bad_input(L, "balance_evaluate: cells[%d] must be a table of chunks", s + 1);
+        for (int v = 0; v < p.chunks; v++) {
+            if (lua_rawgeti(L, -1, v + 1) != LUA_TTABLE)
+                return nd_bad_input(L, "balance_evaluate: cells[%d][%d] must be a table", s + 1, v + 1);
+            int t = lua_gettop(L);
+            for (int r = 0; r < BAL_OPTIONS; r++)
+                count[((size_t)v * (size_t)p.stages + (size_t)s) * BAL_OPTIONS + (size_t)r] =
+                    (int)field_int(L, t, "cells.", option_names[r], 0, 1 << 20, 0, false);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    double obj;
+    int bad = p.objective == BAL_OBJ_SAPP ? bal_evaluate_sapp(&p, count, &obj, st, st + p.stages)
+                                          : bal_evaluate(&p, count, &obj, st, st + p.stages);
+    lua_pushboolean(L, !bad);
+    lua_pushnumber(L, obj);
+    for (int i = 0; i < 2; i++) {
+        lua_createtable(L, p.stages, 0);
+        for (int s = 0; s < p.stages; s++) {
+            lua_pushnumber(L, st[i * p.stages + s]);
+            lua_rawseti(L, -2, s + 1);
+        }
+    }
+    return 4;
 }
 
 /* balance_coeffs{pp, vpp, micro, schedule = "1f1b"|"gpipe"|"seqpipe"|"dualpipev", seq_split}: a, b of
@@ -200,5 +254,6 @@ static int lnd_balance_coeffs(lua_State *L)
 const luaL_Reg lnd_balance_functions[] = {
     {"balance", lnd_balance_solve},
     {"balance_coeffs", lnd_balance_coeffs},
+    {"balance_evaluate", lnd_balance_evaluate},
     {NULL, NULL},
 };

@@ -335,8 +335,12 @@ int bal_solve(const bal_problem *p, bal_plan *out)
     out->bad_stage = -1;
     if (p == NULL || !valid(p))
         return -1;
-    if (p->objective != BAL_OBJ_STEP)
-        return -1;
+    if (p->objective == BAL_OBJ_SAPP) {
+        int r = bal_solve_sapp(p, out);
+        if (r != 0)
+            bal_plan_free(out);
+        return r;
+    }
     int S = p->stages, N = p->body, W = N + 1, rc = -1;
     solver sv;
     double *T = NULL, *f = NULL, *cand = NULL;

@@ -7,63 +7,8 @@
 #define NDLUA_BALANCE_H
 
 #include "core/run.h"
-
-/* The recompute options, in the order SAPP-PPB numbers them. */
-enum { BAL_OFF, BAL_SELECTIVE, BAL_COMM, BAL_BOTH, BAL_FULL, BAL_OPTIONS };
-
-/* One body layer (all body layers are alike): its static bytes, and per
- * option the activations one micro-batch keeps, its forward + backward
- * seconds and its backward seconds; `offered` has bit r set when option r may
- * be chosen. `fwd` is the forward alone (the same under every option). */
-typedef struct {
-    double stat, fwd;
-    double act[BAL_OPTIONS], time[BAL_OPTIONS];
-    unsigned offered;
-} bal_layer;
-
-/* A layer pinned to one cell (the embedding on the first, the head on the
- * last): static bytes, activations per micro-batch, forward + backward, forward. */
-typedef struct {
-    int present;
-    double stat, act, time, fwd;
-} bal_pinned;
-
-typedef enum { BAL_OBJ_STEP, BAL_OBJ_SAPP } bal_objective;
-
-/* The problem. Cells are (chunk v, stage s), index v·stages + s. Every cell
- * holds at least one layer (a pinned one counts). */
-typedef struct {
-    int stages, chunks, micro;
-    int body;                /* body layers to place */
-    bal_layer layer;
-    bal_pinned head, tail;   /* head on (0, 0); tail on (chunks − 1, tail_stage) */
-    int tail_stage;
-    double limit;            /* memory per device, in the unit of the bytes given */
-    const double *inflight;  /* [cell]: micro-batches of activations the cell keeps */
-    /* BAL_OBJ_STEP: step = coef_sum·Σ_s T_s + coef_max·max_s T_s, T_s the
-     * stage's forward + backward seconds (bal_step_coeffs gives timing.c's). */
-    double coef_sum, coef_max;
-    bal_objective objective;
-    int sapp_level;          /* BAL_OBJ_SAPP: the reference's -O (0, 1, 2) */
-    int sapp_less_memory;    /* BAL_OBJ_SAPP: the less-memory interleaved variant */
-} bal_problem;
-
-/* The answer. feasible and optimal are 1/0; an infeasible problem names
- * bad_stage (the stage that cannot hold even its least layers with the
- * least-memory option, and bad_need, that stage's least memory), or, with
- * bad_stage −1, capacity: the most body layers the stages hold together
- * (fewer than the body), or the least they must hold (more than the body). */
-typedef struct {
-    int feasible, optimal;
-    double objective;
-    int *count;              /* [cell · BAL_OPTIONS + r]: body layers of option r */
-    double *stage_time;      /* [stage]: forward + backward of the stage */
-    double *stage_mem;       /* [stage]: its memory by the problem's rule */
-    int bad_stage;
-    double bad_need;
-    int capacity;
-    long explored;           /* bottleneck values tried (the proof's size) */
-} bal_plan;
+#include "balance_problem.h"
+#include "balance_sapp.h"
 
 /* Solves p into out (allocated here; bal_plan_free releases it). 0 on success
  * (feasible or proved infeasible), −1 on bad arguments or out of memory. */

@@ -1,0 +1,222 @@
+-- balance.lua: per pipeline stage and chunk the layers and their recompute options that fit and give the least step, proved optimal
+--
+-- The pipeline balancer: for S stages, I chunks and m micro-batches, how many
+-- body layers each stage and chunk holds and how many of them use each
+-- recompute option, so that every stage fits its memory and the step is
+-- shortest; proved optimal, or proved to have no plan (naming the stage
+-- that cannot fit).
+--
+--   ndlua balance.lua ../shared/reference/sapp-ppb/llama2_70b.json -s 16 -m 32 -i 2 --memory 56000MB --objective sapp
+--   ndlua balance.lua layers.json -s 8 -m 16 --memory 40GB --json
+--
+-- The input is a SAPP-PPB layer file (HyperParallel's pipeline balancer's
+-- JSON: HEAD, BODY and TAIL layers with per-option activation MB). The solver
+-- is nd.core.balance (src/search/balance.c, balance_sapp.c).
+
+local nd = require "nd"
+local cli = require "nd.cli"
+local errors = require "nd.errors"
+local balance = require "nd.balance"
+
+local COMMAND = {
+  usage = "ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]\n"
+    .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE]",
+  about = "Balances a pipeline: per stage and chunk the layers and how many use each recompute option\n"
+    .. "(off, selective, comm, both, full), every stage within --memory, the step least. The answer is\n"
+    .. "exact: proved optimal, or proved infeasible with the stage that cannot fit. LAYER_JSON is a\n"
+    .. "SAPP-PPB layer file (its times are in its own unit; its memory in MB). --objective step prices\n"
+    .. "the step as ndlua's timing does (sum + bubble of the slowest stage); --objective sapp reproduces\n"
+    .. "SAPP-PPB's objective and memory rule (its -O level: --sapp-level).",
+  options = {
+    { name = "stages", short = "s", arg = "S", help = "pipeline stages" },
+    { name = "micro-batches", short = "m", arg = "M", help = "micro-batches a step" },
+    { name = "interleave", short = "i", arg = "I", default = 1, help = "virtual chunks per stage (1 or 2 for sapp)" },
+    { name = "memory", arg = "SIZE", help = "memory per device with its unit, e.g. 56000MB (MB as the layer file's MB)" },
+    { name = "schedule", arg = "NAME", default = "1f1b",
+      help = "1f1b, interleaved, interleaved-less-memory or dualpipev (in-flight counts as SAPP-PPB's digest)" },
+    { name = "objective", arg = "NAME", default = "step", help = "step (ndlua's step time) or sapp (the reference's)" },
+    { name = "sapp-level", arg = "N", default = 2, help = "the reference's -O for --objective sapp: 0, 1 or 2" },
+    { name = "json", help = "print one JSON document instead of the tables" },
+    { name = "yaml", arg = "FILE", help = "also write the plan as train.yaml keys (offset, recompute lists)" },
+  },
+}
+
+local SCHEDULES = { ["1f1b"] = true, interleaved = true, ["interleaved-less-memory"] = true, dualpipev = true }
+
+local function bad(message, accepted)
+  errors.raise { message = message, accepted = accepted or "ndlua balance.lua --help" }
+end
+
+local function read_options(argv)
+  local opts, args = cli.parse(COMMAND, argv)
+  if opts.help then return opts end
+  if #args ~= 1 then bad("balance.lua takes one LAYER_JSON, got " .. #args .. " arguments") end
+  opts.path = args[1]
+  if not opts.stages then bad("balance.lua needs --stages (-s)") end
+  if not opts.micro_batches then bad("balance.lua needs --micro-batches (-m)") end
+  if not opts.memory then bad("balance.lua needs --memory SIZE (e.g. 56000MB)") end
+  opts.stages = cli.positive_integer(opts.stages, "--stages", 4096, "stages")
+  opts.micro_batches = cli.positive_integer(opts.micro_batches, "--micro-batches")
+  opts.interleave = cli.positive_integer(tostring(opts.interleave), "--interleave", 64, "chunks")
+  if not SCHEDULES[opts.schedule] then
+    bad("--schedule " .. opts.schedule .. " is not a schedule", "1f1b, interleaved, interleaved-less-memory, dualpipev")
+  end
+  if opts.schedule == "dualpipev" then opts.interleave = 2 end
+  if opts.objective ~= "step" and opts.objective ~= "sapp" then
+    bad("--objective " .. opts.objective .. " is not an objective", "step, sapp")
+  end
+  local level = tonumber(opts.sapp_level)
+  if level ~= 0 and level ~= 1 and level ~= 2 then bad("--sapp-level must be 0, 1 or 2") end
+  opts.sapp_level = level
+  -- The layer file's MB: the limit in the same unit (a size in other units converts).
+  local bytes = cli.size(opts.memory, "--memory")
+  opts.limit_mb = bytes / (1024 * 1024)
+  return opts
+end
+
+-- The plan's table: per stage and chunk the layers and the count per option.
+local function print_plan(p, plan, even, opts)
+  local names = {}
+  for _, name in ipairs(balance.OPTIONS) do
+    if p.layer.act[name] then names[#names + 1] = name end
+  end
+  io.write(("%-6s %-6s %7s"):format("stage", "chunk", "layers"))
+  for _, name in ipairs(names) do io.write(("%10s"):format(name)) end
+  io.write(("%12s %12s %10s\n"):format("memory MB", "limit MB", "time"))
+  for s = 1, p.stages do
+    for v = 1, p.chunks do
+      local held = 0
+      for _, x in pairs(plan.cells[s][v]) do held = held + x end
+      io.write(("%-6d %-6d %7d"):format(s - 1, v - 1, held))
+      for _, name in ipairs(names) do io.write(("%10d"):format(plan.cells[s][v][name])) end
+      if v == 1 then
+        io.write(("%12.0f %12.0f %10.1f"):format(plan.stage_mem[s], p.limit, plan.stage_time[s]))
+      end
+      io.write("\n")
+    end
+  end
+  local label = opts.objective == "sapp" and ("sapp -O " .. opts.sapp_level) or "step"
+  print(("objective (%s): %.2f%s"):format(label, plan.objective, plan.optimal and ", proved optimal" or ""))
+  if even then
+    if even.feasible then
+      print(("even split, one mode (%s): %.2f; balanced is %.3fx faster"):format(even.mode, even.objective,
+        even.objective / plan.objective))
+    else
+      print("even split, one mode: no single recompute mode fits every stage")
+    end
+  end
+  print(("solved in %.3f s (%d bounds tried)"):format(plan.solve_s, plan.explored))
+end
+
+-- The objective of the even split (body / (S x I) a cell, the remainder on the
+-- first cells) with the one uniform mode that fits, the fastest such.
+local function even_split(p)
+  local S, I, N = p.stages, p.chunks, p.body
+  local per, extra = N // (S * I), N % (S * I)
+  local best
+  for _, name in ipairs(balance.OPTIONS) do
+    if p.layer.act[name] then
+      local q = {}
+      for k, v in pairs(p) do q[k] = v end
+      q.layer = { stat = p.layer.stat, fwd = p.layer.fwd, act = { [name] = p.layer.act[name] },
+                  time = { [name] = p.layer.time[name] } }
+      -- fix the counts: solve with the split given is the evaluation; the
+      -- solver has no "fixed" mode, so the even plan is priced through a
+      -- one-layer-per-cell problem of the same rule: build the cells here.
+      local cells = {}
+      local i = 0
+      for v = 1, I do
+        for s = 1, S do
+          cells[s] = cells[s] or {}
+          i = i + 1
+          cells[s][v] = { [name] = per + ((i <= extra) and 1 or 0) }
+        end
+      end
+      local ok, value = nd.balance_evaluate(q, cells)
+      if ok and (best == nil or value < best.objective) then
+        best = { feasible = true, objective = value, mode = name }
+      end
+    end
+  end
+  return best or { feasible = false }
+end
+
+-- The plan in the form MindFormers/HyperParallel yamls take: offset per
+-- stage (a list per chunk when I > 1) and per option the layers each stage
+-- recomputes that way (likewise per chunk), under the reference's keys.
+local function yaml_plan(p, plan)
+  local offset, counts = balance.reference_form(p, plan)
+  local function shaped(per_chunk) return p.chunks == 1 and per_chunk[1] or per_chunk end
+  local rec = {}
+  for _, name in ipairs(balance.OPTIONS) do
+    for _, key in ipairs(balance.YAML_KEYS[name]) do
+      if counts[name] then
+        rec[key] = rec[key] or {}
+        for v = 1, p.chunks do
+          rec[key][v] = rec[key][v] or {}
+          for s = 1, p.stages do rec[key][v][s] = (rec[key][v][s] or 0) + counts[name][s][v] end
+        end
+      end
+    end
+  end
+  for key, per_chunk in pairs(rec) do rec[key] = shaped(per_chunk) end
+  for v = 1, p.chunks do
+    for s = 1, p.stages do offset[v][s] = math.tointeger(offset[v][s]) or offset[v][s] end
+  end
+  return { parallel_config = { offset = shaped(offset) }, recompute_config = rec }
+end
+
+local function main(...)
+  local opts = read_options({ ... })
+  if opts.help then
+    io.write(cli.help(COMMAND))
+    return
+  end
+  local doc = nd.json.load(opts.path)
+  local p = balance.from_sapp(doc, {
+    stages = opts.stages, micro = opts.micro_batches, chunks = opts.interleave, limit = opts.limit_mb,
+    schedule = opts.schedule, objective = opts.objective, level = opts.sapp_level,
+  })
+  local plan = nd.balance(p)
+  local even = plan.feasible and even_split(p) or nil
+  if opts.json then
+    local out = { feasible = plan.feasible, optimal = plan.optimal, solve_s = plan.solve_s }
+    if plan.feasible then
+      local y = yaml_plan(p, plan)
+      out.objective, out.offset, out.recompute = plan.objective, y.parallel_config.offset, y.recompute_config
+      -- the layer file's time unit (SAPP-PPB's files are in their own unit, not seconds)
+      out.step_s = plan.objective
+      if even and even.feasible then out.even_objective, out.even_mode = even.objective, even.mode end
+    else
+      out.bad_stage = plan.bad_stage and plan.bad_stage - 1 or nil
+      out.bad_need_mb = plan.bad_need
+      out.capacity = plan.capacity
+    end
+    print(nd.json.encode(out, { indent = 2 }))
+    return
+  end
+  print(("%s: %d body layers, %d stages, %d chunks, %d micro-batches, %s a device, objective %s"):format(
+    opts.path, p.body, p.stages, p.chunks, p.micro, opts.memory,
+    opts.objective == "sapp" and ("sapp -O " .. opts.sapp_level) or "step"))
+  if not plan.feasible then
+    if plan.bad_stage then
+      print(("no plan: stage %d needs %.0f MB even with its least layers at the least-memory option (limit %.0f MB); proved"):format(
+        plan.bad_stage - 1, plan.bad_need, p.limit))
+    else
+      print(("no plan: the stages hold at most %d of the %d body layers within %.0f MB; proved"):format(
+        plan.capacity, p.body, p.limit))
+    end
+    os.exit(1)
+  end
+  print_plan(p, plan, even, opts)
+  if opts.yaml then
+    local y = yaml_plan(p, plan)
+    y.parallel_config.pipeline_stage_num, y.parallel_config.micro_batch_num = p.stages, p.micro
+    if p.chunks > 1 then y.parallel_config.pp_interleave_num = p.chunks end
+    local ok, why = nd.write_file(opts.yaml, nd.yaml.encode(y))
+    if not ok then bad("--yaml " .. opts.yaml .. ": " .. tostring(why)) end
+    print("plan: " .. opts.yaml)
+  end
+end
+
+main(...)

@@ -1,0 +1,119 @@
+-- nd.balance: the pipeline balancer's problems and plans. Builds the problem
+-- nd.core.balance solves from a SAPP-PPB layer file (the reference's JSON),
+-- and turns a plan into the reference's offsets and recompute counts.
+
+local core = require("nd.core")
+
+local M = {}
+
+-- The options in the reference's order, by ndlua's names and the yaml keys
+-- MindFormers/HyperParallel read for the per-stage counts.
+M.OPTIONS = { "off", "selective", "comm", "both", "full" }
+-- A layer under "both" recomputes the selected and the communication parts:
+-- it counts in both lists.
+M.YAML_KEYS = {
+  off = {}, selective = { "select_recompute" }, comm = { "select_comm_recompute" },
+  both = { "select_recompute", "select_comm_recompute" }, full = { "recompute" },
+}
+
+-- The layer file's activation key of each option, and the reference's
+-- default backward coefficients c_r (backward = (1 + c_r) x 2 x time).
+local SAPP_ACT = {
+  off = "memory_activation", selective = "memory_select_rec", comm = "memory_select_comm",
+  both = "memory_both_comm_select", full = "memory_recompute",
+}
+local SAPP_COEF = { off = 0, selective = 0.04, comm = 0.125, both = 0.165, full = 0.5 }
+
+-- Micro-batches each (stage, chunk) keeps, as the reference's digest states
+-- them (stage s from 0): 1F1B min(S - s, m); interleaved every chunk S, the
+-- first adding max(0, S - 2s - 1), the last min(0, S - 2s - 1), capped at m;
+-- the less-memory variant's last chunk S - s; DualPipeV min(2S - s, m) and
+-- min(s + 1, m). Returns inflight[stage][chunk] (1-based).
+function M.sapp_inflight(S, I, m, schedule)
+  local t = {}
+  for s0 = 0, S - 1 do
+    local row = {}
+    for v = 0, I - 1 do
+      local n
+      if schedule == "dualpipev" then
+        n = v == 0 and 2 * S - s0 or s0 + 1
+      elseif I == 1 then
+        n = S - s0
+      else
+        local d = S - 2 * s0 - 1
+        n = S
+        if v == 0 then n = S + math.max(0, d) end
+        if v == I - 1 then
+          n = schedule == "interleaved-less-memory" and S - s0 or S + math.min(0, d)
+        end
+      end
+      row[v + 1] = math.min(n, m)
+    end
+    t[s0 + 1] = row
+  end
+  return t
+end
+
+-- The problem of a SAPP-PPB layer file (decoded JSON) under opts = {stages,
+-- micro, chunks, limit (the file's MB), schedule, objective, level}.
+function M.from_sapp(doc, opts)
+  local head, body, tail
+  for _, l in ipairs(doc.layers_description or {}) do
+    if l.type == "HEAD" then head = l elseif l.type == "BODY" then body = l elseif l.type == "TAIL" then tail = l end
+  end
+  if not body then core.fail("balance: the layer file has no BODY layer") end
+  local layer = { stat = body.memory_parameter, fwd = body.time, act = {}, time = {} }
+  for _, name in ipairs(M.OPTIONS) do
+    local a = body[SAPP_ACT[name]]
+    if a ~= nil then
+      layer.act[name] = a
+      layer.time[name] = body.time + (1 + SAPP_COEF[name]) * 2 * body.time
+    end
+  end
+  local function pinned(l)
+    if not l then return nil end
+    return { stat = l.memory_parameter, act = 0, fwd = l.time, time = 3 * l.time }
+  end
+  local S, I, m = opts.stages, opts.chunks or 1, opts.micro
+  local p = {
+    stages = S, chunks = I, micro = m, body = body.nb_layer, limit = opts.limit, layer = layer,
+    head = pinned(head), tail = pinned(tail), tail_stage = S,
+    inflight = M.sapp_inflight(S, I, m, opts.schedule),
+    objective = opts.objective or "sapp", sapp_level = opts.level or 2,
+    less_memory = opts.schedule == "interleaved-less-memory",
+  }
+  if p.objective == "step" then
+    local sched = opts.schedule == "dualpipev" and "dualpipev" or "1f1b"
+    p.coef_sum, p.coef_max = core.balance_coeffs { pp = S, vpp = I, micro = m, schedule = sched }
+  end
+  return p
+end
+
+-- The reference's output of a plan: offset[chunk][stage] = layers held -
+-- body / (S x I), and per option the count per stage (its yaml keys).
+function M.reference_form(p, plan)
+  local S, I = p.stages, p.chunks
+  local even = p.body / (S * I)
+  local offset, counts = {}, {}
+  for v = 1, I do
+    offset[v] = {}
+    for s = 1, S do
+      local held = 0
+      for _, x in pairs(plan.cells[s][v]) do held = held + x end
+      offset[v][s] = held - even
+    end
+  end
+  for _, name in ipairs(M.OPTIONS) do
+    if p.layer.act[name] then
+      local per = {}
+      for s = 1, S do
+        per[s] = {}
+        for v = 1, I do per[s][v] = plan.cells[s][v][name] end
+      end
+      counts[name] = per
+    end
+  end
+  return offset, counts
+end
+
+return M
