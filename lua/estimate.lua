@@ -24,6 +24,7 @@ local hardware = require "nd.hardware"
 local files = require "nd.files"
 local strict = require "nd.strict"
 local table_report = require "nd.report.table"
+local calibration = require "nd.compare.calibration"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]\n"
@@ -57,6 +58,9 @@ COMMAND.options[#COMMAND.options + 1] =
   { name = "json", help = "print one JSON document (integers in bytes) instead of the tables" }
 COMMAND.options[#COMMAND.options + 1] =
   { name = "svg", arg = "FILE", help = "also write a stacked bar chart of memory per stage to FILE" }
+COMMAND.options[#COMMAND.options + 1] =
+  { name = "calibration", short = "c", arg = "FILE", help = "lay the per-part ratios of a calibration file "
+    .. "(compare.lua --write-calibration) on the estimate; the header says so" }
 
 -- The byte components of a stage, in the order of the table, the JSON and
 -- the chart: the field, the column, the chart's colour (nd.study.charts
@@ -370,17 +374,23 @@ local function main(...)
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
   for _, note in ipairs(est.notes or {}) do collector:warn("activation_checkpoint.mode", note) end
   collector:flush()
+  local cal = opts.calibration and calibration.load(opts.calibration) or nil
+  if cal and cal.memory then est = calibration.estimate(est, cal.memory) end
   local params = model:params()
   local layers = stage_layers(layout)
   if opts.svg then write_chart(opts.svg, parsed, est, layers) end
   local step = step_of(model, run, opts)
+  if cal and cal.time then step = calibration.step_time(step, cal.time) end
   local misfit = not est.fits and string.format("does not fit: peak %s on stage %d exceeds the %s a device by %s",
     units.gib(est.peak_bytes), est.peak_stage, units.gib(est.capacity_bytes), units.gib(est.peak_bytes
     - est.capacity_bytes)) or nil
   if opts.json then
-    print(nd.json.encode(json_document(parsed, params, est, layout, collector, step), { indent = 2 }))
+    local doc = json_document(parsed, params, est, layout, collector, step)
+    if cal then doc.calibration = { file = cal.path, memory = cal.memory, time = cal.time } end
+    print(nd.json.encode(doc, { indent = 2 }))
     return strict.finish(opts, collector, { misfit, n = 1 })
   end
+  if cal then print(calibration.header(cal)) end
   print_model(parsed, params)
   print_run(parsed)
   print_table(est, layers)

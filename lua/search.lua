@@ -29,6 +29,7 @@ local progress = require "nd.report.progress"
 local strict = require "nd.strict"
 local empty = require "nd.search.empty"
 local ranking = require "nd.report.ranking"
+local calibration = require "nd.compare.calibration"
 
 local full_shard_exclusion, excluded_text = outcome.full_shard_exclusion, outcome.excluded_text
 
@@ -48,6 +49,7 @@ local function header(opts, s)
     pp = s.space.dims.PP.pinned, cp = s.space.dims.CP.pinned, ep = s.space.dims.EP.pinned })) end
   local bounds = search.bounds_text(s.bounds)
   if bounds then say(opts, bounds) end
+  if s.calibration then say(opts, calibration.header(s.calibration)) end
   if opts.verbosity >= 3 then
     say(opts, "space:")
     for _, line in ipairs(command.space_lines(s.space, s.bounds)) do say(opts, line) end
@@ -170,7 +172,9 @@ end
 -- The candidates as reports and policies see them (search.candidate).
 local function getter(result, s)
   return function(i, with_stages)
-    return search.candidate(result, i, with_stages and s.base.model or nil, s.spans_cp)
+    local c = search.candidate(result, i, with_stages and s.base.model or nil, s.spans_cp)
+    if s.calibration then calibration.candidate(c, s.calibration, s.estimate_of) end
+    return c
   end
 end
 
@@ -254,6 +258,11 @@ end
 
 local function main(opts, w)
   local s = command.prepare(opts, w)
+  if opts.calibration then -- -c: the ranking and the fit read the calibrated estimates
+    s.calibration = calibration.load(opts.calibration)
+    s.estimate_of = function(c) return nd.estimate(s.base.model, nd.candidate_run(s.base.run, c)) end
+    s.policy = calibration.policy(s.policy, s.calibration, s.estimate_of)
+  end
   command.check_outputs(opts, s)
   if opts.verbosity >= 1 then header(opts, s) end
   comment_layouts(opts, s, w)

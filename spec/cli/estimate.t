@@ -35,6 +35,7 @@ Options come from one table, which also writes --help:
         --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
         --json                print one JSON document (integers in bytes) instead of the tables
         --svg FILE            also write a stacked bar chart of memory per stage to FILE
+    -c, --calibration FILE    lay the per-part ratios of a calibration file (compare.lua --write-calibration) on the estimate; the header says so
     -h, --help                print this help and exit
   
   runtimes (--runtime; nd/runtimes/NAME.lua on NDLUA_PATH adds one):

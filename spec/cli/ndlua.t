@@ -37,6 +37,7 @@ $NDLUA_WRAPPER names it, never $ROOT/ndlua, which a fresh clone's
   
   scripts:
     balance.lua  per pipeline stage and chunk the layers and their recompute options that fit and give the least step, proved optimal
+    compare.lua  ndlua's estimate of a run against what the run measured, stage by stage of the pipeline, and a calibration fitted on it (-c)
     estimate.lua the memory every device needs to run the one strategy a train.yaml states, stage by stage of the pipeline
     search.lua   the parallel strategies of a train.yaml's model that fit the device memory, ranked by a policy (default: the fastest estimated step)
     verify.lua   prints the model a train.yaml, a hub id or a checkpoint directory resolves to

@@ -28,6 +28,7 @@ profiles and ranking policies are files, listed from where they are found:
     -s,   --search-config FILE  a search config (search.yaml)
           --recompute MODES     recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)
           --policy NAME|FILE    ranking policy (default throughput; see below)
+    -c,   --calibration FILE    rank and keep by the estimates with a calibration file's per-part ratios laid on (compare.lua --write-calibration); the header says so
           --runtime NAME        the training runtime priced (default hyperparallel; estimate.lua --help lists them)
     -o,   --output-dir DIR      where resolved.yaml goes (default .)
           --json                print one JSON document instead of the tables

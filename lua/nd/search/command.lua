@@ -47,6 +47,8 @@ local COMMAND = {
       help = "recompute modes priced: " .. table.concat(search.MODES, ",")
         .. " or auto (default: context.recompute, else the yaml's)" },
     { name = "policy", arg = "NAME|FILE", help = "ranking policy (default throughput; see below)" },
+    { name = "calibration", short = "c", arg = "FILE", help = "rank and keep by the estimates with a calibration "
+      .. "file's per-part ratios laid on (compare.lua --write-calibration); the header says so" },
     { name = "runtime", arg = "NAME",
       help = "the training runtime priced (default hyperparallel; estimate.lua --help lists them)" },
     { name = "output-dir", short = "o", arg = "DIR", default = ".", help = "where resolved.yaml goes" },
