@@ -136,7 +136,7 @@ local function from_case(opts)
       local problem = validation.check_case(c)
       if problem then errors.raise { path = "--case", message = problem } end
       local model = nd.model(c.model, { warnings = warnings.quiet() })
-      local run = nd.run(c.run)
+      local run = nd.run(validation.run_fields(c))
       local r = {}
       for k, v in pairs(run:spec()) do r[k] = v end
       return { model = model, run = run, r = r, name = model:spec().name, config = c.config, case = c }

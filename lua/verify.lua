@@ -271,7 +271,8 @@ local function main(...)
     model, run = train_yaml.build(parsed)
     derived = run:derived(model)
   else
-    model, run = core.model(spec), nd.run { seq_length = opts.seq_len }
+    -- the layers' own bytes, no recompute or runtime's choice in them: the core's defaults (runtime "none")
+    model, run = core.model(spec), nd.run { seq_length = opts.seq_len, runtime = "none" }
   end
   local params, flops = model:params(), model:flops(opts.seq_len)
   local activations = formula_activations(model, spec, run)

@@ -109,12 +109,17 @@ describe("nd.estimate and nd.layout", function()
   -- tiny.dense: h 64, 2 layers of 4 heads (4 KV), a gated MLP of 256, 1000 words, untied:
   -- embedding 1000 x 64 = 64000; a layer 4 x 64 x 64 + 3 x 64 x 256 + 2 x 64 = 65664;
   -- final norm 64 and output 64000: 64000 + 2 x 65664 + 64 + 64000 = 259392 parameters
-  it("prices a model and a run: bf16 parameters, two fp32 AdamW states, 64 GiB by default", function()
+  it("prices a model and a run as estimate.lua a model id: bf16 parameters, two bf16 AdamW states, 64 GiB", function()
+    -- a run naming no runtime takes hyperparallel's defaults (lua/nd/runtimes/hyperparallel.lua): AdamW's
+    -- two states in the stored width (2 B: seed _optimizer_states without fp32_main_params)
     local e = nd.estimate(tiny.dense(), nd.run {})
     assert.are.equal(259392 * 2, e.stages[1].params)
-    assert.are.equal(259392 * 2 * 4, e.stages[1].optimizer)
+    assert.are.equal(259392 * 2 * 2, e.stages[1].optimizer)
     assert.are.equal(64 * 2 ^ 30, e.capacity_bytes)
     assert.is_true(e.fits)
+    -- runtime "none": the core's own defaults, the family's two fp32 states
+    e = nd.estimate(tiny.dense(), nd.run { runtime = "none" })
+    assert.are.equal(259392 * 2 * 4, e.stages[1].optimizer)
   end)
 
   it("lays out a pipeline: 2 layers over 2 stages, one each, the embedding first and the output last", function()
@@ -377,7 +382,7 @@ describe("nd.census and nd.with_census", function()
 
   it("prices a model's layers from a census file or its loaded records", function()
     for _, census in ipairs({ FIXTURE, nd.census.load(FIXTURE) }) do
-      local e = nd.estimate(nd.with_census(fixture_model(), census), nd.run { seq_length = 4096 })
+      local e = nd.estimate(nd.with_census(fixture_model(), census), nd.run { seq_length = 4096, recompute = "off" })
       assert.is_true(e.census_used)
       local row = tiny.row(e, 0, "decoder")
       assert.are.equal((1032 + 1184) * 4096, row.activation_bytes_per_layer)

@@ -3,7 +3,7 @@
 --   kept      = tokens · (saved / sp + saved_tp / t + gathered K/V)
 --   held      = tokens · (working / sp + working_tp / t + gathered K/V)
 --   gathered K/V under ring CP = (cp − 1) · kv · (d_qk + d_v) · bc / t a token
-local nd = require "nd"
+local nd = dofile("spec/support/formulas_nd.lua") -- nd.run states runtime = "none" unless a run names one
 local tiny = dofile("spec/support/tiny.lua")
 
 local RECORD = { saved = 1000, saved_tp = 3000, working = 2500, working_tp = 7000, selective = 400,

@@ -4,7 +4,7 @@
 -- K = 12 bytes of fp32 master weights, momentum and variance. Over N data-
 -- parallel ranks: ZeRO-1 shards the optimizer states (4 + 12/N), ZeRO-2 also
 -- the gradients (2 + 14/N), ZeRO-3 also the weights (16/N).
-local nd = require "nd"
+local nd = dofile("spec/support/formulas_nd.lua") -- nd.run states runtime = "none" unless a run names one
 local tiny = dofile("spec/support/tiny.lua")
 
 -- The tiny model's parameters by hand: h = 64, 2 layers, 4 heads of 16, gated

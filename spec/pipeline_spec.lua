@@ -1,6 +1,6 @@
 -- Pipeline: micro-batches in flight per schedule (memory-model §8.1), the
 -- layout of layers over stages and chunks (§6), and the backward overhead (§8.2).
-local nd = require "nd"
+local nd = dofile("spec/support/formulas_nd.lua") -- nd.run states runtime = "none" unless a run names one
 local tiny = dofile("spec/support/tiny.lua")
 
 describe("micro-batches in flight (memory-model §8.1, p = 4, m = 3, stage 1)", function()

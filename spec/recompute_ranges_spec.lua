@@ -1,7 +1,7 @@
 -- A selective recompute range that names its ops is priced afresh, outside
 -- the per-kind memo (src/core/estimate.c price_of's scratch entry). Its prices
 -- are checked against runs priced through the memo that must equal them.
-local nd = require "nd"
+local nd = dofile("spec/support/formulas_nd.lua") -- nd.run states runtime = "none" unless a run names one
 
 describe("a selective range naming its ops", function()
   local model = nd.model("Qwen/Qwen3-8B")

@@ -58,6 +58,10 @@ local run = require "nd.run"
 -- recompute of one strategy (the fields of src/binding/lnd_run.c RUN_FIELDS), with
 -- sizes as text (`device_memory = "58GB"`) and `zero = 1 | 2 | 3`.
 -- @function nd.run
+-- A run naming no `runtime` takes hyperparallel's defaults for what it
+-- leaves unstated (lua/nd/runtimes/hyperparallel.lua `defaults`): what
+-- `estimate.lua MODEL -d N` prices for the same model and devices;
+-- `runtime = "none"` leaves every unstated field to the C core's own.
 -- @tparam table spec run fields; unstated degrees are 1
 -- @treturn userdata nd.run: `run:with(changes)`, `run:derived(model)`,
 --   `run:micro_factor(stage, chunk)`, `run:spec()`, `run.tp` (a field as

@@ -39,6 +39,8 @@ runtimes.TRAIN_YAML = "hyperparallel"
 local SHARDING = { "zero", "optimizer_parallel", "param_shard", "grad_shard", "grad_shard_as_params",
                    "reshard_params" }
 local STATES_SHARDING = { "zero", "param_shard", "grad_shard", "grad_shard_as_params" }
+-- The fields that state the recompute, each in its own form.
+local RECOMPUTE = { "recompute", "full_recompute", "selective_recompute" }
 
 local loaded = {}
 
@@ -90,7 +92,9 @@ local function check(path, p)
       bad(path, "overlap." .. tostring(k) .. " must be a collective (dp, tp, cp, ep, pp) and a share from 0 to 1")
     end
   end
+  if p.defaults ~= nil and type(p.defaults) ~= "table" then bad(path, "defaults must be a table of nd.run fields") end
   p.components, p.run = p.run, flatten(path, p.run)
+  p.defaults = p.defaults and flatten(path, p.defaults) or nil
   p.about = p.about or p.name
   p.path = path
   return p
@@ -142,15 +146,27 @@ end
 function runtimes.apply(t)
   local out = {}
   for k, v in pairs(t) do out[k] = v end
-  if t.runtime == nil then return out end
-  local p = runtimes.load(t.runtime, "runtime")
+  local p = runtimes.load(t.runtime == nil and runtimes.TRAIN_YAML or t.runtime, "runtime")
   out.runtime = p.name
   local skip, states = {}, false
   for _, k in ipairs(STATES_SHARDING) do states = states or t[k] ~= nil end
   if states then
     for _, k in ipairs(SHARDING) do skip[k] = true end
   end
-  for k, v in pairs(p.run) do
+  -- a run naming no runtime: the default runtime's defaults under it (a
+  -- recompute stated in any form replaces the defaults' mode)
+  local fields = p.run
+  if t.runtime == nil and p.defaults then
+    fields = {}
+    for k, v in pairs(p.defaults) do fields[k] = v end
+    for k, v in pairs(p.run) do fields[k] = v end
+    for _, k in ipairs(RECOMPUTE) do
+      if t[k] ~= nil then
+        for _, other in ipairs(RECOMPUTE) do skip[other] = true end
+      end
+    end
+  end
+  for k, v in pairs(fields) do
     if out[k] == nil and not skip[k] then out[k] = v end
   end
   return out

@@ -139,10 +139,21 @@ local function message_of(e)
   return tostring(e)
 end
 
+--- The nd.run fields of a case: a case naming no runtime states its run
+-- for the formulas (runtime "none": the core's own defaults fill the
+-- rest), not for the defaults a run naming no runtime takes.
+function validation.run_fields(case)
+  if case.run.runtime ~= nil then return case.run end
+  local fields = {}
+  for k, v in pairs(case.run) do fields[k] = v end
+  fields.runtime = "none"
+  return fields
+end
+
 -- ndlua's value of a case, in the case's unit.
 local function price(case)
   local model = model_of(case.model)
-  local run = runs.new(case.run)
+  local run = runs.new(validation.run_fields(case))
   local result
   if case.kind == "memory" then
     result = api.estimate(model, run)

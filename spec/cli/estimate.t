@@ -40,9 +40,10 @@ Options come from one table, which also writes --help:
   
   runtimes (--runtime; nd/runtimes/NAME.lua on NDLUA_PATH adds one):
     deepspeed      DeepSpeed ZeRO 1-3: 16-bit params and grads, fp32 master params and Adam states
-    hyperparallel  HyperParallel train.yaml runs (the default for train.yaml): facts from the yaml and the family
+    hyperparallel  HyperParallel train.yaml runs (the default, and nd.run's naming none): facts from the yaml and the family
     megatron       Megatron-LM / Megatron-Core: bf16 weights, fp32 main grads and main params, fused TE kernels
     mindspore      MindSpore/MindFormers: fp32 params, bf16 compute, parallel optimizer keeping gathered weights
+    none           no runtime: the C core's formula defaults (no sharding, no recompute, the family's widths)
     torchtitan     torchtitan: FSDP2 fp32 sharded params and grads, bf16 gathers, torch.compile
 
 The Qwen3-30B-A3B recipe (an exact copy of HyperParallel's): FSDP over 8
@@ -237,5 +238,5 @@ reserve:
             runtime megatron (lua/nd/runtimes/megatron.lua; its logs call max_memory_allocated the peak)
   allocated * GiB, reserved * GiB on stage 0 (the reserve, 0.00 GiB, is for what no allocator counts) (glob)
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --runtime jax
-  --runtime: 'jax' is no runtime ndlua knows; one of deepspeed, hyperparallel, megatron, mindspore, torchtitan (or add nd/runtimes/jax.lua to a directory on NDLUA_PATH)
+  --runtime: 'jax' is no runtime ndlua knows; one of deepspeed, hyperparallel, megatron, mindspore, none, torchtitan (or add nd/runtimes/jax.lua to a directory on NDLUA_PATH)
   [2]

@@ -8,7 +8,7 @@ environment variable at all, by its own location.
 
 With the manual page (`man ndlua` when PREFIX/share/man is on MANPATH) and
 the bash completion (the scripts, their options, the hardware profiles
-after -A, the runtimes after --runtime: the five files of lua/nd/runtimes/,
+after -A, the runtimes after --runtime: the six files of lua/nd/runtimes/,
 the ranking policies after --policy, the recompute modes after --recompute
 and the dimensions after -l, as the help states the core's registries),
 which asks the installed ndlua what it has; the manual names every runtime profile the library ships:
@@ -28,7 +28,7 @@ which asks the installed ndlua what it has; the manual names every runtime profi
   estimate.lua
   MI300X
   --print-yaml
-  deepspeed hyperparallel megatron mindspore torchtitan
+  deepspeed hyperparallel megatron mindspore none torchtitan
   megatron mindspore
   throughput
   off selective full auto
