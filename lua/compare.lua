@@ -58,7 +58,7 @@ local COMMAND = {
     { name = "devices", short = "d", arg = "N", help = "devices in the run, when the yaml states no context.device_num" },
     { name = "device-memory", short = "M", arg = "SIZE", help = "device memory (the capacity shown), as estimate.lua" },
     { name = "device-type", short = "A", arg = "NAME", help = "hardware profile the step time is priced on "
-      .. "(default H100, or the case's)" },
+      .. "(default the case's, else A2 as search.lua's)" },
     { name = "global-batch", short = "b", arg = "B", help = "global batch in sequences (training.global_batch_size)" },
   },
 }
@@ -316,6 +316,23 @@ local function main(...)
     local t = (cal and cal.time) and calibration.step_time(raw_t, cal.time) or raw_t
     step = { measured = meas, estimate = t.step_time_s, parts = t.parts, raw = raw_t, hardware = hw,
              diff = t.step_time_s - meas, pct = pct(t.step_time_s, meas), measured_parts = parts_measured }
+    -- the time parts (the calibration's keys) that would explain the difference alone
+    local by = {}
+    for k, v in pairs(t.parts) do
+      local key = calibration.TIME_PARTS[k]
+      if key then by[key] = (by[key] or 0) + v end
+    end
+    local list = {}
+    for _, key in ipairs(calibration.TIME_KEYS) do
+      local v = by[key]
+      if v and v > 0 then
+        local ratio = 1 + (meas - t.step_time_s) / v
+        if ratio > 0 and ratio <= 4 then list[#list + 1] = { part = key, ratio = ratio } end
+      end
+    end
+    table.sort(list, function(a, b) return math.abs(a.ratio - 1) < math.abs(b.ratio - 1) end)
+    while #list > 3 do table.remove(list) end
+    step.explained_by = list
   end
 
   local fitted
@@ -384,7 +401,7 @@ local function main(...)
       calibration = cal and { file = cal.path, memory = cal.memory, time = cal.time } or nil,
       step = step and { estimated_s = step.estimate, measured_s = step.measured, diff_s = step.diff,
                         diff_pct = step.pct, hardware = step.hardware, parts = step.parts,
-                        measured_parts = step.measured_parts } or nil,
+                        measured_parts = step.measured_parts, explained_by = nd.json.array(step.explained_by) } or nil,
       calibration_written = opts.write_calibration,
     }
     print(nd.json.encode(doc, { indent = 2 }))
@@ -418,6 +435,11 @@ local function main(...)
     print("")
     print(string.format("step time on %s: estimated %s, measured %s, %+.3f s (%+.1f %%)", step.hardware,
                         units.seconds(step.estimate), units.seconds(step.measured), step.diff, step.pct))
+    if not step.measured_parts and #step.explained_by > 0 and math.abs(step.diff) > 0.01 * step.measured then
+      local t = {}
+      for i, e in ipairs(step.explained_by) do t[i] = string.format("%s x%.2f", e.part, e.ratio) end
+      print("  would explain it alone: " .. table.concat(t, ", "))
+    end
     if step.measured_parts then
       local est_by, meas_by = {}, {}
       for k, v in pairs(step.parts) do

@@ -43,7 +43,7 @@ Options come from one table, which also writes --help:
   options:
     -d, --devices N               devices in the run, when the yaml states no context.device_num
     -M, --device-memory SIZE      device memory (the capacity shown), as estimate.lua
-    -A, --device-type NAME        hardware profile the step time is priced on (default H100, or the case's)
+    -A, --device-type NAME        hardware profile the step time is priced on (default the case's, else A2 as search.lua's)
     -b, --global-batch B          global batch in sequences (training.global_batch_size)
         --tp N                    tensor-parallel degree (accelerator.tp_size)
         --pp N                    pipeline stages (accelerator.pp_size)
@@ -110,6 +110,7 @@ the first:
        1          4       38.07      38.87      -0.80    -2.1%  gradients x1.06, optimizer x1.08, activations x1.09
   
   step time on H800: estimated 1.44 s, measured 1.52 s, -0.085 s (-5.6 %)
+    would explain it alone: COMPUTE x1.07, BUBBLE x1.62, DP_COMM x1.68
 
 The H200 torchtitan traces: the reserved peak torchtitan's metrics line
 logs, and the step from its tokens a second (8192 tokens / tps):
@@ -124,6 +125,7 @@ logs, and the step from its tokens a second (8192 tokens / tps):
        0          0       49.95      50.55      -0.60    -1.2%  optimizer x1.04, overhead x1.05, activations x1.06
   
   step time on H200: estimated 0.170 s, measured 0.175 s, -0.005 s (-3.0 %)
+    would explain it alone: COMPUTE x1.03, DP_COMM x1.35
 
 The same run's allocated peak from the trace file itself (a PyTorch JSON;
 it holds eight runs, --run picks one):
@@ -141,6 +143,7 @@ it holds eight runs, --run picks one):
        0          -       38.87      39.34      -0.47    -1.2%  optimizer x1.03, activations x1.05, overhead x1.06
   
   step time on H200: estimated 0.170 s, measured 0.175 s, -0.005 s (-3.0 %)
+    would explain it alone: COMPUTE x1.03, DP_COMM x1.35
 
 A train.yaml and PyTorch's torch.cuda.memory_stats() of the first rank of
 each stage (64 devices, pp 4: rank // 16), with the parts that would
@@ -276,6 +279,7 @@ allocated and its fragmented peak; MindFormers' per_step_time):
        0        0,5       34.46      35.36      -0.90    -2.5%  optimizer x1.12, gradients x1.13, parameters x1.13
   
   step time on 910B: estimated 0.964 s, measured 1.05 s, -0.085 s (-8.1 %)
+    would explain it alone: COMPUTE x1.10, DP_COMM x2.04
   $ ndlua compare.lua qwen.yaml f/worker_0.log f/worker_5.log -A 910B --metric reserved
   warning: context.device_num: AutoModels config carries no context.device_num; assuming dp_replicate=1 (d = dp_shard_size = 8). Pass -d/--devices for HSDP runs.
   compare   qwen3_moe, qwen.yaml
@@ -288,6 +292,7 @@ allocated and its fragmented peak; MindFormers' per_step_time):
        0        0,5       34.46      37.61      -3.15    -8.4%  optimizer x1.43, gradients x1.44, parameters x1.44
   
   step time on 910B: estimated 0.964 s, measured 1.05 s, -0.085 s (-8.1 %)
+    would explain it alone: COMPUTE x1.10, DP_COMM x2.04
 
 The reference's classified CSV (its --real_csv): the row of the run's own
 layout, the step by part, and the time ratios fitted as the reference's
