@@ -90,5 +90,9 @@ describe("nd.run naming no runtime prices what estimate.lua prices for a model i
     assert.is_nil(spec.grad_shard_as_params) -- a stated ZeRO stage keeps none of the defaults' sharding
     assert.is_true(nd.estimate(model, nd.run { dp = 8, recompute = "off" }).peak_bytes
                    > nd.estimate(model, nd.run { dp = 8 }).peak_bytes)
+    -- a stated optimizer keeps its own states: Muon one momentum for the matrices (the tables keep AdamW's two)
+    assert.is_nil(nd.run({ dp = 8, optimizer = "Muon" }):spec().optimizer_states)
+    assert.is_true(nd.estimate(model, nd.run { dp = 8, optimizer = "Muon" }).stages[1].optimizer
+                   < nd.estimate(model, nd.run { dp = 8 }).stages[1].optimizer)
   end)
 end)

@@ -35,7 +35,7 @@ return {
     optimizer = "adamw",
     precision = {
       param_bytes = 2, grad_bytes = 2, compute_bytes = 2, softmax_bytes = 4, optimizer_state_bytes = 2,
-      main_param_bytes = 0, optimizer_states = 2, grad_accumulation = true, param_casts = false,
+      main_param_bytes = 0, grad_accumulation = true, param_casts = false,
     },
     kernels = { flash_attention = true, capacity_factor = 1 },
     loss = { loss_parallel = false },
