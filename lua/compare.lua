@@ -472,12 +472,12 @@ local function main(...)
     print("calibration written to " .. opts.write_calibration .. how)
     if fitted.memory then
       local t = {}
-      for _, p in ipairs(calibration.MEMORY_PARTS) do t[#t + 1] = string.format("%s x%.4f", p, fitted.memory[p]) end
+      for _, p in ipairs(calibration.MEMORY_PARTS) do t[#t + 1] = string.format("%s x%.3f", p, fitted.memory[p]) end
       print("  memory (" .. metric .. "): " .. table.concat(t, ", "))
     end
     if fitted.time then
       local t = {}
-      for _, k in ipairs(calibration.TIME_KEYS) do t[#t + 1] = string.format("%s x%.4f", k, fitted.time[k]) end
+      for _, k in ipairs(calibration.TIME_KEYS) do t[#t + 1] = string.format("%s x%.3f", k, fitted.time[k]) end
       print("  time: " .. table.concat(t, ", "))
     end
   end

@@ -183,30 +183,15 @@ makes every stage its measurement):
        3         48       25.16      26.42      -1.26    -4.8%  optimizer x1.10, activations x1.22, parameters x1.60
   
   calibration written to cal.json
-    memory (allocated): parameters x1.0000, gradients x1.0000, optimizer x1.0001, activations x1.0700, communication x1.0001, overhead x1.4996
-  $ cat cal.json
-  {
-    "about": "ndlua calibration (compare.lua --write-calibration): measured over estimated, per part; apply with -c on estimate.lua, search.lua, compare.lua",
-    "fitted_on": {
-      "config": "llama.yaml",
-      "measured": [
-        "f/memory_stats_rank0.json",
-        "f/memory_stats_rank16.json",
-        "f/memory_stats_rank32.json",
-        "f/memory_stats_rank48.json"
-      ],
-      "stages": 4
-    },
-    "memory": {
-      "activations": 1.0699713396182373,
-      "communication": 1.000079383068043,
-      "gradients": 1.000013592998462,
-      "metric": "allocated",
-      "optimizer": 1.0000815579907698,
-      "overhead": 1.499578781900001,
-      "parameters": 1.000013592998462
-    }
-  }
+    memory (allocated): parameters x1.000, gradients x1.000, optimizer x1.000, activations x1.070, communication x1.000, overhead x1.500
+  $ ndlua -e 'local c = require("nd").json.load("cal.json"); for _, k in ipairs { "parameters", "gradients", "optimizer", "activations", "communication", "overhead" } do print(k, string.format("%.3f", c.memory[k])) end; print(c.memory.metric, c.fitted_on.stages, c.fitted_on.measured[1])'
+  parameters	1.000
+  gradients	1.000
+  optimizer	1.000
+  activations	1.070
+  communication	1.000
+  overhead	1.500
+  allocated	4	f/memory_stats_rank0.json
 
 Laid on the same run with -c, every stage is within 1 % of its
 measurement, and the header says the estimate is calibrated:
@@ -314,7 +299,7 @@ layout, the step by part, and the time ratios fitted as the reference's
     (PP_COMM holds the bubble; idle, 0.308 s of the measured step, is priced by no part)
   
   calibration written to time.json
-    time: COMPUTE x1.0236, DP_COMM x0.8671, DP_REDUCE x0.8671, MP_COMM x1.1657, EP_COMM x1.0236, CP_COMM x1.0236, PP_COMM x1.0435, BUBBLE x1.0435
+    time: COMPUTE x1.024, DP_COMM x0.867, DP_REDUCE x0.867, MP_COMM x1.166, EP_COMM x1.024, CP_COMM x1.024, PP_COMM x1.043, BUBBLE x1.043
   $ ndlua compare.lua llama.yaml f/llama70b-real.csv -A H100 -c time.json
   compare   llama, llama.yaml
   run       64 devices = dp 2 x tp 8 x pp 4 x cp 1; ep 1, vpp 1; batch 64 = 1 x dp 2 x 32 micro-batches; sequence 8192; runtime hyperparallel
