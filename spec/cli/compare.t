@@ -228,6 +228,9 @@ measurement, and the header says the estimate is calibrated:
         2     20        1.99        1.99        7.97        3.98       11.22        0.60        1.29        1.00       30.05
         3     20        2.11        2.11        8.46        4.23        6.20        0.73        2.57        1.00       27.42
   
+  step time 39.521 s on A2 (the default profile; -A names another): MFU 29.7%, 207.3 tokens/s a device
+            fwd 23.1%, bwd 46.2%, rec 1.1%, tp 15.2%, cp 0.0%, ep 0.0%, pp 1.1%, dp 5.5%, bubble 7.8%, opt 0.0%
+  
   allocated 41.39 GiB, reserved 41.39 GiB on stage 0 (the reserve, 1.00 GiB, is for what no allocator counts)
   device capacity 64.00 GiB (context.max_device_memory 64GB, GB read as GiB, 2^30 bytes): fits: peak 42.39 GiB on stage 0, 21.61 GiB to spare
 
@@ -244,8 +247,12 @@ and on a search, which ranks and keeps by the calibrated estimates:
   top 3 by throughput (calibrated) (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    2   8   4   3   1    1    1  on    32   1 selective     63.27      8.124  45.8%  27.2%  54.4%   1.3%  10.3%   0.0%   0.0%   3.5%   0.1%   2.9%   0.3%
-      2    8   8   1   1   1    1    8  on     8   1 selective     50.61      8.124  45.8%  26.0%  52.1%   1.3%  10.3%   0.0%   0.0%   0.0%  10.1%   0.0%   0.2%
-      3    2   8   4   4   1    1    1  on    32   1 selective     62.42      8.163  45.6%  27.1%  54.1%   1.3%  10.2%   0.0%   0.0%   4.7%   0.1%   2.2%   0.3%
+     ~2    8   8   1   1   1    1    8  on     8   1 selective     50.61      8.124  45.8%  26.0%  52.1%   1.3%  10.3%   0.0%   0.0%   0.0%  10.1%   0.0%   0.2%
+     ~3    2   8   4   4   1    1    1  on    32   1 selective     62.42      8.163  45.6%  27.1%  54.1%   1.3%  10.2%   0.0%   0.0%   4.7%   0.1%   2.2%   0.3%
+  ~ 2 rows within 16.9 % of #1's step (8.124 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
+    #2 +5.94e-05 s (+0.0 %): dp +0.813 s, pp -0.286 s, bubble -0.234 s, bwd -0.187 s; peak -12.65 GiB
+    #3 +0.039 s (+0.5 %): pp +0.095 s, bubble -0.056 s; peak -0.84 GiB
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
 
