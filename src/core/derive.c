@@ -17,7 +17,7 @@ const field_desc SHARDING_FIELDS[] = {
     FIELD_I64(sharding_opts, "expert_shard", expert_shard, 1, ND_MAX_DEVICES, 0), SB(expert_shard_group, false),
     SB(vocab_emb_dp, true), SB(emb_dp_sharded, true), SB(shard_mtp_param, true), ST(shard_activations),
     SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false),
-    SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), FIELD_END,
+    SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), SB(grad_shard_opt_group, false), FIELD_END,
 };
 
 /* A byte width from 1 to 16 (from 0 where its default, -1, is the family's). */
@@ -104,7 +104,9 @@ static double routed_expert_shard(const model_t *m, const run_t *r, const derive
  *   gradients:   as parameters (FSDP), as the full optimizer shard
  *                (gradient_accumulation_shard), else t, t_exp, t_exp;
  *                t, t_exp, t_exp under PP when FSDP accumulates them
- *                unsharded through the micro-batches (pp_unsharded_grads) */
+ *                unsharded through the micro-batches (pp_unsharded_grads);
+ *                gradient_accumulation_shard over the optimizer group
+ *                (grad_shard_opt_group): partial, shard_p_os_exp, partial */
 static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
 {
     int64_t dp = r->dp, t = r->tp, cp = r->cp;
@@ -124,7 +126,7 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
         d->shard_grad_exp = d->shard_p_os_exp;
         d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
     } else if (r->sharding.grad_shard && !d->grads_whole_pp) {
-        d->shard_grad_non_exp = d->shard_p_os_non_exp;
+        d->shard_grad_non_exp = r->sharding.grad_shard_opt_group ? d->shard_p_os_non_exp_partial : d->shard_p_os_non_exp;
         d->shard_grad_exp = d->shard_p_os_exp;
         d->shard_grad_exp_partial = d->shard_p_os_exp_partial;
     } else {

@@ -46,6 +46,10 @@ typedef struct {
      * one micro-batch to the next (torchtitan's apply_fsdp: no
      * reshard_after_forward when PP is on) */
     bool pp_keeps_gathered;
+    /* grad_shard divides the gradients over the optimizer shard group
+     * (ranks·t·param_cp), not the whole data-parallel degree: MindSpore's
+     * accu_grads are cloned from the parameters and sliced as they are */
+    bool grad_shard_opt_group;
 } sharding_opts;
 
 /* Precision: byte widths (-1: the family's), the optimizer's states a

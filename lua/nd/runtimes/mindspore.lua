@@ -15,7 +15,21 @@ return {
     -- (cast to bf16) before its first use in the forward; the backward
     -- reuses the gathered weight unless the all-gather is recomputed, so a
     -- stage keeps its layers' gathered bf16 weights through the backward.
-    sharding = { keep_gathered_params = true },
+    --
+    -- Gradients: the pipeline wrappers (MindFormers' MFPipelineWithLossScaleCell,
+    -- MindSpore's _TrainPipelineWithLossScaleCell) clone the optimizer's
+    -- parameters into accu_grads, so the accumulation buffer has the parameters'
+    -- width (grad_bytes 4 with fp32 parameters). Each micro-batch's gradient is
+    -- not a second parameter-sized buffer: the pipeline pass puts a
+    -- _VirtualAssignAdd on every forward use of a weight, so the gradient of that
+    -- use is added into accu_grads where the backward produces it
+    -- (InsertVirtualAssignAdd, mindspore/ccsrc/frontend/parallel/graph_util/
+    -- pipeline_split_utils.cc). accu_grads stay whole over DP unless
+    -- parallel_optimizer_config.gradient_accumulation_shard (grad_shard) is on;
+    -- then that add first reduce-scatters over the weight's opt_shard_group and
+    -- accu_grads are sliced as the parameters are: over the optimizer shard
+    -- (optimizer_weight_shard_size), not the whole DP degree.
+    sharding = { keep_gathered_params = true, grad_shard_opt_group = true },
     -- MindFormers' RotaryEmbedding is the rotate_half form (a negated half,
     -- a concatenation, two products and a sum), operator by operator in its
     -- graph unless graph-kernel fusion, off by default, joins them.
