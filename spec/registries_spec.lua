@@ -107,6 +107,12 @@ describe("the search dimensions, stated once in the core (SEARCH_DIMS)", functio
     assert.are.equal("vpp", search.KEYS.VPP)
   end)
 
+  it("read a run's or a yaml's value of each by its key", function()
+    -- the keys are the run's and the accelerator section's names of the degrees
+    assert.are.same({ TP = 2, PP = 4, VPP = 2, MBS = 1 },
+                    search.by_dim({ tp = 2, pp = 4, vpp = 2, mbs = 1, mb = 8, global_batch = 64 }, { MB = true }))
+  end)
+
   it("are listed by help, -l's message and completion in one order", function()
     assert.are.equal("DP, TP (or MP), SP, PP, VPP, CP, EP, OP, MB, MBS", search.listed_text(", "))
     local ok, err = pcall(search.parse_dims, { "XX" })

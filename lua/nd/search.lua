@@ -44,6 +44,17 @@ for i, d in ipairs(search.DIM_DESCS) do
   search.LISTED[d.listed] = d
 end
 
+--- The values t states for each dimension by its key (t.tp for TP, ...),
+-- by dimension name: a run's degrees or a yaml's accelerator section; the
+-- dimensions `except` names are left out.
+function search.by_dim(t, except)
+  local out = {}
+  for _, d in ipairs(search.DIM_DESCS) do
+    if not (except and except[d.name]) then out[d.name] = t[d.key] end
+  end
+  return out
+end
+
 --- The dimensions as help and messages list them, joined by sep; with
 -- aliases ("TP (or MP)") unless bare.
 function search.listed_text(sep, bare)

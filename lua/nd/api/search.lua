@@ -79,8 +79,10 @@ local function pinned_of(d, devices)
   local dp = devices % denom == 0 and devices // denom or nil
   local op = d.op
   if op > 1 and op % (dp or d.dp) == 0 then op = "full" end
-  return { DP = dp, EP = d.ep, TP = d.tp, CP = d.cp, PP = d.pp, VPP = d.vpp, SP = d.sp and 1 or 0, OP = op,
-           MBS = d.mbs }
+  -- the run's degrees by the dimensions' keys; MB always varies
+  local out = search.by_dim(d, { MB = true })
+  out.DP, out.SP, out.OP = dp, d.sp and 1 or 0, op
+  return out
 end
 
 local function modes_of(opts, run)

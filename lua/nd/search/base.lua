@@ -50,8 +50,11 @@ local function stated_dims(r, auto, accel, fsdp, devices)
   local sharding = train_yaml.read_sharding(r, auto, accel, fsdp, dp or 1)
   local op = sharding.optimizer_parallel and sharding.optimizer_shard or 1
   if op > 1 and dp and op % dp == 0 then op = "full" end
-  return { DP = dp, EP = accel.ep, TP = accel.tp, CP = accel.cp, PP = accel.pp, VPP = accel.vpp,
-           SP = accel.sequence_parallel and 1 or 0, OP = op }, denom
+  -- the degrees the accelerator section states by the dimensions' keys (tp, pp, ...), and the three
+  -- it states otherwise
+  local out = search.by_dim(accel)
+  out.DP, out.SP, out.OP = dp, accel.sequence_parallel and 1 or 0, op
+  return out, denom
 end
 
 -- Warnings of the yaml's own strategy that the search replaces.
