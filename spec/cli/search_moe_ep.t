@@ -8,8 +8,10 @@ most of an hour over what the small searches of search.t check already.)
 Under DualPipe, the schedule DeepSeek-V3 trained with, one micro-batch's
 expert all-to-all runs under another's compute (src/core/timing.c hides 90 % of
 it): the top candidates carry no TP and EP 16 to 64 (PP 16 at EP 16
-first), the published layout's shape (PP 16, EP 64, no TP), with one CP 2
-layout of EP 4 among them. The ep column is what
+first), the published layout's shape (PP 16, EP 64, no TP). (A CP 2
+layout of EP 4 ranked 5th until the ring's sends were bounded by the
+attention that hides them, src/core/timing.c cp_exposed_seconds: half its
+attention hides less than its sends, and it falls out of the nine.) The ep column is what
 stays exposed: a rank reaches its 7 peers in the node over NVLink (160
 GB/s) and the others over InfiniBand (45 GB/s) at once, so EP 16 sends 8
 of its 15 shares over InfiniBand, EP 32 24 of 31 and EP 64 56 of 63, and
@@ -25,16 +27,16 @@ their ep share grows with EP:
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.867  35.6%  21.6%  43.1%  21.6%   0.0%   0.0%   6.9%   0.7%   0.2%   5.9%   0.1%  also #2 (sp on)
      ~3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.523  34.5%  20.9%  41.9%  20.9%   0.0%   0.0%  10.0%   0.3%   0.2%   5.5%   0.2%  also #4 (sp on)
-     ~5   32   1  32   1   2    4    1 off   480   1 full          77.29     22.625  34.4%  20.8%  41.7%  20.8%   0.0%   8.9%   2.8%   1.4%   0.2%   3.1%   0.2%
-     ~6  128   1  16   1   1   32    1 off   120   1 full          69.56     22.658  34.3%  20.8%  41.6%  20.8%   0.0%   0.0%  10.0%   0.7%   0.1%   5.9%   0.1%  also #7 (sp on)
-     ~8  512   1   4   1   1   64    1 off    30   1 full          76.35     22.662  34.3%  21.4%  42.8%  19.5%   0.0%   0.0%  10.9%   0.2%   0.3%   4.7%   0.2%  also #9 (sp on)
+     ~5  128   1  16   1   1   32    1 off   120   1 full          69.56     22.658  34.3%  20.8%  41.6%  20.8%   0.0%   0.0%  10.0%   0.7%   0.1%   5.9%   0.1%  also #6 (sp on)
+     ~7  512   1   4   1   1   64    1 off    30   1 full          76.35     22.662  34.3%  21.4%  42.8%  19.5%   0.0%   0.0%  10.9%   0.2%   0.3%   4.7%   0.2%  also #8 (sp on)
+     ~9  512   1   4   1   1  128    1 off    30   1 full          66.51     22.829  34.1%  21.2%  42.5%  19.4%   0.0%   0.0%  11.6%   0.2%   0.3%   4.7%   0.2%
   4 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
   ~ 4 rows within 16.9 % of #1's step (21.867 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.656 s (+3.0 %): ep +0.752 s; peak -8.15 GiB
-    #5 +0.758 s (+3.5 %): cp +2.013 s, ep -0.869 s, bubble -0.578 s, pp +0.157 s; peak -0.78 GiB
-    #6 +0.791 s (+3.6 %): ep +0.752 s; peak -8.50 GiB
-    #8 +0.795 s (+3.6 %): ep +0.963 s, rec -0.295 s, bwd +0.258 s, bubble -0.210 s; peak -1.71 GiB
+    #5 +0.791 s (+3.6 %): ep +0.752 s; peak -8.50 GiB
+    #7 +0.795 s (+3.6 %): ep +0.963 s, rec -0.295 s, bwd +0.258 s, bubble -0.210 s; peak -1.71 GiB
+    #9 +0.962 s (+4.4 %): ep +1.139 s, rec -0.295 s, bwd +0.258 s, bubble -0.201 s; peak -11.56 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -46,7 +48,12 @@ unless accelerator.loss_parallel says so (the reference's default, false):
 every TP rank then holds the logits of all 129280 entries and runs the
 loss's passes over them, 48 B an entry (src/core/timing.c), 25 GB a micro-batch
 on the last stage, 9.5 ms at H800's 2.68 TB/s. That makes the last stage
-TP 8's straggler (29.2 s, 7th), and an EP layout comes first: EP 8, PP
+a TP layout's straggler, and with one sequence a micro-batch and no EP
+each of the 256 experts gets 4096 x 8 / 256 = 128 rows, too few to be
+compute bound (src/core/timing.c gemm_roofline_excess: 128 rows through
+TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
+2.4 GFLOP's time at H800's 258 FLOPs a byte): the first TP layout is 12th
+(32.0 s, TP 4, PP 32), and an EP layout comes first: EP 8, PP
 16, VPP 3, full recompute, its 27.9 s carrying 7.4 s of all-to-all and
 4.7 s of recompute:
 
@@ -69,12 +76,13 @@ TP 8's straggler (29.2 s, 7th), and an EP layout comes first: EP 8, PP
   every fitting candidate written to all.csv
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
   $ awk -F, 'NR > 1 && $3 > 1 { print "rank " $1 ": dp " $2 " tp " $3 " pp " $4 " ep " $7 " " $13 ", step " $16 " s, forward " $22 " s, tp " $25 " s"; exit }' all.csv
-  rank 7: dp 16 tp 8 pp 16 ep 1 off, step 29.190191910640635 s, forward 7.94680697221705 s, tp 3.699376128 s
+  rank 12: dp 16 tp 4 pp 32 ep 1 full, step 31.96103967188649 s, forward 8.113622320925543 s, tp 1.585446912 s
 
 With a vocabulary-parallel loss each TP rank runs an eighth of those
-passes and TP 8 with no recompute is first again. ndlua knows nothing of
-kernel efficiency by shape (TP 8 cuts each expert's 2048-wide matmuls to
-256), which weighs against TP in practice:
+passes and a TP layout is first again, TP 4 without PP or EP at 15
+sequences a micro-batch: its experts get 15 x 4096 x 8 / 256 = 1920 rows
+each, enough to be compute bound, where one sequence a micro-batch (TP 8,
+the first until the GEMMs' roofline was priced) leaves them 128:
 
   $ $NDLUA search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --accelerator.loss_parallel=true
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
@@ -84,13 +92,8 @@ kernel efficiency by shape (TP 8 cuts each expert's 2048-wide matmuls to
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1   16   8  16   1   1    1    1  on   960   1 off           71.04     21.224  36.7%  24.9%  49.9%   0.0%  17.4%   0.0%   0.0%   5.9%   0.2%   1.5%   0.2%
-     ~2   16   8  16   1   1    1    1  on   960   1 selective     68.06     21.407  36.3%  24.7%  49.4%   0.8%  17.3%   0.0%   0.0%   5.9%   0.2%   1.5%   0.2%
-     ~3   16   8  16   2   1    1    1  on   960   1 selective     76.09     22.512  34.6%  23.5%  47.0%   0.8%  16.4%   0.0%   0.0%  11.1%   0.2%   0.7%   0.2%
-  ~ 2 rows within 16.9 % of #1's step (21.224 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
-  what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
-    #2 +0.183 s (+0.9 %): rec +0.180 s; peak -2.98 GiB
-    #3 +1.289 s (+6.1 %): pp +1.253 s, rec +0.180 s, bubble -0.144 s; peak +5.05 GiB
+      1  512   4   1   1   1    1   64  on     2  15 full          75.80     25.882  30.1%  17.9%  35.8%  17.5%  11.7%   0.0%   0.0%   0.0%  17.1%   0.0%   0.1%  also #2 (op 128), #3 (op 256)
+  2 of the 3 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none

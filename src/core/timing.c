@@ -353,7 +353,65 @@ static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode m
     lt->rerun_attention_flops = share * lt->attention_flops;
 }
 
-static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode)
+/* The FLOPs a GEMM of m rows, inner width k and n columns takes beyond its
+ * own where it is memory bound (the roofline, Williams, Waterman and
+ * Patterson 2009; NVIDIA's Matrix Multiplication Background guide: a GEMM
+ * is memory bound when its arithmetic intensity, 2mkn FLOPs over the
+ * bc·(mk + kn + mn) bytes of its three matrices, is below the device's
+ * FLOPs a byte): at `ridge` FLOPs a byte (sustained_tflops over
+ * memory_gbps) its bytes take what ridge·bytes FLOPs would; 0 where it is
+ * compute bound or no ridge is known. Its two backward GEMMs read and
+ * write matrices of the same three shapes, so the backward's twice the
+ * forward holds for the excess too. */
+double gemm_roofline_excess(double m, double k, double n, double bc, double ridge)
+{
+    if (!(ridge > 0) || m <= 0 || k <= 0 || n <= 0)
+        return 0.0;
+    double flops = 2.0 * m * k * n, need = ridge * bc * (m * k + k * n + m * n);
+    return need > flops ? need - flops : 0.0;
+}
+
+/* A layer's GEMMs' excess over their FLOPs (gemm_roofline_excess), one
+ * micro-batch of one rank: the attention's input projection (h to the
+ * a/t query and kv/t key and value heads) and output projection, a dense
+ * FFN's input (gated: two widths) and output GEMMs over TP; a MoE layer's
+ * shared experts over TP and, on each of the E/EP routed experts a rank
+ * holds, the k·EP/E share of the EP group's tokens it receives (balanced
+ * routing), over expert TP. MLA's low-rank projections are taken as one
+ * projection of the same weights from h. */
+static double layer_roofline_excess(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                                    double ridge)
+{
+    if (!(ridge > 0))
+        return 0.0;
+    double tokens = d->tokens, h = (double)m->hidden, t = (double)r->tp, bc = d->bytes_compute, x = 0.0;
+    if (k->attention != ATTENTION_LINEAR && k->ops[OP_ATTMM] > 0) {
+        double blocks = k->ops[OP_ATTMM] / 4.0;
+        if (k->mla)
+            x += blocks * gemm_roofline_excess(tokens, h, k->params.attention / h / t, bc, ridge);
+        else {
+            double in = (k->heads * k->qk_head_dim + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) / t;
+            x += blocks * (gemm_roofline_excess(tokens, h, in, bc, ridge) +
+                           gemm_roofline_excess(tokens, k->heads * k->v_head_dim / t, h, bc, ridge));
+        }
+    }
+    double gate = k->ops[OP_FFMM] < 3 ? 1.0 : 2.0;
+    if (!k->moe) {
+        double f = k->ffn_width / t;
+        x += gemm_roofline_excess(tokens, h, gate * f, bc, ridge) + gemm_roofline_excess(tokens, f, h, bc, ridge);
+        return x;
+    }
+    if (m->shared_width > 0) {
+        double f = (double)m->shared_width / t;
+        x += gemm_roofline_excess(tokens, h, gate * f, bc, ridge) + gemm_roofline_excess(tokens, f, h, bc, ridge);
+    }
+    double ep = (double)r->ep, experts = (double)m->experts, f = (double)m->expert_width / (double)d->t_exp;
+    double rows = tokens * (double)m->top_k * ep / experts;
+    x += experts / ep * (gemm_roofline_excess(rows, h, gate * f, bc, ridge) + gemm_roofline_excess(rows, f, h, bc, ridge));
+    return x;
+}
+
+static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode, double ridge)
 {
     const model_t *m = c->m;
     const run_t *r = c->r;
@@ -362,7 +420,8 @@ static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute
     /* flash attention skips the score blocks the causal mask hides; an
      * eager attention computes every score and masks them after */
     layer_flops f = kind_flops(m, k, (double)r->seq_length, d->flash ? 0.5 : 1.0);
-    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens, 0.0, 0.0,
+    double excess = layer_roofline_excess(m, k, r, d, ridge);
+    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens + excess, 0.0, 0.0,
                      layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
                      layer_traffic_bytes(c, k), 0.0, 0.0};
     /* a flash kernel runs the scores at its own rate (hardware attention_tflops) */
@@ -373,20 +432,20 @@ static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute
 }
 
 /* The layer price of a run of layers: from the memo when it holds it. */
-static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_time *layers)
+static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_time *layers, double ridge)
 {
     const layer_kind *k = &c->m->kinds[run->kind];
     if (layers == NULL || run->switches != NULL)
-        return price_layer(c, k, run->mode);
+        return price_layer(c, k, run->mode, ridge);
     layer_time *lt = &layers[3 * run->kind + (int)run->mode];
     if (!lt->ready)
-        *lt = price_layer(c, k, run->mode);
+        *lt = price_layer(c, k, run->mode, ridge);
     return *lt;
 }
 
-static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers)
+static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers, double ridge)
 {
-    layer_time lt = layer_time_of(c, run, layers);
+    layer_time lt = layer_time_of(c, run, layers, ridge);
     double n = (double)run->count;
     w->forward_flops += n * lt.forward_flops;
     w->recompute_flops += n * lt.rerun_flops;
@@ -462,7 +521,8 @@ static bool tied_here(const price_ctx *c, const stage_work *w)
     return w->embeddings > 0 && w->outputs > 0 && ties_embeddings(c->m, c->r);
 }
 
-static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, stage_work *w)
+static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, double ridge,
+                          stage_work *w)
 {
     const model_t *m = c->m;
     const run_t *r = c->r;
@@ -471,7 +531,7 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
     for (int64_t chunk = 0; chunk < l->vpp; chunk++) {
         const chunk_layout *ch = layout_chunk(l, s, chunk);
         for (int i = 0; i < ch->n_runs; i++)
-            add_run(w, c, &l->runs[ch->first_run + i], layers);
+            add_run(w, c, &l->runs[ch->first_run + i], layers, ridge);
         if (ch->embedding) {
             w->weights += model_embedding_params(m) / (double)r->tp;
             w->embeddings++;
@@ -481,6 +541,8 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
             /* the head's logits (vocabulary-parallel over TP), and each MTP module's projection and logits */
             double head = 2.0 * (double)m->vocab * h;
             w->forward_flops += (head + (double)model_mtp_layers(m) * (head + 4.0 * h * h)) * tokens / (double)r->tp;
+            w->forward_flops += (1.0 + (double)model_mtp_layers(m)) *
+                                gemm_roofline_excess(tokens, h, (double)m->vocab / (double)r->tp, c->d->bytes_compute, ridge);
             /* the loss's passes, forward and backward: a third in the
              * forward's element-wise bytes, which the backward prices twice */
             w->forward_moved += (1.0 + (double)model_mtp_layers(m)) * loss_moved_per_token(c) * tokens / 3.0;
@@ -534,6 +596,28 @@ static double optimizer_step_bytes(const price_ctx *c, const stage_work *w)
     return 2.0 * held + updated * (reads * grad + weight) + zeroed;
 }
 
+/* The ring attention's sends a micro-batch exposes: each of the cp − 1
+ * steps sends the next K/V block (and backward its gradients) while the
+ * flash kernel computes on the current one (Megatron/Transformer Engine's
+ * context parallelism: send/recv of the next chunk issued before the
+ * current chunk's attention; torchtitan's ring SDPA likewise), so the
+ * steps' sends outlast what the attention of cp − 1 of its cp blocks
+ * hides only by their excess: max(0, comm − (cp − 1)/cp · attention), the
+ * attention forward, backward (twice) and rerun at the flash kernel's
+ * rate. Never less than the runtime's (1 − overlap.cp) share; Ulysses'
+ * all-to-alls, a linear attention's state passing and an attention
+ * without a flash kernel keep that share alone. */
+double cp_exposed_seconds(const stage_work *w, const run_t *r, const hardware_t *hw, double comm)
+{
+    double share = 1.0 - hw->overlap_cp, least = comm * share;
+    double rate = (hw->attention_tflops > 0 ? hw->attention_tflops : hw->sustained_tflops) * 1e12;
+    double attention = (3.0 * w->forward_attention_flops + w->recompute_attention_flops) / rate;
+    if (r->cp <= 1 || r->cp_algo != CP_RING || !(attention > 0) || !(hw->overlap_cp > 0))
+        return least;
+    double cp = (double)r->cp, exposed = comm - (cp - 1.0) / cp * attention;
+    return exposed > least ? exposed : least;
+}
+
 /* One micro-batch on a stage: forward, backward (twice the forward), the
  * recomputed share, and the communication compute does not hide. */
 static double stage_micro_batch_time(const stage_work *w, const run_t *r, const hardware_t *hw, double pp_bytes,
@@ -549,7 +633,7 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     parts[1] = 2.0 * parts[0];
     parts[2] = w->recompute_flops / flops_per_s + w->recompute_attention_flops * attention + moved_again;
     parts[3] = seconds(w->tp, level_gbps(hw, t)) * (1.0 - hw->overlap_tp);
-    parts[4] = seconds(w->cp, level_gbps(hw, t * cp)) * (1.0 - hw->overlap_cp);
+    parts[4] = cp_exposed_seconds(w, r, hw, seconds(w->cp, level_gbps(hw, t * cp)));
     /* DualPipeV runs one micro-batch's expert all-to-all under another's
      * compute (DeepSeek-V3's design): it hides at least 90 % of it */
     double overlap_ep = r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
@@ -602,7 +686,7 @@ static stage_work work_of(const price_ctx *c, const layout_t *l, int64_t s, timi
     if (memo->works != NULL && current(memo, memo->works[s].epoch))
         return memo->works[s];
     stage_work w;
-    stage_work_of(c, l, s, memo->layers, &w);
+    stage_work_of(c, l, s, memo->layers, memo->ridge, &w);
     w.epoch = memo->works_epoch;
     if (memo->works != NULL)
         memo->works[s] = w;
@@ -672,6 +756,8 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
 void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out)
 {
     const run_t *r = c->r;
+    /* the FLOPs a byte where a GEMM turns memory bound (gemm_roofline_excess) */
+    memo->ridge = hw->memory_gbps > 0 ? hw->sustained_tflops * 1e12 / (hw->memory_gbps * 1e9) : 0.0;
     memset(out, 0, sizeof *out);
     pipeline_time own, *p = memo->pipeline != NULL ? memo->pipeline : &own;
     if ((p == &own || !current(memo, p->epoch)) && pipeline_of(c, l, hw, memo, p) != 0) {

@@ -57,6 +57,9 @@ double dp_traffic_bytes(const price_ctx *c, double weights);
 double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride);
 /* The per-device bandwidth (GB/s) of the smallest level spanning `span` consecutive devices. */
 double level_gbps(const hardware_t *hw, int64_t span);
+/* The FLOPs a GEMM of m rows, inner width k and n columns (bc bytes an element) takes beyond its
+ * 2mkn where it is memory bound at `ridge` FLOPs a byte: ridge·bc·(mk + kn + mn) − 2mkn, or 0. */
+double gemm_roofline_excess(double m, double k, double n, double bc, double ridge);
 /* The pipeline's step time from the stage times (seconds a micro-batch) under the run's schedule. */
 double pipeline_step(const run_t *r, const double *stage_times, int64_t pp, double *bubble);
 
@@ -83,6 +86,10 @@ typedef struct {
                                              * vision tower's among the non-expert ones) */
     int embeddings, outputs;                /* the tables its chunks hold */
 } stage_work;
+
+/* Seconds of a stage's context-parallel sends (comm seconds a micro-batch) its attention does not
+ * hide: ring attention's excess over (cp − 1)/cp of the attention, at least the (1 − overlap.cp) share. */
+double cp_exposed_seconds(const stage_work *w, const run_t *r, const hardware_t *hw, double comm);
 
 /* The parts of a stage's micro-batch: forward, backward, recompute, TP, CP, EP, PP seconds. */
 #define STAGE_PARTS 7
@@ -117,6 +124,7 @@ typedef struct {
     double flops_total;
     double *stage_x;
     int64_t cap_x;
+    double ridge; /* the hardware's FLOPs a byte where a GEMM turns memory bound (set by timing_run_memo) */
 } timing_memo;
 
 /* Prices a step of the run over its layout. */
