@@ -17,10 +17,11 @@ local nd = require "nd"
 local cli = require "nd.cli"
 local errors = require "nd.errors"
 local balance = require "nd.balance"
+local balance_svg = require "nd.balance_svg"
 
 local COMMAND = {
   usage = "ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]\n"
-    .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE]",
+    .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]",
   about = "Balances a pipeline: per stage and chunk the layers and how many use each recompute option\n"
     .. "(off, selective, comm, both, full), every stage within --memory, the step least. The answer is\n"
     .. "exact: proved optimal, or proved infeasible with the stage that cannot fit. LAYER_JSON is a\n"
@@ -38,6 +39,8 @@ local COMMAND = {
     { name = "sapp-level", arg = "N", default = 2, help = "the reference's -O for --objective sapp: 0, 1 or 2" },
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "yaml", arg = "FILE", help = "also write the plan as train.yaml keys (offset, recompute lists)" },
+    { name = "svg", arg = "FILE",
+      help = "also draw the plan: its pipeline timeline (1F1B order) and each stage's memory against the limit" },
   },
 }
 
@@ -209,6 +212,12 @@ local function main(...)
     os.exit(1)
   end
   print_plan(p, plan, even, opts)
+  if opts.svg then
+    local title = ("%s: %d stages, %d chunks, %d micro-batches, %s"):format(opts.path:match("[^/]*$"), p.stages,
+      p.chunks, p.micro, opts.memory)
+    require("nd.svg").write(opts.svg, balance_svg.render(p, plan, title))
+    print("chart: " .. opts.svg)
+  end
   if opts.yaml then
     local y = yaml_plan(p, plan)
     y.parallel_config.pipeline_stage_num, y.parallel_config.micro_batch_num = p.stages, p.micro

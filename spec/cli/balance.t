@@ -4,7 +4,7 @@ writes --help:
 
   $ ndlua balance.lua --help
   usage: ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]
-                            [--sapp-level 0|1|2] [--json] [--yaml FILE]
+                            [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]
   
   Balances a pipeline: per stage and chunk the layers and how many use each recompute option
   (off, selective, comm, both, full), every stage within --memory, the step least. The answer is
@@ -23,6 +23,7 @@ writes --help:
         --sapp-level N     the reference's -O for --objective sapp: 0, 1 or 2 (default 2)
         --json             print one JSON document instead of the tables
         --yaml FILE        also write the plan as train.yaml keys (offset, recompute lists)
+        --svg FILE         also draw the plan: its pipeline timeline (1F1B order) and each stage's memory against the limit
     -h, --help             print this help and exit
 
 The reference's example (llama2_70b.json, S = 16, m = 32, I = 2, 56 000 MB,
@@ -114,3 +115,31 @@ layers under each recompute option):
     - 1
     - -1
     pipeline_stage_num: 8
+
+--svg draws the plan: the pipeline timeline in 1F1B order (forward,
+recompute and backward blocks per stage and micro-batch, the bubble left
+white) and each stage's memory against the limit. By hand, for two stages of
+one layer each (forward 1, backward (1 + 0.5) x 2 = 3 under full recompute,
+the only option), two micro-batches: stage 0 keeps 2 micro-batches
+(10 + 2 x 1 = 12 MB), stage 1 one (11 MB); the step is sum + (m - 1) max =
+8 + 4 = 12, and the 1F1B timeline ends at (m + S - 1) x 4 = 12:
+
+  $ cat > tiny.json <<'JSON'
+  > {"layers_description": [{"name": "L", "type": "BODY", "time": 1, "nb_layer": 2,
+  >   "memory_parameter": 10, "memory_recompute": 1}]}
+  > JSON
+  $ ndlua balance.lua tiny.json -s 2 -m 2 --memory 100MB --svg plan.svg
+  tiny.json: 2 body layers, 2 stages, 1 chunks, 2 micro-batches, 100MB a device, objective step
+  stage  chunk   layers      full   memory MB     limit MB       time
+  0      0            1         1          12          100        4.0
+  1      0            1         1          11          100        4.0
+  objective (step): 12.00, proved optimal
+  even split, one mode (full): 12.00; balanced is 1.000x faster
+  solved in * s (1 bounds tried) (glob)
+  chart: plan.svg
+  $ grep -o 'step [0-9.]* in' plan.svg
+  step 12.00 in
+  $ grep -c 'forward micro-batch' plan.svg
+  4
+  $ grep -c 'limit 100 MB' plan.svg
+  1

@@ -307,14 +307,22 @@ static int build_front(sapp *z, int s, int c0, int c1, front **out)
     int has0 = pinned_in(p, 0, s, &pin0), has1 = I == 2 && pinned_in(p, 1, s, &pin1);
     if ((c0 < 1 && !has0) || (I == 2 && c1 < 1 && !has1) || (I == 1 && c1 != 0))
         return 0;
-    if (build_mixes(z, c0) != 0 || build_mixes(z, c1) != 0)
-        return -1;
     double n0 = p->inflight[s], n1 = I == 2 ? p->inflight[S + s] : 0, ov = overhead(p, s);
     double base = fixed_stat(p, s) + (c0 + c1) * p->layer.stat;
     if (has0)
         base += pin0->act * n0;
     if (has1)
         base += pin1->act * n1;
+    if (z->monotone) { /* every layer at the least activations must fit, else nothing does */
+        double a = INFINITY;
+        for (int o = 0; o < z->nopt; o++)
+            a = p->layer.act[z->opt[o]] < a ? p->layer.act[z->opt[o]] : a;
+        double d = (c0 - c1) * a;
+        if (!fits(base + n0 * c0 * a + n1 * c1 * a + (I == 2 && d > 0 ? ov * d : 0), p->limit))
+            return 0;
+    }
+    if (build_mixes(z, c0) != 0 || build_mixes(z, c1) != 0)
+        return -1;
     double F0 = c0 * z->fwd + (has0 ? pin0->fwd : 0), F1 = I == 2 ? c1 * z->fwd + (has1 ? pin1->fwd : 0) : 0;
     double pb0 = has0 ? pin0->time - pin0->fwd : 0, pb1 = has1 ? pin1->time - pin1->fwd : 0;
     double pw0 = has0 ? pin0->time : 0, pw1 = has1 ? pin1->time : 0;
