@@ -20,18 +20,23 @@ local tiny = dofile("spec/support/tiny.lua")
 
 local m = tiny.dense { num_hidden_layers = 4 }
 local LAST = 2 * 65664 + 64064 -- 195392 parameters on the last stage
+local FIRST = 2 * 65664 + 64000 -- 195328: two layers and the embedding
 
-local function last_stage(fields)
+local function stages(fields)
   local spec = { runtime = "mindspore", dp = 4, pp = 2, optimizer_parallel = true, optimizer_shard = 2,
                  seq_length = 128, micro_batch_size = 1, global_batch_size = 8 }
   for k, v in pairs(fields) do spec[k] = v end
-  local e = nd.estimate(m, nd.run(spec))
-  return e.stages[#e.stages]
+  return nd.estimate(m, nd.run(spec)).stages
 end
+local function last_stage(fields) local s = stages(fields) return s[#s] end
 
 describe("MindSpore accu_grads under PP", function()
   it("one fp32 buffer, whole over DP by default (gradient_accumulation_shard off)", function()
     assert.are.equal(LAST * 4, last_stage {}.grads)
+  end)
+
+  it("the embedding's accu_grads whole over DP too, though the parallel optimizer shards its weights", function()
+    assert.are.equal(FIRST * 4, stages {}[1].grads)
   end)
 
   it("gradient_accumulation_shard: sliced over the optimizer shard group (2), not DP (4)", function()

@@ -48,7 +48,9 @@ typedef struct {
     bool pp_keeps_gathered;
     /* grad_shard divides the gradients over the optimizer shard group
      * (ranks·t·param_cp), not the whole data-parallel degree: MindSpore's
-     * accu_grads are cloned from the parameters and sliced as they are */
+     * accu_grads are cloned from the parameters and sliced as they are;
+     * without grad_shard they stay whole over DP, the embedding's too,
+     * though the parallel optimizer shards the weights themselves */
     bool grad_shard_opt_group;
 } sharding_opts;
 

@@ -68,7 +68,11 @@ static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool froze
     double div = d->shard_embed * (double)d->param_cp, whole = d->shard_params_embed_whole;
     double w_div = d->params_sharded ? div : whole;
     double os_div = r->sharding.optimizer_parallel ? div : whole;
-    double g_div = (d->params_sharded || d->grads_sharded) && !d->grads_whole_pp ? div : whole;
+    /* MindSpore's accu_grads (grad_shard_opt_group) follow
+     * gradient_accumulation_shard alone: whole over DP without it, even
+     * though the parallel optimizer shards the weights */
+    bool g_sharded = (d->params_sharded && !r->sharding.grad_shard_opt_group) || d->grads_sharded;
+    double g_div = g_sharded && !d->grads_whole_pp ? div : whole;
     return table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
 }
 
