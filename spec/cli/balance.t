@@ -1,5 +1,5 @@
 balance.lua: the pipeline balancer (issue 32), on SAPP-PPB's own layer files
-(../shared/reference/sapp-ppb/). Options come from one table, which also
+(copied into spec/fixtures/sapp-ppb/ from ../shared/reference/sapp-ppb/). Options come from one table, which also
 writes --help:
 
   $ ndlua balance.lua --help
@@ -31,7 +31,7 @@ The reference's example (llama2_70b.json, S = 16, m = 32, I = 2, 56 000 MB,
 digest); ndlua proves its plan optimal, below that (spec/balance_sapp_spec.lua
 checks the plan against the reference's LP files):
 
-  $ ndlua balance.lua $ROOT/../shared/reference/sapp-ppb/llama2_70b.json -s 16 -m 32 -i 2 --memory 56000MB --objective sapp | tail -3
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/llama2_70b.json -s 16 -m 32 -i 2 --memory 56000MB --objective sapp | tail -3
   objective (sapp -O 2): 71361.06, proved optimal
   even split, one mode (full): 140390.44; balanced is 1.967x faster
   solved in * s (16 bounds tried) (glob)
@@ -43,15 +43,15 @@ TAIL's parameters again (1203, the reference's quirk), stage 7 TAIL (1203):
 floor((30000 - 5448) / 6229) = 3, then 5, 5, 6, 7, 8, 9 and
 floor((30000 - 1203) / 2652) = 10: 53 layers at most, of 96:
 
-  $ ndlua balance.lua $ROOT/../shared/reference/sapp-ppb/demo.json -s 8 -m 16 --memory 30000MB --objective sapp | tail -1
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 30000MB --objective sapp | tail -1
   no plan: the stages hold at most 53 of the 96 body layers within 30000 MB; proved
-  $ ndlua balance.lua $ROOT/../shared/reference/sapp-ppb/demo.json -s 8 -m 16 --memory 30000MB --objective sapp > /dev/null
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 30000MB --objective sapp > /dev/null
   [1]
 
 A stage that cannot fit is named with its bytes: llama2_70b's embedding
 alone (HEAD, 9236 MB) exceeds 9000 MB on stage 0:
 
-  $ ndlua balance.lua $ROOT/../shared/reference/sapp-ppb/llama2_70b.json -s 2 -m 4 --memory 9000MB --json | grep -v solve_s
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/llama2_70b.json -s 2 -m 4 --memory 9000MB --json | grep -v solve_s
   {
     "bad_need_mb": 9236,
     "bad_stage": 0,
@@ -63,7 +63,7 @@ alone (HEAD, 9236 MB) exceeds 9000 MB on stage 0:
 train.yaml keys MindFormers/HyperParallel read (offset, and per stage the
 layers under each recompute option):
 
-  $ ndlua balance.lua $ROOT/../shared/reference/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --json | grep -v solve_s
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --json | grep -v solve_s
   {
     "feasible": true,
     "objective": 97362,
@@ -102,7 +102,7 @@ layers under each recompute option):
     },
     "step_s": 97362
   }
-  $ ndlua balance.lua $ROOT/../shared/reference/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --yaml plan.yaml | tail -1
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --yaml plan.yaml | tail -1
   plan: plan.yaml
   $ grep -A 9 offset plan.yaml
     offset:
