@@ -10,6 +10,7 @@
 #include "core/derive.h"
 #include "bridge/luautil.h"
 #include "core/timing.h"
+#include "lnd_aux.h"
 #include "lnd_model.h"
 #include "lnd_run.h"
 #include "lua_fields.h"
@@ -40,24 +41,24 @@ price_ctx lnd_check_layer(lua_State *L, derived_t *d, const layer_kind **k)
     return (price_ctx){m, r, d};
 }
 
-static int estimate_gc(lua_State *L)
+typedef struct {
+    LND_BOX_HEAD;
+    estimate_t e;
+} estimate_box;
+
+static void estimate_release(void *p)
 {
-    estimate_t *e = luaL_checkudata(L, 1, ESTIMATE_TYPE);
-    estimate_free(e);
-    return 0;
+    estimate_free(&((estimate_box *)p)->e);
 }
+
+static const lnd_kind ESTIMATE_KIND = {ESTIMATE_TYPE, sizeof(estimate_box), estimate_release};
 
 /* A scratch estimate kept alive on the stack (freed by __gc on error). */
 estimate_t *lnd_push_scratch(lua_State *L)
 {
-    estimate_t *e = lua_newuserdatauv(L, sizeof *e, 0);
-    estimate_init(e);
-    if (luaL_newmetatable(L, ESTIMATE_TYPE)) {
-        lua_pushcfunction(L, estimate_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
-    return e;
+    estimate_box *box = lnd_new_box(L, &ESTIMATE_KIND, 0);
+    estimate_init(&box->e);
+    return &box->e;
 }
 
 #define ROW_I64(m) FIELD_I64(estimate_row, #m, m, 0, 0, 0)

@@ -23,20 +23,22 @@
 #define MODEL_TYPE "nd.model"
 
 typedef struct {
+    LND_BOX_HEAD;
     model_t *model; /* freed by __gc */
 } model_box;
 
-static int model_gc(lua_State *L)
+static void model_release(void *p)
 {
-    model_box *box = luaL_checkudata(L, 1, MODEL_TYPE);
+    model_box *box = p;
     model_free(box->model);
     box->model = NULL;
-    return 0;
 }
+
+static const lnd_kind MODEL_KIND = {MODEL_TYPE, sizeof(model_box), model_release};
 
 model_t *lnd_check_model(lua_State *L, int idx)
 {
-    model_box *box = luaL_checkudata(L, idx, MODEL_TYPE);
+    model_box *box = lnd_check_box(L, idx, &MODEL_KIND);
     if (box->model == NULL)
         luaL_argerror(L, idx, "a model that was never built");
     return box->model;
@@ -242,9 +244,7 @@ int lnd_model_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    model_box *box = lua_newuserdatauv(L, sizeof *box, 1); /* user value: the spec table */
-    box->model = NULL;
-    luaL_setmetatable(L, MODEL_TYPE);
+    model_box *box = lnd_new_box(L, &MODEL_KIND, 1); /* user value: the spec table */
     box->model = calloc(1, sizeof *box->model);
     if (box->model == NULL)
         return luaL_error(L, "out of memory");
@@ -352,7 +352,7 @@ const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
 
 void lnd_open_model(lua_State *L)
 {
-    lnd_new_type(L, MODEL_TYPE, model_gc, NULL, model_methods); /* __tostring: lua/nd/model.lua */
+    lnd_new_type(L, &MODEL_KIND, NULL, model_methods); /* __tostring: lua/nd/model.lua */
     lua_createtable(L, 0, 2); /* `choices`: a layer kind's attention and FFN kinds (core/model.h) */
     field_push_choices(L, &ATTENTION_KINDS);
     lua_setfield(L, -2, "attention");

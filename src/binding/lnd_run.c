@@ -18,6 +18,7 @@
 #define RUN_TYPE "nd.run"
 
 typedef struct {
+    LND_BOX_HEAD;
     run_t run;
     bool ready;
 } run_box;
@@ -52,18 +53,19 @@ static const field_desc RUN_FIELDS[] = {
     FIELD_KEY("selective_recompute"), FIELD_KEY("recompute"), FIELD_END,
 };
 
-static int run_gc(lua_State *L)
+static void run_box_release(void *p)
 {
-    run_box *box = luaL_checkudata(L, 1, RUN_TYPE);
+    run_box *box = p;
     if (box->ready)
         run_release(&box->run);
     box->ready = false;
-    return 0;
 }
+
+static const lnd_kind RUN_KIND = {RUN_TYPE, sizeof(run_box), run_box_release};
 
 run_t *lnd_check_run(lua_State *L, int idx)
 {
-    run_box *box = luaL_checkudata(L, idx, RUN_TYPE);
+    run_box *box = lnd_check_box(L, idx, &RUN_KIND);
     if (!box->ready)
         luaL_argerror(L, idx, "a run that was never built");
     return &box->run;
@@ -210,9 +212,7 @@ int lnd_run_new(lua_State *L)
         luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     fields_refuse_unknown(L, 1, "", "run", RUN_FIELDS);
-    run_box *box = lua_newuserdatauv(L, sizeof *box, 1);
-    memset(box, 0, sizeof *box);
-    luaL_setmetatable(L, RUN_TYPE);
+    run_box *box = lnd_new_box(L, &RUN_KIND, 1);
     box->ready = true;
     read_run(L, &box->run);
     lua_pushvalue(L, 1);
@@ -259,9 +259,7 @@ run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
                                                                     : REC_OFF;
     field_set_string(L, "recompute", RECOMPUTE_NAMES[mode]);
     /* the run: a deep copy of r (it may share the base's pointers) */
-    run_box *box = lua_newuserdatauv(L, sizeof *box, 1);
-    memset(box, 0, sizeof *box);
-    luaL_setmetatable(L, RUN_TYPE);
+    run_box *box = lnd_new_box(L, &RUN_KIND, 1);
     if (run_copy(&box->run, r) != 0)
         luaL_error(L, "out of memory");
     box->ready = true;
@@ -360,7 +358,7 @@ static void push_components(lua_State *L)
  * schedules, CP algorithms, recompute modes; see field_push_choices). */
 void lnd_open_run(lua_State *L)
 {
-    lnd_new_type(L, RUN_TYPE, run_gc, run_tostring, run_methods);
+    lnd_new_type(L, &RUN_KIND, run_tostring, run_methods);
     lua_createtable(L, SW_COUNT, 0);
     for (int i = 0; i < SW_COUNT; i++)
         lua_pushstring(L, SWITCH_NAMES[i]), lua_rawseti(L, -2, i + 1);

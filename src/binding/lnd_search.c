@@ -25,6 +25,7 @@
 /* A search result with the space, base run and model it was searched over;
  * made all zero, so that __gc frees whatever part was filled. */
 typedef struct {
+    LND_BOX_HEAD;
     search_result res;
     search_space space;
     run_t base;
@@ -44,17 +45,20 @@ static void score_nd(lua_State *L, result_box *box, candidate *c, size_t n)
         luaL_error(L, "out of memory while scoring candidates");
 }
 
-static int result_gc(lua_State *L)
+static void result_release(void *p)
 {
-    result_box *box = luaL_checkudata(L, 1, RESULT_TYPE);
+    result_box *box = p;
+    const lnd_kind *kind = box->kind;
     search_worker_free(box->scorer);
     search_result_free(&box->res);
     for (int i = 0; i < DIM_COUNT; i++)
         free(box->space.dims[i].allowed);
     run_release(&box->base);
     memset(box, 0, sizeof *box);
-    return 0;
+    box->kind = kind;
 }
+
+static const lnd_kind RESULT_KIND = {RESULT_TYPE, sizeof(result_box), result_release};
 
 #define HW(m, lo, hi, d) FIELD_NUM(hardware_t, #m, m, lo, hi, d)
 #define OVERLAP(key) FIELD_NUM(hardware_t, #key, overlap_##key, 0, 1, 0)
@@ -139,9 +143,7 @@ static int call_progress(void *data, double done)
 static result_box *push_box(lua_State *L, int t, int user_values)
 {
     luaL_checktype(L, t, LUA_TTABLE);
-    result_box *box = lua_newuserdatauv(L, sizeof *box, user_values);
-    memset(box, 0, sizeof *box);
-    luaL_setmetatable(L, RESULT_TYPE);
+    result_box *box = lnd_new_box(L, &RESULT_KIND, user_values);
     read_space(L, t, &box->space);
     return box;
 }
@@ -178,7 +180,7 @@ static int lnd_search_count(lua_State *L)
 
 static result_box *check_result(lua_State *L)
 {
-    return luaL_checkudata(L, 1, RESULT_TYPE);
+    return lnd_check_box(L, 1, &RESULT_KIND);
 }
 
 #define TIME(key, m) FIELD_NUM(step_time, key, m, 0, 0, 0)
@@ -481,12 +483,9 @@ static void push_dims(lua_State *L)
 
 void lnd_open_search(lua_State *L)
 {
-    if (luaL_newmetatable(L, RESULT_TYPE)) {
-        lua_pushcfunction(L, result_gc);
-        lua_setfield(L, -2, "__gc");
-        luaL_newlib(L, result_methods);
-        lua_setfield(L, -2, "__index");
-    }
+    lnd_new_metatable(L, &RESULT_KIND);
+    luaL_newlib(L, result_methods);
+    lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     field_push_names(L, &TOP_KEYS);
     lua_setfield(L, -2, "top_keys");
