@@ -268,12 +268,9 @@ describe("nd.yaml positions", function()
     assert.are.same({ "k.yaml", 4, 8 }, { nd.yaml.where(t.flow, "x", "key") })
     assert.are.same({ "k.yaml", 4, 14 }, { nd.yaml.where(t.flow, "y", "key") })
     assert.has_error(function() nd.yaml.where(t, "top", "place") end)
-    -- a repeated key keeps its first place in the key order, but its value
-    -- and positions are the last ones ("a: 2" on line 3)
-    local d = nd.yaml.decode("a: 1\nb: 0\na: 2\n", "d.yaml")
-    assert.are.same({ "a", "b" }, nd.yaml.keys(d))
-    assert.are.same({ "d.yaml", 3, 1 }, { nd.yaml.where(d, "a", "key") })
-    assert.are.same({ "d.yaml", 3, 4 }, { nd.yaml.where(d, "a") })
+    -- a repeated key is refused (issue 34 item 4), naming both places
+    assert.matches("^d%.yaml:3:1: the key 'a' is stated twice in one mapping %(first at line 1",
+                   error_of(nd.yaml.decode, "a: 1\nb: 0\na: 2\n", "d.yaml").message)
   end)
 
   it("places a JSON key at its value (the JSON loader notes values only)", function()
@@ -334,6 +331,30 @@ describe("nd.yaml anchors, aliases and merge keys", function()
     -- PyYAML: "expected a mapping or list of mappings for merging" at line 2, column 7
     local err = error_of(nd.yaml.decode, "a:\n  <<: 3\n", "m.yaml")
     assert.are.equal("m.yaml:2:7: a << merge key takes a mapping or a list of mappings", err.message)
+  end)
+end)
+
+describe("nd.yaml repeated keys (issue 34 item 4)", function()
+  it("refuses a key stated twice in one mapping, naming both lines (PyYAML would keep the later silently)",
+     function()
+    local err = error_of(nd.yaml.decode, "model: {a: 1}\naccelerator:\n  tp_size: 2\nx: 1\naccelerator:\n  pp_size: 2\n",
+                         "t.yaml")
+    assert.are.equal("t.yaml:5:1: the key 'accelerator' is stated twice in one mapping (first at line 2, again here); "
+                     .. "ndlua refuses a repeated key rather than let the later silently replace the earlier",
+                     err.message)
+    err = error_of(nd.yaml.decode, "a:\n  b: 1\n  c: 2\n  b: 3\n", "t.yaml")
+    assert.matches("^t%.yaml:4:3: the key 'b' is stated twice in one mapping %(first at line 2, again here%)",
+                   err.message)
+    -- a flow mapping, and keys equal once typed (1 and 0x1 are both the integer 1)
+    err = error_of(nd.yaml.decode, "a: {k: 1, k: 2}\n", "t.yaml")
+    assert.matches("^t%.yaml:1:11: the key 'k' is stated twice", err.message)
+    err = error_of(nd.yaml.decode, "1: a\n0x1: b\n", "t.yaml")
+    assert.matches("^t%.yaml:2:1: the key '1' is stated twice in one mapping %(first at line 1", err.message)
+  end)
+
+  it("takes one key in separate mappings, and a mapping's own key over a << merged one", function()
+    local t = nd.yaml.decode("a: {k: 1}\nb: {k: 2}\nbase: &b {k: 3}\nc:\n  <<: *b\n  k: 4\n")
+    assert.are.same({ 1, 2, 4 }, { t.a.k, t.b.k, t.c.k })
   end)
 end)
 

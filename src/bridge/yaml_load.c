@@ -370,6 +370,31 @@ static void add_merge_source(lua_State *L, reader_t *r, int sources, yaml_mark_t
     lua_pop(L, 1);
 }
 
+/* Refuses a key the mapping t already states (the key below its value on
+ * top of the stack), naming the line of each: PyYAML would let the later
+ * silently replace the earlier, a second `accelerator:` section dropping
+ * the first whole. A key a << merge supplies is no repeat: the mapping's
+ * own key overrides it, as YAML's merge means. */
+static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_mark_t key_at)
+{
+    int key = lua_gettop(L) - 1;
+    lua_pushvalue(L, key);
+    int repeated = lua_rawget(L, t) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (!repeated)
+        return;
+    lua_getfield(L, rec, "key_lines");
+    lua_pushvalue(L, key);
+    lua_rawget(L, -2);
+    long first = (long)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    const char *name = luaL_tolstring(L, key, NULL);
+    lua_pushfstring(L, "the key '%s' is stated twice in one mapping (first at line %d, again here); ndlua "
+                       "refuses a repeated key rather than let the later silently replace the earlier",
+                    name, (int)first);
+    fail_at(L, r, key_at, lua_tostring(L, -1));
+}
+
 static void parse_mapping(lua_State *L, reader_t *r, int depth)
 {
     yaml_mark_t at = r->event.start_mark;
@@ -393,6 +418,7 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
             lua_pop(L, 1);
             continue;
         }
+        refuse_repeated_key(L, r, t, rec, key_at);
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, t);
