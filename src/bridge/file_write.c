@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,80 @@
 #include <unistd.h>
 
 #include <lauxlib.h>
+
+/* The temporary files being written now: a signal that ends ndlua
+ * (nd_cleanup_on_signals) removes them first, so an interrupted run leaves
+ * no half file. A slot holds one write in progress; a write's chunks may
+ * write another file, hence a few. A write when every slot is taken is
+ * still written, only not removed on a signal. The slots are lock-free
+ * atomics, which a signal handler may read. */
+#define PENDING_SLOTS 8
+static char *_Atomic pending[PENDING_SLOTS];
+
+/* Blocks (block true) or restores the signals that remove the pending
+ * files, around the steps that create, rename or remove one and note it. */
+static void hold_signals(bool block, sigset_t *saved)
+{
+    if (block) {
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGINT);
+        sigaddset(&s, SIGTERM);
+        sigaddset(&s, SIGHUP);
+        pthread_sigmask(SIG_BLOCK, &s, saved);
+    } else {
+        pthread_sigmask(SIG_SETMASK, saved, NULL);
+    }
+}
+
+static int note_pending(char *tmp)
+{
+    for (int i = 0; i < PENDING_SLOTS; i++) {
+        char *none = NULL;
+        if (atomic_compare_exchange_strong(&pending[i], &none, tmp))
+            return i;
+    }
+    return -1;
+}
+
+static void forget_pending(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&pending[slot], NULL);
+}
+
+static void remove_pending_and_die(int sig)
+{
+    for (int i = 0; i < PENDING_SLOTS; i++) {
+        char *tmp = atomic_load(&pending[i]);
+        if (tmp != NULL)
+            unlink(tmp);
+    }
+    /* die of the signal itself, so a shell sees 128 + its number and knows
+     * the run was interrupted */
+    signal(sig, SIG_DFL);
+    raise(sig);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+    _exit(128 + sig);
+}
+
+void nd_cleanup_on_signals(void)
+{
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* ignored (nohup, a background job): left ignored */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_pending_and_die;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -69,10 +145,12 @@ static int write_in_place(const char *path, const write_source *src, const char 
     return 0;
 }
 
-/* Writes the temporary file fd (named tmp) and renames it to dest. */
-static int fill_and_rename(int fd, const char *tmp, const char *dest, mode_t mode, const write_source *src,
-                           const char **step)
+/* Writes the temporary file fd (named tmp, noted pending in `slot`) and
+ * renames it to dest; either way tmp is no longer pending after. */
+static int fill_and_rename(int fd, const char *tmp, int slot, const char *dest, mode_t mode,
+                           const write_source *src, const char **step)
 {
+    sigset_t saved;
     if (fchmod(fd, mode) != 0) {
         *step = "cannot set the mode of a temporary file";
     } else if (write_chunks(fd, src) != 0) {
@@ -82,17 +160,26 @@ static int fill_and_rename(int fd, const char *tmp, const char *dest, mode_t mod
     } else {
         int rc = close(fd);
         fd = -1;
-        if (rc != 0)
+        if (rc != 0) {
             *step = "cannot write";
-        else if (rename(tmp, dest) != 0)
+        } else {
+            hold_signals(true, &saved);
+            rc = rename(tmp, dest);
+            if (rc == 0)
+                forget_pending(slot);
+            hold_signals(false, &saved);
+            if (rc == 0)
+                return 0;
             *step = "cannot rename a temporary file over it";
-        else
-            return 0;
+        }
     }
     int e = errno;
     if (fd >= 0)
         close(fd);
+    hold_signals(true, &saved);
     unlink(tmp);
+    forget_pending(slot);
+    hold_signals(false, &saved);
     errno = e;
     return -1;
 }
@@ -126,11 +213,15 @@ int nd_write_source(const char *path, const write_source *src, const char **step
     memcpy(tmp, dest, len);
     memcpy(tmp + len, suffix, sizeof suffix);
     int rc = -1;
+    sigset_t saved;
+    hold_signals(true, &saved);
     int fd = mkstemp(tmp);
+    int slot = fd >= 0 ? note_pending(tmp) : -1;
+    hold_signals(false, &saved);
     if (fd < 0)
         *step = "cannot write";
     else
-        rc = fill_and_rename(fd, tmp, dest, mode, src, step);
+        rc = fill_and_rename(fd, tmp, slot, dest, mode, src, step);
     int e = errno;
     free(tmp);
     free(real);

@@ -25,6 +25,12 @@ typedef struct {
 /* nd_write_file of the chunks src gives, written as they come. */
 int nd_write_source(const char *path, const write_source *src, const char **step);
 
+/* Makes SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary
+ * files being written before ndlua dies of the signal (a shell sees status
+ * 130, 143, 129): an interrupted run leaves no FILE.tmp-XXXXXX, and removes
+ * only its own. */
+void nd_cleanup_on_signals(void);
+
 /* write_file(path, text | chunks): true, or nil and "STEP: strerror".
  * chunks is a function returning the text's next string, nil or "" at the
  * end; an error in it is raised again once the write is given up. */

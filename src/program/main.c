@@ -14,6 +14,7 @@
 
 #include "binding/lnd_init.h"
 #include "bridge/chunks.h"
+#include "bridge/file_write.h"
 #include "bridge/paths.h"
 #include "repl.h"
 
@@ -274,6 +275,7 @@ int main(int argc, char **argv)
 {
     struct options opt;
     return_large_blocks();
+    nd_cleanup_on_signals();
     if (atexit(check_stdout) != 0) {
         fprintf(stderr, "ndlua: cannot register the exit check\n");
         return EXIT_INTERNAL;
