@@ -8,6 +8,7 @@
 
 #include "core/activations.h"
 #include "core/derive.h"
+#include "core/layout.h"
 #include "bridge/luautil.h"
 #include "core/timing.h"
 #include "lnd_aux.h"
@@ -210,6 +211,9 @@ int lnd_estimate(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
+    char why[320];
+    if (layout_refusal(m, r, why, sizeof why) != NULL)
+        return nd_bad_input(L, "%s", why);
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);

@@ -48,6 +48,47 @@ void layout_free(layout_t *l)
     layout_init(l);
 }
 
+int64_t layout_layers(const model_t *m) { return model_body_layers(m) + model_mtp_layers(m); }
+
+bool layout_pp_fits(int64_t layers, int64_t pp) { return pp <= layers; }
+
+bool layout_vpp_fits(int64_t layers, int64_t pp, int64_t vpp, pp_schedule schedule)
+{
+    return vpp <= (pp > 1 ? layers / pp : 1) && !(schedule == SCHED_ZERO_BUBBLE_V && vpp > 2);
+}
+
+bool layout_cp_splits(int64_t seq_length, int64_t cp) { return cp <= 1 || seq_length % (2 * cp) == 0; }
+
+bool layout_cp_heads_fit(const model_t *m, cp_algorithm algo, int64_t tp, int64_t cp)
+{
+    return cp <= 1 || algo != CP_ULYSSES || m->kv_heads % (tp * cp) == 0;
+}
+
+const char *layout_refusal(const model_t *m, const run_t *r, char *why, size_t n)
+{
+    int64_t layers = layout_layers(m);
+    if (!layout_pp_fits(layers, r->pp))
+        snprintf(why, n, "pp %lld is more pipeline stages than the model's %lld layers; "
+                         "%lld stages would hold none (the search refuses it too)",
+                 (long long)r->pp, (long long)layers, (long long)(r->pp - layers));
+    else if (!layout_vpp_fits(layers, r->pp, r->vpp, r->pipeline.schedule))
+        snprintf(why, n, "vpp %lld is more chunks than a stage's %lld layers%s (the search refuses "
+                         "it too)",
+                 (long long)r->vpp, (long long)(r->pp > 1 ? layers / r->pp : 1),
+                 r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && r->vpp > 2 ? ", or than DualPipeV's two" : "");
+    else if (!layout_cp_splits(r->seq_length, r->cp))
+        snprintf(why, n, "cp %lld splits each sequence into 2 x %lld chunks, which do not "
+                         "divide the sequence of %lld tokens (the search refuses it too)",
+                 (long long)r->cp, (long long)r->cp, (long long)r->seq_length);
+    else if (!layout_cp_heads_fit(m, r->cp_algo, r->tp, r->cp))
+        snprintf(why, n, "Ulysses context parallelism spreads the model's %lld KV heads over tp %lld x cp %lld ranks, "
+                         "which do not divide them (the search refuses it too)",
+                 (long long)m->kv_heads, (long long)r->tp, (long long)r->cp);
+    else
+        return NULL;
+    return why;
+}
+
 static int fail(layout_t *l, const char *msg)
 {
     snprintf(l->error, sizeof l->error, "%s", msg);

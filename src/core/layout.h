@@ -42,6 +42,28 @@ void layout_free(layout_t *l);
  * layers, a range past the last layer). Reuses l's memory across calls. */
 int layout_build(layout_t *l, const model_t *m, const run_t *r);
 
+/* The layout rules a strategy keeps whatever priced it: the search refuses
+ * a candidate that breaks one (src/search/search_nest.c) and nd.estimate a
+ * run that does (layout_refusal), so an impossible layout is never priced
+ * by one and refused by the other. Each is true when the strategy keeps it. */
+
+/* The layers a pipeline spreads: the body and the MTP layers. */
+int64_t layout_layers(const model_t *m);
+/* No stage without a layer: pp at most the layers. */
+bool layout_pp_fits(int64_t layers, int64_t pp);
+/* No chunk without a layer: vpp at most a stage's layers (1 without a
+ * pipeline), and DualPipeV runs two chunks a stage at most. */
+bool layout_vpp_fits(int64_t layers, int64_t pp, int64_t vpp, pp_schedule schedule);
+/* Context parallelism splits each sequence into 2·cp equal chunks (the
+ * load-balanced ring's halves), so 2·cp divides it. */
+bool layout_cp_splits(int64_t seq_length, int64_t cp);
+/* Ulysses spreads the KV heads over tp·cp ranks, so tp·cp divides them. */
+bool layout_cp_heads_fit(const model_t *m, cp_algorithm algo, int64_t tp, int64_t cp);
+
+/* The first of those rules run r breaks, said in `why` (n bytes), with
+ * the option it comes from; NULL when it keeps them all. */
+const char *layout_refusal(const model_t *m, const run_t *r, char *why, size_t n);
+
 static inline chunk_layout *layout_chunk(const layout_t *l, int64_t stage, int64_t chunk)
 {
     return &l->chunks[stage * l->vpp + chunk];

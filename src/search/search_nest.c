@@ -271,7 +271,7 @@ static bool outer_degrees_valid(const searcher *s, const int64_t *g)
     if (!(g[DIM_PP] > 1 || g[DIM_MB] == 1 || s->accumulates))
         return false;
     /* a pipeline of more stages than layers lays out no model */
-    if (!power_of_two(g[DIM_TP]) || g[DIM_PP] > s->layers)
+    if (!power_of_two(g[DIM_TP]) || !layout_pp_fits(s->layers, g[DIM_PP]))
         return false;
     if (!dims_in_bounds(sp, g, OUTER_DIMS, (int)(sizeof OUTER_DIMS / sizeof OUTER_DIMS[0])))
         return false;
@@ -284,8 +284,7 @@ static bool inner_degrees_valid(const searcher *s, const int64_t *g)
     if (!power_of_two(g[DIM_OP]))
         return false;
     /* more chunks than a stage has layers, or DualPipeV past two chunks, lays out no model */
-    if (g[DIM_VPP] > (g[DIM_PP] > 1 ? s->layers / g[DIM_PP] : 1) ||
-        (s->base->pipeline.schedule == SCHED_ZERO_BUBBLE_V && g[DIM_VPP] > 2))
+    if (!layout_vpp_fits(s->layers, g[DIM_PP], g[DIM_VPP], s->base->pipeline.schedule))
         return false;
     if (!dims_in_bounds(sp, g, INNER_DIMS, (int)(sizeof INNER_DIMS / sizeof INNER_DIMS[0])))
         return false;
@@ -329,9 +328,7 @@ static bool cp_valid(const searcher *s, const probe *c)
         return true;
     if (g[DIM_SP])
         return false;
-    if (s->base->seq_length % (2 * cp) != 0)
-        return false;
-    if (s->base->cp_algo == CP_ULYSSES && s->m->kv_heads % (tp * cp) != 0)
+    if (!layout_cp_splits(s->base->seq_length, cp) || !layout_cp_heads_fit(s->m, s->base->cp_algo, tp, cp))
         return false;
     return tp * cp * g[DIM_PP] <= s->sp->devices;
 }
@@ -713,7 +710,7 @@ static int searcher_init(searcher *s, const model_t *m, const run_t *base, const
     s->m = m;
     s->base = base;
     s->sp = sp;
-    s->layers = model_body_layers(m) + model_mtp_layers(m);
+    s->layers = layout_layers(m);
     s->run = *base;
     estimate_init(&s->est);
     s->est.peak_only = true;

@@ -1,0 +1,50 @@
+Impossible layouts (issue 34 item 3): estimate.lua refuses, by the rules
+the search refuses its candidates with (src/core/layout.c: layout_pp_fits,
+layout_vpp_fits, layout_cp_splits, layout_cp_heads_fit; search_nest.c calls
+the same functions), a layout it used to price silently and exit 0.
+Qwen/Qwen3-8B has 36 layers and 8 KV heads (its config.json:
+num_hidden_layers 36, num_key_value_heads 8).
+
+A pipeline of 64 stages over 36 layers: 28 stages would hold none (64 -
+36); priced before as 64 stages of 0 or 1 layer.
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 64 --pp 64
+  pp 64 is more pipeline stages than the model's 36 layers; 28 stages would hold none (the search refuses it too)
+  [2]
+
+Ten chunks a stage where a stage of pp 4 holds 36 / 4 = 9 layers:
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --pp 4 --accelerator.pp_interleave_num=10
+  vpp 10 is more chunks than a stage's 9 layers (the search refuses it too)
+  [2]
+
+Context parallelism splits each sequence into 2 x cp chunks: 16 do not
+divide 4 tokens, 4 do not divide 4097 (both exited 0 before):
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --cp 8 --seq 4 2>err; echo "status $?"; grep -v context_parallel_algo err
+  status 2
+  cp 8 splits each sequence into 2 x 8 chunks, which do not divide the sequence of 4 tokens (the search refuses it too)
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --cp 2 --tp 2 --seq 4097 2>err; echo "status $?"; grep -v context_parallel_algo err
+  status 2
+  cp 2 splits each sequence into 2 x 2 chunks, which do not divide the sequence of 4097 tokens (the search refuses it too)
+
+Ulysses spreads the 8 KV heads over tp x cp = 16 ranks:
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 16 --cp 16 --accelerator.context_parallel_algo=ulysses_cp
+  Ulysses context parallelism spreads the model's 8 KV heads over tp 1 x cp 16 ranks, which do not divide them (the search refuses it too)
+  [2]
+
+What keeps the rules is priced as before: 2 x 2 chunks of 4096 tokens, and
+36 stages of one layer each.
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --cp 2 --seq 4096 2>/dev/null | grep -c '^run'
+  1
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 36 --pp 36 | grep -c '^run'
+  1
+
+The search over the same model never offers the first layout: its bound on
+PP is 8 on 64 devices here (the machine's 8 devices a node), under the
+36 layers:
+
+  $ ndlua search.lua Qwen/Qwen3-8B -d 64 -b 64 -l PP -v 1 -t 1 -o out | sed -n 2p
+  bounds: PP up to 8 (the machine's 8, 36 layers over VPP 1, a batch of 64)
