@@ -209,12 +209,35 @@ local function search_info(s)
            policy = s.policy.name, recompute = nd.json.array(s.modes), dims = dims }
 end
 
+-- A --csv past this says so before it is written.
+local CSV_LARGE_BYTES = 2 ^ 30
+
+-- The --csv file: every fitting candidate, or the first --csv-limit of
+-- them. Before writing, a file held to the limit, or one of a GiB or more,
+-- is announced on the standard error with its rows and its size estimated
+-- from the first row's (rows differ by a few digits).
+local function write_csv(opts, result, spans_cp, get)
+  local fitting = result:size()
+  local n = math.min(opts.csv_limit or fitting, fitting)
+  local row_bytes = n > 0 and #csv_report.row(get(1)) + 1 or 0
+  local bytes = #csv_report.header() + 1 + n * row_bytes
+  if n < fitting or bytes >= CSV_LARGE_BYTES then
+    local held = n < fitting and string.format("the first %d of %d fitting candidates (--csv-limit %d)", n, fitting,
+                                               opts.csv_limit)
+      or string.format("%d fitting candidates (--csv-limit N writes fewer)", n)
+    io.stderr:write(string.format("search.lua: --csv %s: %s, about %s (%d rows of about %d bytes)\n", opts.csv, held,
+                                  bytes >= 2 ^ 30 and units.gib(bytes) or bytes >= 2 ^ 20 and units.mib(bytes)
+                                  or string.format("%.1f KiB", bytes / 2 ^ 10), n, row_bytes))
+  end
+  csv_report.write_result(opts.csv, result, spans_cp, n)
+end
+
 local function report(opts, s, result, counts, kept, w, excluded, widened)
   local get = getter(result, s)
   local shown = math.min(opts.top, kept)
   local list = top_list(get, shown, opts.svg)
   if widened then warn_widened(w, s, widened, list[1]) end
-  if opts.csv then csv_report.write_result(opts.csv, result, s.spans_cp) end
+  if opts.csv then write_csv(opts, result, s.spans_cp, get) end
   if opts.svg then
     chart.write(opts.svg, list, { budget_bytes = s.budget,
       title = string.format("Top %d of %d strategies: %s on %d %s devices", shown, kept, s.base.spec.name,

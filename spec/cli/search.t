@@ -33,6 +33,7 @@ profiles and ranking policies are files, listed from where they are found:
     -o,   --output-dir DIR      where resolved.yaml goes (default .)
           --json                print one JSON document instead of the tables
           --csv FILE            write every fitting candidate to FILE
+          --csv-limit N         write at most the first N fitting candidates (in rank order) to the --csv FILE
           --svg FILE            write a chart of the top candidates to FILE
           --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
     -v,   --verbosity LEVEL     0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)

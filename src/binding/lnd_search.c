@@ -347,7 +347,7 @@ typedef struct {
     const result_box *box;
     bool spans_cp;
     const char *header;
-    size_t header_len, done;
+    size_t header_len, done, rows; /* rows: the lines written, the first of the fitting */
     csv_text text;
 } csv_source;
 
@@ -361,7 +361,7 @@ static int next_csv_chunk(void *data, const char **chunk, size_t *n)
         return 0;
     }
     const search_result *res = &s->box->res;
-    size_t to = s->done + CSV_CHUNK_LINES < res->n_fit ? s->done + CSV_CHUNK_LINES : res->n_fit;
+    size_t to = s->done + CSV_CHUNK_LINES < s->rows ? s->done + CSV_CHUNK_LINES : s->rows;
     if (search_csv_lines(res, &s->box->space, &s->box->base, s->spans_cp, s->done, to, &s->text) != 0) {
         errno = ENOMEM;
         return -1;
@@ -371,18 +371,26 @@ static int next_csv_chunk(void *data, const char **chunk, size_t *n)
     return 0;
 }
 
-/* result:write_csv(path, header, spans_cp) -> true, or nil and "STEP: strerror":
- * the header line (its "\n" included) and every fitting candidate's line, in
- * the result's order, made in C (search/search_csv.c) and written as nd.core.write_file
- * writes (a temporary file renamed over path). */
+/* result:write_csv(path, header, spans_cp [, rows]) -> true, or nil and "STEP: strerror":
+ * the header line (its "\n" included) and every fitting candidate's line (or
+ * the first `rows` of them), in the result's order, made in C
+ * (search/search_csv.c) and written as nd.core.write_file writes (a
+ * temporary file renamed over path). */
 static int result_write_csv(lua_State *L)
 {
     result_box *box = check_result(L);
     const char *path = luaL_checkstring(L, 2);
     size_t header_len;
     const char *header = luaL_checklstring(L, 3, &header_len);
-    score_nd(L, box, box->res.fit, box->res.n_fit);
-    csv_source s = {box, lua_toboolean(L, 4), header, header_len, 0, {NULL, 0, 0}};
+    size_t rows = box->res.n_fit;
+    if (!lua_isnoneornil(L, 5)) {
+        lua_Integer limit = luaL_checkinteger(L, 5);
+        luaL_argcheck(L, limit >= 0, 5, "a count of rows from 0");
+        if ((lua_Unsigned)limit < rows)
+            rows = (size_t)limit;
+    }
+    score_nd(L, box, box->res.fit, rows);
+    csv_source s = {box, lua_toboolean(L, 4), header, header_len, 0, rows, {NULL, 0, 0}};
     write_source src = {next_csv_chunk, &s};
     const char *step = "cannot write";
     int rc = nd_write_source(path, &src, &step);

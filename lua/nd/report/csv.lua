@@ -79,8 +79,9 @@ end
 -- @tparam string path the file
 -- @tparam userdata result nd.core.search's result
 -- @tparam boolean spans_cp the run's shard spans CP (search.effective_op)
-function csv.write_result(path, result, spans_cp)
-  local ok, err = result:write_csv(path, csv.header() .. "\n", spans_cp and true or false)
+-- @tparam[opt] integer rows the first rows only (--csv-limit; default all)
+function csv.write_result(path, result, spans_cp, rows)
+  local ok, err = result:write_csv(path, csv.header() .. "\n", spans_cp and true or false, rows)
   if not ok then
     require("nd.errors").raise { path = path, message = err .. "; the CSV was not written" }
   end

@@ -54,6 +54,8 @@ local COMMAND = {
     { name = "output-dir", short = "o", arg = "DIR", default = ".", help = "where resolved.yaml goes" },
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "csv", arg = "FILE", help = "write every fitting candidate to FILE" },
+    { name = "csv-limit", arg = "N",
+      help = "write at most the first N fitting candidates (in rank order) to the --csv FILE" },
     { name = "svg", arg = "FILE", help = "write a chart of the top candidates to FILE" },
     require("nd.strict").OPTION,
     { name = "verbosity", short = "v", arg = "LEVEL", default = 1,
@@ -105,6 +107,13 @@ function command.read_options(argv)
                    accepted = "0 (every online core) or a thread count" }
   end
   if opts.verbosity < 0 then errors.raise { path = "-v", message = "takes a level from 0" } end
+  if opts.csv_limit then
+    opts.csv_limit = cli.positive_integer(opts.csv_limit, "--csv-limit")
+    if not opts.csv then
+      errors.raise { path = "--csv-limit", message = "bounds the --csv file, but no --csv FILE was given",
+                     accepted = "--csv FILE --csv-limit N" }
+    end
+  end
   if opts.dims then opts.dim_set = search.parse_dims(opts.dims) end
   if opts.recompute then
     opts.recompute = search.parse_recompute(opts.recompute, function(message, accepted)
