@@ -540,6 +540,38 @@ describe("the nd module", function()
     assert.are.equal(nd.study, require("nd").study)
   end)
 
+  it("names a wrong nd.svg argument or chart field, where the drawing failed inside (issue 34 item 6)", function()
+    -- before: "svg.lua:140: attempt to get length of a nil value (field 'categories')", "attempt to index a
+    -- nil value", and a NaN width passed as a number
+    local cases = {
+      { nd.svg.stacked_bars, {}, "nd.svg.stacked_bars: argument 1 (chart) must be a chart with categories, a "
+        .. "non-empty list of bar labels, got nil" },
+      { nd.svg.line_chart, {}, "nd.svg.line_chart: argument 1 (chart) must be a chart with series, a non-empty "
+        .. "list of {name, points}, got nil" },
+      { nd.svg.line_chart, { series = { { name = "a", points = { { 1, 0 / 0 } } } } },
+        "nd.svg.line_chart: argument 1 (chart) must be a chart whose series[1].points[1] is {x, y}, numbers, got table" },
+      { nd.svg.grouped_bars, { categories = { "a" }, series = { { name = "x", values = { "7" } } } },
+        "nd.svg.grouped_bars: argument 1 (chart) must be a chart whose series[1].values[1] is a number (one a "
+        .. "category), got string" },
+      { nd.svg.stacked_bars, { categories = { "a", "b" }, series = { { name = "x", values = { 1 } } } },
+        "nd.svg.stacked_bars: argument 1 (chart) must be a chart whose series[1].values[2] is a number (one a "
+        .. "category), got nil" },
+      { nd.svg.grouped_bars, { categories = { "a" }, series = { { name = "x", values = { 1 } } }, width = -5 },
+        "nd.svg.grouped_bars: argument 1 (chart) must be a chart whose width is a number above 0, got number" },
+    }
+    for _, case in ipairs(cases) do
+      local ok, err = pcall(case[1], case[2])
+      assert.is_false(ok)
+      assert.are.equal(case[3], (tostring(err):gsub("^[^:]*:%d+: ", "")))
+    end
+    local ok, err = pcall(nd.svg.document, 0 / 0, 10)
+    assert.is_false(ok)
+    assert.matches("nd.svg.document: argument 1 (width) must be a whole number above 0, got number", err, 1, true)
+    -- a whole chart still draws; grouped bars take a missing value (no bar)
+    assert.matches("^<%?xml", nd.svg.grouped_bars { categories = { "a", "b" }, series = { { name = "x", values = { 1 } } } })
+    assert.matches("^<%?xml", nd.svg.stacked_bars { categories = { "a" }, series = { { name = "x", values = { 1 } } } })
+  end)
+
   it("documents every public function in lua/nd/init.lua: a --- comment block above it, or an @function", function()
     local lines = {}
     for line in io.lines("lua/nd/init.lua") do lines[#lines + 1] = line end
