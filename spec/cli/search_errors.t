@@ -156,3 +156,13 @@ A policy that keeps nothing:
   $ ndlua search.lua train.yaml -l DP TP --policy none.lua -v 0
   the policy none.lua keeps none of the 4 fitting candidates
   [2]
+
+A global batch too small for the devices (issue 34 item 6): on 1048576
+devices a batch of 8 gives at most 8 data-parallel ranks, each spanning
+1048576 / 8 = 131072 devices; TP reaches 8 (Qwen3-8B's 8 KV heads) and
+PP 8 (the batch of 8), so CP would have to fill 131072 / 64 = 2048 or more.
+The CP rule refuses those candidates, but the batch is the cause (the
+message blamed the context-parallel degrees before):
+
+  $ ndlua search.lua Qwen/Qwen3-8B -d 1048576 -b 8 -o out 2>&1 | tail -n 1
+  no candidate passes the search's rules: 480 candidates tested: 480 refused (CP constraints 240, a degree out of bounds 240), 0 priced for memory; the global batch is the cause: a batch of 8 sequences gives at most 8 data-parallel ranks, so each spans 1048576 / 8 = 131072 devices, of which TP (up to 8) and PP (up to 8) leave a CP of 2048 or more to fill; raise the global batch (-b) or take fewer devices

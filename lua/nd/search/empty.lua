@@ -171,6 +171,34 @@ end
 --- The text of a candidate list ("[1, 2, 4]").
 empty.list_text = list_text
 
+-- The degree a dimension can reach: its bound when searched, else its
+-- pinned value (nil when neither is known).
+local function degree_reach(space, d)
+  local e = space.dims and space.dims[d]
+  if not e then return nil end
+  if e.searched then return e.bound end
+  return e.pinned
+end
+
+-- When the global batch leaves context parallelism to fill the devices:
+-- DP (times MBS) stays within the batch, so each data-parallel rank spans
+-- at least devices / batch devices, and when TP and PP at their reach
+-- leave more than 1 of them to CP, the CP rule refuses what the batch
+-- causes. The text blaming the batch, or nil.
+local function batch_leaves_cp(o, hints)
+  local sp = o.space
+  if not (sp and sp.devices and sp.global_batch) or sp.global_batch >= sp.devices then return nil end
+  local tp, pp = degree_reach(sp, "TP"), degree_reach(sp, "PP")
+  if not (tp and pp) then return nil end
+  local per_rank = sp.devices / sp.global_batch
+  if per_rank <= tp * pp then return nil end
+  return string.format("the global batch is the cause: a batch of %d sequences gives at most %d data-parallel "
+    .. "ranks, so each spans %d / %d = %s devices, of which TP (up to %d) and PP (up to %d) leave a CP of %s or more "
+    .. "to fill; raise the global batch (%s) or take fewer devices", sp.global_batch, sp.global_batch, sp.devices,
+    sp.global_batch, string.format("%.6g", per_rank), tp, pp, string.format("%.6g", per_rank / (tp * pp)),
+    hints.batch)
+end
+
 --- The message for a search that priced nothing.
 -- @tparam table o `counts`, `budget_bytes`, `space`, `model`, `run` (for
 --   testing candidate lists), `hints` (empty.CLI_HINTS or config_hints)
@@ -190,6 +218,8 @@ function empty.explain(o)
     return message .. "; the candidate lists refuse them all, and no one list alone: widen several ("
       .. hints.dims .. ")"
   end
+  local batch = top == "CP constraints" and batch_leaves_cp(o, hints)
+  if batch then return message .. "; " .. batch end
   if top then
     return message .. string.format("; most were refused by the rule '%s': relax %s", top, relax(top, hints))
   end
