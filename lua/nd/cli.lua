@@ -141,7 +141,16 @@ cli.MAX_DEVICES = require("nd.core").limits.devices
 -- @tparam[opt] boolean allow_zero whether 0 bytes is a size
 -- @treturn integer the bytes; a bad-input error otherwise
 function cli.size(text, option, allow_zero)
-  return check.bytes(check.option(option), text, { unit = true, allow_zero = allow_zero })
+  local place = check.option(option)
+  local n = check.bytes(place, text, { unit = true, allow_zero = allow_zero })
+  -- the C core's bound on a device's memory (nd.core.limits.device_memory,
+  -- 2^50 bytes), said here at the option rather than as the run's field
+  local max = require("nd.core").limits.device_memory
+  if n > max then
+    place:fail(string.format("%s is past the %d bytes (1 PiB) of a device's memory ndlua prices", text, max),
+               "a size up to 1PiB")
+  end
+  return n
 end
 
 --- Parses command-line arguments.

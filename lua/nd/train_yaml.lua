@@ -129,6 +129,14 @@ local function degree(r, ...)
   return r:integer(sec, key, v, 1, nil, MAX_DEGREE)
 end
 
+local MAX_VPP = 64
+
+local function bounded_degree(r, max, ...)
+  local v, sec, key = r:first(...)
+  if v == nil then return 1 end
+  return r:integer(sec, key, v, 1, nil, max)
+end
+
 -- reads: accelerator (root) -> train.accelerator: tp_size -> tp_degree,
 -- pp_size -> pipeline_parallel_degree, cp_size -> context_parallel_degree,
 -- ep_size -> expert_parallel_degree, expert_tensor_parallel_degree,
@@ -144,7 +152,8 @@ function train_yaml.read_accelerator(r)
   out.ep = degree(r, { a, "ep_size" }, { a, "expert_parallel_degree" })
   local v = r:value(a, "expert_tensor_parallel_degree")
   out.etp = v and r:integer(a, "expert_tensor_parallel_degree", v, 0) or 0
-  out.vpp = degree(r, { a, "pp_interleave_num" })
+  -- the C core takes up to 64 chunks a stage (src/binding/lnd_run.c's run fields)
+  out.vpp = bounded_degree(r, MAX_VPP, { a, "pp_interleave_num" })
   out.dp_shard = degree(r, { a, "dp_shard" })
   out.dp_replicate = degree(r, { a, "dp_replicate" })
   out.sequence_parallel = r:flag(a, "sequence_parallel", r:value(a, "sequence_parallel"))

@@ -102,6 +102,10 @@ function command.read_options(argv)
   end
   opts.reserve = opts.reserve and cli.size(opts.reserve, "-mem", true) or 0
   if opts.top < 1 then errors.raise { path = "-t", message = "shows at least 1 candidate, got " .. opts.top } end
+  if opts.top > search.MAX_GLOBAL_BATCH then
+    errors.raise { path = "-t", message = string.format("shows at most %d candidates, got %d", search.MAX_GLOBAL_BATCH,
+      opts.top) }
+  end
   if opts.jobs < 0 or opts.jobs > search.MAX_THREADS then
     errors.raise { path = "-j", message = "runs on 0 to " .. search.MAX_THREADS .. " threads, got " .. opts.jobs,
                    accepted = "0 (every online core) or a thread count" }
