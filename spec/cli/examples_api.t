@@ -42,12 +42,13 @@ Bad data is bad input (status 2), naming what was read:
   nd.hardware: 'X9' is no hardware profile ndlua knows; one of 910B, 910C, A100-80GB, A2, A3, B200, GB200, H100, H20, H200, H800, MI300X (or add nd/hardware/X9.lua to a directory on NDLUA_PATH)
   [2]
 
-At the interactive prompt (`script` gives ndlua a terminal; the terminal's
-echo of the input is mixed into the session, so only whole result lines are
+At the interactive prompt (spec/support/pty_session.py gives ndlua a
+terminal and types each line once the prompt is shown; the terminal's echo
+of the input is mixed into the session, so only whole result lines are
 picked out), `nd` is loaded and the API at hand:
 
   $ printf 'model, run = nd.load(os.getenv("ROOT") .. "/examples/llama-3.1-70b-tp-pp-sp/train.yaml", {quiet = true})\nrun.tp\nnd.hardware("H100").peak_tflops\nnd.estimate(model, {})\nos.exit(0)\n' > input
-  $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '8|989|ndlua: nd.estimate: .*'
+  $ TERM=dumb python3 $ROOT/spec/support/pty_session.py ndlua < input > session; tr -d '\r' < session | grep -xE '8|989|ndlua: nd.estimate: .*'
   8
   989
   ndlua: nd.estimate: argument 2 (run) must be an nd.run, got table

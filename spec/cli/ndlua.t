@@ -218,13 +218,15 @@ os.exit passes its status through:
   unflushed
 
 On a terminal with no script, ndlua starts an interactive prompt that prints
-values and errors and goes on (`script` gives it a terminal; the terminal's
-echo of the input is mixed into the session, so only whole result lines are
-picked out; each session ends itself with os.exit rather than waiting on how
-`script` passes on the end of its input, which under valgrind raced and hung):
+values and errors and goes on (spec/support/pty_session.py gives it a
+terminal and types each line only once the prompt is shown, so the session
+reads the same however loaded the machine; script(1), used before, passed
+the whole input at once, and its echo fell before or after the first
+prompt by timing. Only whole result lines are picked out; each session
+ends itself with os.exit):
 
   $ printf 'x = 41\nx + 1\nnd.yaml.decode("a: off").a\nerror("e")\nfor i = 1, 2 do\nprint(i * 10)\nend\nos.exit(0)\n' > input
-  $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -xE '42|false|ndlua: stdin:1: e|10|20|nd> os.exit\(0\)'
+  $ TERM=dumb python3 $ROOT/spec/support/pty_session.py ndlua < input > session; tr -d '\r' < session | grep -xE '42|false|ndlua: stdin:1: e|10|20|nd> os.exit\(0\)'
   42
   false
   ndlua: stdin:1: e
@@ -237,7 +239,7 @@ Tab completes the names of nd and its modules (`nd.ver` to `nd.version`,
 `nd.units.gi` to `nd.units.gib`; readline reads the tab from the input):
 
   $ printf 't = {tp = 2, dims = {"DP", "TP"}}\nt\nnd.ver\t\nnd.units.gi\t(2^30)\nnd.hardware("H800").levels\nos.exit(0)\n' > input
-  $ TERM=dumb timeout 300 script -qec ndlua /dev/null < input > session; tr -d '\r' < session | grep -E '^\{|^0\.|GiB$'
+  $ TERM=dumb python3 $ROOT/spec/support/pty_session.py ndlua < input > session; tr -d '\r' < session | grep -E '^\{|^0\.|GiB$'
   {dims = {"DP", "TP"}, tp = 2}
   0.1.0
   1.00 GiB
