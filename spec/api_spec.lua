@@ -338,6 +338,15 @@ describe("nd.search", function()
                    refusal(nd.search, model, run, { policy = "fastest" }), 1, true)
     assert.matches("nd.search: opts.hardware: 'X9' is no hardware profile ndlua knows",
                    refusal(nd.search, model, run, { hardware = "X9" }), 1, true)
+    -- a policy table is checked as a policy file is (issue 34 item 10: the
+    -- mutation pass found these failing inside the ranking, "attempt to
+    -- index a number value", "policies.lua:177: sort: unknown key")
+    assert.are.equal("opts.policy: order must list sort keys",
+                     refusal(nd.search, model, run, { policy = { order = 5, score = function() return 0 end } }))
+    assert.matches("^opts%.policy: order: 'x' is no sort key",
+                   refusal(nd.search, model, run, { policy = { order = { "x" } } }))
+    assert.are.equal("opts.policy: keep must be a function",
+                     refusal(nd.search, model, run, { policy = { order = { "peak_bytes" }, keep = true } }))
   end)
 
   it("points its errors at the caller's line", function()

@@ -50,7 +50,10 @@ local function error_text(err)
   return tostring(type(err) == "table" and err.message or err)
 end
 
-local function check(file, p)
+--- Checks a policy table (order, score, keep) as a policy file's is
+-- checked, a bad-input error naming `file` (or what stands for it: a
+-- table handed to nd.search is "opts.policy") when it is wrong; returns it.
+function policies.check(file, p)
   if type(p) ~= "table" then fail(file, "a ranking policy returns a table, got " .. type(p)) end
   if p.order ~= nil then
     if type(p.order) ~= "table" or #p.order == 0 then fail(file, "order must list sort keys") end
@@ -79,7 +82,7 @@ function policies.load_file(path)
   if not chunk then fail(nil, "ranking policy " .. tostring(err)) end
   local ok, p = xpcall(chunk, error_text)
   if not ok then fail(nil, "ranking policy " .. path .. ": " .. p) end
-  return check(path, p)
+  return policies.check(path, p)
 end
 
 --- Whether a --policy value names a file rather than a shipped policy.

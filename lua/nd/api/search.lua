@@ -105,7 +105,10 @@ local function policy_of(p)
   end
   local out = {}
   for k, v in pairs(p) do out[k] = v end
-  out.name, out.file = out.name or "custom", out.file or "opts.policy"
+  -- its order, score and keep checked as a policy file's (a wrong order
+  -- failed inside the ranking: "attempt to index a number value")
+  policies.check("opts.policy", out)
+  out.name, out.file = out.name or "custom", p.file or "opts.policy"
   return out
 end
 
