@@ -7,7 +7,9 @@ temporary file of someone else's beside it is left alone. The write's
 chunks send the signal themselves (a real kill, through a child shell whose
 parent is ndlua), after its third chunk, so the temporary file is there
 when it comes, whatever the machine's load. (The shell's own "Terminated"
-notice is sent to /dev/null.) search.lua's --csv, --json and -o files are
+notice is sent to /dev/null. A suite started in the background, `make
+test &`, runs with SIGINT ignored, which ndlua keeps ignored, as below; env
+--default-signal=INT gives the case SIGINT's default back.) search.lua's --csv, --json and -o files are
 written the same way (nd.files.write, nd.write_file):
 
   $ echo old > out.csv && touch out.csv.tmp-other1
@@ -20,7 +22,7 @@ written the same way (nd.files.write, nd.write_file):
   > end)
   > print("not interrupted", ok, err)
   > LUA
-  $ ndlua interrupt.lua INT; echo "status $?"; ls; cat out.csv
+  $ env --default-signal=INT ndlua interrupt.lua INT; echo "status $?"; ls; cat out.csv
   status 130
   interrupt.lua
   out.csv
