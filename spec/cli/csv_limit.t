@@ -7,14 +7,14 @@ header and 1516 rows, 1517 lines):
 
 --csv-limit N writes the first N in rank order, and says so on the
 standard error before writing, with the size estimated from the first row
-(header and 100 rows of 246 bytes: 24.2 KiB; the file is 25584 bytes, 25.0
+(header and 100 rows of 246 bytes: 24.2 KiB; the file is 25592 bytes, 25.0
 KiB, rows further down having a few more digits):
 
   $ ndlua search.lua Qwen/Qwen3-8B -d 64 -b 64 --csv some.csv --csv-limit 100 -v 0 -t 1 > /dev/null
   search.lua: --csv some.csv: the first 100 of 1516 fitting candidates (--csv-limit 100), about 24.2 KiB (100 rows of about 246 bytes)
   $ wc -l < some.csv; wc -c < some.csv; head -n 101 all.csv | cmp - some.csv && echo "the first 101 lines of all.csv"
   101
-  25584
+  25592
   the first 101 lines of all.csv
 
 A limit over the fitting count writes them all, and says nothing (a CSV of
