@@ -103,14 +103,15 @@ static const field_desc SPACE_FIELDS[] = {
     FIELD_I64(search_space, "top", top, 0, ND_MAX_GLOBAL_BATCH, 0),
     FIELD_CHOICES(search_space, int, "top_keys", top_keys, n_top_keys, SEARCH_TOP_KEYS, &TOP_KEYS), FIELD_END,
 };
-/* A candidate's degrees as its table states them (sp and op are by hand).
- * FD_INT holds an int: the int32_t of a degree is one where this compiles. */
+/* A candidate's degrees as its table states them, by SEARCH_DIMS and each one's bound (sp
+ * and op are by hand). FD_INT holds an int: the int32_t of a degree is one where this compiles. */
 #define DEGREE(k, dim, h) {FIELD_(k, FD_INT, FIELD_AT(candidate, int, degree[dim])), .lo = 1, .hi = h, .required = true}
-static const field_desc DEGREE_FIELDS[] = {
-    DEGREE("dp", DIM_DP, ND_MAX_DEVICES), DEGREE("tp", DIM_TP, ND_MAX_DEVICES), DEGREE("pp", DIM_PP, ND_MAX_DEVICES),
-    DEGREE("vpp", DIM_VPP, 64), DEGREE("cp", DIM_CP, ND_MAX_DEVICES), DEGREE("ep", DIM_EP, ND_MAX_DEVICES),
-    DEGREE("mb", DIM_MB, ND_MAX_GLOBAL_BATCH), DEGREE("mbs", DIM_MBS, ND_MAX_GLOBAL_BATCH), FIELD_END,
-};
+#define DEGREE_DEVICES(k, dim) DEGREE(k, dim, ND_MAX_DEVICES)
+#define DEGREE_VPP(k, dim) DEGREE(k, dim, ND_MAX_VPP)
+#define DEGREE_BATCH(k, dim) DEGREE(k, dim, ND_MAX_GLOBAL_BATCH)
+#define DEGREE_BY_HAND(k, dim) FIELD_KEY(k)
+#define DIM_DEGREE(n, k, a, c, l, at, bound) DEGREE_##bound(k, DIM_##n),
+static const field_desc DEGREE_FIELDS[] = {SEARCH_DIMS(DIM_DEGREE) FIELD_END};
 
 /* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor,
  *          dims = {DP = {searched, pinned, bound, allowed}, ...},

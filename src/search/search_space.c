@@ -1,7 +1,7 @@
 /* search_space.c: the descriptors and names of the search's dimensions and of its reasons to refuse a candidate. */
 #include "search_space.h"
 
-#define DIM_DESC(n, k, a, c, l, at) {#n, k, a, c, l, at},
+#define DIM_DESC(n, k, a, c, l, at, ...) {#n, k, a, c, l, at},
 const dim_desc SEARCH_DIM_DESCS[DIM_COUNT] = {SEARCH_DIMS(DIM_DESC)};
 #define DIM_NAME(n, ...) #n,
 const char *const DIM_NAMES[DIM_COUNT] = {SEARCH_DIMS(DIM_NAME)};

@@ -9,24 +9,26 @@
 #include "core/timing.h"
 
 /* The search dimensions, stated once, in the reference's ALL_DIMS order (the order the loop
- * nest and its records hold them): X(NAME, key, alias, config_key, listed, config_at).
+ * nest and its records hold them): X(NAME, key, alias, config_key, listed, config_at, bound).
  * NAME is the core's and -l's name; key a candidate's field and a report's column; alias
  * another name -l takes (the reference's MP) or NULL; config_key the search config's
  * parallelism key or NULL; listed the place in the order help and messages list them;
- * config_at the place in the search config's summary (0: not in it). The enum, the names,
- * the binding's reader of a space (lnd_search.c) and nd.core.search_dims, which every Lua
- * reader reads (parser, help, messages, the search config), come from this list. */
+ * config_at the place in the search config's summary (0: not in it); bound the most a
+ * candidate's table states (DEVICES, VPP, BATCH: the limits of core/nd_limits.h; BY_HAND:
+ * SP and OP, which the binding reads and writes by hand). The enum, the names, the binding's
+ * readers of a space and of a candidate (lnd_search.c) and nd.core.search_dims, which every
+ * Lua reader reads (parser, help, messages, the search config), come from this list. */
 #define SEARCH_DIMS(X)                                                                                                  \
-    X(DP, "dp", NULL, "dp", 1, 1)                                                                                       \
-    X(EP, "ep", NULL, "ep", 7, 6)                                                                                       \
-    X(TP, "tp", "MP", "tp", 2, 3)                                                                                       \
-    X(CP, "cp", NULL, "cp", 6, 5)                                                                                       \
-    X(PP, "pp", NULL, "pp", 4, 4)                                                                                       \
-    X(VPP, "vpp", NULL, NULL, 5, 0)                                                                                     \
-    X(MB, "mb", NULL, "micro_batch_num", 9, 7)                                                                          \
-    X(MBS, "mbs", NULL, NULL, 10, 0)                                                                                    \
-    X(SP, "sp", NULL, NULL, 3, 0)                                                                                       \
-    X(OP, "op", NULL, "fsdp", 8, 2)
+    X(DP, "dp", NULL, "dp", 1, 1, DEVICES)                                                                              \
+    X(EP, "ep", NULL, "ep", 7, 6, DEVICES)                                                                              \
+    X(TP, "tp", "MP", "tp", 2, 3, DEVICES)                                                                              \
+    X(CP, "cp", NULL, "cp", 6, 5, DEVICES)                                                                              \
+    X(PP, "pp", NULL, "pp", 4, 4, DEVICES)                                                                              \
+    X(VPP, "vpp", NULL, NULL, 5, 0, VPP)                                                                                \
+    X(MB, "mb", NULL, "micro_batch_num", 9, 7, BATCH)                                                                   \
+    X(MBS, "mbs", NULL, NULL, 10, 0, BATCH)                                                                             \
+    X(SP, "sp", NULL, NULL, 3, 0, BY_HAND)                                                                              \
+    X(OP, "op", NULL, "fsdp", 8, 2, BY_HAND)
 
 #define SEARCH_DIM_ENUM(n, ...) DIM_##n,
 typedef enum { SEARCH_DIMS(SEARCH_DIM_ENUM) DIM_COUNT } search_dim;
