@@ -54,13 +54,61 @@ function M.sapp_inflight(S, I, m, schedule)
   return t
 end
 
+-- The place of a value of a loaded layer file ("file:line: "), or "".
+local function place(t, key)
+  local ok, file, line = pcall(core.where, t, key)
+  if ok and file and line then return ("%s:%d: "):format(file, line) end
+  return ""
+end
+
+-- A layer's number at key: absent is nil where optional, else a finite
+-- number >= 0 (a count: an integer >= 1), or the file is refused naming it.
+local function layer_number(l, i, key, optional, count)
+  local v = l[key]
+  if v == nil and optional then return nil end
+  local ok = math.type(v) ~= nil and v == v and v >= 0 and v < math.huge
+  if ok and count then ok = math.type(v) == "integer" or v == math.floor(v) end
+  if ok and count then ok = v >= 1 end
+  if not ok then
+    core.fail(("%sbalance: layers_description[%d].%s must be %s, got %s"):format(place(l, key), i, key,
+      count and "a whole number of layers >= 1" or "a number >= 0", v == nil and "nothing" or ("%q"):format(tostring(v))))
+  end
+  return count and math.tointeger(v) or v
+end
+
+-- The HEAD, BODY and TAIL layers of a SAPP-PPB layer file, each checked for
+-- the numbers the balancer reads (a file that is not of this shape is
+-- refused with the place of what is wrong, never read as zeros).
+local function sapp_layers(doc)
+  local list = type(doc) == "table" and doc.layers_description
+  if type(list) ~= "table" then
+    core.fail(place(doc, "layers_description") .. "balance: the layer file needs a layers_description list")
+  end
+  local found = {}
+  for i, l in ipairs(list) do
+    if type(l) ~= "table" then
+      core.fail(("%sbalance: layers_description[%d] must be a layer (a table), got %s"):format(place(list, i), i, type(l)))
+    end
+    if l.type == "HEAD" or l.type == "BODY" or l.type == "TAIL" then
+      if found[l.type] then
+        core.fail(("%sbalance: layers_description[%d] is a second %s layer"):format(place(l, "type"), i, l.type))
+      end
+      layer_number(l, i, "time")
+      layer_number(l, i, "memory_parameter")
+      if l.type == "BODY" then
+        layer_number(l, i, "nb_layer", false, true)
+        for _, key in pairs(SAPP_ACT) do layer_number(l, i, key, true) end
+      end
+      found[l.type] = l
+    end
+  end
+  return found.HEAD, found.BODY, found.TAIL
+end
+
 -- The problem of a SAPP-PPB layer file (decoded JSON) under opts = {stages,
 -- micro, chunks, limit (the file's MB), schedule, objective, level}.
 function M.from_sapp(doc, opts)
-  local head, body, tail
-  for _, l in ipairs(doc.layers_description or {}) do
-    if l.type == "HEAD" then head = l elseif l.type == "BODY" then body = l elseif l.type == "TAIL" then tail = l end
-  end
+  local head, body, tail = sapp_layers(doc)
   if not body then core.fail("balance: the layer file has no BODY layer") end
   local layer = { stat = body.memory_parameter, fwd = body.time, act = {}, time = {} }
   for _, name in ipairs(M.OPTIONS) do

@@ -370,9 +370,7 @@ if arg and arg[0] and arg[0]:match("mutate%.lua$") then
   local targets = {}
   for t in (arg[3] or "estimate"):gmatch("[^,]+") do
     if t == "all" then
-      -- balance not yet: its layer-file reader fails inside on a layer that is not a table
-      -- (lua/nd/balance.lua:62, 4 findings of 20 at 10 a seed, seed 1); run it by name
-      targets = { "estimate", "search", "policy", "silent" }
+      targets = { "estimate", "search", "policy", "silent", "balance" }
       break
     end
     assert(mutate.TARGETS[t], "no mutation target " .. t .. " (estimate, search, policy, silent, balance, all)")
