@@ -358,6 +358,20 @@ describe("nd.search", function()
       assert.matches("api_spec.lua:" .. line .. ": nd.search: ", err, 1, true)
     end
   end)
+
+  it("is loaded at its first call: require 'nd' leaves nd.api.search, nd.search and nd.policies unloaded", function()
+    -- a fresh ndlua (this process has loaded them); estimate.lua relies on it for its start
+    local code = "local nd = require 'nd'; local function loaded() return tostring(package.loaded['nd.api.search'] ~= nil) "
+      .. ".. ' ' .. tostring(package.loaded['nd.search'] ~= nil) .. ' ' .. tostring(package.loaded['nd.policies'] ~= nil) end "
+      .. "local before = loaded(); local ok = pcall(nd.search, {}, nil); "
+      .. "print(before, loaded(), ok, type(nd.search), nd.search ~= nil)"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
+    assert.are.equal("false false false\ttrue true true\tfalse\tfunction\ttrue\n", p:read("a"))
+    p:close()
+    local names = {}
+    for name in pairs(nd) do names[name] = true end
+    assert.is_true(names.search, "pairs(nd) lists search")
+  end)
 end)
 
 describe("nd.candidate_run", function()

@@ -4,7 +4,8 @@
 --
 -- This file is the facade and the reference: it defines nothing, it
 -- re-exports what the library modules define (nd.model, nd.run, nd.api,
--- nd.api.search, nd.study), each with its documentation. No module of the
+-- nd.api.search, nd.study), each with its documentation; nd.search
+-- requires nd.api.search at its first call. No module of the
 -- library requires "nd" (spec/require_graph_spec.lua): a module needing
 -- a model or a run requires nd.model or nd.run.
 -- @module nd
@@ -77,7 +78,6 @@ nd.run = run.new
 --   script.lua:7: nd.estimate: argument 2 (run) must be an nd.run, got table
 -- The reference with examples: examples/README.md.
 local api = require "nd.api"
-local api_search = require "nd.api.search"
 
 --- The C core's functions, for the reference (registered by src/binding/lnd_init.c).
 -- @section core
@@ -296,7 +296,13 @@ nd.hardware_names = api.hardware_names
 --   is empty
 -- @usage local best = nd.search(model, run, {devices = 128, hardware = "H100"})[1]
 -- @function nd.search
-nd.search = api_search.search
+function nd.search(...)
+  -- nd.api.search (and the modules nd.search and nd.policies it requires)
+  -- is required here, not with nd: estimate.lua and most studies never search.
+  -- A tail call, so the errors it raises at its caller's line name that
+  -- line; pairs(nd) and the prompt's completion see nd.search as before.
+  return require("nd.api.search").search(...)
+end
 
 --- The run of a search candidate: the run with the candidate's degrees,
 -- batch, optimizer shard and recompute laid over, as the search priced it
