@@ -6,8 +6,10 @@ before ndlua dies of the signal (a shell sees 128 + the signal's number:
 temporary file of someone else's beside it is left alone. The write's
 chunks send the signal themselves (a real kill, through a child shell whose
 parent is ndlua), after its third chunk, so the temporary file is there
-when it comes, whatever the machine's load. (The shell's own "Terminated"
-notice is sent to /dev/null. A suite started in the background, `make
+when it comes, whatever the machine's load. (Both cases send their standard
+error to /dev/null: the shell's own "Terminated" notice, and, under make
+valgrind, valgrind's leak report of a process that died of a signal
+before it could free anything. A suite started in the background, `make
 test &`, runs with SIGINT ignored, which ndlua keeps ignored, as below; env
 --default-signal=INT gives the case SIGINT's default back.) search.lua's --csv, --json and -o files are
 written the same way (nd.files.write, nd.write_file):
@@ -22,7 +24,7 @@ written the same way (nd.files.write, nd.write_file):
   > end)
   > print("not interrupted", ok, err)
   > LUA
-  $ env --default-signal=INT ndlua interrupt.lua INT; echo "status $?"; ls; cat out.csv
+  $ { env --default-signal=INT ndlua interrupt.lua INT; } 2>/dev/null; echo "status $?"; ls; cat out.csv
   status 130
   interrupt.lua
   out.csv
