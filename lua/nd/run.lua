@@ -76,6 +76,7 @@ local function run_table(spec)
     end
     t.zero = nil
   end
+  runtimes.refuse_pipeline(t)
   return t
 end
 

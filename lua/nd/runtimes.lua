@@ -19,6 +19,11 @@
 --          stated flat (outside a component) is taken as nd.run takes it
 --   overlap  (optional) shares of each collective compute hides, over the
 --          hardware profile's (nd.hardware.DEFAULT_OVERLAP names them)
+--   pipeline_refuses  (optional) what the runtime will not run under
+--          pipeline parallelism: { sharding = { field = label, ... },
+--          why = text, accepted = text }; a run of pp > 1 with one of those
+--          sharding fields true is refused by name (nd.run), never priced,
+--          and a search keeps such a run's PP at 1
 -- @module nd.runtimes
 
 local core = require "nd.core"
@@ -80,6 +85,22 @@ local function flatten(path, run)
   return flat
 end
 
+local function check_pipeline_refuses(path, r)
+  if r == nil then return end
+  if type(r) ~= "table" or type(r.sharding) ~= "table" or next(r.sharding) == nil or type(r.why) ~= "string"
+     or type(r.accepted) ~= "string" then
+    bad(path, "pipeline_refuses must be { sharding = { field = label, ... }, why = text, accepted = text }")
+  end
+  local known = {}
+  for _, k in ipairs(SHARDING) do known[k] = true end
+  for k, label in pairs(r.sharding) do
+    if not known[k] or k == "zero" or type(label) ~= "string" then
+      bad(path, "pipeline_refuses.sharding: " .. tostring(k) .. " is no sharding field with a label ("
+        .. table.concat(SHARDING, ", ", 2) .. ")")
+    end
+  end
+end
+
 local function check(path, p)
   if type(p) ~= "table" then bad(path, "a runtime profile returns a table, got " .. type(p)) end
   if type(p.name) ~= "string" or p.name == "" then bad(path, "name must be the runtime's name") end
@@ -93,6 +114,7 @@ local function check(path, p)
     end
   end
   if p.defaults ~= nil and type(p.defaults) ~= "table" then bad(path, "defaults must be a table of nd.run fields") end
+  check_pipeline_refuses(path, p.pipeline_refuses)
   p.components, p.run = p.run, flatten(path, p.run)
   p.defaults = p.defaults and flatten(path, p.defaults) or nil
   p.about = p.about or p.name
@@ -170,6 +192,38 @@ function runtimes.apply(t)
     if out[k] == nil and not skip[k] then out[k] = v end
   end
   return out
+end
+
+--- What of a settled run table (or a run's spec) its runtime's
+-- pipeline_refuses names (a label such as "ZeRO-2 (grad_shard)") and why,
+-- or nil when the runtime runs it under pipeline parallelism; pp is not looked at.
+function runtimes.pipeline_refusal(t)
+  if t.runtime == nil then return nil end
+  local r = runtimes.load(t.runtime, "runtime").pipeline_refuses
+  if not r then return nil end
+  -- sharded as the C core derives it (src/core/derive.c derive_sharding):
+  -- unstated, param_shard follows optimizer_parallel; the gradients are
+  -- sharded with grad_shard, or with grad_shard_as_params
+  local sharded = {}
+  for _, k in ipairs(SHARDING) do sharded[k] = t[k] == true end
+  if t.param_shard == nil then sharded.param_shard = t.optimizer_parallel == true end
+  sharded.grad_shard = sharded.grad_shard or sharded.grad_shard_as_params
+  for _, k in ipairs(SHARDING) do
+    if r.sharding[k] and sharded[k] then return r.sharding[k], r.why end
+  end
+  return nil
+end
+
+--- Refuses, by name, a settled run table (its ZeRO stage spelled out)
+-- that its runtime will not run: pipeline parallelism with a sharding its
+-- profile's pipeline_refuses names (DeepSpeed's PipelineEngine and ZeRO-2/3).
+function runtimes.refuse_pipeline(t)
+  if (t.pp or 1) <= 1 then return end
+  local label, why = runtimes.pipeline_refusal(t)
+  if not label then return end
+  errors.raise { path = "pp", message = string.format("the %s runtime does not run pipeline parallelism "
+    .. "(pp = %d) with %s: %s", t.runtime, t.pp, label, why),
+    accepted = runtimes.load(t.runtime, "runtime").pipeline_refuses.accepted }
 end
 
 --- The fields the profile of `name` set in `t` (their values unchanged

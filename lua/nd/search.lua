@@ -261,7 +261,9 @@ end
 --   `devices`, `global_batch`, `budget_bytes`, `searched` (set of C dim
 --   names), `pinned` (values of the others), `allowed` (candidate lists
 --   by dim, optional), `recompute` (modes), `keep_dropped`, `schedule`
---   (the run's pp_schedule), `threads` (default 1; 0: every online core)
+--   (the run's pp_schedule), `threads` (default 1; 0: every online core),
+--   `no_pipeline` (true: PP only 1, for a run its runtime refuses to
+--   pipeline, nd.runtimes.pipeline_refusal)
 -- @treturn table the space
 -- @treturn table the bounds (search.bounds)
 function search.space(o)
@@ -278,6 +280,7 @@ function search.space(o)
     end
     if bounds[d] then entry.bound = bounds[d].value end
     if o.allowed and o.allowed[d] then entry.allowed = o.allowed[d] end
+    if d == "PP" and o.no_pipeline and entry.searched then entry.allowed = { 1 } end
     dims[d] = entry
   end
   local space = {

@@ -14,6 +14,7 @@ local api = require "nd.api"
 local search = require "nd.search"
 local policies = require "nd.policies"
 local outcome = require "nd.search.outcome"
+local runtimes = require "nd.runtimes"
 
 local api_search = {}
 
@@ -137,6 +138,7 @@ local function prepare(model, run, opts)
     budget_bytes = s.budget, searched = searched, pinned = pinned, allowed = allowed, recompute = s.modes,
     keep_dropped = 0, schedule = run:spec().pp_schedule, runtime = run:spec().runtime,
     overlapped_grad_reduce = run:spec().overlapped_grad_reduce == true,
+    no_pipeline = runtimes.pipeline_refusal(run:spec()) ~= nil,
   }
   return s
 end

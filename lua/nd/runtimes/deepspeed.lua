@@ -23,4 +23,15 @@ return {
     loss = { loss_upcast = true, loss_inplace_grad = false },
     allocator = { fragmentation = 0 },
   },
+  -- DeepSpeed's PipelineEngine runs ZeRO stage 0 or 1 only: its __init__
+  -- (deepspeed/runtime/pipe/engine.py) asserts
+  -- self.zero_optimization_stage() < 2, "ZeRO-2 and ZeRO-3 are incompatible
+  -- with pipeline parallelism" (it schedules the gradient all-reduces itself
+  -- after the last micro-batch). Such a run fails at start; ndlua refuses it.
+  pipeline_refuses = {
+    sharding = { param_shard = "ZeRO-3 (param_shard)", grad_shard = "ZeRO-2 (grad_shard)" },
+    why = "DeepSpeed's PipelineEngine asserts zero_optimization_stage() < 2, \"ZeRO-2 and ZeRO-3 are "
+      .. "incompatible with pipeline parallelism\" (deepspeed/runtime/pipe/engine.py)",
+    accepted = "ZeRO stage 0 or 1 (zero = 1) with pp > 1, or pp = 1 with ZeRO-2/3",
+  },
 }

@@ -18,6 +18,7 @@ local model_yaml = require "nd.model_yaml"
 local train_yaml = require "nd.train_yaml"
 local hardware = require "nd.hardware"
 local policies = require "nd.policies"
+local runtimes = require "nd.runtimes"
 
 local command = {}
 
@@ -443,11 +444,17 @@ function command.prepare(opts, w)
     search_config.finish(cfg, w)
   end
   local searched, pinned, allowed = command.dims_of(opts, cfg, b)
+  local refused = runtimes.pipeline_refusal(b.run:spec())
+  if refused and searched.PP then
+    w:warn(nil, string.format("the %s runtime does not pipeline a run with %s: PP searched at 1 only",
+                              b.run:spec().runtime, refused))
+  end
   local space, bounds = search.space {
     model = b.spec, hardware = profile, devices = b.devices, global_batch = gbs, budget_bytes = budget,
     searched = searched, pinned = pinned, allowed = allowed, recompute = modes,
     keep_dropped = opts.verbosity >= 2 and 1000 or 0, schedule = b.parsed.run.pp_schedule, threads = opts.jobs,
     runtime = b.parsed.run.runtime, overlapped_grad_reduce = b.parsed.run.overlapped_grad_reduce == true,
+    no_pipeline = refused ~= nil,
   }
   local problem = search.batch_problem(space, b.accumulates, b.stated_batch, cfg and {
     batch = "-b (or constraint.global_batch_size)",
