@@ -99,8 +99,7 @@ local function widen(s, result, counts)
 end
 
 -- The field of a candidate table each dimension is in.
-local FIELD = { DP = "dp", EP = "ep", TP = "tp", CP = "cp", PP = "pp", VPP = "vpp", MB = "mb", MBS = "mbs", SP = "sp",
-                OP = "op" }
+local FIELD = search.KEYS
 
 -- The names of the other lists a plan widened, joined.
 local function widened_names(plan, hints, but)

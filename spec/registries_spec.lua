@@ -119,6 +119,40 @@ describe("the search dimensions, stated once in the core (SEARCH_DIMS)", functio
     assert.is_false(ok)
     assert.are.equal(search.listed_text(", "), err.accepted)
   end)
+
+  it("give the reports their columns in one order, the run's etp among them", function()
+    -- the CSV's and the JSON's degree columns as search.lua --csv has written them since
+    -- issue 31 (spec/cli transcripts): each place 1..11 once
+    local keys = {}
+    for i, col in ipairs(core.search_columns) do
+      keys[i] = col.key
+      if col.dim then assert.are.equal(i, col.dim.column) end
+    end
+    assert.are.same({ "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", "mb", "mbs" }, keys)
+    assert.is_nil(core.search_columns[7].dim)
+    local csv = require "nd.report.csv"
+    assert.are.same({ "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", "mb", "mbs", "recompute" },
+                    { table.unpack(csv.COLUMNS, 1, 13) })
+  end)
+
+  it("write a candidate's degrees in the reports' forms", function()
+    local table_report = require "nd.report.table"
+    local c = { dp = 8, tp = 1, pp = 2, vpp = 1, cp = 1, ep = 4, etp = 1, op = 8, sp = false, mb = 4, mbs = 1,
+                recompute = "full" }
+    -- the one-line form as the dropped lines have printed it (by hand from the values above)
+    assert.are.equal("dp 8 tp 1 pp 2 vpp 1 cp 1 ep 4 op 8 sp off mb 4 mbs 1 full", table_report.degrees(c))
+    -- resolved.yaml's plain accelerator keys, AutoModels and legacy (nd.train_yaml's fallback chains)
+    local resolved = require "nd.resolved_yaml"
+    local doc = { accelerator = { tp_degree = 4 } }
+    resolved.apply(doc, "automodels", c)
+    assert.are.same({ 1, 1, 2, 1, 4 }, { doc.accelerator.tp_size, doc.accelerator.tp_degree, doc.accelerator.pp_size,
+                                         doc.accelerator.cp_size, doc.accelerator.ep_size })
+    local legacy = { train = { accelerator = { pp_size = 8 } } }
+    resolved.apply(legacy, "legacy", c)
+    local a = legacy.train.accelerator
+    assert.are.same({ 1, 2, 2, 1, 4 }, { a.tp_degree, a.pipeline_parallel_degree, a.pp_size,
+                                         a.context_parallel_degree, a.expert_parallel_degree })
+  end)
 end)
 
 describe("a layer kind's attention and FFN kinds, stated once in the core", function()

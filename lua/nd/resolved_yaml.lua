@@ -59,12 +59,21 @@ local function drop_overrides(doc, notes)
   end
 end
 
+-- The degrees written to plain accelerator keys (a dimension's yaml_key and
+-- legacy_key, nd.core.search_dims), in the reports' order: the schema's key
+-- first, the other schema's after it.
+local function set_degrees(a, c, legacy_first)
+  for _, col in ipairs(core.search_columns) do
+    local d = col.dim
+    if d and d.yaml_key then
+      set(a, legacy_first and { d.legacy_key, d.yaml_key } or { d.yaml_key, d.legacy_key }, c[d.key])
+    end
+  end
+end
+
 local function automodels(doc, c)
   local a = section(doc, "accelerator")
-  set(a, { "tp_size", "tp_degree" }, c.tp)
-  set(a, { "pp_size", "pipeline_parallel_degree" }, c.pp)
-  set(a, { "cp_size", "context_parallel_degree" }, c.cp)
-  set(a, { "ep_size", "expert_parallel_degree" }, c.ep)
+  set_degrees(a, c, false)
   if c.vpp > 1 or a.pp_interleave_num ~= nil then a.pp_interleave_num = c.vpp end
   if c.sp or a.sequence_parallel ~= nil then a.sequence_parallel = c.sp end
   if a.use_seq_parallel ~= nil then a.use_seq_parallel = c.sp end
@@ -84,10 +93,7 @@ local function legacy(doc, c)
   local shard = c.dp % c.op == 0 and c.op or c.dp
   a.dp_shard = shard
   a.dp_replicate = c.dp // shard
-  set(a, { "tp_degree", "tp_size" }, c.tp)
-  set(a, { "pipeline_parallel_degree", "pp_size" }, c.pp)
-  set(a, { "context_parallel_degree", "cp_size" }, c.cp)
-  set(a, { "expert_parallel_degree", "ep_size" }, c.ep)
+  set_degrees(a, c, true)
   if c.vpp > 1 or a.pp_interleave_num ~= nil then a.pp_interleave_num = c.vpp end
   if a.use_seq_parallel ~= nil and a.sequence_parallel == nil then
     a.use_seq_parallel = c.sp

@@ -110,7 +110,7 @@ static const field_desc SPACE_FIELDS[] = {
 #define DEGREE_VPP(k, dim) DEGREE(k, dim, ND_MAX_VPP)
 #define DEGREE_BATCH(k, dim) DEGREE(k, dim, ND_MAX_GLOBAL_BATCH)
 #define DEGREE_BY_HAND(k, dim) FIELD_KEY(k)
-#define DIM_DEGREE(n, k, a, c, l, at, bound) DEGREE_##bound(k, DIM_##n),
+#define DIM_DEGREE(n, k, a, c, l, at, bound, ...) DEGREE_##bound(k, DIM_##n),
 static const field_desc DEGREE_FIELDS[] = {SEARCH_DIMS(DIM_DEGREE) FIELD_END};
 
 /* space = {devices, global_batch, budget_bytes, keep_dropped, threads, floor,
@@ -471,13 +471,15 @@ static const luaL_Reg result_methods[] = {
 };
 
 /* Pushes nd.core.search_dims: the search dimensions (SEARCH_DIMS), in the core's order, each
- * {name, key, alias, config_key, listed, config_at} (alias and config_key absent when none). */
+ * {name, key, alias, config_key, listed, config_at, column, width, form, chart_line, yaml_key,
+ * legacy_key} (alias, config_key, yaml_key and legacy_key absent when none; form "count" or
+ * "switch"). */
 static void push_dims(lua_State *L)
 {
     lua_createtable(L, DIM_COUNT, 0);
     for (int i = 0; i < DIM_COUNT; i++) {
         const dim_desc *d = &SEARCH_DIM_DESCS[i];
-        lua_createtable(L, 0, 6);
+        lua_createtable(L, 0, 12);
         field_set_string(L, "name", d->name);
         field_set_string(L, "key", d->key);
         if (d->alias != NULL)
@@ -486,6 +488,36 @@ static void push_dims(lua_State *L)
             field_set_string(L, "config_key", d->config_key);
         field_set_int(L, "listed", d->listed);
         field_set_int(L, "config_at", d->config_at);
+        field_set_int(L, "column", d->column);
+        field_set_int(L, "width", d->width);
+        field_set_string(L, "form", d->form == FORM_SWITCH ? "switch" : "count");
+        field_set_int(L, "chart_line", d->chart_line);
+        if (d->yaml_key != NULL)
+            field_set_string(L, "yaml_key", d->yaml_key);
+        if (d->legacy_key != NULL)
+            field_set_string(L, "legacy_key", d->legacy_key);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* Pushes nd.core.search_columns: the reports' degree columns in their order (search_columns),
+ * each {key, dim} with dim the dimension's entry of search_dims (at -1), absent for the run's
+ * ETP (key "etp"). */
+static void push_columns(lua_State *L)
+{
+    int order[SEARCH_COLUMNS];
+    search_columns(order);
+    int dims = lua_absindex(L, -1);
+    lua_createtable(L, SEARCH_COLUMNS, 0);
+    for (int i = 0; i < SEARCH_COLUMNS; i++) {
+        lua_createtable(L, 0, 2);
+        if (order[i] == DIM_COUNT) {
+            field_set_string(L, "key", "etp");
+        } else {
+            field_set_string(L, "key", SEARCH_DIM_DESCS[order[i]].key);
+            lua_rawgeti(L, dims, order[i] + 1);
+            lua_setfield(L, -2, "dim");
+        }
         lua_rawseti(L, -2, i + 1);
     }
 }
@@ -499,6 +531,8 @@ void lnd_open_search(lua_State *L)
     field_push_names(L, &TOP_KEYS);
     lua_setfield(L, -2, "top_keys");
     push_dims(L);
+    push_columns(L);
+    lua_setfield(L, -3, "search_columns");
     lua_setfield(L, -2, "search_dims");
 }
 

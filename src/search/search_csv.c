@@ -100,10 +100,29 @@ static void comma(csv_text *t)
     t->text[t->len++] = ',';
 }
 
+/* The cell of a degree column (search_columns): the dimension's value as its form writes it
+ * (a switch true or false), OP the shard it comes to (search.effective_op), the run's ETP for
+ * DIM_COUNT. */
+static void put_degree(csv_text *t, const candidate *c, int dim, const run_t *base, bool spans_cp)
+{
+    if (dim == DIM_COUNT) {
+        put_int(t, base->etp);
+    } else if (SEARCH_DIM_DESCS[dim].form == FORM_SWITCH) {
+        put(t, c->degree[dim] != 0 ? "true" : "false", c->degree[dim] != 0 ? 4 : 5);
+    } else if (dim == DIM_OP) {
+        int64_t domain = (int64_t)c->degree[DIM_DP] * (spans_cp ? c->degree[DIM_CP] : 1);
+        int64_t op = c->degree[DIM_OP];
+        put_int(t, op > 1 && domain % op != 0 ? domain : op);
+    } else {
+        put_int(t, c->degree[dim]);
+    }
+}
+
 int search_csv_lines(const search_result *res, const search_space *sp, const run_t *base, bool spans_cp,
                      size_t from, size_t to, csv_text *out)
 {
-    static const int DEGREES_BEFORE_ETP[] = {DIM_DP, DIM_TP, DIM_PP, DIM_VPP, DIM_CP, DIM_EP};
+    int order[SEARCH_COLUMNS];
+    search_columns(order);
     for (size_t i = from; i < to && i < res->n_fit; i++) {
         const candidate *c = &res->fit[i];
         step_time st;
@@ -111,23 +130,10 @@ int search_csv_lines(const search_result *res, const search_space *sp, const run
         if (reserve(out, LINE_ROOM) != 0)
             return -1;
         put_int(out, (int64_t)i + 1);
-        for (size_t k = 0; k < sizeof DEGREES_BEFORE_ETP / sizeof DEGREES_BEFORE_ETP[0]; k++) {
+        for (int k = 0; k < SEARCH_COLUMNS; k++) {
             comma(out);
-            put_int(out, c->degree[DEGREES_BEFORE_ETP[k]]);
+            put_degree(out, c, order[k], base, spans_cp);
         }
-        comma(out);
-        put_int(out, base->etp);
-        /* the shard the candidate's OP comes to (search.effective_op) */
-        int64_t domain = (int64_t)c->degree[DIM_DP] * (spans_cp ? c->degree[DIM_CP] : 1);
-        int64_t op = c->degree[DIM_OP];
-        comma(out);
-        put_int(out, op > 1 && domain % op != 0 ? domain : op);
-        comma(out);
-        put(out, c->degree[DIM_SP] != 0 ? "true" : "false", c->degree[DIM_SP] != 0 ? 4 : 5);
-        comma(out);
-        put_int(out, c->degree[DIM_MB]);
-        comma(out);
-        put_int(out, c->degree[DIM_MBS]);
         comma(out);
         if (put_text(out, RECOMPUTE_NAMES[c->mode]) != 0 || reserve(out, LINE_ROOM) != 0)
             return -1;

@@ -96,6 +96,24 @@ local function time_panel(doc, list, geo)
   end
 end
 
+-- A candidate's label under the panels: its degrees on the lines their
+-- dimensions' chart_line names ("dp8 tp1 pp2", "vpp1 cp1 ep4 op8", "mb4 mbs1"),
+-- then its recompute mode.
+local function label_lines(c)
+  local words = {}
+  for _, d in ipairs(table_report.DIMS) do
+    if d.chart_line > 0 then
+      local line = words[d.chart_line] or {}
+      line[#line + 1] = d.key .. table_report.value(d, c[d.key])
+      words[d.chart_line] = line
+    end
+  end
+  local lines = {}
+  for i, line in ipairs(words) do lines[i] = table.concat(line, " ") end
+  lines[#lines + 1] = c.recompute
+  return lines
+end
+
 --- The chart's SVG text.
 -- @tparam table list the candidates (with stage_bytes), best first
 -- @tparam table o `title`, `subtitle`, `budget_bytes`
@@ -118,9 +136,7 @@ function chart.render(list, o)
       local cx = left + (i - 0.5) * slot
       local y = geo.top + geo.height + 16
       doc:text(cx, y, "#" .. c.rank, { text_anchor = "middle", font_weight = "bold", font_size = 11 })
-      local lines = { string.format("dp%d tp%d pp%d", c.dp, c.tp, c.pp),
-                      string.format("vpp%d cp%d ep%d op%d", c.vpp, c.cp, c.ep, c.op),
-                      string.format("mb%d mbs%d", c.mb, c.mbs), c.recompute }
+      local lines = label_lines(c)
       for k, text in ipairs(lines) do
         doc:text(cx, y + 1 + 12 * k, text, { text_anchor = "middle", font_size = 10, fill = "#555555" })
       end

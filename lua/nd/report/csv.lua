@@ -10,9 +10,13 @@ local table_report = require "nd.report.table"
 
 local csv = {}
 
-csv.COLUMNS = { "rank", "dp", "tp", "pp", "vpp", "cp", "ep", "etp", "op", "sp", "mb", "mbs", "recompute",
-                "peak_bytes", "peak_stage", "step_time_s", "mfu", "tokens_per_s_per_device", "nd_score", "score",
-                "kept" }
+--- The columns before the time parts: rank, the degrees in the reports'
+-- order (nd.core.search_columns: the search dimensions and the run's etp),
+-- then the candidate's recompute, peak, time and scores.
+csv.COLUMNS = { "rank" }
+for _, col in ipairs(core.search_columns) do csv.COLUMNS[#csv.COLUMNS + 1] = col.key end
+table.move({ "recompute", "peak_bytes", "peak_stage", "step_time_s", "mfu", "tokens_per_s_per_device", "nd_score",
+             "score", "kept" }, 1, 9, #csv.COLUMNS + 1, csv.COLUMNS)
 
 --- One CSV cell: nothing for nil or JSON null, numbers at full precision
 -- (a float as the first of %.15g, %.16g, %.17g that reads back as it:

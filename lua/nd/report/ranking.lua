@@ -26,9 +26,18 @@ ranking.PARTS_SHOWN = 4
 --- A part separates two steps when it differs by this share of #1's step or more.
 ranking.PART_SHARE = 0.005
 
--- What makes a layout, FSDP shard and SP aside.
+--- The dimensions whose values a row folds (its variants), by key: the
+-- FSDP shard and SP; every other dimension makes the layout.
+ranking.FOLDED = { op = true, sp = true }
+
+-- What makes a layout, the folded dimensions aside.
 local function layout_key(c)
-  return string.format("%d/%d/%d/%d/%d/%d/%d/%d/%s", c.dp, c.tp, c.pp, c.vpp, c.cp, c.ep, c.mb, c.mbs, c.recompute)
+  local parts = {}
+  for _, d in ipairs(table_report.DIMS) do
+    if not ranking.FOLDED[d.key] then parts[#parts + 1] = table_report.value(d, c[d.key]) end
+  end
+  parts[#parts + 1] = c.recompute
+  return table.concat(parts, "/")
 end
 
 --- The candidates grouped by layout, FSDP shard and SP aside, in the order
@@ -49,12 +58,18 @@ function ranking.groups(list)
   return groups
 end
 
--- What a variant changes from its group's lead: "op 2", "sp on", "op 4, sp on".
+-- What a variant changes from its group's lead: "op 2", "sp on", "op 4, sp on"
+-- (the folded dimensions that differ; the first folded one when none does).
 local function variant_text(v, lead)
-  local parts = {}
-  if v.op ~= lead.op then parts[#parts + 1] = "op " .. v.op end
-  if v.sp ~= lead.sp then parts[#parts + 1] = "sp " .. (v.sp and "on" or "off") end
-  return string.format("#%d (%s)", v.rank, #parts > 0 and table.concat(parts, ", ") or "op " .. v.op)
+  local parts, first = {}, nil
+  for _, d in ipairs(table_report.DIMS) do
+    if ranking.FOLDED[d.key] then
+      local text = d.key .. " " .. table_report.value(d, v[d.key])
+      first = first or text
+      if v[d.key] ~= lead[d.key] then parts[#parts + 1] = text end
+    end
+  end
+  return string.format("#%d (%s)", v.rank, #parts > 0 and table.concat(parts, ", ") or first)
 end
 
 -- A signed time: "+0.305 s", "-1.2e-03 s".

@@ -2,9 +2,25 @@
 -- candidates, the dropped candidates with their overshoot.
 -- @module nd.report.table
 
+local core = require "nd.core"
 local units = require "nd.units"
 
 local report = {}
+
+--- The search dimensions in the reports' order (nd.core.search_columns, from
+-- src/search/search_space.h SEARCH_DIMS; the run's ETP, a CSV and JSON
+-- column only, left out): each the dimension's entry of nd.core.search_dims,
+-- with its key, table width, form (count or switch) and chart line.
+report.DIMS = {}
+for _, col in ipairs(core.search_columns) do
+  if col.dim then report.DIMS[#report.DIMS + 1] = col.dim end
+end
+
+--- A dimension's value as text shows it: a switch on or off, a count its digits.
+function report.value(d, v)
+  if d.form == "switch" then return v and "on" or "off" end
+  return string.format("%d", v)
+end
 
 --- The time parts, in the order of the table, the CSV and the chart:
 -- {key of candidate.parts, short name, long name (the chart's)}.
@@ -45,8 +61,10 @@ end
 
 --- A candidate's degrees in one line: "dp 8 tp 1 pp 2 vpp 1 cp 1 ep 4 op 8 sp off mb 4 mbs 1 full".
 function report.degrees(c)
-  return string.format("dp %d tp %d pp %d vpp %d cp %d ep %d op %d sp %s mb %d mbs %d %s", c.dp, c.tp, c.pp, c.vpp,
-                       c.cp, c.ep, c.op, c.sp and "on" or "off", c.mb, c.mbs, c.recompute)
+  local out = {}
+  for i, d in ipairs(report.DIMS) do out[i] = d.key .. " " .. report.value(d, c[d.key]) end
+  out[#out + 1] = c.recompute
+  return table.concat(out, " ")
 end
 
 --- Seconds for the table: 3 decimals, or 3 significant digits below 0.01 s.
@@ -74,17 +92,18 @@ end
 function report.table(list, o)
   o = o or {}
   local unit, unit_name = peak_unit(list)
-  local head = string.format("%5s %4s %3s %3s %3s %3s %4s %4s %3s %5s %3s %-9s %9s %10s %6s", "rank", "dp", "tp",
-                             "pp", "vpp", "cp", "ep", "op", "sp", "mb", "mbs", "recompute", "peak " .. unit_name,
-                             "step s", "MFU")
+  local head = string.format("%5s", "rank")
+  for _, d in ipairs(report.DIMS) do head = head .. string.format(" %" .. d.width .. "s", d.key) end
+  head = head .. string.format(" %-9s %9s %10s %6s", "recompute", "peak " .. unit_name, "step s", "MFU")
   for _, p in ipairs(report.PARTS) do head = head .. string.format(" %6s", p[2]) end
   if o.score then head = head .. string.format(" %11s", "score") end
   local lines = { head }
   for i, c in ipairs(list) do
     local rank = (o.mark and o.mark[i] or "") .. tostring(c.rank)
-    local row = string.format("%5s %4d %3d %3d %3d %3d %4d %4d %3s %5d %3d %-9s %9.2f %10s %5.1f%%", rank, c.dp,
-                              c.tp, c.pp, c.vpp, c.cp, c.ep, c.op, c.sp and "on" or "off", c.mb, c.mbs, c.recompute,
-                              c.peak_bytes / unit, report.seconds(c.step_time_s), 100 * c.mfu)
+    local row = string.format("%5s", rank)
+    for _, d in ipairs(report.DIMS) do row = row .. string.format(" %" .. d.width .. "s", report.value(d, c[d.key])) end
+    row = row .. string.format(" %-9s %9.2f %10s %5.1f%%", c.recompute, c.peak_bytes / unit,
+                               report.seconds(c.step_time_s), 100 * c.mfu)
     for _, p in ipairs(report.PARTS) do
       local share = c.step_time_s > 0 and 100 * c.parts[p[1]] / c.step_time_s or 0
       row = row .. string.format(" %5.1f%%", share)
