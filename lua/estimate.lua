@@ -372,7 +372,7 @@ local function main(...)
       { "the model's config.json", (parsed.source or {}).path } })
   end
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
-  for _, note in ipairs(est.notes or {}) do collector:warn("activation_checkpoint.mode", note) end
+  for i, note in ipairs(est.notes or {}) do collector:warn(est.note_keys[i], note) end
   collector:flush()
   local cal = opts.calibration and calibration.load(opts.calibration) or nil
   if cal and cal.memory then est = calibration.estimate(est, cal.memory) end

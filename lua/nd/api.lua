@@ -47,12 +47,18 @@ end
 local OP_SAC_NOTE = "selective_rule torchtitan: its per-op checkpointing is priced for dense full-attention "
   .. "layers; the MoE, MLA and linear-attention layers here are priced by HyperParallel's selective switches instead"
 
---- nd.estimate with its arguments checked; the core's fallback flag worded as a note.
+--- nd.estimate with its arguments checked; the core's fallback flag and its
+-- caution about a layout the search refuses (src/core/layout.c) worded as
+-- notes, each with the key it is about in `note_keys`.
 function api.estimate(model, run)
   check.arg("nd.estimate", 1, "model", model, "model")
   check.arg("nd.estimate", 2, "run", run, "run")
   local e = core.estimate(model, run)
-  e.notes, e.op_sac_fallback = e.op_sac_fallback and { OP_SAC_NOTE } or nil, nil
+  local notes, keys = {}, {}
+  if e.op_sac_fallback then notes[1], keys[1] = OP_SAC_NOTE, "activation_checkpoint.mode" end
+  if e.layout_caution then notes[#notes + 1], keys[#keys + 1] = e.layout_caution, "accelerator.sequence_parallel" end
+  e.op_sac_fallback, e.layout_caution = nil, nil
+  if #notes > 0 then e.notes, e.note_keys = notes, keys end
   return e
 end
 

@@ -48,3 +48,27 @@ PP is 8 on 64 devices here (the machine's 8 devices a node), under the
 
   $ ndlua search.lua Qwen/Qwen3-8B -d 64 -b 64 -l PP -v 1 -t 1 -o out | sed -n 2p
   bounds: PP up to 8 (the machine's 8, 36 layers over VPP 1, a batch of 64)
+
+Sequence parallelism beside context parallelism: the search refuses every
+such candidate (its CP rule, the reference planner's "CP+SP incompatible";
+src/core/layout.c's layout_sp_cp_fits, which search_nest.c calls). The
+estimate prices that layout, since Megatron-LM and torchtitan train it
+(spec/validation's Llama 3 405B CP 16 runs use it), and now says the search
+refuses it, where it said nothing before. Here tp 2 x cp 2 on 8 devices:
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.sequence_parallel=true --accelerator.context_parallel_algo=colossalai_cp 2>&1 >/dev/null
+  warning: accelerator.sequence_parallel: sequence parallelism beside cp 2 is a layout the search refuses (its CP rule, the reference planner's: sequence and context parallelism together are incompatible), so no search offers it; it is priced as stated, as Megatron-LM and torchtitan train it
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.sequence_parallel=true --accelerator.context_parallel_algo=colossalai_cp --json 2>/dev/null | grep -c 'search refuses'
+  1
+
+The search with SP on and CP searched over the 4 devices tp 2 leaves
+(cp 1, 2, 4): cp 2 and cp 4 are refused by that rule, cp 1 is priced:
+
+  $ ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.sequence_parallel=true --accelerator.tp_size=2 -l CP -t 1 -o out | sed -n 2p
+  3 candidates tested: 2 refused (CP constraints 2), 1 priced for memory
+
+Without sequence parallelism the same estimate says nothing of it:
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.context_parallel_algo=colossalai_cp 2>&1 >/dev/null | grep -c 'search refuses'
+  0
+  [1]

@@ -218,6 +218,8 @@ int lnd_estimate(lua_State *L)
     if (estimate_run(e, m, r) != 0)
         return nd_bad_input(L, "%s", e->error);
     push_estimate(L, e, r);
+    if (layout_caution(r, why, sizeof why) != NULL) /* nd.estimate (lua/nd/api.lua) words it as a note */
+        field_set_string(L, "layout_caution", why);
     return 1;
 }
 

@@ -64,6 +64,19 @@ bool layout_cp_heads_fit(const model_t *m, cp_algorithm algo, int64_t tp, int64_
     return cp <= 1 || algo != CP_ULYSSES || m->kv_heads % (tp * cp) == 0;
 }
 
+bool layout_sp_cp_fits(bool sequence_parallel, int64_t cp) { return !sequence_parallel || cp <= 1; }
+
+const char *layout_caution(const run_t *r, char *why, size_t n)
+{
+    if (layout_sp_cp_fits(r->sequence_parallel, r->cp))
+        return NULL;
+    snprintf(why, n, "sequence parallelism beside cp %lld is a layout the search refuses (its CP rule, the "
+                     "reference planner's: sequence and context parallelism together are incompatible), so no "
+                     "search offers it; it is priced as stated, as Megatron-LM and torchtitan train it",
+             (long long)r->cp);
+    return why;
+}
+
 const char *layout_refusal(const model_t *m, const run_t *r, char *why, size_t n)
 {
     int64_t layers = layout_layers(m);

@@ -59,10 +59,18 @@ bool layout_vpp_fits(int64_t layers, int64_t pp, int64_t vpp, pp_schedule schedu
 bool layout_cp_splits(int64_t seq_length, int64_t cp);
 /* Ulysses spreads the KV heads over tp·cp ranks, so tp·cp divides them. */
 bool layout_cp_heads_fit(const model_t *m, cp_algorithm algo, int64_t tp, int64_t cp);
+/* The search's CP rule (the reference's validate_cp_constraints, "CP+SP
+ * incompatible"): no sequence parallelism beside cp > 1. Megatron-LM and
+ * torchtitan train that layout, so nd.estimate prices it and says the
+ * search refuses it (layout_caution) rather than refusing it. */
+bool layout_sp_cp_fits(bool sequence_parallel, int64_t cp);
 
 /* The first of those rules run r breaks, said in `why` (n bytes), with
  * the option it comes from; NULL when it keeps them all. */
 const char *layout_refusal(const model_t *m, const run_t *r, char *why, size_t n);
+/* The first rule run r breaks that the search keeps and nd.estimate only
+ * warns of (layout_sp_cp_fits), said in `why` (n bytes); NULL when none. */
+const char *layout_caution(const run_t *r, char *why, size_t n);
 
 static inline chunk_layout *layout_chunk(const layout_t *l, int64_t stage, int64_t chunk)
 {

@@ -326,7 +326,7 @@ static bool cp_valid(const searcher *s, const probe *c)
     int64_t cp = g[DIM_CP], tp = g[DIM_TP];
     if (cp <= 1)
         return true;
-    if (g[DIM_SP])
+    if (!layout_sp_cp_fits(g[DIM_SP] != 0, cp))
         return false;
     if (!layout_cp_splits(s->base->seq_length, cp) || !layout_cp_heads_fit(s->m, s->base->cp_algo, tp, cp))
         return false;
