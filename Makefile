@@ -80,7 +80,8 @@ run: $(BIN)
 	./$(BIN) search.lua examples/qwen3-30b-a3b-fsdp8/train.yaml -d 64 -b 128 -M 58GB -A A3 -o $(BUILD)
 
 # The sanitizers' settings for the whole suite. LeakSanitizer needs no
-# suppressions: ndlua closes its Lua state at exit, busted exits through
+# suppressions: a sanitizer build of ndlua closes its Lua state at exit (the
+# others leave it reachable, src/program/main.c), busted exits through
 # os.exit(code, true), and os.exit without close leaves the state reachable.
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

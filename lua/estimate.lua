@@ -24,7 +24,6 @@ local hardware = require "nd.hardware"
 local files = require "nd.files"
 local strict = require "nd.strict"
 local table_report = require "nd.report.table"
-local calibration = require "nd.compare.calibration"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]\n"
@@ -374,6 +373,7 @@ local function main(...)
   local est, layout = nd.estimate(model, run), nd.layout(model, run)
   for i, note in ipairs(est.notes or {}) do collector:warn(est.note_keys[i], note) end
   collector:flush()
+  local calibration = opts.calibration and require "nd.compare.calibration"
   local cal = opts.calibration and calibration.load(opts.calibration) or nil
   if cal and cal.memory then est = calibration.estimate(est, cal.memory) end
   local params = model:params()

@@ -4,6 +4,9 @@ set -e
 NDLUA=${1:-./ndlua}
 echo "ndlua benchmarks on $(uname -m), $(nproc) cores; medians of 5 runs"
 "$NDLUA" scripts/bench.lua
+# The start of estimate.lua on a bundled example against ndlua -e 'print(1)'
+# (issue 35 item 6: within 2x), medians of 10 runs each.
+if command -v python3 >/dev/null; then python3 scripts/startup.py "$NDLUA" 10; fi
 # The peak resident memory of one search.lua run (GNU time's maximum RSS),
 # one thread, the largest searches of the table above: as it runs by
 # default (the top -t kept in a heap) and with --csv (every fitting

@@ -374,6 +374,27 @@ describe("nd.search", function()
   end)
 end)
 
+describe("what require 'nd' leaves unloaded", function()
+  it("nd.report.csv loads at nd.write_csv's first call", function()
+    -- a fresh ndlua (this process has loaded it); estimate.lua's start relies on it
+    local code = "local nd = require 'nd'; local before = package.loaded['nd.report.csv'] ~= nil; "
+      .. "nd.write_csv('/dev/null', { { a = 1 } }); print(before, package.loaded['nd.report.csv'] ~= nil)"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
+    assert.are.equal("false\ttrue\n", p:read("a"))
+    p:close()
+  end)
+
+  it("estimate.lua loads nd.compare.calibration only with -c", function()
+    -- the script runs in a fresh ndlua (its standard output to /dev/null); the state is looked at after it
+    local code = "arg = { [0] = 'lua/estimate.lua' }; "
+      .. "assert(loadfile('lua/estimate.lua'))('" .. LLAMA .. "'); "
+      .. "io.stderr:write(tostring(package.loaded['nd.compare.calibration'] ~= nil), '\\n')"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1 >/dev/null | grep -v '^warning'", NDLUA, code)))
+    assert.are.equal("false\n", p:read("a"))
+    p:close()
+  end)
+end)
+
 describe("nd.candidate_run", function()
   local model, run = llama()
 

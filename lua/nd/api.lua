@@ -16,9 +16,7 @@ local census = require "nd.census"
 local errors = require "nd.errors"
 local format = require "nd.study.format"
 local svg = require "nd.svg"
-local csv_report = require "nd.report.csv"
 local models = require "nd.model"
-local study = require "nd.study"
 local table_report = require "nd.report.table"
 local units = require "nd.units"
 local files = require "nd.files"
@@ -155,8 +153,6 @@ local function write_text(path, text, what)
   files.write(path, text, what)
 end
 
-local csv_cell = csv_report.cell
-
 --- Whether rows are nd.search's candidates (they print and write as
 -- search.lua's do: nd.report.table, nd.report.csv).
 function api.are_candidates(rows)
@@ -170,10 +166,12 @@ function api.write_csv(path, rows, columns)
   check.arg("nd.write_csv", 2, "rows", rows, "table")
   check.arg("nd.write_csv", 3, "columns", columns, "table", true)
   if columns == nil and api.are_candidates(rows) then
+    local csv_report = require "nd.report.csv"
     local lines = { csv_report.header() }
     for _, c in ipairs(rows) do lines[#lines + 1] = csv_report.row(c) end
     return write_text(path, table.concat(lines, "\n") .. "\n", "the CSV")
   end
+  local csv_cell = require("nd.report.csv").cell
   local cols = format.columns(columns, rows)
   local lines, head = {}, {}
   for j, col in ipairs(cols) do head[j] = csv_cell(col.key) end
@@ -226,7 +224,7 @@ function api.print_table(rows, columns, opts)
     for _, line in ipairs(table_report.table(rows)) do out:write(line, "\n") end
     return
   end
-  return study.print_table(rows, columns, opts)
+  return require("nd.study").print_table(rows, columns, opts)
 end
 
 -- A library module as a script sees it: each function named in
