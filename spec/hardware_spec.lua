@@ -195,6 +195,12 @@ return { name = "MyChip", about = "a test chip", memory = "32GiB", peak_tflops =
         "the last level is unbounded" },
       { "return { name = 'x', memory = '1GB', peak_tflops = 1, sustained_tflops = 1, levels = { { gbps = 1 } }, "
         .. "overlap = { xp = 1 } }", "overlap.xp is no collective" },
+      { "return { name = 'x', memory = '1GB', peak_tflops = 1, sustained_tflops = 1, levels = { { gbps = 1 } }, "
+        .. "sm_count = 132 }", "sm_count and gemm_tile come together" },
+      { "return { name = 'x', memory = '1GB', peak_tflops = 1, sustained_tflops = 1, levels = { { gbps = 1 } }, "
+        .. "sm_count = 132, gemm_tile = { m = 128 } }", "gemm_tile must be {m = rows, n = columns}" },
+      { "return { name = 'x', memory = '1GB', peak_tflops = 1, sustained_tflops = 1, levels = { { gbps = 1 } }, "
+        .. "attention_short = { knee = 0, from = 4096 } }", "attention_short must be {knee = tokens above 0" },
       { "return { name = 'x' ", "hardware profile " },
       { "return { name = 'x', memory = os.getenv('HOME') }", "attempt to index a nil value" },
     }
@@ -205,6 +211,24 @@ return { name = "MyChip", about = "a test chip", memory = "32GiB", peak_tflops =
       assert.matches(path, m, 1, true)
     end
     os.remove(path)
+  end)
+
+  -- H100 SXM5: 132 SMs (NVIDIA's H100 architecture whitepaper), CUTLASS 3's Hopper tile 128 x 256; the
+  -- flash kernel's short-key curve fitted to the H200 measurements (knee 384 from 4096 keys). H200 and
+  -- H800 are the same GH100 chip and take them through extends; A100 and the Ascend profiles state none.
+  it("states the Hopper kernel shapes: 132 SMs, 128 x 256 tiles, attention knee 384 from 4096", function()
+    for _, name in ipairs { "H100", "H200", "H800" } do
+      local c = hardware.core(hardware.load(name))
+      assert.are.equal(132, c.sm_count, name)
+      assert.are.same({ m = 128, n = 256 }, c.gemm_tile, name)
+      assert.are.same({ knee = 384, from = 4096 }, c.attention_short, name)
+    end
+    for _, name in ipairs { "A100-80GB", "A3", "910B" } do
+      local c = hardware.core(hardware.load(name))
+      assert.is_nil(c.sm_count, name)
+      assert.is_nil(c.gemm_tile, name)
+      assert.is_nil(c.attention_short, name)
+    end
   end)
 
   it("turns a profile into the table nd.core takes", function()

@@ -21,6 +21,15 @@
 --   attention_tflops  what a flash attention kernel reaches, its FLOPs counted
 --                     as the time model counts them (the forward's, twice that
 --                     backward), TFLOP/s (optional: unstated, sustained_tflops)
+--   sm_count          the SMs a GEMM kernel's output tiles run on, one tile
+--                     an SM at a time (optional: with gemm_tile, prices tile
+--                     and wave quantization; unstated, not priced)
+--   gemm_tile         {m = rows, n = columns} of the output tile a GEMM
+--                     kernel computes on one SM (optional, with sm_count)
+--   attention_short   {knee = tokens, from = tokens}: a flash kernel over
+--                     fewer keys a query than `from` runs below
+--                     attention_tflops, by L/(L + knee) against its value at
+--                     `from` (optional; unstated, not priced)
 --   levels            from the node outward: {devices = n, gbps = GB/s each
 --                     way a device}, the last without devices (unbounded)
 --   overlap           shares of each communication compute hides (optional;
@@ -79,6 +88,22 @@ local function check(path, p)
   check_number(path, p, "sustained_tflops", 1e-3, 1e9)
   if p.memory_gbps ~= nil then check_number(path, p, "memory_gbps", 1e-3, 1e9) end
   if p.attention_tflops ~= nil then check_number(path, p, "attention_tflops", 1e-3, 1e9) end
+  if p.sm_count ~= nil then check_number(path, p, "sm_count", 1, 1e6) end
+  if p.gemm_tile ~= nil then
+    local t = p.gemm_tile
+    if type(t) ~= "table" or type(t.m) ~= "number" or type(t.n) ~= "number" or t.m < 1 or t.n < 1 then
+      bad(path, "gemm_tile must be {m = rows, n = columns}, each a number of 1 or more")
+    end
+  end
+  if p.attention_short ~= nil then
+    local a = p.attention_short
+    if type(a) ~= "table" or type(a.knee) ~= "number" or type(a.from) ~= "number" or a.knee <= 0 or a.from < 1 then
+      bad(path, "attention_short must be {knee = tokens above 0, from = tokens, 1 or more}")
+    end
+  end
+  if (p.sm_count == nil) ~= (p.gemm_tile == nil) then
+    bad(path, "sm_count and gemm_tile come together (tile and wave quantization needs both)")
+  end
   if p.sustained_tflops > p.peak_tflops then
     bad(path, "sustained_tflops exceeds peak_tflops")
   end
@@ -209,7 +234,10 @@ function hardware.core(p, runtime, overlapped)
     end
   end
   return { peak_tflops = p.peak_tflops, sustained_tflops = p.sustained_tflops, memory_gbps = p.memory_gbps,
-           attention_tflops = p.attention_tflops, levels = levels, overlap = overlap,
+           attention_tflops = p.attention_tflops, sm_count = p.sm_count,
+           gemm_tile = p.gemm_tile and { m = p.gemm_tile.m, n = p.gemm_tile.n },
+           attention_short = p.attention_short and { knee = p.attention_short.knee, from = p.attention_short.from },
+           levels = levels, overlap = overlap,
            nd_comm_divisor = p.nd_comm_divisor }
 end
 

@@ -109,8 +109,8 @@ the first:
        0          0       45.87      46.38      -0.51    -1.1%  activations x1.03, gradients x1.04, optimizer x1.05
        1          4       38.07      38.87      -0.80    -2.1%  gradients x1.06, optimizer x1.08, activations x1.09
   
-  step time on H800: estimated 1.44 s, measured 1.52 s, -0.085 s (-5.6 %)
-    would explain it alone: COMPUTE x1.07, BUBBLE x1.62, DP_COMM x1.68
+  step time on H800: estimated 1.47 s, measured 1.52 s, -0.050 s (-3.3 %)
+    would explain it alone: COMPUTE x1.04, BUBBLE x1.35, DP_COMM x1.40
 
 The H200 torchtitan traces: the reserved peak torchtitan's metrics line
 logs, and the step from its tokens a second (8192 tokens / tps):
@@ -124,8 +124,8 @@ logs, and the step from its tokens a second (8192 tokens / tps):
    stage      ranks   estimated   measured       diff   diff %  would explain it alone
        0          0       49.95      50.55      -0.60    -1.2%  optimizer x1.04, overhead x1.05, activations x1.06
   
-  step time on H200: estimated 0.170 s, measured 0.175 s, -0.005 s (-3.0 %)
-    would explain it alone: COMPUTE x1.03, DP_COMM x1.35
+  step time on H200: estimated 0.172 s, measured 0.175 s, -0.003 s (-1.7 %)
+    would explain it alone: COMPUTE x1.02, DP_COMM x1.20
 
 The same run's allocated peak from the trace file itself (a PyTorch JSON;
 it holds eight runs, --run picks one):
@@ -142,8 +142,8 @@ it holds eight runs, --run picks one):
    stage      ranks   estimated   measured       diff   diff %  would explain it alone
        0          -       38.87      39.34      -0.47    -1.2%  optimizer x1.03, activations x1.05, overhead x1.06
   
-  step time on H200: estimated 0.170 s, measured 0.175 s, -0.005 s (-3.0 %)
-    would explain it alone: COMPUTE x1.03, DP_COMM x1.35
+  step time on H200: estimated 0.172 s, measured 0.175 s, -0.003 s (-1.7 %)
+    would explain it alone: COMPUTE x1.02, DP_COMM x1.20
 
 A train.yaml and PyTorch's torch.cuda.memory_stats() of the first rank of
 each stage (64 devices, pp 4: rank // 16), with the parts that would
@@ -246,13 +246,13 @@ and on a search, which ranks and keeps by the calibrated estimates:
   
   top 3 by throughput (calibrated) (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1    2   8   4   3   1    1    1  on    32   1 selective     63.27      8.124  45.8%  27.2%  54.4%   1.3%  10.3%   0.0%   0.0%   3.5%   0.1%   2.9%   0.3%
-     ~2    8   8   1   1   1    1    8  on     8   1 selective     50.61      8.124  45.8%  26.0%  52.1%   1.3%  10.3%   0.0%   0.0%   0.0%  10.1%   0.0%   0.2%
-     ~3    2   8   4   4   1    1    1  on    32   1 selective     62.42      8.163  45.6%  27.1%  54.1%   1.3%  10.2%   0.0%   0.0%   4.7%   0.1%   2.2%   0.3%
-  ~ 2 rows within 16.9 % of #1's step (8.124 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+      1    8   8   1   1   1    1    8  on     8   1 selective     50.61      8.348  44.6%  26.4%  52.3%   1.3%  10.0%   0.0%   0.0%   0.0%   9.9%   0.0%   0.2%
+     ~2    2   8   4   3   1    1    1  on    32   1 selective     63.27      8.360  44.5%  27.4%  54.5%   1.3%  10.0%   0.0%   0.0%   3.4%   0.1%   2.9%   0.3%
+     ~3    2   8   4   4   1    1    1  on    32   1 selective     62.42      8.397  44.3%  27.3%  54.3%   1.3%   9.9%   0.0%   0.0%   4.5%   0.1%   2.2%   0.3%
+  ~ 2 rows within 16.0 % of #1's step (8.348 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
-    #2 +5.94e-05 s (+0.0 %): dp +0.813 s, pp -0.286 s, bubble -0.234 s, bwd -0.187 s; peak -12.65 GiB
-    #3 +0.039 s (+0.5 %): pp +0.095 s, bubble -0.056 s; peak -0.84 GiB
+    #2 +0.012 s (+0.1 %): dp -0.813 s, pp +0.286 s, bubble +0.241 s, bwd +0.191 s; peak +12.65 GiB
+    #3 +0.050 s (+0.6 %): dp -0.813 s, pp +0.382 s, bwd +0.191 s, bubble +0.183 s; peak +11.81 GiB
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
 
@@ -295,23 +295,23 @@ layout, the step by part, and the time ratios fitted as the reference's
   run       64 devices = dp 2 x tp 8 x pp 4 x cp 1; ep 1, vpp 1; batch 64 = 1 x dp 2 x 32 micro-batches; sequence 8192; runtime hyperparallel
   measured  f/llama70b-real.csv (csv)
   
-  step time on H100: estimated 8.84 s, measured 9.42 s, -0.575 s (-6.1 %)
+  step time on H100: estimated 9.09 s, measured 9.42 s, -0.325 s (-3.5 %)
     part      estimated   measured
-    COMPUTE      6.745s     6.905s
+    COMPUTE      6.974s     6.905s
     DP_COMM      0.484s     0.420s
     MP_COMM      0.835s     0.973s
     EP_COMM      0.000s     0.000s
     CP_COMM      0.000s     0.000s
-    PP_COMM      0.779s     0.813s
+    PP_COMM      0.800s     0.813s
     (PP_COMM holds the bubble; idle, 0.308 s of the measured step, is priced by no part)
   
   calibration written to time.json
-    time: COMPUTE x1.024, DP_COMM x0.867, DP_REDUCE x0.867, MP_COMM x1.166, EP_COMM x1.024, CP_COMM x1.024, PP_COMM x1.043, BUBBLE x1.043
+    time: COMPUTE x0.990, DP_COMM x0.867, DP_REDUCE x0.867, MP_COMM x1.166, EP_COMM x0.990, CP_COMM x0.990, PP_COMM x1.016, BUBBLE x1.016
   $ ndlua compare.lua llama.yaml f/llama70b-real.csv -A H100 -c time.json
   compare   llama, llama.yaml
   run       64 devices = dp 2 x tp 8 x pp 4 x cp 1; ep 1, vpp 1; batch 64 = 1 x dp 2 x 32 micro-batches; sequence 8192; runtime hyperparallel
   measured  f/llama70b-real.csv (csv)
-  CALIBRATED by time.json (measured/estimated per part, not a raw estimate): time COMPUTE x1.024, DP_COMM x0.867, DP_REDUCE x0.867, MP_COMM x1.166, EP_COMM x1.024, CP_COMM x1.024, PP_COMM x1.043, BUBBLE x1.043
+  CALIBRATED by time.json (measured/estimated per part, not a raw estimate): time COMPUTE x0.990, DP_COMM x0.867, DP_REDUCE x0.867, MP_COMM x1.166, EP_COMM x0.990, CP_COMM x0.990, PP_COMM x1.016, BUBBLE x1.016
   
   step time on H100: estimated 9.11 s, measured 9.42 s, -0.308 s (-3.3 %)
     part      estimated   measured

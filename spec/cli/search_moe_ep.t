@@ -25,18 +25,18 @@ their ep share grows with EP:
   
   top 9 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   1   1   16    1 off   120   1 full          78.07     21.867  35.6%  21.6%  43.1%  21.6%   0.0%   0.0%   6.9%   0.7%   0.2%   5.9%   0.1%  also #2 (sp on)
-     ~3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.523  34.5%  20.9%  41.9%  20.9%   0.0%   0.0%  10.0%   0.3%   0.2%   5.5%   0.2%  also #4 (sp on)
-     ~5  128   1  16   1   1   32    1 off   120   1 full          69.56     22.658  34.3%  20.8%  41.6%  20.8%   0.0%   0.0%  10.0%   0.7%   0.1%   5.9%   0.1%  also #6 (sp on)
-     ~7  512   1   4   1   1   64    1 off    30   1 full          76.35     22.662  34.3%  21.4%  42.8%  19.5%   0.0%   0.0%  10.9%   0.2%   0.3%   4.7%   0.2%  also #8 (sp on)
-     ~9  512   1   4   1   1  128    1 off    30   1 full          66.51     22.829  34.1%  21.2%  42.5%  19.4%   0.0%   0.0%  11.6%   0.2%   0.3%   4.7%   0.2%
+      1  128   1  16   1   1   16    1 off   120   1 full          78.07     22.155  35.1%  21.6%  43.2%  21.6%   0.0%   0.0%   6.8%   0.7%   0.1%   5.9%   0.1%  also #2 (sp on)
+     ~3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.836  34.1%  21.0%  42.0%  21.0%   0.0%   0.0%   9.9%   0.3%   0.2%   5.5%   0.2%  also #4 (sp on)
+     ~5  128   1  16   1   1   32    1 off   120   1 full          69.56     22.973  33.9%  20.8%  41.7%  20.8%   0.0%   0.0%   9.8%   0.7%   0.1%   5.9%   0.1%  also #6 (sp on)
+     ~7  512   1   4   1   1   64    1 off    30   1 full          76.35     22.991  33.8%  21.4%  42.9%  19.5%   0.0%   0.0%  10.7%   0.2%   0.3%   4.7%   0.2%  also #8 (sp on)
+     ~9  512   1   4   1   1  128    1 off    30   1 full          66.51     23.158  33.6%  21.2%  42.6%  19.4%   0.0%   0.0%  11.4%   0.2%   0.3%   4.7%   0.2%
   4 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 4 rows within 16.9 % of #1's step (21.867 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  ~ 4 rows within 16.0 % of #1's step (22.155 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
-    #3 +0.656 s (+3.0 %): ep +0.752 s; peak -8.15 GiB
-    #5 +0.791 s (+3.6 %): ep +0.752 s; peak -8.50 GiB
-    #7 +0.795 s (+3.6 %): ep +0.963 s, rec -0.295 s, bwd +0.258 s, bubble -0.210 s; peak -1.71 GiB
-    #9 +0.962 s (+4.4 %): ep +1.139 s, rec -0.295 s, bwd +0.258 s, bubble -0.201 s; peak -11.56 GiB
+    #3 +0.681 s (+3.1 %): ep +0.752 s; peak -8.15 GiB
+    #5 +0.817 s (+3.7 %): ep +0.752 s; peak -8.50 GiB
+    #7 +0.836 s (+3.8 %): ep +0.963 s, bwd +0.308 s, rec -0.299 s, bubble -0.211 s; peak -1.71 GiB
+    #9 +1.003 s (+4.5 %): ep +1.139 s, bwd +0.308 s, rec -0.299 s, bubble -0.202 s; peak -11.56 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -53,9 +53,9 @@ each of the 256 experts gets 4096 x 8 / 256 = 128 rows, too few to be
 compute bound (src/core/timing.c gemm_roofline_excess: 128 rows through
 TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
 2.4 GFLOP's time at H800's 258 FLOPs a byte): the first TP layout is 12th
-(32.0 s, TP 4, PP 32), and an EP layout comes first: EP 8, PP
-16, VPP 3, full recompute, its 27.9 s carrying 7.4 s of all-to-all and
-4.7 s of recompute:
+(32.3 s, TP 4, PP 32), and an EP layout comes first: EP 8, PP
+16, VPP 3, full recompute, its 28.2 s carrying 7.4 s of all-to-all and
+4.8 s of recompute:
 
   $ $NDLUA search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --csv all.csv
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
@@ -65,18 +65,18 @@ TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   3   1    8    1 off   120   1 full          64.29     27.895  27.9%  16.9%  33.8%  16.9%   0.0%   0.0%  26.5%   1.7%   0.2%   3.8%   0.2%  also #2 (sp on)
-     ~3  128   1  16   2   1    8    1 off   120   1 full          65.11     28.257  27.5%  16.7%  33.4%  16.7%   0.0%   0.0%  26.2%   1.1%   0.2%   5.6%   0.2%
+      1  128   1  16   3   1    8    1 off   120   1 full          64.29     28.170  27.6%  17.0%  33.9%  17.0%   0.0%   0.0%  26.3%   1.7%   0.2%   3.8%   0.2%  also #2 (sp on)
+     ~3  128   1  16   2   1    8    1 off   120   1 full          65.11     28.538  27.3%  16.8%  33.5%  16.8%   0.0%   0.0%  25.9%   1.1%   0.2%   5.6%   0.2%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 16.9 % of #1's step (27.895 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 16.0 % of #1's step (28.170 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
-    #3 +0.363 s (+1.3 %): bubble +0.519 s, pp -0.157 s; peak +0.82 GiB
+    #3 +0.368 s (+1.3 %): bubble +0.524 s, pp -0.157 s; peak +0.82 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   every fitting candidate written to all.csv
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
   $ awk -F, 'NR > 1 && $3 > 1 { print "rank " $1 ": dp " $2 " tp " $3 " pp " $4 " ep " $7 " " $13 ", step " $16 " s, forward " $22 " s, tp " $25 " s"; exit }' all.csv
-  rank 12: dp 16 tp 4 pp 32 ep 1 full, step 31.96103967188649 s, forward 8.113622320925543 s, tp 1.585446912 s
+  rank 12: dp 16 tp 4 pp 32 ep 1 full, step 32.32839473064256 s, forward 8.185488931844388 s, tp 1.585446912 s
 
 With a vocabulary-parallel loss each TP rank runs an eighth of those
 passes and a TP layout is first again, TP 4 without PP or EP at 15
@@ -92,7 +92,7 @@ the first until the GEMMs' roofline was priced) leaves them 128:
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  512   4   1   1   1    1   64  on     2  15 full          75.80     25.882  30.1%  17.9%  35.8%  17.5%  11.7%   0.0%   0.0%   0.0%  17.1%   0.0%   0.1%  also #2 (op 128), #3 (op 256)
+      1  512   4   1   1   1    1   64  on     2  15 full          75.80     26.138  29.8%  17.9%  36.1%  17.5%  11.6%   0.0%   0.0%   0.0%  16.9%   0.0%   0.1%  also #2 (op 128), #3 (op 256)
   2 of the 3 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)

@@ -9,27 +9,27 @@ estimate.lua prints the step of the layout it prices, by search.lua's time
 model on the hardware -A names. Qwen3-8B on 8 H100s, TP 2 (dp 4), a batch
 of 64 (16 micro-batches of one sequence), recompute off: the same layout
 is search.lua's only candidate when the search holds TP at 2 and prices
-recompute off alone, and its row states the same step (4.194 s), MFU
-(38.7 %), peak (40.80 GiB) and shares of the step (fwd 31.8 %, bwd 63.5 %,
-tp 2.6 %, dp 2.0 %, opt 0.2 %):
+recompute off alone, and its row states the same step (4.257 s), MFU
+(38.2 %), peak (40.80 GiB) and shares of the step (fwd 31.8 %, bwd 63.6 %,
+tp 2.5 %, dp 1.9 %, opt 0.2 %):
 
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 -b 64 -A H100 --recompute off | tail -5
-  step time 4.194 s on H100 (-A): MFU 38.7%, 7813.8 tokens/s a device
-            fwd 31.8%, bwd 63.5%, rec 0.0%, tp 2.6%, cp 0.0%, ep 0.0%, pp 0.0%, dp 2.0%, bubble 0.0%, opt 0.2%
+  step time 4.257 s on H100 (-A): MFU 38.2%, 7697.1 tokens/s a device
+            fwd 31.8%, bwd 63.6%, rec 0.0%, tp 2.5%, cp 0.0%, ep 0.0%, pp 0.0%, dp 1.9%, bubble 0.0%, opt 0.2%
   
   allocated 39.80 GiB, reserved 39.80 GiB on stage 0 (the reserve, 1.00 GiB, is for what no allocator counts)
   device capacity 79.65 GiB (H100's memory 81559MiB): fits: peak 40.80 GiB on stage 0, 38.85 GiB to spare
   $ ndlua search.lua Qwen/Qwen3-8B -d 8 --accelerator.tp_size=2 -b 64 -A H100 -l MB --recompute off -v 0 | tail -1
-      1    4   2   1   1   1    1    4 off    16   1 off           40.80      4.194  38.7%  31.8%  63.5%   0.0%   2.6%   0.0%   0.0%   0.0%   2.0%   0.0%   0.2%
+      1    4   2   1   1   1    1    4 off    16   1 off           40.80      4.257  38.2%  31.8%  63.6%   0.0%   2.5%   0.0%   0.0%   0.0%   1.9%   0.0%   0.2%
 
-7813.8 tokens a second a device: 64 sequences of 4096 tokens over 8
-devices in 4.194 s is 262144 / 8 / 4.194 = 7813 (the step rounded).
---recompute full recomputes every layer (the search's full row: 5.461 s):
+7697.1 tokens a second a device: 64 sequences of 4096 tokens over 8
+devices in 4.257 s is 262144 / 8 / 4.257 = 7697 (the step rounded).
+--recompute full recomputes every layer (the search's full row: 5.545 s):
 
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 -b 64 -A H100 --recompute full | grep "step time"
-  step time 5.461 s on H100 (-A): MFU 29.7%, 6000.1 tokens/s a device
+  step time 5.545 s on H100 (-A): MFU 29.3%, 5909.1 tokens/s a device
   $ ndlua search.lua Qwen/Qwen3-8B -d 8 --accelerator.tp_size=2 -b 64 -A H100 -l MB --recompute full -v 0 | tail -1
-      1    4   2   1   1   1    1    4 off    16   1 full          22.07      5.461  29.7%  24.4%  48.8%  22.2%   2.9%   0.0%   0.0%   0.0%   1.5%   0.0%   0.1%
+      1    4   2   1   1   1    1    4 off    16   1 full          22.07      5.545  29.3%  24.4%  48.8%  22.3%   2.9%   0.0%   0.0%   0.0%   1.5%   0.0%   0.1%
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --recompute auto
   --recompute: 'auto' is no activation checkpoint mode; off, selective or full (one mode a run trains with; search.lua searches them)
   [2]

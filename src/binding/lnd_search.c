@@ -63,6 +63,13 @@ static const lnd_kind RESULT_KIND = {RESULT_TYPE, sizeof(result_box), result_rel
 #define HW(m, lo, hi, d) FIELD_NUM(hardware_t, #m, m, lo, hi, d)
 #define OVERLAP(key) FIELD_NUM(hardware_t, #key, overlap_##key, 0, 1, 0)
 
+/* A GEMM kernel's output tile, rows (m) by columns (n); absent: waves not priced. */
+static const field_desc TILE_FIELDS[] = {FIELD_NUM(hardware_t, "m", gemm_tile_m, 0, 1e6, 0),
+                                         FIELD_NUM(hardware_t, "n", gemm_tile_n, 0, 1e6, 0), FIELD_END};
+/* A flash kernel's rate at short keys; absent: not priced. */
+static const field_desc ATTENTION_SHORT_FIELDS[] = {FIELD_NUM(hardware_t, "knee", attention_knee, 0, 1e9, 0),
+                                                    FIELD_NUM(hardware_t, "from", attention_from, 0, 1e9, 0),
+                                                    FIELD_END};
 static const field_desc OVERLAP_FIELDS[] = {OVERLAP(dp), OVERLAP(tp), OVERLAP(cp), OVERLAP(ep), OVERLAP(pp), FIELD_END};
 /* A level: the last one (which states no devices) joins every device there is. */
 static const field_desc LEVEL_FIELDS[] = {
@@ -73,7 +80,8 @@ static const field_desc LEVEL_FIELDS[] = {
 static const field_desc HARDWARE_FIELDS[] = {
     FIELD_REQNUM(hardware_t, "peak_tflops", peak_tflops, 1e-3, 1e9),
     FIELD_REQNUM(hardware_t, "sustained_tflops", sustained_tflops, 1e-3, 1e9), HW(nd_comm_divisor, 0, 1e6, 1),
-    HW(memory_gbps, 0, 1e9, 0), HW(attention_tflops, 0, 1e9, 0),
+    HW(memory_gbps, 0, 1e9, 0), HW(attention_tflops, 0, 1e9, 0), HW(sm_count, 0, 1e6, 0),
+    FIELD_NESTED("gemm_tile", TILE_FIELDS), FIELD_NESTED("attention_short", ATTENTION_SHORT_FIELDS),
     FIELD_ARRAY(hardware_t, struct hw_level, "levels", levels, n_levels, HW_MAX_LEVELS, LEVEL_FIELDS,
                 "must list {devices = n, gbps = bandwidth} from the node outward"),
     FIELD_NESTED("overlap", OVERLAP_FIELDS), FIELD_END,

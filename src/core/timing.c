@@ -17,6 +17,7 @@
 #include "model_flops.h"
 #include "model_params.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,47 +372,135 @@ double gemm_roofline_excess(double m, double k, double n, double bc, double ridg
     return need > flops ? need - flops : 0.0;
 }
 
-/* A layer's GEMMs' excess over their FLOPs (gemm_roofline_excess), one
+/* Tile and wave quantization (NVIDIA, "Matrix Multiplication Background
+ * User's Guide", Deep Learning Performance docs: a GEMM's output is cut
+ * into tiles, one thread block each; the device runs as many tiles at once
+ * as it has SMs, a wave; a partial last tile, and a partial last wave,
+ * take a whole one's time). A grouped GEMM (the routed experts': CUTLASS's
+ * grouped kernel schedules every problem's tiles over the SMs as one grid)
+ * quantizes its tiles apiece and its waves together. */
+double gemm_wave_efficiency(const kernel_pricing *g, double rows, double cols, double count)
+{
+    if (!(g->sms > 0) || !(g->tile_m > 0) || !(g->tile_n > 0) || !(rows > 0) || !(cols > 0) || !(count > 0))
+        return 1.0;
+    double tiles = count * ceil(rows / g->tile_m) * ceil(cols / g->tile_n);
+    double waves = ceil(tiles / g->sms);
+    return rows * cols * count / (waves * g->sms * g->tile_m * g->tile_n);
+}
+
+/* One GEMM's time in FLOPs: its 2mkn over the wave efficiency of its m x n
+ * output, at least its bytes at the ridge (gemm_roofline_excess). */
+static double gemm_priced(const kernel_pricing *g, double flops, double need, double rows, double cols, double count)
+{
+    double t = flops / gemm_wave_efficiency(g, rows, cols, count);
+    return need > t ? need : t;
+}
+
+/* Per GEMM of the launch (count only sets the waves): forward the excess
+ * over 2mkn; backward the two GEMMs' excess over 4mkn less twice the
+ * forward's (what the backward's twice-the-forward misses): 0 where no
+ * wave is priced, whatever the roofline. */
+gemm_excess_flops gemm_excess(const kernel_pricing *g, double m, double k, double n, double count, double bc)
+{
+    gemm_excess_flops e = {0.0, 0.0};
+    if (m <= 0 || k <= 0 || n <= 0)
+        return e;
+    double flops = 2.0 * m * k * n;
+    double need = g->ridge > 0 ? g->ridge * bc * (m * k + k * n + m * n) : 0.0;
+    double forward = gemm_priced(g, flops, need, m, n, count);
+    e.forward = forward > flops ? forward - flops : 0.0;
+    if (gemm_wave_efficiency(g, m, n, count) < 1.0 || gemm_wave_efficiency(g, m, k, count) < 1.0 ||
+        gemm_wave_efficiency(g, k, n, count) < 1.0) {
+        double backward = gemm_priced(g, flops, need, m, k, count) + gemm_priced(g, flops, need, k, n, count);
+        e.backward = backward - 2.0 * flops - 2.0 * e.forward;
+    }
+    return e;
+}
+
+/* Adds n times a GEMM's excess to a sum. */
+static void add_excess(gemm_excess_flops *sum, double n, gemm_excess_flops e)
+{
+    sum->forward += n * e.forward;
+    sum->backward += n * e.backward;
+}
+
+/* A layer's GEMMs' excess over their FLOPs (gemm_excess), one
  * micro-batch of one rank: the attention's input projection (h to the
  * a/t query and kv/t key and value heads) and output projection, a dense
  * FFN's input (gated: two widths) and output GEMMs over TP; a MoE layer's
  * shared experts over TP and, on each of the E/EP routed experts a rank
  * holds, the k·EP/E share of the EP group's tokens it receives (balanced
- * routing), over expert TP. MLA's low-rank projections are taken as one
- * projection of the same weights from h. */
-static double layer_roofline_excess(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
-                                    double ridge)
+ * routing), over expert TP, the E/EP in one grouped launch. MLA's
+ * low-rank projections are taken as one projection of the same weights
+ * from h. */
+static gemm_excess_flops layer_gemm_excess(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d,
+                                           const kernel_pricing *g)
 {
-    if (!(ridge > 0))
-        return 0.0;
-    double tokens = d->tokens, h = (double)m->hidden, t = (double)r->tp, bc = d->bytes_compute, x = 0.0;
+    gemm_excess_flops x = {0.0, 0.0};
+    if (!(g->ridge > 0) && !(g->sms > 0))
+        return x;
+    double tokens = d->tokens, h = (double)m->hidden, t = (double)r->tp, bc = d->bytes_compute;
     if (k->attention != ATTENTION_LINEAR && k->ops[OP_ATTMM] > 0) {
         double blocks = k->ops[OP_ATTMM] / 4.0;
         if (k->mla)
-            x += blocks * gemm_roofline_excess(tokens, h, k->params.attention / h / t, bc, ridge);
+            add_excess(&x, blocks, gemm_excess(g, tokens, h, k->params.attention / h / t, 1.0, bc));
         else {
             double in = (k->heads * k->qk_head_dim + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) / t;
-            x += blocks * (gemm_roofline_excess(tokens, h, in, bc, ridge) +
-                           gemm_roofline_excess(tokens, k->heads * k->v_head_dim / t, h, bc, ridge));
+            gemm_excess_flops a = gemm_excess(g, tokens, h, in, 1.0, bc);
+            gemm_excess_flops o = gemm_excess(g, tokens, k->heads * k->v_head_dim / t, h, 1.0, bc);
+            a.forward += o.forward;
+            a.backward += o.backward;
+            add_excess(&x, blocks, a);
         }
     }
     double gate = k->ops[OP_FFMM] < 3 ? 1.0 : 2.0;
     if (!k->moe) {
         double f = k->ffn_width / t;
-        x += gemm_roofline_excess(tokens, h, gate * f, bc, ridge) + gemm_roofline_excess(tokens, f, h, bc, ridge);
+        add_excess(&x, 1.0, gemm_excess(g, tokens, h, gate * f, 1.0, bc));
+        add_excess(&x, 1.0, gemm_excess(g, tokens, f, h, 1.0, bc));
         return x;
     }
     if (m->shared_width > 0) {
         double f = (double)m->shared_width / t;
-        x += gemm_roofline_excess(tokens, h, gate * f, bc, ridge) + gemm_roofline_excess(tokens, f, h, bc, ridge);
+        add_excess(&x, 1.0, gemm_excess(g, tokens, h, gate * f, 1.0, bc));
+        add_excess(&x, 1.0, gemm_excess(g, tokens, f, h, 1.0, bc));
     }
     double ep = (double)r->ep, experts = (double)m->experts, f = (double)m->expert_width / (double)d->t_exp;
-    double rows = tokens * (double)m->top_k * ep / experts;
-    x += experts / ep * (gemm_roofline_excess(rows, h, gate * f, bc, ridge) + gemm_roofline_excess(rows, f, h, bc, ridge));
+    double rows = tokens * (double)m->top_k * ep / experts, count = experts / ep;
+    gemm_excess_flops up = gemm_excess(g, rows, h, gate * f, count, bc), down = gemm_excess(g, rows, f, h, count, bc);
+    up.forward += down.forward;
+    up.backward += down.backward;
+    add_excess(&x, count, up);
     return x;
 }
 
-static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode, double ridge)
+/* A flash attention kernel's rate by the keys each query block runs over
+ * (FlashAttention-2, Dao 2023, section 3.2: a thread block a block of
+ * queries, looping over the key/value blocks; loading the queries,
+ * rescaling and writing the output are fixed work a block, so the rate
+ * falls as the loop shortens): rate(L) ∝ L/(L + knee). Measured on one
+ * H200 (causal, head width 128, spec/validation/data/h200-attention-rates.json:
+ * 381, 421, 441, 460, 469, 470 TFLOP/s at 2048 to 65536 tokens) the curve
+ * 470·L/(L + 384) comes within 4 %; the profile's attention_tflops holds
+ * from attention_from keys on, and below it the rate falls by the curve. */
+double attention_key_efficiency(const kernel_pricing *g, double keys)
+{
+    if (!(g->attention_knee > 0) || !(g->attention_from > 0) || !(keys > 0) || keys >= g->attention_from)
+        return 1.0;
+    return keys * (g->attention_from + g->attention_knee) / (g->attention_from * (keys + g->attention_knee));
+}
+
+/* The keys a query of a rank's attention kernel runs over: ring context
+ * parallelism runs it once a step over one block of the sequence (s/cp
+ * keys); Ulysses gathers the whole sequence for a share of the heads; no
+ * CP, the whole sequence. */
+static double attention_keys(const run_t *r)
+{
+    double s = (double)r->seq_length;
+    return r->cp > 1 && r->cp_algo == CP_RING ? s / (double)r->cp : s;
+}
+
+static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute_mode mode, const kernel_pricing *g)
 {
     const model_t *m = c->m;
     const run_t *r = c->r;
@@ -420,34 +509,44 @@ static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute
     /* flash attention skips the score blocks the causal mask hides; an
      * eager attention computes every score and masks them after */
     layer_flops f = kind_flops(m, k, (double)r->seq_length, d->flash ? 0.5 : 1.0);
-    double excess = layer_roofline_excess(m, k, r, d, ridge);
-    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens + excess, 0.0, 0.0,
+    gemm_excess_flops excess = layer_gemm_excess(m, k, r, d, g);
+    layer_time lt = {true, layer_forward_flops(&f, r, d) * tokens + excess.forward, 0.0, 0.0,
                      layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
-                     layer_traffic_bytes(c, k), 0.0, 0.0};
+                     layer_traffic_bytes(c, k), 0.0, 0.0, excess.backward};
     /* a flash kernel runs the scores at its own rate (hardware attention_tflops) */
     if (d->flash && k->attention != ATTENTION_LINEAR)
         lt.attention_flops = f.scores / (double)r->tp * tokens;
     rerun_of(k, &f, mode, c, &lt);
+    /* a flash kernel over short keys runs below its rate: its FLOPs take
+     * 1/efficiency of their time, forward and rerun alike */
+    if (lt.attention_flops > 0) {
+        double slow = 1.0 / attention_key_efficiency(g, attention_keys(r)) - 1.0;
+        lt.forward_flops += slow * lt.attention_flops;
+        lt.attention_flops += slow * lt.attention_flops;
+        lt.rerun_flops += slow * lt.rerun_attention_flops;
+        lt.rerun_attention_flops += slow * lt.rerun_attention_flops;
+    }
     return lt;
 }
 
 /* The layer price of a run of layers: from the memo when it holds it. */
-static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_time *layers, double ridge)
+static layer_time layer_time_of(const price_ctx *c, const layer_run *run, layer_time *layers, const kernel_pricing *g)
 {
     const layer_kind *k = &c->m->kinds[run->kind];
     if (layers == NULL || run->switches != NULL)
-        return price_layer(c, k, run->mode, ridge);
+        return price_layer(c, k, run->mode, g);
     layer_time *lt = &layers[3 * run->kind + (int)run->mode];
     if (!lt->ready)
-        *lt = price_layer(c, k, run->mode, ridge);
+        *lt = price_layer(c, k, run->mode, g);
     return *lt;
 }
 
-static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers, double ridge)
+static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, layer_time *layers, const kernel_pricing *g)
 {
-    layer_time lt = layer_time_of(c, run, layers, ridge);
+    layer_time lt = layer_time_of(c, run, layers, g);
     double n = (double)run->count;
     w->forward_flops += n * lt.forward_flops;
+    w->backward_extra_flops += n * lt.backward_extra_flops;
     w->recompute_flops += n * lt.rerun_flops;
     w->forward_attention_flops += n * lt.attention_flops;
     w->recompute_attention_flops += n * lt.rerun_attention_flops;
@@ -521,7 +620,7 @@ static bool tied_here(const price_ctx *c, const stage_work *w)
     return w->embeddings > 0 && w->outputs > 0 && ties_embeddings(c->m, c->r);
 }
 
-static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, double ridge,
+static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, layer_time *layers, const kernel_pricing *g,
                           stage_work *w)
 {
     const model_t *m = c->m;
@@ -531,7 +630,7 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
     for (int64_t chunk = 0; chunk < l->vpp; chunk++) {
         const chunk_layout *ch = layout_chunk(l, s, chunk);
         for (int i = 0; i < ch->n_runs; i++)
-            add_run(w, c, &l->runs[ch->first_run + i], layers, ridge);
+            add_run(w, c, &l->runs[ch->first_run + i], layers, g);
         if (ch->embedding) {
             w->weights += model_embedding_params(m) / (double)r->tp;
             w->embeddings++;
@@ -541,8 +640,9 @@ static void stage_work_of(const price_ctx *c, const layout_t *l, int64_t s, laye
             /* the head's logits (vocabulary-parallel over TP), and each MTP module's projection and logits */
             double head = 2.0 * (double)m->vocab * h;
             w->forward_flops += (head + (double)model_mtp_layers(m) * (head + 4.0 * h * h)) * tokens / (double)r->tp;
-            w->forward_flops += (1.0 + (double)model_mtp_layers(m)) *
-                                gemm_roofline_excess(tokens, h, (double)m->vocab / (double)r->tp, c->d->bytes_compute, ridge);
+            gemm_excess_flops x = gemm_excess(g, tokens, h, (double)m->vocab / (double)r->tp, 1.0, c->d->bytes_compute);
+            w->forward_flops += (1.0 + (double)model_mtp_layers(m)) * x.forward;
+            w->backward_extra_flops += (1.0 + (double)model_mtp_layers(m)) * x.backward;
             /* the loss's passes, forward and backward: a third in the
              * forward's element-wise bytes, which the backward prices twice */
             w->forward_moved += (1.0 + (double)model_mtp_layers(m)) * loss_moved_per_token(c) * tokens / 3.0;
@@ -630,7 +730,7 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     /* what a flash kernel's FLOPs take beyond the sustained rate's time */
     double attention = hw->attention_tflops > 0 ? 1.0 / (hw->attention_tflops * 1e12) - 1.0 / flops_per_s : 0.0;
     parts[0] = w->forward_flops / flops_per_s + w->forward_attention_flops * attention + moved;
-    parts[1] = 2.0 * parts[0];
+    parts[1] = 2.0 * parts[0] + w->backward_extra_flops / flops_per_s;
     parts[2] = w->recompute_flops / flops_per_s + w->recompute_attention_flops * attention + moved_again;
     parts[3] = seconds(w->tp, level_gbps(hw, t)) * (1.0 - hw->overlap_tp);
     parts[4] = cp_exposed_seconds(w, r, hw, seconds(w->cp, level_gbps(hw, t * cp)));
@@ -686,7 +786,7 @@ static stage_work work_of(const price_ctx *c, const layout_t *l, int64_t s, timi
     if (memo->works != NULL && current(memo, memo->works[s].epoch))
         return memo->works[s];
     stage_work w;
-    stage_work_of(c, l, s, memo->layers, memo->ridge, &w);
+    stage_work_of(c, l, s, memo->layers, &memo->gemm, &w);
     w.epoch = memo->works_epoch;
     if (memo->works != NULL)
         memo->works[s] = w;
@@ -757,7 +857,12 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
 {
     const run_t *r = c->r;
     /* the FLOPs a byte where a GEMM turns memory bound (gemm_roofline_excess) */
-    memo->ridge = hw->memory_gbps > 0 ? hw->sustained_tflops * 1e12 / (hw->memory_gbps * 1e9) : 0.0;
+    memo->gemm.ridge = hw->memory_gbps > 0 ? hw->sustained_tflops * 1e12 / (hw->memory_gbps * 1e9) : 0.0;
+    memo->gemm.sms = hw->sm_count;
+    memo->gemm.tile_m = hw->gemm_tile_m;
+    memo->gemm.tile_n = hw->gemm_tile_n;
+    memo->gemm.attention_knee = hw->attention_knee;
+    memo->gemm.attention_from = hw->attention_from;
     memset(out, 0, sizeof *out);
     pipeline_time own, *p = memo->pipeline != NULL ? memo->pipeline : &own;
     if ((p == &own || !current(memo, p->epoch)) && pipeline_of(c, l, hw, memo, p) != 0) {

@@ -21,6 +21,10 @@ typedef struct {
     double memory_gbps;      /* HBM bandwidth the element-wise ops reach (GB/s); 0: not priced */
     double attention_tflops; /* what a flash attention kernel reaches, its FLOPs as ndlua counts
                               * them (the forward's, twice that backward); 0: sustained_tflops */
+    double sm_count;         /* streaming multiprocessors a GEMM's output tiles run on; 0: not priced */
+    double gemm_tile_m, gemm_tile_n; /* the output tile a GEMM kernel computes on one SM (rows, columns) */
+    double attention_knee;   /* keys a query at which a flash kernel runs at half its long-sequence rate; 0: none */
+    double attention_from;   /* keys a query from which attention_tflops holds */
     int n_levels;
     struct hw_level {
         int64_t devices; /* devices the level joins (node, pod, ...) */
@@ -60,6 +64,31 @@ double level_gbps(const hardware_t *hw, int64_t span);
 /* The FLOPs a GEMM of m rows, inner width k and n columns (bc bytes an element) takes beyond its
  * 2mkn where it is memory bound at `ridge` FLOPs a byte: ridge·bc·(mk + kn + mn) − 2mkn, or 0. */
 double gemm_roofline_excess(double m, double k, double n, double bc, double ridge);
+
+/* What prices a kernel's shape on a device: a GEMM's roofline ridge and waves of output tiles, a
+ * flash attention kernel's rate at short keys. */
+typedef struct {
+    double ridge;                /* FLOPs a byte where a GEMM turns memory bound; 0: not priced */
+    double sms, tile_m, tile_n;  /* SMs and the output tile (rows, columns); 0: waves not priced */
+    double attention_knee, attention_from; /* hardware_t's; 0: not priced */
+} kernel_pricing;
+
+/* The share of the profile's attention rate a flash kernel over `keys` keys a query reaches:
+ * keys·(from + knee) / (from·(keys + knee)) below `from` tokens, 1 from there on or unpriced. */
+double attention_key_efficiency(const kernel_pricing *g, double keys);
+
+/* The share of the SMs' time `count` GEMMs of one launch (a grouped GEMM: each of rows x cols
+ * outputs) put to use: their rows·cols·count over the waves of tile_m x tile_n tiles they take,
+ * ceil(count·ceil(rows/tile_m)·ceil(cols/tile_n) / sms) waves of sms tiles; 1 where not priced. */
+double gemm_wave_efficiency(const kernel_pricing *g, double rows, double cols, double count);
+
+/* FLOPs a launch of `count` GEMMs of m x k by k x n takes beyond its 2mkn·count, forward and its
+ * two backward GEMMs (the input's gradient, m x k out; the weight's, k x n out): each at
+ * max(2mkn / wave efficiency, ridge·bytes). */
+typedef struct {
+    double forward, backward;
+} gemm_excess_flops;
+gemm_excess_flops gemm_excess(const kernel_pricing *g, double m, double k, double n, double count, double bc);
 /* The pipeline's step time from the stage times (seconds a micro-batch) under the run's schedule. */
 double pipeline_step(const run_t *r, const double *stage_times, int64_t pp, double *bubble);
 
@@ -72,12 +101,14 @@ typedef struct {
     double forward_flops, rerun_flops, rerun_moved, moved, weights;
     layer_traffic traffic;
     double attention_flops, rerun_attention_flops; /* a flash kernel's share of the FLOPs */
+    double backward_extra_flops; /* the backward GEMMs' shape excess beyond twice the forward's */
 } layer_time;
 
 /* What one stage's layers do a micro-batch: the sums of their layer_times. */
 typedef struct {
     int64_t epoch;                          /* the timing_memo epoch it was worked out in (0: never) */
     double forward_flops, recompute_flops;  /* one micro-batch */
+    double backward_extra_flops;            /* the backward's FLOPs beyond twice the forward's */
     double forward_attention_flops, recompute_attention_flops; /* a flash kernel's share of them */
     double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
@@ -124,7 +155,7 @@ typedef struct {
     double flops_total;
     double *stage_x;
     int64_t cap_x;
-    double ridge; /* the hardware's FLOPs a byte where a GEMM turns memory bound (set by timing_run_memo) */
+    kernel_pricing gemm; /* the hardware's GEMM shape prices (set by timing_run_memo) */
 } timing_memo;
 
 /* Prices a step of the run over its layout. */

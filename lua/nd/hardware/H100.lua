@@ -23,6 +23,21 @@ return {
   -- 4096 to 65536 tokens (head width 128, 16-64 heads), 381 at 2048; the
   -- kernel is compute-bound, so the same GH100 SMs reach it on an H100.
   attention_tflops = 450,
+  -- Below 4096 keys a query the kernel slows (FlashAttention-2, Dao 2023,
+  -- section 3.2: each thread block loops over the key blocks for one block
+  -- of queries, with fixed work around the loop): the same H200
+  -- measurements follow 470·L/(L + 384) within 4 % from 2048 to 65536
+  -- tokens, so the rate at L keys is 450 · (L/(L + 384)) / (4096/(4096 + 384)).
+  attention_short = { knee = 384, from = 4096 },
+  -- Tile and wave quantization (NVIDIA, Matrix Multiplication Background
+  -- User's Guide): a GEMM's output is cut into tiles, one SM each at a
+  -- time; a partial tile or a partial last wave of tiles costs a whole one.
+  -- H100 SXM5: 132 SMs (NVIDIA H100 Tensor Core GPU Architecture
+  -- whitepaper, Table 3); tile 128 x 256, CUTLASS 3's Hopper GEMMs'
+  -- (the warp-specialized cooperative kernel's TileShape in its sm90
+  -- examples).
+  sm_count = 132,
+  gemm_tile = { m = 128, n = 256 },
   -- Datasheet: HBM3, 3.35 TB/s (H100 SXM). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 3350 * 0.8,
