@@ -324,13 +324,14 @@ local function settle_forms(t, f)
     elseif mode == "selective" then
       f.selective_recompute = true
     elseif mode ~= "off" and mode ~= "none" then
-      raise("recompute: '%s' is not a recompute mode; expected off, selective, full, or a list of ranges "
-        .. "{first, count, option, ops}", mode)
+      raise("recompute: '%s' is not a recompute mode; expected %s, or a list of ranges {first, count, option, ops}",
+        mode, core.types.run.choices.recompute.accepted)
     end
   elseif type(mode) == "table" then
     f.ranges = ranges(mode)
   elseif not absent(mode) then
-    raise("recompute must be off, selective, full, or a list of ranges, got %s", tostring(mode))
+    raise("recompute must be %s, or a list of ranges, got %s", core.types.run.choices.recompute.accepted,
+      tostring(mode))
   end
 end
 

@@ -112,6 +112,10 @@ search.MAX_THREADS = core.limits.threads
 search.MODES = table.move(core.types.run.choices.recompute, 1, #core.types.run.choices.recompute, 1, {})
 search.MODE_SET = core.types.run.choices.recompute.canonical
 
+-- The modes as messages list them ("off, selective, full"), and how many auto stands for.
+local MODES_TEXT = core.types.run.choices.recompute.accepted
+local ALL_MODES = ({ "one", "two", "three", "four", "five" })[#search.MODES] or tostring(#search.MODES)
+
 --- The dimensions a list names, as a set of C names. MB and DP are always
 -- in it: a dimension not named keeps the run's value, and DP fills what
 -- the others leave of the devices (N / (TP x CP x PP)), as the reference
@@ -147,7 +151,7 @@ end
 -- `off`) are off; case is ignored, repeats dropped. Returns the modes in
 -- the order given, or raises with `where` (a function(message, accepted)).
 function search.parse_recompute(value, where)
-  local accepted = "off, selective, full (one or several), or auto for all three"
+  local accepted = string.format("%s (one or several), or auto for all %s", MODES_TEXT, ALL_MODES)
   local list = type(value) == "table" and value or { value }
   if #list == 0 then where("names no recompute mode", accepted) end
   local out, seen = {}, {}

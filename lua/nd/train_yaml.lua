@@ -44,6 +44,8 @@ train_yaml.SCHEDULES = CHOICES.pp_schedule
 train_yaml.CP_ALGOS = CHOICES.cp_algo
 --- Activation checkpoint modes a trainer runs (the core's recompute modes).
 train_yaml.AC_MODES = CHOICES.recompute
+-- The modes a message names ("one of off, selective, full").
+local AC_ACCEPTED = "one of " .. CHOICES.recompute.accepted
 --- The device memory a run has when nothing states one, as messages name
 -- it: "64GB", the whole GiB of nd.core.defaults.device_memory (src/core/run.h).
 train_yaml.DEFAULT_DEVICE_MEMORY = string.format("%dGB", core.defaults.device_memory >> 30)
@@ -458,15 +460,15 @@ function train_yaml.read_recompute(r, run_keys, pp, vpp)
     if mode == "none" then mode = "off" end
     if mode == "auto" then
       r:fail(sec, key, "'auto' is the search's recompute dimension, not one mode a run trains with",
-             "one of off, selective, full")
+             AC_ACCEPTED)
     elseif not one_of(train_yaml.AC_MODES, mode) then
-      r:fail(sec, key, values.describe(v) .. " is not an activation checkpoint mode", "one of off, selective, full")
+      r:fail(sec, key, values.describe(v) .. " is not an activation checkpoint mode", AC_ACCEPTED)
     end
   elseif type(v) == "table" then
     r:fail(sec, key, values.describe(v) .. " is a list of modes, the search's recompute dimension, not one mode "
-           .. "a run trains with", "one of off, selective, full")
+           .. "a run trains with", AC_ACCEPTED)
   else
-    r:fail(sec, key, values.describe(v) .. " is not an activation checkpoint mode", "one of off, selective, full")
+    r:fail(sec, key, values.describe(v) .. " is not an activation checkpoint mode", AC_ACCEPTED)
   end
   local fsdp = r:section(nil, "fsdp_config")
   local slice_v, slice_sec = nil, nil

@@ -56,6 +56,8 @@ local PP_CONFIG = {
 local PARALLELISM = { dp = true, fsdp = true, tp = true, pp = true, cp = true, ep = true, etp = true,
                       micro_batch_num = true, recompute = true }
 local MODES = search.MODE_SET
+-- The modes as messages list them (the core's registry, src/core/run.c).
+local MODES_TEXT = core.types.run.choices.recompute.accepted
 
 -- A collector of problems: errors and warnings with their place.
 local Problems = {}
@@ -164,7 +166,7 @@ local function read_modes(p, t, key, path)
   for _, x in ipairs(list) do
     local n = mode_name(x)
     if not n then
-      p:error(t, key, path, "'" .. tostring(x) .. "' is no recompute mode; off, selective, full, or auto")
+      p:error(t, key, path, "'" .. tostring(x) .. "' is no recompute mode; " .. MODES_TEXT .. ", or auto")
       return nil
     end
     if not seen[n] then
@@ -189,7 +191,7 @@ local function read_recompute(p, doc, par)
     elseif mode_name(top) then
       strategy = mode_name(top)
     else
-      p:error(doc, "recompute", "recompute", describe(top) .. " is not none, off, selective, full or auto")
+      p:error(doc, "recompute", "recompute", describe(top) .. " is not none, " .. MODES_TEXT .. " or auto")
     end
   end
   if strategy == "per_layer" then
