@@ -251,6 +251,20 @@ describe("balance: the exact balancer against exhaustive enumeration", function(
     assert.equal(6, got.capacity)
   end)
 
+  it("counts both pinned layers where one cell holds the head and the tail", function()
+    -- By hand: one stage, one chunk: head (stat 10, 5 s) and tail (stat 20,
+    -- 7 s) both sit in the only cell with 2 body layers (stat 1 + act 1 x 1
+    -- kept, 1 s each): memory 10 + 20 + 2 x 2 = 34, step 1 x (5 + 7 + 2) = 14.
+    -- (The tail was dropped there before: 14 MB and 7.)
+    local got = core.balance {
+      stages = 1, micro = 1, body = 2, limit = 100, inflight = { { 1 } }, coef_sum = 1, coef_max = 0,
+      layer = { stat = 1, act = { off = 1 }, time = { off = 1 } },
+      head = { stat = 10, act = 0, time = 5, fwd = 0 }, tail = { stat = 20, act = 0, time = 7, fwd = 0 },
+    }
+    assert.equal(14, got.objective)
+    assert.same({ 34 }, got.stage_mem)
+  end)
+
   it("prices the step as timing.c does (balance_coeffs)", function()
     -- The formulas of src/core/timing.c pipeline_step, by hand at p = 4, m = 8:
     -- 1F1B sum + 7 max; interleaved v = 2: sum/2 + (4*1/2 + (16-4-1)/2) max;

@@ -140,8 +140,8 @@ end
 -- The reference's output of a plan: offset[chunk][stage] = layers held -
 -- body / (S x I), and per option the count per stage (its yaml keys).
 function M.reference_form(p, plan)
-  local S, I = p.stages, p.chunks
-  local even = p.body / (S * I)
+  local S, I = p.stages, p.chunks or 1
+  local even = (p.body or #p.sequence) / (S * I)
   local offset, counts = {}, {}
   for v = 1, I do
     offset[v] = {}
@@ -151,8 +151,12 @@ function M.reference_form(p, plan)
       offset[v][s] = held - even
     end
   end
+  local offered = {}
+  for _, l in ipairs(p.kinds or { p.layer }) do
+    for name in pairs(l.act) do offered[name] = true end
+  end
   for _, name in ipairs(M.OPTIONS) do
-    if p.layer.act[name] then
+    if offered[name] then
       local per = {}
       for s = 1, S do
         per[s] = {}

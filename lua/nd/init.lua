@@ -146,7 +146,9 @@ local api = require "nd.api"
 -- layers and their recompute options, every stage within `limit`, the step
 -- least; exact (`optimal` true), or proved infeasible naming `bad_stage`.
 -- `nd.balance{stages, chunks, micro, body, limit, layer, head, tail, inflight, coef_sum, coef_max}`
--- -> `{feasible, optimal, objective, cells, stage_time, stage_mem, solve_s}`.
+-- -> `{feasible, optimal, objective, cells, runs, stage_time, stage_mem, solve_s}`; layers of
+-- several kinds in model order: `kinds = {layer, ...}` and `sequence = {kind, ...}` in place of
+-- `layer` and `body` (the plan adds `kind_cells[stage][chunk][kind]`).
 -- @function nd.balance
 
 --- The step of stage times T as timing.c prices it is a*sum(T) + b*max(T):

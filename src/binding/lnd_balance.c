@@ -21,33 +21,86 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* t.layer: stat, fwd, act = {option = bytes}, time = {option = seconds}; an option absent from act is not offered. */
-static void read_layer(lua_State *L, int t, bal_layer *l)
+/* A layer table at index lt (stat, fwd, act = {option = bytes}, time = {option = seconds}; an option
+ * absent from act is not offered); name is its place in messages ("layer", "kinds[2]"). */
+static void read_layer_at(lua_State *L, int lt, const char *name, bal_layer *l)
 {
-    if (lua_getfield(L, t, "layer") != LUA_TTABLE)
-        nd_bad_input(L, "balance: layer must be a table");
-    int lt = lua_gettop(L);
-    l->stat = field_number(L, lt, "layer.", "stat", 0, DBL_MAX, 0);
-    l->fwd = field_number(L, lt, "layer.", "fwd", 0, DBL_MAX, 0);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "%s.", name);
+    l->stat = field_number(L, lt, prefix, "stat", 0, DBL_MAX, 0);
+    l->fwd = field_number(L, lt, prefix, "fwd", 0, DBL_MAX, 0);
     lua_getfield(L, lt, "act");
     lua_getfield(L, lt, "time");
     if (!lua_istable(L, -1) || !lua_istable(L, -2))
-        nd_bad_input(L, "balance: layer.act and layer.time must be tables");
+        nd_bad_input(L, "balance: %s.act and %s.time must be tables", name, name);
     for (int r = 0; r < BAL_OPTIONS; r++) {
         if (!field_present(L, lt + 1, option_names[r]))
             continue;
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "layer.act.");
+        snprintf(prefix, sizeof prefix, "%s.act.", name);
         l->act[r] = field_number(L, lt + 1, prefix, option_names[r], 0, DBL_MAX, 0);
-        snprintf(prefix, sizeof prefix, "layer.time.");
+        snprintf(prefix, sizeof prefix, "%s.time.", name);
         if (!field_present(L, lt + 2, option_names[r]))
-            nd_bad_input(L, "balance: layer.time.%s is missing", option_names[r]);
+            nd_bad_input(L, "balance: %s.time.%s is missing", name, option_names[r]);
         l->time[r] = field_number(L, lt + 2, prefix, option_names[r], 0, DBL_MAX, 0);
         l->offered |= 1u << r;
     }
     if (l->offered == 0)
-        nd_bad_input(L, "balance: layer.act offers no recompute option");
-    lua_pop(L, 3);
+        nd_bad_input(L, "balance: %s.act offers no recompute option", name);
+    lua_pop(L, 2);
+}
+
+static void read_layer(lua_State *L, int t, bal_layer *l)
+{
+    if (lua_getfield(L, t, "layer") != LUA_TTABLE)
+        nd_bad_input(L, "balance: layer must be a table (or give kinds and sequence)");
+    read_layer_at(L, lua_gettop(L), "layer", l);
+    lua_pop(L, 1);
+}
+
+/* t.kinds (a list of layer tables) and t.sequence (the 1-based kind of each body layer in
+ * model order): into userdata left on the stack (freed with it). */
+static void read_kinds(lua_State *L, int t, bal_problem *p)
+{
+    if (lua_getfield(L, t, "layer") != LUA_TNIL)
+        nd_bad_input(L, "balance: give layer or kinds, not both");
+    lua_pop(L, 1);
+    if (lua_getfield(L, t, "kinds") != LUA_TTABLE || lua_rawlen(L, -1) < 1 || lua_rawlen(L, -1) > 64)
+        nd_bad_input(L, "balance: kinds must be a list of 1 to 64 layer tables");
+    int kt = lua_gettop(L), K = (int)lua_rawlen(L, kt);
+    bal_layer *kinds = lua_newuserdatauv(L, sizeof *kinds * (size_t)K, 0);
+    memset(kinds, 0, sizeof *kinds * (size_t)K);
+    for (int k = 0; k < K; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "kinds[%d]", k + 1);
+        if (lua_rawgeti(L, kt, k + 1) != LUA_TTABLE)
+            nd_bad_input(L, "balance: %s must be a layer table", name);
+        read_layer_at(L, lua_gettop(L), name, &kinds[k]);
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, t, "sequence") != LUA_TTABLE)
+        nd_bad_input(L, "balance: sequence must be a list of kind numbers (1 to %d), one per body layer", K);
+    int st = lua_gettop(L);
+    lua_Unsigned n = lua_rawlen(L, st);
+    if (n > (1u << 20))
+        nd_bad_input(L, "balance: sequence holds more than %d layers", 1 << 20);
+    if (field_present(L, t, "body") && (lua_Unsigned)p->body != n)
+        nd_bad_input(L, "balance: body is %d but sequence lists %d layers", p->body, (int)n);
+    int *kind_of = lua_newuserdatauv(L, sizeof(int) * ((size_t)n + 1), 0);
+    for (lua_Unsigned i = 0; i < n; i++) {
+        lua_rawgeti(L, st, (lua_Integer)i + 1);
+        int ok;
+        lua_Integer k = lua_tointegerx(L, -1, &ok);
+        if (!ok || k < 1 || k > K)
+            nd_bad_input(L, "balance: sequence[%d] must be a kind number from 1 to %d", (int)i + 1, K);
+        kind_of[i] = (int)k - 1;
+        lua_pop(L, 1);
+    }
+    lua_remove(L, st);
+    lua_remove(L, kt);
+    p->nkinds = K;
+    p->kinds = kinds;
+    p->kind_of = kind_of;
+    p->body = (int)n;
 }
 
 static void read_pinned(lua_State *L, int t, const char *key, bal_pinned *p)
@@ -68,8 +121,33 @@ static void read_pinned(lua_State *L, int t, const char *key, bal_pinned *p)
     lua_pop(L, 1);
 }
 
+/* Pushes {option = n} of the options offered, from n[r]. */
+static void push_options(lua_State *L, const int *n, unsigned offered)
+{
+    lua_createtable(L, 0, BAL_OPTIONS);
+    for (int r = 0; r < BAL_OPTIONS; r++)
+        if (offered & (1u << r))
+            field_set_int(L, option_names[r], n[r]);
+}
+
+/* Pushes cells[stage][chunk] = {option = n} from count ([cell · BAL_OPTIONS + r]). */
+static void push_cells(lua_State *L, const bal_problem *p, const int *count, unsigned offered)
+{
+    lua_createtable(L, p->stages, 0);
+    for (int s = 0; s < p->stages; s++) {
+        lua_createtable(L, p->chunks, 0);
+        for (int v = 0; v < p->chunks; v++) {
+            push_options(L, count + (size_t)(v * p->stages + s) * BAL_OPTIONS, offered);
+            lua_rawseti(L, -2, v + 1);
+        }
+        lua_rawseti(L, -2, s + 1);
+    }
+}
+
 /* Pushes the plan as a table: feasible, optimal, objective, cells[stage][chunk] = {option = n},
- * stage_time, stage_mem, bad_stage (1-based) / bad_need, capacity, explored, solve_s. */
+ * with kinds kind_cells[stage][chunk][kind] = {option = n}; runs[stage][chunk] = {first, count} (body
+ * layers in model order, 1-based); stage_time, stage_mem, bad_stage (1-based) / bad_need, capacity
+ * (−1: the stages fit apart but no split in model order fits them all), explored, solve_s. */
 static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, double solve_s)
 {
     lua_createtable(L, 0, 10);
@@ -87,19 +165,43 @@ static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, do
         return;
     }
     field_set_number(L, "objective", pl->objective);
+    unsigned offered = p->layer.offered;
+    for (int k = 0; k < p->nkinds; k++)
+        offered |= p->kinds[k].offered;
+    push_cells(L, p, pl->count, offered);
+    lua_setfield(L, -2, "cells");
+    if (p->nkinds > 0) {
+        lua_createtable(L, p->stages, 0);
+        for (int s = 0; s < p->stages; s++) {
+            lua_createtable(L, p->chunks, 0);
+            for (int v = 0; v < p->chunks; v++) {
+                lua_createtable(L, p->nkinds, 0);
+                for (int k = 0; k < p->nkinds; k++) {
+                    push_options(L, pl->kind_count + ((size_t)(v * p->stages + s) * (size_t)p->nkinds + (size_t)k) * BAL_OPTIONS,
+                                 p->kinds[k].offered);
+                    lua_rawseti(L, -2, k + 1);
+                }
+                lua_rawseti(L, -2, v + 1);
+            }
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, "kind_cells");
+    }
     lua_createtable(L, p->stages, 0);
     for (int s = 0; s < p->stages; s++) {
         lua_createtable(L, p->chunks, 0);
         for (int v = 0; v < p->chunks; v++) {
-            lua_createtable(L, 0, BAL_OPTIONS);
+            int c = v * p->stages + s, held = 0;
             for (int r = 0; r < BAL_OPTIONS; r++)
-                if (p->layer.offered & (1u << r))
-                    field_set_int(L, option_names[r], pl->count[(v * p->stages + s) * BAL_OPTIONS + r]);
+                held += pl->count[c * BAL_OPTIONS + r];
+            lua_createtable(L, 0, 2);
+            field_set_int(L, "first", pl->first[c] + 1);
+            field_set_int(L, "count", held);
             lua_rawseti(L, -2, v + 1);
         }
         lua_rawseti(L, -2, s + 1);
     }
-    lua_setfield(L, -2, "cells");
+    lua_setfield(L, -2, "runs");
     const double *rows[2] = {pl->stage_time, pl->stage_mem};
     const char *names[2] = {"stage_time", "stage_mem"};
     for (int i = 0; i < 2; i++) {
@@ -121,7 +223,8 @@ static void read_problem(lua_State *L, bal_problem *p)
     p->stages = (int)field_int(L, 1, "", "stages", 1, 4096, 1, true);
     p->chunks = (int)field_int(L, 1, "", "chunks", 1, 64, 1, false);
     p->micro = (int)field_int(L, 1, "", "micro", 1, 1 << 24, 1, true);
-    p->body = (int)field_int(L, 1, "", "body", 0, 1 << 20, 0, true);
+    int has_kinds = field_present(L, 1, "kinds");
+    p->body = (int)field_int(L, 1, "", "body", 0, 1 << 20, 0, !has_kinds);
     p->limit = field_number(L, 1, "", "limit", 0, DBL_MAX, 0);
     p->tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p->stages, p->stages, false) - 1;
     p->coef_sum = field_number(L, 1, "", "coef_sum", 0, DBL_MAX, 1);
@@ -138,7 +241,12 @@ static void read_problem(lua_State *L, bal_problem *p)
         nd_bad_input(L, "balance: the sapp objective takes one or two chunks (the reference's rule is stated for those)");
     if (is_sapp && p->chunks == 2 && p->micro == p->stages && p->sapp_level >= 1)
         nd_bad_input(L, "balance: the sapp objective's separate bound for m = S with two chunks is not reproduced");
-    read_layer(L, 1, &p->layer);
+    if (has_kinds && is_sapp)
+        nd_bad_input(L, "balance: the sapp objective takes one kind of body layer (layer), not kinds");
+    if (has_kinds)
+        read_kinds(L, 1, p);
+    else
+        read_layer(L, 1, &p->layer);
     read_pinned(L, 1, "head", &p->head);
     read_pinned(L, 1, "tail", &p->tail);
     size_t ncell = (size_t)p->stages * (size_t)p->chunks;
@@ -163,7 +271,8 @@ static void read_problem(lua_State *L, bal_problem *p)
     p->inflight = inflight;
 }
 
-/* balance(problem): problem = {stages, chunks, micro, body, limit, layer, head, tail, tail_stage (1-based),
+/* balance(problem): problem = {stages, chunks, micro, body, limit, layer (or kinds = {layer, ...} and
+ * sequence = {kind, ...} in model order), head, tail, tail_stage (1-based),
  * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step" | "sapp", sapp_level,
  * less_memory}. */
 static int lnd_balance_solve(lua_State *L)
@@ -180,27 +289,35 @@ static int lnd_balance_solve(lua_State *L)
     return 1;
 }
 
-/* balance_evaluate(problem, cells): cells[stage][chunk] = {option = n}; -> whether the plan keeps
+/* balance_evaluate(problem, cells): cells[stage][chunk] = {option = n} (with kinds:
+ * cells[stage][chunk][kind] = {option = n}); -> whether the plan keeps
  * every rule and fits, its objective, {stage_time}, {stage_mem}, by the problem's rule. */
 static int lnd_balance_evaluate(lua_State *L)
 {
     bal_problem p;
     read_problem(L, &p);
     luaL_checktype(L, 2, LUA_TTABLE);
-    size_t ncell = (size_t)p.stages * (size_t)p.chunks;
-    int *count = lua_newuserdatauv(L, sizeof(int) * ncell * BAL_OPTIONS, 0);
+    size_t ncell = (size_t)p.stages * (size_t)p.chunks, K = p.nkinds > 0 ? (size_t)p.nkinds : 1;
+    int *count = lua_newuserdatauv(L, sizeof(int) * ncell * K * BAL_OPTIONS, 0);
     double *st = lua_newuserdatauv(L, sizeof(double) * (size_t)p.stages * 2, 0);
-    memset(count, 0, sizeof(int) * ncell * BAL_OPTIONS);
+    memset(count, 0, sizeof(int) * ncell * K * BAL_OPTIONS);
     for (int s = 0; s < p.stages; s++) {
         if (lua_rawgeti(L, 2, s + 1) != LUA_TTABLE)
             return nd_bad_input(L, "balance_evaluate: cells[%d] must be a table of chunks", s + 1);
         for (int v = 0; v < p.chunks; v++) {
             if (lua_rawgeti(L, -1, v + 1) != LUA_TTABLE)
                 return nd_bad_input(L, "balance_evaluate: cells[%d][%d] must be a table", s + 1, v + 1);
-            int t = lua_gettop(L);
-            for (int r = 0; r < BAL_OPTIONS; r++)
-                count[((size_t)v * (size_t)p.stages + (size_t)s) * BAL_OPTIONS + (size_t)r] =
-                    (int)field_int(L, t, "cells.", option_names[r], 0, 1 << 20, 0, false);
+            for (size_t k = 0; k < K; k++) {
+                if (p.nkinds > 0 && lua_rawgeti(L, -1, (lua_Integer)k + 1) != LUA_TTABLE)
+                    return nd_bad_input(L, "balance_evaluate: cells[%d][%d][%d] must be a table (counts of kind %d)",
+                                        s + 1, v + 1, (int)k + 1, (int)k + 1);
+                int t = lua_gettop(L);
+                for (int r = 0; r < BAL_OPTIONS; r++)
+                    count[(((size_t)v * (size_t)p.stages + (size_t)s) * K + k) * BAL_OPTIONS + (size_t)r] =
+                        (int)field_int(L, t, "cells.", option_names[r], 0, 1 << 20, 0, false);
+                if (p.nkinds > 0)
+                    lua_pop(L, 1);
+            }
             lua_pop(L, 1);
         }
         lua_pop(L, 1);

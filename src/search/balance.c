@@ -152,46 +152,6 @@ static double stage_best(const solver *sv, int s, int k, int *scratch, int *coun
 
 static int cell_of(const bal_problem *p, int v, int s) { return v * p->stages + s; }
 
-static int pinned_here(const bal_problem *p, int v, int s, const bal_pinned **out)
-{
-    if (p->head.present && v == 0 && s == 0) {
-        *out = &p->head;
-        return 1;
-    }
-    if (p->tail.present && v == p->chunks - 1 && s == p->tail_stage) {
-        *out = &p->tail;
-        return 1;
-    }
-    return 0;
-}
-
-/* The options worth choosing: none that another beats or equals in both time and memory. */
-static void pick_options(solver *sv)
-{
-    const bal_layer *l = &sv->p->layer;
-    sv->nopt = 0;
-    for (int r = 0; r < BAL_OPTIONS; r++) {
-        if (!(l->offered & (1u << r)))
-            continue;
-        int beaten = 0;
-        for (int o = 0; o < BAL_OPTIONS && !beaten; o++) {
-            if (o == r || !(l->offered & (1u << o)))
-                continue;
-            int le = l->time[o] <= l->time[r] && l->act[o] <= l->act[r];
-            int strict = l->time[o] < l->time[r] || l->act[o] < l->act[r];
-            beaten = le && (strict || o < r);
-        }
-        if (!beaten)
-            sv->opt[sv->nopt++] = r;
-    }
-    for (int i = 1; i < sv->nopt; i++) /* insertion sort by time */
-        for (int j = i; j > 0 && l->time[sv->opt[j]] < l->time[sv->opt[j - 1]]; j--) {
-            int t = sv->opt[j];
-            sv->opt[j] = sv->opt[j - 1];
-            sv->opt[j - 1] = t;
-        }
-}
-
 static int setup(solver *sv, const bal_problem *p)
 {
     memset(sv, 0, sizeof *sv);
@@ -202,7 +162,8 @@ static int setup(solver *sv, const bal_problem *p)
     sv->coef_mem = malloc(sizeof(double) * (size_t)S * (size_t)I);
     if (sv->st == NULL || sv->cells_mem == NULL || sv->coef_mem == NULL)
         return -1;
-    pick_options(sv);
+    sv->nopt = bal_undominated_options(&p->layer, 1, sv->opt);
+    bal_sort_options_by_time(&p->layer, sv->opt, sv->nopt);
     for (int s = 0; s < S; s++) {
         stage_info *st = &sv->st[s];
         st->slot_cell = sv->cells_mem + (size_t)s * (size_t)I;
@@ -211,13 +172,15 @@ static int setup(solver *sv, const bal_problem *p)
         for (int v = 0; v < I; v++) {
             int c = cell_of(p, v, s);
             double n = p->inflight[c];
-            const bal_pinned *pin;
-            if (pinned_here(p, v, s, &pin)) {
-                st->fixed_stat += pin->stat;
-                st->fixed_act += pin->act * n;
-                st->fixed_time += pin->time;
-                st->fixed_fwd += pin->fwd;
-            } else {
+            const bal_pinned *pin[2];
+            int pins = bal_pinned_at(p, v, s, pin);
+            for (int i = 0; i < pins; i++) {
+                st->fixed_stat += pin[i]->stat;
+                st->fixed_act += pin[i]->act * n;
+                st->fixed_time += pin[i]->time;
+                st->fixed_fwd += pin[i]->fwd;
+            }
+            if (pins == 0) {
                 st->slot_cell[st->nslots] = c;
                 st->slot_coef[st->nslots++] = n;
             }
@@ -237,18 +200,31 @@ static void teardown(solver *sv)
     free(sv->coef_mem);
 }
 
+static int valid_layer(const bal_layer *l)
+{
+    if ((l->offered & ((1u << BAL_OPTIONS) - 1)) == 0 || !(l->stat >= 0))
+        return 0;
+    for (int r = 0; r < BAL_OPTIONS; r++)
+        if ((l->offered & (1u << r)) && !(l->act[r] >= 0 && l->time[r] >= 0))
+            return 0;
+    return 1;
+}
+
 static int valid(const bal_problem *p)
 {
     if (p->stages < 1 || p->chunks < 1 || p->body < 0 || p->inflight == NULL || p->micro < 1)
         return 0;
-    if ((p->layer.offered & ((1u << BAL_OPTIONS) - 1)) == 0)
-        return 0;
     if (p->tail_stage < 0 || p->tail_stage >= p->stages || !(p->coef_sum >= 0) || !(p->coef_max >= 0))
         return 0;
-    if (!(p->layer.stat >= 0))
+    if (p->nkinds == 0 && !valid_layer(&p->layer))
         return 0;
-    for (int r = 0; r < BAL_OPTIONS; r++)
-        if ((p->layer.offered & (1u << r)) && !(p->layer.act[r] >= 0 && p->layer.time[r] >= 0))
+    if (p->nkinds < 0 || (p->nkinds > 0 && (p->kinds == NULL || (p->kind_of == NULL && p->body > 0))))
+        return 0;
+    for (int k = 0; k < p->nkinds; k++)
+        if (!valid_layer(&p->kinds[k]))
+            return 0;
+    for (int i = 0; p->nkinds > 0 && i < p->body; i++)
+        if (p->kind_of[i] < 0 || p->kind_of[i] >= p->nkinds)
             return 0;
     for (int c = 0; c < p->stages * p->chunks; c++)
         if (!(p->inflight[c] >= 0))
@@ -329,18 +305,78 @@ static void explain(const solver *sv, const double *T, bal_plan *out)
     out->capacity = least > p->body ? least : most;
 }
 
+/* The one kind of a body whose layers are all alike, or −1. */
+static int sole_kind(const bal_problem *p)
+{
+    for (int i = 1; i < p->body; i++)
+        if (p->kind_of[i] != p->kind_of[0])
+            return -1;
+    return p->body > 0 ? p->kind_of[0] : 0;
+}
+
+/* A plan's first body layer per cell, from its counts in model order. */
+static int fill_first(const bal_problem *p, bal_plan *out)
+{
+    size_t cells = (size_t)p->stages * (size_t)p->chunks;
+    out->first = calloc(cells, sizeof(int));
+    if (out->first == NULL)
+        return -1;
+    int at = 0;
+    for (size_t c = 0; c < cells; c++) {
+        out->first[c] = at;
+        for (int r = 0; r < BAL_OPTIONS && out->count != NULL; r++)
+            at += out->count[c * BAL_OPTIONS + (size_t)r];
+    }
+    return 0;
+}
+
+/* A body of one kind solved as a uniform problem; its counts copied to kind_count. */
+static int solve_sole(const bal_problem *p, int k, bal_plan *out)
+{
+    bal_problem q = *p;
+    q.layer = p->kinds[k];
+    q.nkinds = 0;
+    q.kinds = NULL;
+    q.kind_of = NULL;
+    if (bal_solve(&q, out) != 0)
+        return -1;
+    size_t cells = (size_t)p->stages * (size_t)p->chunks, K = (size_t)p->nkinds;
+    out->kind_count = calloc(cells * K * BAL_OPTIONS, sizeof(int));
+    if (out->kind_count == NULL)
+        return -1;
+    for (size_t c = 0; c < cells && out->count != NULL; c++)
+        for (int r = 0; r < BAL_OPTIONS; r++)
+            out->kind_count[(c * K + (size_t)k) * BAL_OPTIONS + (size_t)r] = out->count[c * BAL_OPTIONS + (size_t)r];
+    return 0;
+}
+
+static int solve_step(const bal_problem *p, bal_plan *out);
+
 int bal_solve(const bal_problem *p, bal_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->bad_stage = -1;
     if (p == NULL || !valid(p))
         return -1;
-    if (p->objective == BAL_OBJ_SAPP) {
-        int r = bal_solve_sapp(p, out);
-        if (r != 0)
-            bal_plan_free(out);
-        return r;
-    }
+    int rc;
+    if (p->nkinds > 0 && sole_kind(p) >= 0)
+        rc = solve_sole(p, sole_kind(p), out);
+    else if (p->nkinds > 0)
+        rc = p->objective == BAL_OBJ_STEP ? bal_solve_kinds(p, out) : -1;
+    else if (p->objective == BAL_OBJ_SAPP)
+        rc = bal_solve_sapp(p, out);
+    else
+        rc = solve_step(p, out);
+    if (rc == 0 && out->first == NULL)
+        rc = fill_first(p, out);
+    if (rc != 0)
+        bal_plan_free(out);
+    return rc;
+}
+
+/* The uniform step objective (the file's head comment). */
+static int solve_step(const bal_problem *p, bal_plan *out)
+{
     int S = p->stages, N = p->body, W = N + 1, rc = -1;
     solver sv;
     double *T = NULL, *f = NULL, *cand = NULL;
@@ -417,22 +453,24 @@ done:
     free(pick);
     free(best_pick);
     free(scratch);
-    if (rc != 0)
-        bal_plan_free(out);
     return rc;
 }
 
 void bal_plan_free(bal_plan *out)
 {
     free(out->count);
+    free(out->kind_count);
+    free(out->first);
     free(out->stage_time);
     free(out->stage_mem);
-    out->count = NULL;
+    out->count = out->kind_count = out->first = NULL;
     out->stage_time = out->stage_mem = NULL;
 }
 
 int bal_evaluate(const bal_problem *p, const int *count, double *objective, double *stage_time, double *stage_mem)
 {
+    if (p->nkinds > 0)
+        return bal_evaluate_kinds(p, count, objective, stage_time, stage_mem);
     int S = p->stages, I = p->chunks, bad = 0, total = 0;
     double sum = 0, most = 0;
     for (int s = 0; s < S; s++) {
@@ -440,11 +478,11 @@ int bal_evaluate(const bal_problem *p, const int *count, double *objective, doub
         for (int v = 0; v < I; v++) {
             int c = cell_of(p, v, s), held = 0;
             double n = p->inflight[c];
-            const bal_pinned *pin;
-            if (pinned_here(p, v, s, &pin)) {
-                mem += pin->stat + pin->act * n;
-                t += pin->time;
-                held++;
+            const bal_pinned *pin[2];
+            held = bal_pinned_at(p, v, s, pin);
+            for (int i = 0; i < held; i++) {
+                mem += pin[i]->stat + pin[i]->act * n;
+                t += pin[i]->time;
             }
             for (int r = 0; r < BAL_OPTIONS; r++) {
                 int x = count[c * BAL_OPTIONS + r];

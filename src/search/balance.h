@@ -8,7 +8,7 @@
 
 #include "core/run.h"
 #include "balance_problem.h"
-#include "balance_sapp.h"
+#include "balance_solvers.h"
 
 /* Solves p into out (allocated here; bal_plan_free releases it). 0 on success
  * (feasible or proved infeasible), −1 on bad arguments or out of memory. */

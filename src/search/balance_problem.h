@@ -6,7 +6,7 @@
 /* The recompute options, in the order SAPP-PPB numbers them. */
 enum { BAL_OFF, BAL_SELECTIVE, BAL_COMM, BAL_BOTH, BAL_FULL, BAL_OPTIONS };
 
-/* One body layer (all body layers are alike): its static bytes, and per
+/* One kind of body layer: its static bytes, and per
  * option the activations one micro-batch keeps, its forward + backward
  * seconds and its backward seconds; `offered` has bit r set when option r may
  * be chosen. `fwd` is the forward alone (the same under every option). */
@@ -30,7 +30,14 @@ typedef enum { BAL_OBJ_STEP, BAL_OBJ_SAPP } bal_objective;
 typedef struct {
     int stages, chunks, micro;
     int body;                /* body layers to place */
-    bal_layer layer;
+    bal_layer layer;         /* every body layer, when nkinds is 0 */
+    /* Layers of several kinds (step objective only): kind_of[i] (0-based, i in
+     * model order, body entries) names one of kinds[nkinds]. Model order runs
+     * chunk by chunk, each over the stages upward: every cell holds a
+     * contiguous run of body layers, the head before them, the tail after. */
+    int nkinds;
+    const bal_layer *kinds;
+    const int *kind_of;
     bal_pinned head, tail;   /* head on (0, 0); tail on (chunks − 1, tail_stage) */
     int tail_stage;
     double limit;            /* memory per device, in the unit of the bytes given */
@@ -52,6 +59,8 @@ typedef struct {
     int feasible, optimal;
     double objective;
     int *count;              /* [cell · BAL_OPTIONS + r]: body layers of option r */
+    int *kind_count;         /* nkinds > 0: [(cell · nkinds + k) · BAL_OPTIONS + r]; else NULL */
+    int *first;              /* [cell]: its first body layer in model order (0-based) */
     double *stage_time;      /* [stage]: forward + backward of the stage */
     double *stage_mem;       /* [stage]: its memory by the problem's rule */
     int bad_stage;
@@ -59,5 +68,18 @@ typedef struct {
     int capacity;
     long explored;           /* bottleneck values tried (the proof's size) */
 } bal_plan;
+
+/* Writes into opt (BAL_OPTIONS entries) the options l offers, in the order
+ * above; with prune, leaves out every option another offered one equals or
+ * beats in both time and activations (of two equal ones the later goes).
+ * Returns how many (balance_problem.c). */
+int bal_undominated_options(const bal_layer *l, int prune, int *opt);
+
+/* Sorts opt[0..n) by l's time, fastest first (stable). */
+void bal_sort_options_by_time(const bal_layer *l, int *opt, int n);
+
+/* The pinned layers cell (chunk v, stage s) holds, head first, into out;
+ * returns how many (0, 1, or 2 where one cell is both first and last). */
+int bal_pinned_at(const bal_problem *p, int v, int s, const bal_pinned *out[2]);
 
 #endif

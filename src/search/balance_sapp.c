@@ -23,7 +23,7 @@
  * stages (for P, checked as the stages are added). B runs over the values
  * the tables hold, upward, until the bound L + (m − 2)·B passes the best,
  * L the least W + C + P + Q at the largest B that could still win. */
-#include "balance_sapp.h"
+#include "balance_solvers.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -67,17 +67,13 @@ static double overhead(const bal_problem *p, int s)
     return S - abs(S - 2 * s - 1);
 }
 
+/* The cell's pinned layer (the head where one cell holds both, as the rule reads it). */
 static int pinned_in(const bal_problem *p, int v, int s, const bal_pinned **out)
 {
-    if (p->head.present && v == 0 && s == 0) {
-        *out = &p->head;
-        return 1;
-    }
-    if (p->tail.present && v == p->chunks - 1 && s == p->tail_stage) {
-        *out = &p->tail;
-        return 1;
-    }
-    return 0;
+    const bal_pinned *pin[2];
+    int n = bal_pinned_at(p, v, s, pin);
+    *out = pin[0];
+    return n > 0;
 }
 
 /* Parameters fixed on stage s: the head's, the tail's, and the tail's again on stage 0. */
@@ -293,6 +289,16 @@ static int cmp_entry(const void *a, const void *b)
     return (x->cost > y->cost) - (x->cost < y->cost);
 }
 
+/* Adds mix x's activations, forward + backward and backward seconds to *A, *W, *B. */
+static void add_mix(const sapp *z, const int *x, double *A, double *W, double *B)
+{
+    for (int o = 0; o < z->nopt; o++) {
+        *A += x[o] * z->p->layer.act[z->opt[o]];
+        *W += x[o] * z->p->layer.time[z->opt[o]];
+        *B += x[o] * bwd_of(z, o);
+    }
+}
+
 /* The Pareto front of stage s holding c0 (and c1) body layers. */
 static int build_front(sapp *z, int s, int c0, int c1, front **out)
 {
@@ -334,21 +340,11 @@ static int build_front(sapp *z, int s, int c0, int c1, front **out)
     if (e == NULL)
         return -1;
     for (int i = 0; i < a->n; i++) {
-        const int *x0 = a->x + (size_t)i * (size_t)z->nopt;
         double A0 = 0, W0 = pw0, B0 = pb0;
-        for (int o = 0; o < z->nopt; o++) {
-            A0 += x0[o] * p->layer.act[z->opt[o]];
-            W0 += x0[o] * p->layer.time[z->opt[o]];
-            B0 += x0[o] * bwd_of(z, o);
-        }
+        add_mix(z, a->x + (size_t)i * (size_t)z->nopt, &A0, &W0, &B0);
         for (int j = 0; j < b->n; j++) {
-            const int *x1 = b->x + (size_t)j * (size_t)z->nopt;
             double A1 = 0, W1 = pw1, B1 = pb1;
-            for (int o = 0; o < z->nopt; o++) {
-                A1 += x1[o] * p->layer.act[z->opt[o]];
-                W1 += x1[o] * p->layer.time[z->opt[o]];
-                B1 += x1[o] * bwd_of(z, o);
-            }
+            add_mix(z, b->x + (size_t)j * (size_t)z->nopt, &A1, &W1, &B1);
             double d = A0 - A1, mem = base + n0 * A0 + n1 * A1 + (I == 2 ? ov * (d > 0 ? d : 0) : 0);
             if (!fits(mem, p->limit))
                 continue;
@@ -624,21 +620,7 @@ static int dp_run(sapp *z, dpwork *w, double B, int K, double *out, int *count, 
 static void pick_options(sapp *z)
 {
     const bal_layer *l = &z->p->layer;
-    z->nopt = 0;
-    for (int r = 0; r < BAL_OPTIONS; r++) {
-        if (!(l->offered & (1u << r)))
-            continue;
-        int beaten = 0;
-        for (int o = 0; o < BAL_OPTIONS && !beaten && z->monotone; o++) {
-            if (o == r || !(l->offered & (1u << o)))
-                continue;
-            int le = l->time[o] <= l->time[r] && l->act[o] <= l->act[r];
-            int strict = l->time[o] < l->time[r] || l->act[o] < l->act[r];
-            beaten = le && (strict || o < r);
-        }
-        if (!beaten)
-            z->opt[z->nopt++] = r;
-    }
+    z->nopt = bal_undominated_options(l, z->monotone, z->opt);
     z->min_time = INFINITY;
     for (int i = 0; i < z->nopt; i++)
         if (l->time[z->opt[i]] < z->min_time)

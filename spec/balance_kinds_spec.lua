@@ -1,0 +1,341 @@
+-- balance_kinds_spec.lua: the balancer with body layers of several kinds in
+-- model order (nd.core.balance with kinds and sequence; src/search/balance_kinds.c)
+-- against an exhaustive enumeration written here. The enumeration tries every
+-- split of the body, in model order (chunk by chunk, each over the stages
+-- upward), into the cells, and for each stage every multiset of options in
+-- every (cell, kind) group its runs make; the solver instead builds Pareto
+-- frontiers of option mixes and runs a dynamic program over (sum, max) labels,
+-- so agreement on 200+ random problems is a real check.
+--
+-- For one split the stages are independent (each has its own memory limit,
+-- and the step a*sum + b*max with a, b >= 0 only grows with each stage's
+-- time), so the enumeration takes each stage's least time for that split.
+
+local core = require("nd.core")
+
+local OPTIONS = { "off", "selective", "comm", "both", "full" }
+
+-- The message of a bad-input error f raises.
+local function refusal(f)
+  local ok, err = pcall(f)
+  assert.is_false(ok)
+  assert.is_true(type(err) == "table" and err.bad_input, tostring(err))
+  return err.message
+end
+
+local function rng(seed)
+  local state = seed
+  return function(lo, hi)
+    state = (state * 1103515245 + 12345) % 2147483648
+    return lo + state % (hi - lo + 1)
+  end
+end
+
+-- The cells in model order, each with its stage, chunk, pinned layers and in-flight count.
+local function model_cells(p)
+  local S, I, cells = p.stages, p.chunks, {}
+  for v = 1, I do
+    for s = 1, S do
+      local pinned = {}
+      if p.head and v == 1 and s == 1 then pinned[#pinned + 1] = p.head end
+      if p.tail and v == I and s == (p.tail_stage or S) then pinned[#pinned + 1] = p.tail end
+      cells[#cells + 1] = { v = v, s = s, pinned = pinned, n = p.inflight[s][v] }
+    end
+  end
+  return cells
+end
+
+-- The least time of one stage given its cells' runs (lists of kind numbers), or nil.
+local function stage_least(p, cells, runs)
+  local mem, time, groups = 0, 0, {}
+  for i, c in ipairs(cells) do
+    for _, pin in ipairs(c.pinned) do
+      mem, time = mem + pin.stat + pin.act * c.n, time + pin.time
+    end
+    local per = {}
+    for _, k in ipairs(runs[i]) do per[k] = (per[k] or 0) + 1 end
+    for k, count in pairs(per) do groups[#groups + 1] = { kind = p.kinds[k], count = count, n = c.n } end
+  end
+  local best
+  local function walk(gi, m, t)
+    if m > p.limit then return end -- every cost is >= 0: more layers only add
+    if gi > #groups then
+      if best == nil or t < best then best = t end
+      return
+    end
+    local g = groups[gi]
+    local offered = {}
+    for _, name in ipairs(OPTIONS) do
+      if g.kind.act[name] then offered[#offered + 1] = name end
+    end
+    local function opts(j, rest, dm, dt)
+      if j == #offered then
+        local name = offered[j]
+        walk(gi + 1, dm + rest * (g.kind.stat + g.kind.act[name] * g.n) + m,
+          dt + rest * g.kind.time[name] + t)
+        return
+      end
+      local name = offered[j]
+      for x = 0, rest do
+        opts(j + 1, rest - x, dm + x * (g.kind.stat + g.kind.act[name] * g.n), dt + x * g.kind.time[name])
+      end
+    end
+    opts(1, g.count, 0, 0)
+  end
+  walk(1, mem, time)
+  return best
+end
+
+-- The exhaustive answer: least step, or nil when no split fits.
+local function enumerate(p)
+  local S, N = p.stages, #p.sequence
+  local cells = model_cells(p)
+  local counts, best, memo = {}, nil, {}
+  local function finish()
+    -- the runs of each cell in model order, then each stage's least time
+    local at, runs = 1, {}
+    for i = 1, #cells do
+      runs[i] = {}
+      for _ = 1, counts[i] do
+        runs[i][#runs[i] + 1] = p.sequence[at]
+        at = at + 1
+      end
+    end
+    local sum, most = 0, 0
+    for s = 1, S do
+      local mine, my_runs, key = {}, {}, { s }
+      for i, c in ipairs(cells) do
+        if c.s == s then
+          mine[#mine + 1] = c
+          my_runs[#my_runs + 1] = runs[i]
+          key[#key + 1] = table.concat(runs[i], ",")
+        end
+      end
+      key = table.concat(key, "|")
+      if memo[key] == nil then memo[key] = stage_least(p, mine, my_runs) or false end
+      local t = memo[key]
+      if not t then return end
+      sum = sum + t
+      if t > most then most = t end
+    end
+    local step = p.coef_sum * sum + p.coef_max * most
+    if best == nil or step < best then best = step end
+  end
+  local function place(i, left)
+    if i > #cells then
+      if left == 0 then finish() end
+      return
+    end
+    for k = (#cells[i].pinned > 0 and 0 or 1), left do
+      counts[i] = k
+      place(i + 1, left - k)
+    end
+  end
+  place(1, N)
+  return best
+end
+
+-- The solver's plan checked here: runs in model order, kinds per cell as the
+-- sequence has them, every stage within the limit; its step.
+local function evaluate(p, plan)
+  local ok, at, sum, most = true, 1, 0, 0
+  local mem, time = {}, {}
+  for s = 1, p.stages do mem[s], time[s] = 0, 0 end
+  for _, c in ipairs(model_cells(p)) do
+    for _, pin in ipairs(c.pinned) do
+      mem[c.s], time[c.s] = mem[c.s] + pin.stat + pin.act * c.n, time[c.s] + pin.time
+    end
+    local run = plan.runs[c.s][c.v]
+    if run.first ~= at then ok = false end
+    for k, kind in ipairs(p.kinds) do
+      local of_kind = 0
+      for name, x in pairs(plan.kind_cells[c.s][c.v][k]) do
+        mem[c.s] = mem[c.s] + x * (kind.stat + kind.act[name] * c.n)
+        time[c.s] = time[c.s] + x * kind.time[name]
+        of_kind = of_kind + x
+      end
+      for i = at, at + run.count - 1 do
+        if p.sequence[i] == k then of_kind = of_kind - 1 end
+      end
+      if of_kind ~= 0 then ok = false end
+    end
+    if run.count + #c.pinned < 1 then ok = false end
+    at = at + run.count
+  end
+  if at ~= #p.sequence + 1 then ok = false end
+  for s = 1, p.stages do
+    if mem[s] > p.limit then ok = false end
+    sum = sum + time[s]
+    if time[s] > most then most = time[s] end
+  end
+  return ok, p.coef_sum * sum + p.coef_max * most
+end
+
+local function random_kind(r)
+  local kind = { stat = r(0, 6), fwd = 0, act = {}, time = {} }
+  local base = r(1, 9)
+  for i, name in ipairs(OPTIONS) do
+    if r(0, 2) > 0 or (i == 5 and next(kind.act) == nil) then
+      kind.act[name] = r(0, 12)
+      kind.time[name] = base + r(0, 6)
+    end
+  end
+  return kind
+end
+
+-- A random problem: 1-4 stages, 1-3 chunks, 2-3 kinds in runs or mixed, up
+-- to 12 body layers, integer costs (every sum exact), a limit from tight to loose.
+local function problem(r)
+  local S = r(1, 4)
+  local I = S <= 2 and r(1, 3) or r(1, 2)
+  local K = r(2, 3)
+  local kinds = {}
+  for k = 1, K do kinds[k] = random_kind(r) end
+  local inflight = {}
+  for s = 1, S do
+    inflight[s] = {}
+    for v = 1, I do inflight[s][v] = r(0, 1) == 0 and (S - s + 1) or r(0, 4) end
+  end
+  local p = {
+    stages = S, chunks = I, micro = r(1, 8), inflight = inflight, kinds = kinds,
+    coef_sum = r(0, 3), coef_max = r(0, 7),
+  }
+  if r(0, 1) == 1 then p.head = { stat = r(0, 9), act = r(0, 4), time = r(0, 8), fwd = 0 } end
+  if r(0, 1) == 1 then p.tail = { stat = r(0, 9), act = r(0, 4), time = r(0, 8), fwd = 0 } end
+  if p.tail and r(0, 3) == 0 then p.tail_stage = 1 end
+  local least_cells = S * I - (p.head and 1 or 0) - (p.tail and 1 or 0)
+  local N = r(math.max(1, least_cells - 1), math.min(12, least_cells + 6))
+  p.sequence = {}
+  if r(0, 1) == 0 then -- runs, as DeepSeek-V3's dense layers before its MoE ones
+    local cut = r(1, math.max(1, N - 1))
+    for i = 1, N do p.sequence[i] = i <= cut and 1 or 2 end
+    if K == 3 then p.sequence[N] = 3 end -- an MTP-like last layer
+  else -- interleaved, as hybrid attention models
+    for i = 1, N do p.sequence[i] = r(1, K) end
+  end
+  p.limit = r(5, 30 + 10 * N)
+  return p
+end
+
+describe("balance with layer kinds in model order", function()
+  it("agrees with exhaustive enumeration on 220 random problems (S <= 4, I <= 3, <= 12 layers, 2-3 kinds)", function()
+    local r = rng(7122026)
+    local feasible, infeasible, chunks, seen = 0, 0, {}, {}
+    for n = 1, 220 do
+      local p = problem(r)
+      local want = enumerate(p)
+      local got = core.balance(p)
+      local where = ("problem %d: S=%d I=%d N=%d limit=%s"):format(n, p.stages, p.chunks, #p.sequence, p.limit)
+      assert.is_true(got.optimal, where)
+      if want == nil then
+        infeasible = infeasible + 1
+        assert.is_false(got.feasible, where)
+        assert.is_true(got.bad_stage ~= nil or got.capacity ~= nil, where)
+      else
+        feasible = feasible + 1
+        chunks[p.chunks] = true
+        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
+        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
+        local ok, step = evaluate(p, got)
+        assert.is_true(ok, where .. ": the plan breaks a rule")
+        assert.near(want, step, 1e-9 * math.max(1, want), where)
+        for s = 1, p.stages do
+          for v = 1, p.chunks do
+            for name, x in pairs(got.cells[s][v]) do
+              if x > 0 then seen[name] = true end
+            end
+          end
+        end
+      end
+    end
+    assert.is_true(feasible >= 100, "feasible " .. feasible)
+    assert.is_true(infeasible >= 20, "infeasible " .. infeasible)
+    assert.is_true(chunks[1] and chunks[2] and chunks[3], "every chunk count has a feasible case")
+    for _, name in ipairs(OPTIONS) do assert.is_true(seen[name], name .. " never chosen") end
+  end)
+
+  -- By hand: dense D (stat 1; off: act 4, time 3; full: act 1, time 4) then
+  -- MoE M (stat 3; off: act 2, time 5; full: act 1, time 6); D D M M M M on
+  -- 2 stages keeping 2 and 1 micro-batches, limit 20, step = max T.
+  -- Memory per layer: stage 1 D 9 / 3, M 7 / 5 (off / full); stage 2 D 5 / 2, M 5 / 4.
+  -- Stage 1 holds the first k layers:
+  --   k = 1: stage 2 (D M M M M) needs 25 off, must save 5: D full + 2 M full, T2 = 23 + 3 = 26
+  --   k = 2: D D off 18, T1 = 6; M M M M off 20, T2 = 20: max 20
+  --   k = 3: D D M off 25, one D full 19, T1 = 11 + 1 = 12; M M M 15, T2 = 15: max 15
+  --   k = 4: D D M M off 32, both D full 20, T1 = 16 + 2 = 18; T2 = 10: max 18
+  --   k = 5: off 39, saving at most 6 + 6 + 2 + 2 + 2 = 18 < 19: no fit.
+  -- The best is k = 3, step 15.
+  local dense = { stat = 1, fwd = 1, act = { off = 4, full = 1 }, time = { off = 3, full = 4 } }
+  local moe = { stat = 3, fwd = 2, act = { off = 2, full = 1 }, time = { off = 5, full = 6 } }
+  local hand = {
+    stages = 2, micro = 4, limit = 20, coef_sum = 0, coef_max = 1, inflight = { { 2 }, { 1 } },
+    kinds = { dense, moe }, sequence = { 1, 1, 2, 2, 2, 2 },
+  }
+
+  it("keeps the layers in model order (a case by hand)", function()
+    local got = core.balance(hand)
+    assert.is_true(got.feasible and got.optimal)
+    assert.equal(15, got.objective)
+    assert.same({ first = 1, count = 3 }, got.runs[1][1])
+    assert.same({ first = 4, count = 3 }, got.runs[2][1])
+    assert.same({ off = 1, full = 1 }, got.kind_cells[1][1][1])
+    assert.same({ off = 1, full = 0 }, got.kind_cells[1][1][2])
+    assert.same({ off = 0, full = 0 }, got.kind_cells[2][1][1])
+    assert.same({ off = 3, full = 0 }, got.kind_cells[2][1][2])
+    assert.same({ off = 2, full = 1 }, got.cells[1][1])
+    assert.same({ 12, 15 }, got.stage_time)
+    assert.same({ 19, 15 }, got.stage_mem)
+    -- the same plan, checked by the C rules: it fits and its step is 15
+    local ok, step = core.balance_evaluate(hand, got.kind_cells)
+    assert.is_true(ok)
+    assert.equal(15, step)
+    -- the reference's form: 6 layers over 2 stages is 3 each, so no offset; counts over kinds
+    local offset, counts = require("nd.balance").reference_form(hand, got)
+    assert.same({ { 0, 0 } }, offset)
+    assert.same({ off = { { 2 }, { 3 } }, full = { { 1 }, { 0 } } }, counts)
+    -- a plan whose first stage claims a MoE layer where the sequence has a dense one breaks the order
+    local wrong = { { { { off = 2 }, { off = 1 } } }, { { {}, { off = 3 } } } }
+    wrong[1][1][1] = { off = 1 }
+    wrong[1][1][2] = { off = 2 }
+    assert.is_false((core.balance_evaluate(hand, wrong)))
+  end)
+
+  it("solves a body of one kind as the uniform problem", function()
+    -- the uniform solver's hand case (balance_spec: step 65) given as kinds
+    local layer = { stat = 10, act = { off = 9, full = 2 }, time = { off = 3, full = 4 } }
+    local p = {
+      stages = 2, micro = 4, limit = 74, coef_sum = 1, coef_max = 3, inflight = { { 4 }, { 3 } },
+      head = { stat = 70, act = 1, time = 1, fwd = 0 }, kinds = { layer }, sequence = { 1, 1, 1, 1 },
+    }
+    local got = core.balance(p)
+    assert.equal(65, got.objective)
+    assert.same({ off = 0, full = 4 }, got.kind_cells[2][1][1])
+    assert.same({ first = 1, count = 0 }, got.runs[1][1])
+    assert.same({ first = 1, count = 4 }, got.runs[2][1])
+  end)
+
+  it("names a stage that cannot hold its lightest layer", function()
+    -- stage 1 keeps 2 micro-batches; its lightest layer is D full: 1 + 1*2 = 3 > 2
+    local p = {}
+    for k, v in pairs(hand) do p[k] = v end
+    p.limit = 2
+    local got = core.balance(p)
+    assert.is_false(got.feasible)
+    assert.equal(1, got.bad_stage)
+    assert.equal(3, got.bad_need)
+  end)
+
+  it("refuses kinds with the sapp objective, and a sequence naming no kind", function()
+    local p = {}
+    for k, v in pairs(hand) do p[k] = v end
+    p.objective = "sapp"
+    assert.equal("balance: the sapp objective takes one kind of body layer (layer), not kinds",
+      refusal(function() core.balance(p) end))
+    p.objective = nil
+    p.sequence = { 1, 3 }
+    assert.equal("balance: sequence[2] must be a kind number from 1 to 2", refusal(function() core.balance(p) end))
+    p.sequence = { 1, 2 }
+    p.layer = dense
+    assert.equal("balance: give layer or kinds, not both", refusal(function() core.balance(p) end))
+  end)
+end)

@@ -1,0 +1,655 @@
+/* balance_kinds.c: the step-objective balancer for body layers of several
+ * kinds in model order (balance_solvers.h), exact.
+ *
+ * Every cell (chunk v, stage s) holds a contiguous run of the body; the cells
+ * run in model order chunk by chunk, each over the stages upward. A stage's
+ * time and memory depend only on how many layers of each kind each of its
+ * cells holds and on their options. For one kind and n layers, the option
+ * mixes worth keeping are the Pareto frontier of (activations, time) over all
+ * mixes of n layers, built once per kind and n (frontier(n) from
+ * frontier(n − 1) plus one layer of each option: a mix on the frontier leaves
+ * a mix on the frontier when one layer is taken out). A stage's least time is
+ * then the least sum of one frontier point per (cell, kind) whose activations,
+ * scaled by each cell's in-flight count, fit the stage's budget: found by
+ * walking the points of all but one group and a binary search in the last.
+ *
+ * Over the stages: with the start of each chunk fixed (each choice tried),
+ * the state after stage s is where each chunk's run has reached; a dynamic
+ * program keeps at every state the Pareto set of (Σ T, max T) of the stages
+ * so far, which is exact for a·Σ T + b·max T with a, b ≥ 0 (a label another
+ * equals or beats in both can never lead to a better step). */
+#include "balance_solvers.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* One frontier point: its activations and time (a mix of n layers), and the
+ * point of n − 1 layers plus one layer of option opt it was made from. */
+typedef struct {
+    double act, time;
+    int prev, opt;
+} fpoint;
+
+typedef struct {
+    fpoint *pt; /* activations ascending, time strictly descending */
+    int n;
+} frontier;
+
+typedef struct {
+    double coef;
+    const frontier *f;
+    int cell, kind, layers;
+} group;
+
+typedef struct {
+    const bal_problem *p;
+    int S, I, N, K;
+    int *total;           /* [k]: layers of kind k in the body */
+    int *prefix;          /* [i · K + k]: layers of kind k among the first i */
+    frontier **fr;        /* fr[k][n], n = 0..total[k] */
+    double *fixed_stat, *fixed_act, *fixed_time; /* [s]: what the pinned layers bring */
+    unsigned char *pinned; /* [cell] */
+    double limit;         /* the limit with the rounding allowance of fits() */
+    group *g;             /* scratch: up to I · K groups */
+    double *rest_time, *rest_act;
+    int *pick, *best_pick;
+} ksolver;
+
+static int cmp_point(const void *a, const void *b)
+{
+    const fpoint *x = a, *y = b;
+    if (x->act != y->act)
+        return x->act < y->act ? -1 : 1;
+    return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* frontier(n) of kind l from prev = frontier(n − 1); 0, or −1 out of memory. */
+static int frontier_next(const bal_layer *l, const int *opt, int nopt, const frontier *prev, frontier *out)
+{
+    size_t n = (size_t)prev->n * (size_t)nopt;
+    fpoint *c = malloc(sizeof *c * n);
+    if (c == NULL)
+        return -1;
+    size_t k = 0;
+    for (int i = 0; i < prev->n; i++)
+        for (int o = 0; o < nopt; o++)
+            c[k++] = (fpoint){prev->pt[i].act + l->act[opt[o]], prev->pt[i].time + l->time[opt[o]], i, opt[o]};
+    qsort(c, n, sizeof *c, cmp_point);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || c[i].time < c[kept - 1].time)
+            c[kept++] = c[i];
+    fpoint *shrunk = realloc(c, sizeof *c * kept);
+    out->pt = shrunk != NULL ? shrunk : c;
+    out->n = (int)kept;
+    return 0;
+}
+
+static int build_frontiers(ksolver *ks)
+{
+    const bal_problem *p = ks->p;
+    ks->fr = calloc((size_t)ks->K, sizeof *ks->fr);
+    if (ks->fr == NULL)
+        return -1;
+    for (int k = 0; k < ks->K; k++) {
+        const bal_layer *l = &p->kinds[k];
+        int opt[BAL_OPTIONS], nopt = bal_undominated_options(l, 1, opt);
+        ks->fr[k] = calloc((size_t)ks->total[k] + 1, sizeof **ks->fr);
+        if (ks->fr[k] == NULL)
+            return -1;
+        frontier *f = ks->fr[k];
+        f[0].pt = malloc(sizeof *f[0].pt);
+        if (f[0].pt == NULL)
+            return -1;
+        f[0].pt[0] = (fpoint){0, 0, -1, -1};
+        f[0].n = 1;
+        for (int n = 1; n <= ks->total[k]; n++)
+            if (frontier_next(l, opt, nopt, &f[n - 1], &f[n]) != 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* ---- the least time of one stage ---- */
+
+typedef struct {
+    const ksolver *ks;
+    int G;
+    double best;
+    int *pick, *best_pick;
+} group_walk;
+
+/* The last point of f whose activations · coef fit room, or −1. */
+static int last_fitting(const frontier *f, double coef, double room)
+{
+    int lo = 0, hi = f->n - 1, at = -1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (coef * f->pt[mid].act <= room) {
+            at = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return at;
+}
+
+static void walk_groups(group_walk *w, int i, double room, double t)
+{
+    const ksolver *ks = w->ks;
+    const group *g = &ks->g[i];
+    if (i == w->G - 1) {
+        int at = last_fitting(g->f, g->coef, room);
+        if (at >= 0 && t + g->f->pt[at].time < w->best) {
+            w->best = t + g->f->pt[at].time;
+            w->pick[i] = at;
+            memcpy(w->best_pick, w->pick, sizeof(int) * (size_t)w->G);
+        }
+        return;
+    }
+    /* fastest first: once the time cannot win, later points cannot either */
+    for (int j = g->f->n - 1; j >= 0; j--) {
+        const fpoint *pt = &g->f->pt[j];
+        if (t + pt->time + ks->rest_time[i + 1] >= w->best)
+            break;
+        double left = room - g->coef * pt->act;
+        if (left < ks->rest_act[i + 1])
+            continue;
+        w->pick[i] = j;
+        walk_groups(w, i + 1, left, t + pt->time);
+    }
+}
+
+/* Adds group g's mix at point at into kc ([(cell · K + k) · BAL_OPTIONS + r]). */
+static void add_mix(const ksolver *ks, const group *g, int at, int *kc)
+{
+    int *row = kc + ((size_t)g->cell * (size_t)ks->K + (size_t)g->kind) * BAL_OPTIONS;
+    for (int n = g->layers; n > 0; n--) {
+        const fpoint *pt = &ks->fr[g->kind][n].pt[at];
+        row[pt->opt]++;
+        at = pt->prev;
+    }
+}
+
+/* The least forward + backward seconds of stage s when chunk v's cell holds
+ * body layers [b[v], e[v]); INFINITY when it cannot. With kc non-NULL, adds
+ * the chosen counts into kc (the plan's kind_count). */
+static double stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc)
+{
+    const bal_problem *p = ks->p;
+    int G = 0, K = ks->K;
+    double stat = 0;
+    for (int v = 0; v < ks->I; v++) {
+        int c = v * ks->S + s;
+        if (e[v] == b[v] && !ks->pinned[c])
+            return INFINITY;
+        for (int k = 0; k < K; k++) {
+            int n = ks->prefix[e[v] * K + k] - ks->prefix[b[v] * K + k];
+            if (n == 0)
+                continue;
+            stat += n * p->kinds[k].stat;
+            ks->g[G++] = (group){p->inflight[c], &ks->fr[k][n], c, k, n};
+        }
+    }
+    double room = ks->limit - ks->fixed_stat[s] - ks->fixed_act[s] - stat;
+    if (room < 0)
+        return INFINITY;
+    if (G == 0)
+        return ks->fixed_time[s];
+    int big = 0; /* the largest frontier goes last, to the binary search */
+    for (int i = 1; i < G; i++)
+        if (ks->g[i].f->n > ks->g[big].f->n)
+            big = i;
+    group tmp = ks->g[big];
+    ks->g[big] = ks->g[G - 1];
+    ks->g[G - 1] = tmp;
+    ks->rest_time[G] = ks->rest_act[G] = 0;
+    for (int i = G - 1; i >= 0; i--) {
+        const frontier *f = ks->g[i].f;
+        ks->rest_time[i] = ks->rest_time[i + 1] + f->pt[f->n - 1].time;
+        ks->rest_act[i] = ks->rest_act[i + 1] + ks->g[i].coef * f->pt[0].act;
+    }
+    if (ks->rest_act[0] > room)
+        return INFINITY;
+    group_walk w = {ks, G, INFINITY, ks->pick, ks->best_pick};
+    walk_groups(&w, 0, room, 0);
+    if (w.best == INFINITY)
+        return INFINITY;
+    if (kc != NULL)
+        for (int i = 0; i < G; i++)
+            add_mix(ks, &ks->g[i], w.best_pick[i], kc);
+    return ks->fixed_time[s] + w.best;
+}
+
+/* ---- the program over the stages, for one choice of chunk starts ---- */
+
+typedef struct {
+    double sum, max;
+    size_t from;
+    int from_label;
+} label;
+
+typedef struct {
+    label *l;
+    int n, cap;
+} labels;
+
+typedef struct {
+    int *q;          /* [I + 1]: chunk v runs over body layers [q[v], q[v + 1]) */
+    size_t *stride;  /* [I + 1]: state index = Σ (pos[v] − q[v]) · stride[v] */
+    size_t states;
+    labels *lab;     /* [(S + 1) · states] */
+    double a, b, incumbent;
+    int *pos, *next; /* [I] */
+    long runs;       /* chunk starts tried */
+} program;
+
+static double score(const program *pg, double sum, double max) { return pg->a * sum + pg->b * max; }
+
+/* Adds (sum, max) to L unless a label there equals or beats it; drops those it beats. */
+static int insert_label(labels *L, label x)
+{
+    for (int i = 0; i < L->n; i++)
+        if (L->l[i].sum <= x.sum && L->l[i].max <= x.max)
+            return 0;
+    if (L->n == L->cap) { /* room for one more before those x beats go */
+        int cap = 2 * L->cap + 4;
+        label *more = realloc(L->l, sizeof *more * (size_t)cap);
+        L->l = more != NULL ? more : L->l;
+        L->cap = more != NULL ? cap : L->cap;
+        if (more == NULL)
+            return -1;
+    }
+    int kept = 0;
+    for (int i = 0; i < L->n; i++)
+        if (!(x.sum <= L->l[i].sum && x.max <= L->l[i].max))
+            L->l[kept++] = L->l[i];
+    L->l[kept] = x;
+    L->n = kept + 1;
+    return 0;
+}
+
+static size_t index_of(const program *pg, int I, const int *pos)
+{
+    size_t at = 0;
+    for (int v = 0; v < I; v++)
+        at += (size_t)(pos[v] - pg->q[v]) * pg->stride[v];
+    return at;
+}
+
+static void decode(const program *pg, int I, size_t at, int *pos)
+{
+    for (int v = 0; v < I; v++)
+        pos[v] = pg->q[v] + (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v]));
+}
+
+/* Whether a cell of stage s other than chunk 0's is left empty where it may not be. */
+static int empty_beyond_first(const ksolver *ks, int s, const int *b, const int *e)
+{
+    for (int v = 1; v < ks->I; v++)
+        if (e[v] == b[v] && !ks->pinned[v * ks->S + s])
+            return 1;
+    return 0;
+}
+
+/* Every move of stage s from the state at: the labels it extends. */
+static int expand(ksolver *ks, program *pg, int s, size_t at)
+{
+    int I = ks->I, last = s == ks->S - 1;
+    labels *from = &pg->lab[(size_t)s * pg->states + at];
+    decode(pg, I, at, pg->pos);
+    for (int v = 0; v < I; v++)
+        pg->next[v] = last ? pg->q[v + 1] : pg->pos[v];
+    for (;;) {
+        double t = INFINITY;
+        int skip_first = empty_beyond_first(ks, s, pg->pos, pg->next);
+        if (!skip_first)
+            t = stage_cost(ks, s, pg->pos, pg->next, NULL);
+        /* more layers in chunk 0's cell never fit where fewer did not */
+        if (t == INFINITY && (skip_first || pg->next[0] > pg->pos[0] || ks->pinned[s]))
+            pg->next[0] = pg->q[1];
+        if (t != INFINITY) {
+            labels *to = &pg->lab[(size_t)(s + 1) * pg->states + index_of(pg, I, pg->next)];
+            for (int i = 0; i < from->n; i++) {
+                label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
+                if (score(pg, x.sum, x.max) > pg->incumbent)
+                    continue;
+                if (insert_label(to, x) != 0)
+                    return -1;
+            }
+        }
+        int v = 0; /* the next move: an odometer over the chunks' ends */
+        while (v < I && (last || pg->next[v] >= pg->q[v + 1])) {
+            pg->next[v] = last ? pg->q[v + 1] : pg->pos[v];
+            v++;
+        }
+        if (v == I)
+            return 0;
+        pg->next[v]++;
+    }
+}
+
+static void program_clear(program *pg, int S)
+{
+    if (pg->lab != NULL)
+        for (size_t i = 0; i < (size_t)(S + 1) * pg->states; i++)
+            free(pg->lab[i].l);
+    free(pg->lab);
+    pg->lab = NULL;
+}
+
+/* Runs the program for pg->q; the best final score goes to *best (left when
+ * none beats it), its label index to *best_label. 0, or −1. */
+static int run_program(ksolver *ks, program *pg, double *best, int *best_label)
+{
+    int S = ks->S, I = ks->I;
+    pg->stride[0] = 1;
+    for (int v = 0; v < I; v++) {
+        size_t r = (size_t)(pg->q[v + 1] - pg->q[v]) + 1;
+        if (pg->stride[v] > ((size_t)1 << 24) / r)
+            return -1; /* too many states to hold */
+        pg->stride[v + 1] = pg->stride[v] * r;
+    }
+    pg->states = pg->stride[I];
+    pg->lab = calloc((size_t)(S + 1) * pg->states, sizeof *pg->lab);
+    if (pg->lab == NULL)
+        return -1;
+    if (insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
+        return -1;
+    for (int s = 0; s < S; s++)
+        for (size_t at = 0; at < pg->states; at++)
+            if (pg->lab[(size_t)s * pg->states + at].n > 0 && expand(ks, pg, s, at) != 0)
+                return -1;
+    const labels *fin = &pg->lab[(size_t)S * pg->states + pg->states - 1];
+    for (int i = 0; i < fin->n; i++) {
+        double x = score(pg, fin->l[i].sum, fin->l[i].max);
+        if (x < *best) {
+            *best = x;
+            *best_label = i;
+        }
+    }
+    return 0;
+}
+
+/* Writes the plan of final label at of the program just run into kc. */
+static void trace_back(ksolver *ks, program *pg, int at, int *kc)
+{
+    int I = ks->I;
+    size_t st = pg->states - 1;
+    for (int s = ks->S; s > 0; s--) {
+        const label *x = &pg->lab[(size_t)s * pg->states + st].l[at];
+        decode(pg, I, x->from, pg->pos);
+        decode(pg, I, st, pg->next);
+        stage_cost(ks, s - 1, pg->pos, pg->next, kc);
+        st = x->from;
+        at = x->from_label;
+    }
+}
+
+/* ---- setting up, the chunk starts, the answer ---- */
+
+static int setup(ksolver *ks, const bal_problem *p)
+{
+    memset(ks, 0, sizeof *ks);
+    ks->p = p;
+    ks->S = p->stages;
+    ks->I = p->chunks;
+    ks->N = p->body;
+    ks->K = p->nkinds;
+    int S = ks->S, I = ks->I, N = ks->N, K = ks->K;
+    size_t cells = (size_t)S * (size_t)I;
+    size_t IK = (size_t)I * (size_t)K;
+    ks->total = calloc((size_t)K + ((size_t)N + 1) * (size_t)K + 2 * IK, sizeof(int));
+    ks->fixed_stat = calloc((size_t)S * 3 + 2 * (IK + 1), sizeof(double));
+    ks->pinned = calloc(cells, 1);
+    ks->g = malloc(sizeof *ks->g * IK);
+    if (!ks->total || !ks->fixed_stat || !ks->pinned || !ks->g)
+        return -1;
+    ks->prefix = ks->total + K;
+    ks->pick = ks->prefix + ((size_t)N + 1) * (size_t)K;
+    ks->best_pick = ks->pick + IK;
+    ks->fixed_act = ks->fixed_stat + S;
+    ks->fixed_time = ks->fixed_stat + 2 * S;
+    ks->rest_time = ks->fixed_stat + 3 * S;
+    ks->rest_act = ks->rest_time + IK + 1;
+    for (int i = 0; i < N; i++) {
+        memcpy(ks->prefix + (size_t)(i + 1) * (size_t)K, ks->prefix + (size_t)i * (size_t)K, sizeof(int) * (size_t)K);
+        ks->prefix[(size_t)(i + 1) * (size_t)K + (size_t)p->kind_of[i]]++;
+        ks->total[p->kind_of[i]]++;
+    }
+    const bal_pinned *pins[2] = {&p->head, &p->tail};
+    int pin_cell[2] = {0, (I - 1) * S + p->tail_stage};
+    for (int i = 0; i < 2; i++)
+        if (pins[i]->present) {
+            int c = pin_cell[i], s = c % S;
+            ks->pinned[c] = 1;
+            ks->fixed_stat[s] += pins[i]->stat;
+            ks->fixed_act[s] += pins[i]->act * p->inflight[c];
+            ks->fixed_time[s] += pins[i]->time;
+        }
+    ks->limit = p->limit + fabs(p->limit) * 1e-12;
+    return build_frontiers(ks);
+}
+
+static void teardown(ksolver *ks)
+{
+    if (ks->fr != NULL)
+        for (int k = 0; k < ks->K; k++) {
+            if (ks->fr[k] != NULL)
+                for (int n = 0; n <= ks->total[k]; n++)
+                    free(ks->fr[k][n].pt);
+            free(ks->fr[k]);
+        }
+    free(ks->fr);
+    free(ks->total); /* prefix, pick and best_pick too */
+    free(ks->fixed_stat); /* fixed_act, fixed_time, rest_time, rest_act too */
+    free(ks->pinned);
+    free(ks->g);
+}
+
+/* Cells of chunk v that must hold a body layer (no pinned layer there). */
+static int needs(const ksolver *ks, int v)
+{
+    int n = 0;
+    for (int s = 0; s < ks->S; s++)
+        n += !ks->pinned[v * ks->S + s];
+    return n;
+}
+
+/* Tries every start of chunks v.. (q[v] set); keeps the best in *best / best_q. */
+static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q)
+{
+    int I = ks->I;
+    if (v == I - 1) {
+        if (ks->N - pg->q[v] < needs(ks, v))
+            return 0;
+        int at = -1;
+        double before = *best;
+        int rc = run_program(ks, pg, best, &at);
+        pg->runs++;
+        program_clear(pg, ks->S);
+        if (rc != 0)
+            return -1;
+        if (*best < before) {
+            pg->incumbent = *best;
+            memcpy(best_q, pg->q, sizeof(int) * (size_t)(I + 1));
+        }
+        return 0;
+    }
+    for (int start = pg->q[v] + needs(ks, v); start <= ks->N; start++) {
+        pg->q[v + 1] = start;
+        if (try_starts(ks, pg, v + 1, best, best_q) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Why no plan exists (a proof either way): a stage that cannot hold even one
+ * layer of the lightest kind in each cell that needs one; else the most body
+ * layers the stages could hold, each filled with the lightest kind; else −1:
+ * the stages fit apart, but no split of the body in model order fits all. */
+static void explain(const ksolver *ks, bal_plan *out)
+{
+    const bal_problem *p = ks->p;
+    int S = ks->S, I = ks->I, least = 0;
+    long most = 0;
+    for (int s = 0; s < S; s++) {
+        double need = ks->fixed_stat[s] + ks->fixed_act[s], pool = INFINITY;
+        int slots = 0;
+        for (int v = 0; v < I; v++) {
+            int c = v * S + s;
+            double light = INFINITY;
+            for (int k = 0; k < ks->K; k++)
+                if (ks->total[k] > 0 && p->kinds[k].stat + p->inflight[c] * ks->fr[k][1].pt[0].act < light)
+                    light = p->kinds[k].stat + p->inflight[c] * ks->fr[k][1].pt[0].act;
+            pool = light < pool ? light : pool;
+            if (!ks->pinned[c]) {
+                need += light;
+                slots++;
+            }
+        }
+        if (need > ks->limit) {
+            out->bad_stage = s;
+            out->bad_need = need;
+            return;
+        }
+        least += slots;
+        double extra = pool > 0 ? floor((ks->limit - need) / pool) : (double)ks->N;
+        most += slots + (long)(extra < ks->N ? extra : ks->N);
+    }
+    out->capacity = least > ks->N ? least : most < ks->N ? (int)most : -1;
+}
+
+int bal_solve_kinds(const bal_problem *p, bal_plan *out)
+{
+    int S = p->stages, I = p->chunks, K = p->nkinds, rc = -1;
+    size_t cells = (size_t)S * (size_t)I;
+    ksolver ks;
+    program pg = {0};
+    int *best_q = NULL;
+    if (setup(&ks, p) != 0)
+        goto done;
+    pg.q = calloc((size_t)I + 1, sizeof(int));
+    pg.stride = calloc((size_t)I + 1, sizeof(size_t));
+    pg.pos = calloc((size_t)I * 2, sizeof(int));
+    best_q = calloc((size_t)I + 1, sizeof(int));
+    out->count = calloc(cells * BAL_OPTIONS, sizeof(int));
+    out->kind_count = calloc(cells * (size_t)K * BAL_OPTIONS, sizeof(int));
+    out->stage_time = calloc((size_t)S, sizeof(double));
+    out->stage_mem = calloc((size_t)S, sizeof(double));
+    if (!pg.q || !pg.stride || !pg.pos || !best_q || !out->count || !out->kind_count || !out->stage_time ||
+        !out->stage_mem)
+        goto done;
+    pg.next = pg.pos + I;
+    pg.a = p->coef_sum;
+    pg.b = p->coef_max;
+    pg.incumbent = INFINITY;
+    pg.q[I] = p->body;
+    double best = INFINITY;
+    if (try_starts(&ks, &pg, 0, &best, best_q) != 0)
+        goto done;
+    out->optimal = 1; /* proved either way */
+    if (best == INFINITY) {
+        explain(&ks, out);
+        rc = 0;
+        goto done;
+    }
+    memcpy(pg.q, best_q, sizeof(int) * (size_t)(I + 1));
+    int at = -1;
+    double again = INFINITY;
+    if (run_program(&ks, &pg, &again, &at) != 0 || at < 0)
+        goto done;
+    trace_back(&ks, &pg, at, out->kind_count);
+    for (size_t c = 0; c < cells; c++)
+        for (int k = 0; k < K; k++)
+            for (int r = 0; r < BAL_OPTIONS; r++)
+                out->count[c * BAL_OPTIONS + (size_t)r] += out->kind_count[(c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
+    out->feasible = 1;
+    out->explored = pg.runs;
+    bal_evaluate_kinds(p, out->kind_count, &out->objective, out->stage_time, out->stage_mem);
+    rc = 0;
+done:
+    program_clear(&pg, S);
+    free(pg.q);
+    free(pg.stride);
+    free(pg.pos);
+    free(best_q);
+    teardown(&ks);
+    return rc;
+}
+
+/* ---- checking a plan ---- */
+
+static int fits(double need, double limit) { return need <= limit + fabs(limit) * 1e-12; }
+
+/* Adds pinned layer pin (when present) to a stage's memory and time; 1 if it was. */
+static int add_pinned(const bal_pinned *pin, double n, double *mem, double *time)
+{
+    if (!pin->present)
+        return 0;
+    *mem += pin->stat + pin->act * n;
+    *time += pin->time;
+    return 1;
+}
+
+/* Whether cell c holds as many layers of each kind as body layers [at, at + own) have. */
+static int run_matches(const bal_problem *p, const int *kind_count, int c, int at, int own)
+{
+    int K = p->nkinds;
+    if (at < 0 || own < 0 || at + own > p->body)
+        return 0;
+    for (int k = 0; k < K; k++) {
+        int want = 0, got = 0;
+        for (int r = 0; r < BAL_OPTIONS; r++)
+            want += kind_count[((size_t)c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
+        for (int i = at; i < at + own; i++)
+            got += p->kind_of[i] == k;
+        if (want != got)
+            return 0;
+    }
+    return 1;
+}
+
+int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, double *objective, double *stage_time,
+                       double *stage_mem)
+{
+    int S = p->stages, I = p->chunks, K = p->nkinds, bad = 0, at = 0;
+    int tail_cell = (I - 1) * S + p->tail_stage;
+    double sum = 0, most = 0;
+    for (int s = 0; s < S; s++)
+        stage_time[s] = stage_mem[s] = 0;
+    for (int c = 0; c < S * I; c++) { /* model order */
+        int s = c % S, own = 0;
+        double n = p->inflight[c];
+        int held = (c == 0 ? add_pinned(&p->head, n, &stage_mem[s], &stage_time[s]) : 0) +
+                   (c == tail_cell ? add_pinned(&p->tail, n, &stage_mem[s], &stage_time[s]) : 0);
+        for (int k = 0; k < K; k++)
+            for (int r = 0; r < BAL_OPTIONS; r++) {
+                int x = kind_count[((size_t)c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
+                if (x == 0)
+                    continue;
+                if (x < 0 || !(p->kinds[k].offered & (1u << r)))
+                    bad = 1;
+                stage_mem[s] += x * (p->kinds[k].stat + p->kinds[k].act[r] * n);
+                stage_time[s] += x * p->kinds[k].time[r];
+                own += x;
+            }
+        if (held + own < 1 || !run_matches(p, kind_count, c, at, own))
+            bad = 1;
+        at += own;
+    }
+    for (int s = 0; s < S; s++) {
+        if (!fits(stage_mem[s], p->limit))
+            bad = 1;
+        sum += stage_time[s];
+        most = stage_time[s] > most ? stage_time[s] : most;
+    }
+    if (at != p->body)
+        bad = 1;
+    *objective = p->coef_sum * sum + p->coef_max * most;
+    return bad;
+}
