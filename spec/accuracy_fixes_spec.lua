@@ -28,12 +28,19 @@ describe("the output layer (item 1)", function()
     -- eager Transformers: log-softmax and NLL backward allocate fp32 [tokens, V] each
     assert.are.equal(2 * 4 * V * tokens, stage({}).backward_overhead)
   end)
-  it("Megatron: its in-place loss gradient adds 2·V, less than its forward's logits and fp32 copy, 6·V", function()
+  it("Megatron: its in-place loss gradient adds 2·V, as its forward's logits beside the kept fp32 copy", function()
     -- runtime megatron, TP 2, vocabulary-parallel. Backward: the bf16 cast of
     -- the gradient written over the saved softmax, 2·V/2. Forward: the bf16
-    -- logits (2·V/2) and the fp32 copy logits.float() (4·V/2) live while the
-    -- cross-entropy writes logits − max into what it keeps: 6·V/2 = 3000 B a token
-    assert.are.equal(6 * V / 2 * tokens, stage({ runtime = "megatron", tp = 2 }).backward_overhead)
+    -- logits (2·V/2) live while Megatron-Core's cross-entropy turns its
+    -- fp32 copy into the softmax it keeps in place (loss_inplace_softmax,
+    -- core_r0.9.0 on): 2·V/2 = 1000 B a token either way
+    assert.are.equal(2 * V / 2 * tokens, stage({ runtime = "megatron", tp = 2 }).backward_overhead)
+  end)
+  it("the older out-of-place Megatron cross-entropy: its forward's logits and fp32 copy, 6·V", function()
+    -- the bf16 logits (2·V/2) and logits.float() (4·V/2) live while it writes
+    -- logits − max into a new tensor it keeps: 6·V/2 = 3000 B a token
+    assert.are.equal(6 * V / 2 * tokens,
+                     stage({ runtime = "megatron", tp = 2, loss_inplace_softmax = false }).backward_overhead)
   end)
   it("Megatron's output term is theoretical_memory_usage's 4·s·b·h·(1 + V/h)/t plus rstd and labels", function()
     -- with SP: fused final norm keeps its bf16 input 2h and fp32 rstd 4, the

@@ -52,27 +52,24 @@ return {
     source = SOURCE, config = "24 x 512 dense (0.21 B), DP 8 (distributed optimizer), micro-batch 8, seq 2048, "
       .. "one micro-batch a step (GBS 64)",
     model = model(false), run = run { micro_batch_size = 8 },
-    known_gap = "found on adding the case (issue 31 held-out): ndlua over, not yet explained", reached = 0.388,
     metric = "allocated", measured = 20561.49 / 1024, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. " The 'dense baseline' run (20561.49 MB).",
+    note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +38.7 %. The 'dense baseline' run (20561.49 MB).",
   },
   {
     id = "megatron-seo-dmoe-ep4", set = "validation", group = "megatron moe memory", kind = "memory",
     source = SOURCE, config = "24 x 512, 64 experts top-1 (4.38 B), EP 4 within DP 8 (distributed optimizer), "
       .. "micro-batch 8, seq 2048, one micro-batch a step (GBS 64)",
     model = model(true), run = run { ep = 4, micro_batch_size = 8 },
-    known_gap = "found on adding the case (issue 31 held-out): ndlua over, not yet explained", reached = 0.252,
     metric = "allocated", measured = 33742.08 / 1024, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. " The 'dropless moe, EP 4 / accum 1' run (33742.08 MB).",
+    note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +25.1 %. The 'dropless moe, EP 4 / accum 1' run (33742.08 MB).",
   },
   {
     id = "megatron-seo-dmoe-ep8", set = "validation", group = "megatron moe memory", kind = "memory",
     source = SOURCE, config = "24 x 512, 64 experts top-1 (4.38 B), EP 8 within DP 8 (distributed optimizer), "
       .. "micro-batch 4, seq 2048, two micro-batches a step (GBS 64)",
     model = model(true), run = run { ep = 8, micro_batch_size = 4 },
-    known_gap = "found on adding the case (issue 31 held-out): ndlua over, not yet explained", reached = 0.198,
     metric = "allocated", measured = 20612.24 / 1024, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. " The 'dropless moe, EP 8 / accum 2' run (20612.24 MB).",
+    note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +19.7 %. The 'dropless moe, EP 8 / accum 2' run (20612.24 MB).",
   },
   {
     id = "megatron-seo-moe-cap1-ep4", set = "validation", group = "megatron moe memory", kind = "memory",
@@ -80,9 +77,8 @@ return {
       .. "capacity factor 1.0 padded to capacity, no grouped GEMM, micro-batch 8, seq 2048, GBS 64",
     model = model(true),
     run = run { ep = 4, micro_batch_size = 8, grouped_gemm = false, capacity_factor = 1.0 },
-    known_gap = "found on adding the case (issue 31 held-out): ndlua over, not yet explained", reached = 0.27,
     metric = "allocated", measured = 33279.59 / 1024, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. " The 'moe, top-1, 64-experts' run (33279.59 MB): its printed arguments state "
+    note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +26.9 %. The 'moe, top-1, 64-experts' run (33279.59 MB): its printed arguments state "
       .. "moe_expert_capacity_factor 1.0, moe_pad_expert_input_to_capacity True, moe_grouped_gemm False, "
       .. "expert_model_parallel_size 4; the rest as the dropless runs (the same script).",
   },

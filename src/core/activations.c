@@ -40,7 +40,8 @@ const field_desc KERNEL_FIELDS[] = {
 const field_desc LOSS_FIELDS[] = {
     FIELD_TRI(loss_opts, "loss_parallel", loss_parallel), FIELD_TRI(loss_opts, "loss_upcast", loss_upcast),
     FIELD_TRI(loss_opts, "loss_inplace_grad", loss_inplace_grad),
-    FIELD_BOOL(loss_opts, "head_input_gathered", head_input_gathered, false), FIELD_END,
+    FIELD_BOOL(loss_opts, "head_input_gathered", head_input_gathered, false),
+    FIELD_BOOL(loss_opts, "loss_inplace_softmax", loss_inplace_softmax, false), FIELD_END,
 };
 
 /* Two fp32 statistics per head and token, as a flash-attention kernel keeps them. */
@@ -413,16 +414,19 @@ act_split act_output_working(const price_ctx *c)
 }
 
 /* While the loss runs its forward, the head's compute-width logits are
- * still alive beside the loss's copies: the fp32 copy the upcast makes
- * (Megatron's cross-entropy then subtracts the maximum out of place into
- * what it keeps; PyTorch's log-softmax writes its kept output from the
- * copy), so the forward holds bc·V, and 4·V more when the loss upcasts,
- * beyond what the layer keeps. */
+ * still alive beside the loss's copies: the fp32 copy the upcast makes and,
+ * where the loss subtracts the maximum out of place into what it keeps
+ * (the older Megatron cross-entropy; PyTorch's log-softmax writes its kept
+ * output from the copy), that one too. So the forward holds bc·V beyond what
+ * the layer keeps, and 4·V more when the loss upcasts out of place. With
+ * loss_inplace_softmax the fp32 copy is itself what the loss keeps
+ * (Megatron-Core: .float(), then -=, exp(out=), div_ on it): bc·V alone. */
 act_split act_output_forward_extra(const price_ctx *c)
 {
     const derived_t *d = c->d;
     double v = (double)c->m->vocab;
-    act_split o = {0, ((double)d->bytes_compute + (d->loss_upcast ? 4.0 : 0.0)) * v, 0, 0, 0};
+    double copy = d->loss_upcast && !c->r->loss.loss_inplace_softmax ? 4.0 : 0.0;
+    act_split o = {0, ((double)d->bytes_compute + copy) * v, 0, 0, 0};
     return o;
 }
 

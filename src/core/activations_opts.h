@@ -51,6 +51,11 @@ typedef struct {
      * the rank's sequence shard and gathers it again in the backward
      * (Megatron's ColumnParallelLinear) */
     bool head_input_gathered;
+    /* the upcast copy of the logits is the one the loss keeps: the maximum
+     * subtracted, exponentiated and normalised in place (Megatron-Core's
+     * VocabParallelCrossEntropy since core_r0.9.0); else each step makes a
+     * new fp32 tensor (the older out-of-place cross-entropy) */
+    bool loss_inplace_softmax;
 } loss_opts;
 
 extern const field_desc KERNEL_FIELDS[];

@@ -63,7 +63,12 @@ return {
     -- post_language_model_processing: logits.float() unless
     -- fp16_lm_cross_entropy; _VocabParallelCrossEntropy saves the fp32
     -- softmax and writes the gradient over it; split over TP (vocab-parallel).
-    loss = { loss_upcast = true, loss_inplace_grad = true, loss_parallel = true },
+    -- Since Megatron-Core core_r0.9.0 (megatron/core/tensor_parallel/
+    -- cross_entropy.py, VocabParallelCrossEntropy) the .float() copy is made
+    -- inside the loss and turned into the softmax in place ("In-place
+    -- subtraction reduces memory pressure", exp(out=), div_): beside the bf16
+    -- logits its forward holds nothing more than what it keeps.
+    loss = { loss_upcast = true, loss_inplace_grad = true, loss_parallel = true, loss_inplace_softmax = true },
     recompute = { selective_rule = "megatron" },
     -- max_memory_allocated counts tensors alone: no reserve, no fragmentation.
     allocator = { reserve_bytes = 0, fragmentation = 0 },
