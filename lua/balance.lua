@@ -59,7 +59,9 @@ local function read_options(argv)
   if not opts.micro_batches then bad("balance.lua needs --micro-batches (-m)") end
   if not opts.memory then bad("balance.lua needs --memory SIZE (e.g. 56000MB)") end
   opts.stages = cli.positive_integer(opts.stages, "--stages", 4096, "stages")
-  opts.micro_batches = cli.positive_integer(opts.micro_batches, "--micro-batches")
+  -- the balancer counts at most 2^24 micro-batches (nd.core.limits.batch, src/binding/lnd_balance.c)
+  opts.micro_batches = cli.positive_integer(opts.micro_batches, "--micro-batches", require("nd.core").limits.batch,
+                                            "micro-batches")
   opts.interleave = cli.positive_integer(tostring(opts.interleave), "--interleave", 64, "chunks")
   if not SCHEDULES[opts.schedule] then
     bad("--schedule " .. opts.schedule .. " is not a schedule", "1f1b, interleaved, interleaved-less-memory, dualpipev")

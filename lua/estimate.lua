@@ -84,7 +84,10 @@ local function read_options(argv)
     local profile = hardware.load(opts.device_type)
     opts.fallback_memory = { bytes = profile.memory_bytes, label = profile.name .. "'s memory", text = profile.memory }
   end
-  if opts.global_batch then opts.global_batch = cli.positive_integer(opts.global_batch, "-b") end
+  -- a run's global batch is at most nd.core.limits.batch (2^24) sequences
+  if opts.global_batch then
+    opts.global_batch = cli.positive_integer(opts.global_batch, "-b", require("nd.core").limits.batch, "sequences")
+  end
   if opts.recompute ~= nil then
     local mode = opts.recompute:lower()
     if mode ~= "off" and mode ~= "selective" and mode ~= "full" then

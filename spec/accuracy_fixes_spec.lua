@@ -265,7 +265,7 @@ describe("element-wise ops priced by HBM bandwidth", function()
                                       num_attention_heads = 4, vocab_size = 10, intermediate_size = 128,
                                       partial_rotary_factor = 1.5 }, { warnings = quiet })
     assert.is_false(ok)
-    assert.are.equal("partial_rotary_factor must be from 0.0 to 1.0, got 1.5", err.message)
+    assert.are.equal("partial_rotary_factor: partial_rotary_factor must be from 0.0 to 1.0, got 1.5", err.message)
   end)
   it("prices no rotary embedding for a family of learned positions (GPT)", function()
     local gpt = tiny.gpt(1024, 8)

@@ -112,12 +112,15 @@ local function check(path, p)
   end
   local below = 1
   for i, l in ipairs(p.levels) do
-    if type(l) ~= "table" or type(l.gbps) ~= "number" or l.gbps <= 0 then
-      bad(path, "levels[" .. i .. "].gbps must be a bandwidth above 0 (GB/s each way a device)")
+    -- the C core's bounds (src/binding/lnd_search.c's level fields): up to
+    -- 10^9 GB/s, up to 2^40 devices a level
+    if type(l) ~= "table" or type(l.gbps) ~= "number" or not (l.gbps > 0 and l.gbps <= 1e9) then
+      bad(path, "levels[" .. i .. "].gbps must be a bandwidth above 0 and at most 1e9 (GB/s each way a device)")
     end
     if i < #p.levels then
-      if math.type(l.devices) ~= "integer" or l.devices <= below then
-        bad(path, "levels[" .. i .. "].devices must be a whole number above the level below's " .. below)
+      if math.type(l.devices) ~= "integer" or l.devices <= below or l.devices > 1 << 40 then
+        bad(path, "levels[" .. i .. "].devices must be a whole number above the level below's " .. below
+          .. " and at most 2^40")
       end
       below = l.devices
     elseif l.devices ~= nil then

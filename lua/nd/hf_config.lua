@@ -142,21 +142,9 @@ local CLASS_FACTS = {
 local function first_alias(t, aliases)
   for i = 2, #aliases do
     local v = t[aliases[i]]
-    if present(v) then return v, aliases[i] end
+    if present(v) then return v end
   end
   return nil
-end
-
--- The fields whose range the C core checks with no place to name
--- (src/binding/lnd_model.c): checked here first, at the key's file:line.
-local LIMITED = { num_hidden_layers = core.limits.layers }
-
-local function check_limit(t, key, field, v)
-  local hi = LIMITED[field]
-  if hi and math.type(v) == "integer" and (v < 1 or v > hi) then
-    errors.at(t, key, key, string.format("must be from 1 to %d, got %d", hi, v),
-              "the layers ndlua prices (nd.core.limits.layers)")
-  end
 end
 
 local function model_type_of(config, tower)
@@ -318,13 +306,10 @@ function hf_config.to_spec(config, opts)
   end
   local spec = {}
   for _, aliases in ipairs(hf_config.TEXT_ALIASES) do
-    local v, key = first_alias(tower, aliases)
-    local from = tower
+    local v = first_alias(tower, aliases)
     if v == nil and tower ~= config and TOP_LEVEL_FALLBACK[aliases[1]] then
-      v, key = first_alias(config, aliases)
-      from = config
+      v = first_alias(config, aliases)
     end
-    if key then check_limit(from, key, aliases[1], v) end
     spec[aliases[1]] = v
   end
   -- Transformers 5 configs keep the rotary settings in rope_parameters (Qwen3.5)

@@ -196,6 +196,17 @@ local api = require "nd.api"
 --- Seconds `n` parameter counts take in C (for benchmarks): `nd.time_params(model, n)`.
 -- @function nd.time_params
 
+--- The range the C core reads each number field of a model spec in, and of
+-- a census record (its `census` table): `nd.model_bounds()` ->
+-- {field = {lo, hi}} (hidden_size = {1, 16777216}, ...); the readers of
+-- config.json and config_overrides refuse a value past one at its place.
+-- @function nd.model_bounds
+
+--- The range the C core reads each number field of a run table in:
+-- `nd.run_bounds()` -> {field = {lo, hi}} (global_batch_size = {1, 16777216},
+-- ...); the train.yaml reader bounds its keys by them.
+-- @function nd.run_bounds
+
 --- A model from a settled spec, a model section or a hub id (see nd.model
 -- above); its methods: `model:params()` -> {total, active, by_part},
 -- `model:flops(seq)` -> forward FLOPs per token {total, by_part, ...},

@@ -77,7 +77,7 @@ function train_yaml.read_context(r)
   local out = { section = ctx }
   local v = r:value(ctx, "device_num")
   -- int(device_num or 0): 0 is "not stated".
-  out.device_num = values.truthy(v) and r:integer(ctx, "device_num", v) or nil
+  out.device_num = values.truthy(v) and r:integer(ctx, "device_num", v, 1, nil, core.limits.devices) or nil
   v = r:value(ctx, "max_device_memory")
   if v ~= nil then
     -- Decision: a size needs its unit; a bare 58 is no size a reader can be
@@ -124,6 +124,15 @@ end
 -- The most devices a degree spans (the C core's run bound, src/core/nd_limits.h).
 local MAX_DEGREE = core.limits.devices
 
+-- The largest value the C core reads a run field as (src/binding/lnd_run.c's
+-- run fields, nd.core.run_bounds): a key is bounded by it where it is read,
+-- so that a value past it is refused at its file:line or option.
+local run_bounds
+local function run_max(field)
+  run_bounds = run_bounds or core.run_bounds()
+  return run_bounds[field][2]
+end
+
 -- A degree along a chain of keys: the first truthy one, else 1.
 local function degree(r, ...)
   local v, sec, key = r:first(...)
@@ -153,7 +162,7 @@ function train_yaml.read_accelerator(r)
   out.cp = degree(r, { a, "cp_size" }, { a, "context_parallel_degree" })
   out.ep = degree(r, { a, "ep_size" }, { a, "expert_parallel_degree" })
   local v = r:value(a, "expert_tensor_parallel_degree")
-  out.etp = v and r:integer(a, "expert_tensor_parallel_degree", v, 0) or 0
+  out.etp = v and r:integer(a, "expert_tensor_parallel_degree", v, 0, nil, run_max("etp")) or 0
   -- the C core takes up to 64 chunks a stage (src/binding/lnd_run.c's run fields)
   out.vpp = bounded_degree(r, MAX_VPP, { a, "pp_interleave_num" })
   out.dp_shard = degree(r, { a, "dp_shard" })
@@ -182,9 +191,9 @@ function train_yaml.read_fsdp(r, accel)
   local f = r:section(nil, "fsdp_config")
   local out = { section = f }
   local v, sec, key = r:first({ f, "dp_shard_size" })
-  out.dp_shard = v and r:integer(sec, key, v) or accel.dp_shard
+  out.dp_shard = v and r:integer(sec, key, v, 1, nil, run_max("optimizer_shard")) or accel.dp_shard
   v = r:value(f, "edp_shard_size")
-  out.edp_shard = values.truthy(v) and r:integer(f, "edp_shard_size", v) or 1
+  out.edp_shard = values.truthy(v) and r:integer(f, "edp_shard_size", v, 1, nil, run_max("expert_shard")) or 1
   -- HyperParallel's FSDP frees a layer's gathered parameters after its
   -- forward and after its backward unless the run keeps them through either.
   local fwd, bwd = r:value(f, "reshard_after_forward"), r:value(f, "reshard_after_backward")
@@ -321,7 +330,8 @@ function train_yaml.read_sharding(r, auto, accel, fsdp, dp)
     out.optimizer_parallel = v == nil or r:flag(a, "enable_parallel_optimizer", v)
   end
   local v = r:value(a, "optimizer_weight_shard_size")
-  local stated = values.truthy(v) and r:integer(a, "optimizer_weight_shard_size", v) or nil
+  local stated = values.truthy(v) and r:integer(a, "optimizer_weight_shard_size", v, 1, nil, run_max("optimizer_shard"))
+    or nil
   out.optimizer_shard = math.max(1, stated or (auto and fsdp.dp_shard or dp))
   out.grad_shard = r:flag(a, "gradient_accumulation_shard", r:value(a, "gradient_accumulation_shard"))
   out.grad_shard_as_params = true
@@ -358,7 +368,7 @@ function train_yaml.read_batch(r, dp, pp)
   local function count(key)
     local v = r:value(t, key)
     if not values.truthy(v) then return 0 end
-    return r:integer(t, key, v)
+    return r:integer(t, key, v, 1, nil, run_max(key))
   end
   local micro = math.max(1, count("micro_batch_size"))
   -- Decision: a global batch that is no multiple of micro_batch_size x dp,
@@ -427,7 +437,7 @@ local function per_stage_list(r, sec, key, v, pp, vpp, min, accepted)
              accepted)
     end,
     row = function() r:fail(sec, key, "must list one entry per stage (" .. pp .. ") in each chunk", accepted) end,
-    entry = function(x) return r:integer(sec, key, x, min, accepted) end,
+    entry = function(x) return r:integer(sec, key, x, math.max(min, -core.limits.layers), accepted, core.limits.layers) end,
   })
   return v, sum
 end
@@ -541,6 +551,10 @@ function train_yaml.read_moe(r, spec, run_keys, etp)
   local cap_key = run_keys.capacity_factor ~= nil and "capacity_factor" or "cap_fact"
   local cap = run_keys[cap_key]
   out.capacity_factor = cap == nil and 1 or math.max(1, r:number(over, cap_key, cap))
+  if out.capacity_factor > run_max("capacity_factor") then
+    r:fail(over, cap_key, string.format("must be at most %d, got %s", run_max("capacity_factor"), values.describe(cap)),
+           "a capacity factor such as 1.25")
+  end
   local gmm_key = run_keys.use_gmm ~= nil and "use_gmm" or "gmm"
   local gmm = run_keys[gmm_key]
   out.grouped_gemm = gmm == nil or r:flag(over, gmm_key, gmm)

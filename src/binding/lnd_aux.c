@@ -59,12 +59,109 @@ static const lnd_kind *tag_of(lua_State *L, int idx)
 
 void *lnd_check_box(lua_State *L, int idx, const lnd_kind *kind)
 {
-    void *p = luaL_checkudata(L, idx, kind->name);
+    void *p = luaL_testudata(L, idx, kind->name);
+    if (p == NULL)
+        lnd_typeerror(L, idx, kind->name);
     const lnd_kind *tag = tag_of(L, idx);
     if (tag != kind)
-        luaL_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s given %s's metatable", kind->name,
-                                              tag != NULL ? tag->name : "a userdata", kind->name));
+        lnd_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s given %s's metatable", kind->name,
+                                             tag != NULL ? tag->name : "a userdata", kind->name));
     return p;
+}
+
+/* The registry's table of method names: a function to its name ("nd.run.micro_factor"). */
+static const char NAMES_KEY[] = "nd.method_names";
+
+void lnd_name_methods(lua_State *L, const char *type_name)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, NAMES_KEY);
+    }
+    for (lua_pushnil(L); lua_next(L, -3) != 0; lua_pop(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TFUNCTION)
+            continue;
+        lua_pushvalue(L, -1);
+        lua_pushfstring(L, "%s.%s", type_name, lua_tostring(L, -3));
+        lua_rawset(L, -5);
+    }
+    lua_pop(L, 1);
+}
+
+int lnd_argerror(lua_State *L, int arg, const char *extramsg)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, 0, &ar))
+        return luaL_argerror(L, arg, extramsg);
+    lua_getinfo(L, "nf", &ar); /* pushes the running function */
+    if (ar.name == NULL && lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE) {
+        lua_pushvalue(L, -2);
+        if (lua_rawget(L, -2) == LUA_TSTRING)
+            return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, lua_tostring(L, -1), extramsg);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, lua_gettop(L) - (ar.name == NULL ? 2 : 1));
+    return luaL_argerror(L, arg, extramsg);
+}
+
+int lnd_typeerror(lua_State *L, int arg, const char *tname)
+{
+    const char *got;
+    if (luaL_getmetafield(L, arg, "__name") == LUA_TSTRING)
+        got = lua_tostring(L, -1);
+    else if (lua_type(L, arg) == LUA_TLIGHTUSERDATA)
+        got = "light userdata";
+    else
+        got = luaL_typename(L, arg);
+    return lnd_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, got));
+}
+
+lua_Integer lnd_checkinteger(lua_State *L, int arg)
+{
+    int isnum;
+    lua_Integer d = lua_tointegerx(L, arg, &isnum);
+    if (!isnum) {
+        if (lua_isnumber(L, arg))
+            lnd_argerror(L, arg, "number has no integer representation");
+        else
+            lnd_typeerror(L, arg, lua_typename(L, LUA_TNUMBER));
+    }
+    return d;
+}
+
+lua_Integer lnd_optinteger(lua_State *L, int arg, lua_Integer dflt)
+{
+    return lua_isnoneornil(L, arg) ? dflt : lnd_checkinteger(L, arg);
+}
+
+lua_Number lnd_checknumber(lua_State *L, int arg)
+{
+    int isnum;
+    lua_Number d = lua_tonumberx(L, arg, &isnum);
+    if (!isnum)
+        lnd_typeerror(L, arg, lua_typename(L, LUA_TNUMBER));
+    return d;
+}
+
+lua_Number lnd_optnumber(lua_State *L, int arg, lua_Number dflt)
+{
+    return lua_isnoneornil(L, arg) ? dflt : lnd_checknumber(L, arg);
+}
+
+const char *lnd_checklstring(lua_State *L, int arg, size_t *len)
+{
+    const char *s = lua_tolstring(L, arg, len);
+    if (s == NULL)
+        lnd_typeerror(L, arg, lua_typename(L, LUA_TSTRING));
+    return s;
+}
+
+void lnd_checktype(lua_State *L, int arg, int type)
+{
+    if (lua_type(L, arg) != type)
+        lnd_typeerror(L, arg, lua_typename(L, type));
 }
 
 int lnd_box_gc(lua_State *L)
@@ -110,5 +207,6 @@ void lnd_new_type(lua_State *L, const lnd_kind *kind, lua_CFunction tostring, co
     lua_pushlightuserdata(L, (void *)kind);
     lua_pushcclosure(L, spec_method, 1);
     lua_setfield(L, -2, "spec");
+    lnd_name_methods(L, kind->name);
     lua_setfield(L, -2, "methods");
 }

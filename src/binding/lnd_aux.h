@@ -45,4 +45,28 @@ void lnd_new_type(lua_State *L, const lnd_kind *kind, lua_CFunction tostring, co
  * nothing else (what lnd_new_type and lnd_new_box start from). */
 void lnd_new_metatable(lua_State *L, const lnd_kind *kind);
 
+/* Argument errors that name the method. Lua names a function in an argument
+ * error by how it was called (`run:micro_factor(99)`: 'micro_factor') or by
+ * where a loaded module holds it ('nd.core.estimate'); a method called
+ * through pcall(run.micro_factor, run, 99) is neither, and luaL_argerror
+ * calls it '?'. lnd_new_type and lnd_name_methods register each method's
+ * name (TYPE.METHOD: 'nd.run.micro_factor'), and these name it by that where
+ * Lua has no name; the texts are luaL_argerror's, luaL_check*'s and
+ * luaL_argcheck's. Never return (but for the checks' values). */
+int lnd_argerror(lua_State *L, int arg, const char *extramsg);
+int lnd_typeerror(lua_State *L, int arg, const char *tname);
+lua_Integer lnd_checkinteger(lua_State *L, int arg);
+lua_Integer lnd_optinteger(lua_State *L, int arg, lua_Integer dflt);
+lua_Number lnd_checknumber(lua_State *L, int arg);
+lua_Number lnd_optnumber(lua_State *L, int arg, lua_Number dflt);
+const char *lnd_checklstring(lua_State *L, int arg, size_t *len);
+void lnd_checktype(lua_State *L, int arg, int type);
+#define lnd_checkstring(L, arg) lnd_checklstring((L), (arg), NULL)
+#define lnd_argcheck(L, cond, arg, msg) ((void)((cond) || lnd_argerror((L), (arg), (msg))))
+
+/* Registers the names of the functions of the table on top of the stack as
+ * methods of the type `type_name` ("nd.search_result": its `candidate` is
+ * 'nd.search_result.candidate' in argument errors). */
+void lnd_name_methods(lua_State *L, const char *type_name);
+
 #endif

@@ -186,7 +186,7 @@ static int timed(lua_State *L, bool estimates)
     model_t *m = lnd_check_model(L, 1);
     run_t *r = estimates ? lnd_check_run(L, 2) : NULL;
     int arg = estimates ? 3 : 2;
-    lua_Number x = luaL_checknumber(L, arg);
+    lua_Number x = lnd_checknumber(L, arg);
     if (!(x >= 1 && x <= ND_MAX_TIMED) || x != (lua_Number)(lua_Integer)x)
         nd_bad_input(L, "nd.time_%s: n (argument %d) must be a whole number of %s from 1 to %d, got %s",
                      estimates ? "estimate" : "params", arg, estimates ? "estimates" : "counts", ND_MAX_TIMED,

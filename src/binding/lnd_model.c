@@ -40,7 +40,7 @@ model_t *lnd_check_model(lua_State *L, int idx)
 {
     model_box *box = lnd_check_box(L, idx, &MODEL_KIND);
     if (box->model == NULL)
-        luaL_argerror(L, idx, "a model that was never built");
+        lnd_argerror(L, idx, "a model that was never built");
     return box->model;
 }
 
@@ -240,9 +240,28 @@ static void read_model(lua_State *L, int spec, model_t *m, const char *prefix, b
 }
 
 /* nd.core.model(spec): validates a settled spec and returns an nd.model. */
+/* nd.core.model_bounds() -> {field = {lo, hi}, census = {field = {lo, hi}}}: the range
+ * of each number field of a model spec (a tower's too, vocab_size's among them) and of
+ * a census record. */
+int lnd_model_bounds(lua_State *L)
+{
+    lua_newtable(L);
+    fields_set_bounds(L, MODEL_FIELDS);
+    lua_createtable(L, 2, 0);
+    field_push_number(L, 1);
+    lua_rawseti(L, -2, 1);
+    field_push_number(L, (double)MAX_VOCAB);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, "vocab_size");
+    lua_newtable(L); /* a census record's, apart: its keys are other */
+    fields_set_bounds(L, CENSUS_FIELDS);
+    lua_setfield(L, -2, "census");
+    return 1;
+}
+
 int lnd_model_new(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
+    lnd_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     model_box *box = lnd_new_box(L, &MODEL_KIND, 1); /* user value: the spec table */
     box->model = calloc(1, sizeof *box->model);
@@ -299,8 +318,8 @@ static int model_params_method(lua_State *L)
 static int model_flops_method(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
-    lua_Integer s = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, s >= 1 && s <= ((lua_Integer)1 << 31), 2, "seq_len must be a positive number of tokens");
+    lua_Integer s = lnd_checkinteger(L, 2);
+    lnd_argcheck(L, s >= 1 && s <= ((lua_Integer)1 << 31), 2, "seq_len must be a positive number of tokens");
     model_flops f = model_count_flops(m, (int64_t)s);
     lua_createtable(L, 0, 4);
     const field_desc *parts = fields_push(L, FLOPS_FIELDS, &f);
@@ -344,9 +363,9 @@ static const luaL_Reg model_methods[] = {
 
 const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg)
 {
-    int i = model_kind_index(m, luaL_checkstring(L, arg));
+    int i = model_kind_index(m, lnd_checkstring(L, arg));
     if (i < 0)
-        luaL_argerror(L, arg, "no layer kind of that name in the model");
+        lnd_argerror(L, arg, "no layer kind of that name in the model");
     return &m->kinds[i];
 }
 

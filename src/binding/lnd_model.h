@@ -11,6 +11,7 @@
  * argument error), the layer kind of it named by argument arg, and the
  * registration of its metatable (pushed). */
 int lnd_model_new(lua_State *L);
+int lnd_model_bounds(lua_State *L);
 model_t *lnd_check_model(lua_State *L, int idx);
 const layer_kind *lnd_check_kind(lua_State *L, const model_t *m, int arg);
 void lnd_open_model(lua_State *L);

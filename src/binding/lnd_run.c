@@ -53,6 +53,21 @@ static const field_desc RUN_FIELDS[] = {
     FIELD_KEY("selective_recompute"), FIELD_KEY("recompute"), FIELD_END,
 };
 
+/* nd.core.run_bounds() -> {field = {lo, hi}}: the range of each number field of a run
+ * table, its components' and the settled micro_batch_num among them. */
+int lnd_run_bounds(lua_State *L)
+{
+    lua_newtable(L);
+    fields_set_bounds(L, RUN_FIELDS);
+    lua_createtable(L, 2, 0);
+    field_push_number(L, 1);
+    lua_rawseti(L, -2, 1);
+    field_push_number(L, (double)ND_MAX_BATCH);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, "micro_batch_num");
+    return 1;
+}
+
 static void run_box_release(void *p)
 {
     run_box *box = p;
@@ -67,7 +82,7 @@ run_t *lnd_check_run(lua_State *L, int idx)
 {
     run_box *box = lnd_check_box(L, idx, &RUN_KIND);
     if (!box->ready)
-        luaL_argerror(L, idx, "a run that was never built");
+        lnd_argerror(L, idx, "a run that was never built");
     return &box->run;
 }
 
@@ -158,7 +173,7 @@ static void read_ranges(lua_State *L, int v, run_t *r)
         luaL_error(L, "out of memory");
     for (int i = 0; i < (int)n; i++) {
         recompute_range *g = &r->recompute.ranges[i];
-        luaL_checktype(L, (lua_rawgeti(L, v, i + 1), -1), LUA_TTABLE);
+        lnd_checktype(L, (lua_rawgeti(L, v, i + 1), -1), LUA_TTABLE);
         fields_read(L, -1, "recompute.", RANGE_FIELDS, g);
         memset(g->ops, 1, sizeof g->ops);
         g->has_ops = lua_getfield(L, -1, "ops") == LUA_TTABLE;
@@ -207,9 +222,9 @@ static void read_run(lua_State *L, run_t *r)
  * selective_recompute, ranges} holds the parts nd.run settles (see settled). */
 int lnd_run_new(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
+    lnd_checktype(L, 1, LUA_TTABLE);
     if (!lua_isnoneornil(L, 2))
-        luaL_checktype(L, 2, LUA_TTABLE);
+        lnd_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     fields_refuse_unknown(L, 1, "", "run", RUN_FIELDS);
     run_box *box = lnd_new_box(L, &RUN_KIND, 1);
@@ -315,9 +330,9 @@ static int run_derived(lua_State *L)
 static int run_micro_factor(lua_State *L)
 {
     run_t *r = lnd_check_run(L, 1);
-    lua_Integer s = luaL_checkinteger(L, 2), c = luaL_optinteger(L, 3, 0);
-    luaL_argcheck(L, s >= 0 && s < r->pp, 2, "stage out of range (stages count from 0)");
-    luaL_argcheck(L, c >= 0 && c < r->vpp, 3, "chunk out of range (chunks count from 0)");
+    lua_Integer s = lnd_checkinteger(L, 2), c = lnd_optinteger(L, 3, 0);
+    lnd_argcheck(L, s >= 0 && s < r->pp, 2, "stage out of range (stages count from 0)");
+    lnd_argcheck(L, c >= 0 && c < r->vpp, 3, "chunk out of range (chunks count from 0)");
     lua_pushinteger(L, (lua_Integer)micro_factor(r, s, c));
     return 1;
 }

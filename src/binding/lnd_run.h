@@ -10,6 +10,7 @@
 
 /* nd.core.run(table), the run at index idx, and the registration (its metatable pushed). */
 int lnd_run_new(lua_State *L);
+int lnd_run_bounds(lua_State *L);
 run_t *lnd_check_run(lua_State *L, int idx);
 void lnd_open_run(lua_State *L);
 /* Pushes a new nd.run holding a deep copy of r, a run derived from the run

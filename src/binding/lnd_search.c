@@ -151,7 +151,7 @@ static int call_progress(void *data, double done)
  * it (its __gc frees what reading allocated, also when reading raises). */
 static result_box *push_box(lua_State *L, int t, int user_values)
 {
-    luaL_checktype(L, t, LUA_TTABLE);
+    lnd_checktype(L, t, LUA_TTABLE);
     result_box *box = lnd_new_box(L, &RESULT_KIND, user_values);
     read_space(L, t, &box->space);
     return box;
@@ -243,8 +243,8 @@ static void push_candidate(lua_State *L, const result_box *box, const candidate 
 
 static candidate *candidate_at(lua_State *L, result_box *box, int arg)
 {
-    lua_Integer i = luaL_checkinteger(L, arg);
-    luaL_argcheck(L, i >= 1 && (size_t)i <= box->res.n_fit, arg, "no fitting candidate of that index");
+    lua_Integer i = lnd_checkinteger(L, arg);
+    lnd_argcheck(L, i >= 1 && (size_t)i <= box->res.n_fit, arg, "no fitting candidate of that index");
     return &box->res.fit[i - 1];
 }
 
@@ -297,14 +297,14 @@ static int result_counts(lua_State *L)
 static int result_sort(lua_State *L)
 {
     result_box *box = check_result(L);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    lnd_checktype(L, 2, LUA_TTABLE);
     int n = (int)lua_rawlen(L, 2);
     const char **keys = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *keys, 0);
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, 2, i + 1);
         keys[i] = lua_tostring(L, -1);
         if (keys[i] == NULL)
-            return luaL_argerror(L, 2, "sort keys are names");
+            return lnd_argerror(L, 2, "sort keys are names");
         lua_pop(L, 1); /* the string stays alive in the table */
         if (strstr(keys[i], "nd_score") != NULL)
             score_nd(L, box, box->res.fit, box->res.n_fit);
@@ -322,7 +322,7 @@ static int result_sort(lua_State *L)
 static int result_set_score(lua_State *L)
 {
     candidate *c = candidate_at(L, check_result(L), 2);
-    c->score = luaL_checknumber(L, 3);
+    c->score = lnd_checknumber(L, 3);
     c->kept = lua_isnoneornil(L, 4) ? true : lua_toboolean(L, 4);
     return 0;
 }
@@ -388,13 +388,13 @@ static int next_csv_chunk(void *data, const char **chunk, size_t *n)
 static int result_write_csv(lua_State *L)
 {
     result_box *box = check_result(L);
-    const char *path = luaL_checkstring(L, 2);
+    const char *path = lnd_checkstring(L, 2);
     size_t header_len;
-    const char *header = luaL_checklstring(L, 3, &header_len);
+    const char *header = lnd_checklstring(L, 3, &header_len);
     size_t rows = box->res.n_fit;
     if (!lua_isnoneornil(L, 5)) {
-        lua_Integer limit = luaL_checkinteger(L, 5);
-        luaL_argcheck(L, limit >= 0, 5, "a count of rows from 0");
+        lua_Integer limit = lnd_checkinteger(L, 5);
+        lnd_argcheck(L, limit >= 0, 5, "a count of rows from 0");
         if ((lua_Unsigned)limit < rows)
             rows = (size_t)limit;
     }
@@ -419,7 +419,7 @@ static int lnd_step_time(lua_State *L)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
+    lnd_checktype(L, 3, LUA_TTABLE);
     hardware_t hw = {0};
     fields_read(L, 3, "hardware.", HARDWARE_FIELDS, &hw);
     estimate_t *e = lnd_push_scratch(L);
@@ -444,7 +444,7 @@ static int lnd_layer_traffic(lua_State *L)
     const layer_kind *k;
     price_ctx c = lnd_check_layer(L, &d, &k);
     layer_traffic t = layer_traffic_bytes(&c, k);
-    double weights = luaL_optnumber(L, 4, layer_rank_weights(&c, k));
+    double weights = lnd_optnumber(L, 4, layer_rank_weights(&c, k));
     lua_createtable(L, 0, 4);
     field_set_number(L, "tp", t.tp);
     field_set_number(L, "cp", t.cp);
@@ -457,13 +457,13 @@ static int lnd_layer_traffic(lua_State *L)
 static int lnd_pipeline_step(lua_State *L)
 {
     run_t *r = lnd_check_run(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    lnd_checktype(L, 2, LUA_TTABLE);
     int64_t n = (int64_t)lua_rawlen(L, 2);
-    luaL_argcheck(L, n == r->pp, 2, "one time per pipeline stage");
+    lnd_argcheck(L, n == r->pp, 2, "one time per pipeline stage");
     double *x = lua_newuserdatauv(L, (size_t)n * sizeof *x, 0);
     for (int64_t i = 0; i < n; i++) {
         lua_rawgeti(L, 2, i + 1);
-        x[i] = luaL_checknumber(L, -1);
+        x[i] = lnd_checknumber(L, -1);
         lua_pop(L, 1);
     }
     double bubble;
@@ -534,6 +534,7 @@ void lnd_open_search(lua_State *L)
 {
     lnd_new_metatable(L, &RESULT_KIND);
     luaL_newlib(L, result_methods);
+    lnd_name_methods(L, RESULT_TYPE);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     field_push_names(L, &TOP_KEYS);
@@ -552,7 +553,7 @@ void lnd_open_search(lua_State *L)
 static int lnd_candidate_run(lua_State *L)
 {
     const run_t *base = lnd_check_run(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    lnd_checktype(L, 2, LUA_TTABLE);
     candidate c = {0};
     fields_read(L, 2, "candidate.", DEGREE_FIELDS, &c);
     c.degree[DIM_SP] = field_bool(L, 2, "candidate.", "sp", false) ? 1 : 0;

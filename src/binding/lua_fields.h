@@ -52,6 +52,11 @@ const field_desc *fields_push(lua_State *L, const field_desc *d, const void *obj
 /* Pushes a table of the defaults of d's numeric and flag fields, by key
  * (the defaults stated once, in C, for Lua to read). */
 void fields_push_defaults(lua_State *L, const field_desc *d);
+/* Sets key = {lo, hi} into the table on top of the stack for each bounded
+ * number field of d (all segments, parts flattened): the bounds stated once,
+ * in C, for Lua to check a value against where it reads it, and so to refuse
+ * it at its file:line or option (nd.core.model_bounds, nd.core.run_bounds). */
+void fields_set_bounds(lua_State *L, const field_desc *d);
 /* Pushes the set of the names c accepts ({name = true}), for Lua to read. */
 void field_push_names(lua_State *L, const field_choices *c);
 /* Pushes the names c accepts as a list in its order, with `canonical`

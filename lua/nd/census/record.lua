@@ -63,6 +63,15 @@ local function check_op_map(map, path)
   return out
 end
 
+-- The range the C core reads each number of a record in (src/binding/lnd_model.c's
+-- census fields, nd.core.model_bounds().census): checked here, where the refusal
+-- names the record and its file, not in the core.
+local bounds
+local function bound(key)
+  bounds = bounds or require("nd.core").model_bounds().census
+  return bounds[key]
+end
+
 -- One numeric field of a record.
 local function check_size(rec, key, where)
   local path = where .. "." .. key
@@ -70,6 +79,10 @@ local function check_size(rec, key, where)
   if type(v) ~= "number" then fail(path, path .. " must be a number of bytes per token, got " .. tostring(v)) end
   if v < 0 then fail(path, path .. ": bytes per token cannot be negative, got " .. tostring(v)) end
   if SHARES[key] and v > 1 then fail(path, path .. ": a share of FLOPs cannot exceed 1, got " .. tostring(v)) end
+  local b = bound(key)
+  if b and not (v >= b[1] and v <= b[2]) then -- NaN too
+    fail(path, string.format("%s must be from %s to %s, got %s", path, b[1] + 0.0, b[2] + 0.0, v + 0.0))
+  end
   return v
 end
 
@@ -84,6 +97,10 @@ function census_record.check(rec, where)
   out.seq_length = type(s) == "number" and math.tointeger(s) or nil
   if not out.seq_length or out.seq_length <= 0 then
     fail(where .. ".seq_length", where .. ".seq_length must be a positive whole number of tokens, got " .. tostring(s))
+  end
+  if out.seq_length > bound("seq_length")[2] then
+    fail(where .. ".seq_length", string.format("%s.seq_length must be at most %d tokens, got %d", where,
+                                               bound("seq_length")[2], out.seq_length))
   end
   for _, pair in ipairs(PAIRS) do
     local a, b = rec[pair[1]], rec[pair[2]]

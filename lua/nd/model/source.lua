@@ -291,15 +291,52 @@ local function config_key(config, field)
   return nil
 end
 
--- A model-spec refusal about a field (its path a bare field name) placed
--- where the field was stated: model.config_overrides (which wins), the
--- model section, else the config.json, with file, line and column. Other
--- errors pass unchanged.
+-- The key a config.json's vision_config states a tower field under (its
+-- own name or an alias such as depth), with the table.
+local function vision_key(config, field)
+  local vc = config.vision_config
+  if type(vc) ~= "table" then return nil end
+  for _, aliases in ipairs(hf_config.VISION_ALIASES) do
+    if aliases[1] == field then
+      for i = 2, #aliases do
+        if vc[aliases[i]] ~= nil then return vc, aliases[i] end
+      end
+    end
+  end
+  if vc[field] ~= nil then return vc, field end
+  return nil
+end
+
+-- A refusal about a vision tower's field (path vision.FIELD) placed where
+-- the field was stated: model.config_overrides.vision, else the
+-- config.json's vision_config; nil when neither states it.
+local function placed_vision(err, section, found, field)
+  local t, key, shown
+  local over = type(section.config_overrides) == "table" and section.config_overrides.vision
+  if type(over) == "table" and over[field] ~= nil then
+    t, key, shown = over, field, "model.config_overrides.vision." .. field
+  elseif found.config then
+    t, key = vision_key(found.config, field)
+    shown = key and ("vision_config." .. key)
+  end
+  if not t then return nil end
+  local file, line, col = core.where(t, key)
+  return errors.new { file = file or (found.source or {}).path, line = line, col = col, path = shown,
+                      message = err.reason, accepted = err.accepted }
+end
+
+-- A model-spec refusal about a field (its path a bare field name, or
+-- vision.FIELD for the tower's) placed where the field was stated:
+-- model.config_overrides (which wins), the model section, else the
+-- config.json, with file, line and column. Other errors pass unchanged.
 function placed(err, section, found)
   if type(err) ~= "table" or not err.bad_input or err.file or type(err.path) ~= "string"
-     or not err.path:match("^[%w_]+$") or type(section) ~= "table" then
+     or type(section) ~= "table" then
     return err
   end
+  local tower_field = err.path:match("^vision%.([%w_]+)$")
+  if tower_field then return placed_vision(err, section, found, tower_field) or err end
+  if not err.path:match("^[%w_]+$") then return err end
   local field = err.path
   local overrides = section.config_overrides
   local t, key, shown

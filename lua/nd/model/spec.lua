@@ -79,18 +79,39 @@ local function describe(v)
   return tostring(v)
 end
 
+-- The range the C core reads each number field in (src/binding/lnd_model.c's
+-- model fields, nd.core.model_bounds): checked here, where the refusal is placed
+-- at the key's file:line or option (nd.model.source), not in the core, which
+-- knows no place.
+local bounds
+
+-- Refuses a number past its field's range; `key` is the path, `field` the
+-- field; a float field's numbers shown as floats (0.0, 1e+15), as the core
+-- shows them.
+local function check_bounds(key, field, n, float)
+  bounds = bounds or core.model_bounds()
+  local b = bounds[field]
+  if b and not (n >= b[1] and n <= b[2]) then -- NaN too
+    local function shown(x) return tostring(float and x + 0.0 or x) end
+    fail(key, string.format("%s must be from %s to %s, got %s", key, shown(b[1]), shown(b[2]), shown(n)))
+  end
+end
+
 -- One value coerced by its kind (model-spec-census-train-yaml.md §a.2 from_dict); `key` is the path
 -- named in messages.
 local function coerce_value(key, v, kind, positive)
+  local field = key:match("[%w_]+$")
   if kind == "int" then
     local n = type(v) == "number" and math.tointeger(v) or nil
     if not n then fail(key, key .. " must be an integer, got " .. describe(v)) end
     if n < 0 or (n == 0 and positive) then
       fail(key, key .. " must be " .. (positive and "positive" or "at least 0") .. ", got " .. n)
     end
+    check_bounds(key, field, n)
     return n
   elseif kind == "float" then
     if type(v) ~= "number" then fail(key, key .. " must be a number, got " .. describe(v)) end
+    check_bounds(key, field, v, true)
   elseif kind == "flag" then
     if type(v) ~= "boolean" then fail(key, key .. " must be true or false, got " .. describe(v)) end
   elseif kind == "string" then

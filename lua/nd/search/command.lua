@@ -268,8 +268,17 @@ function command.devices_of(opts, cfg, profile, w)
     end
     return opts.devices
   end
-  if c.num_nodes then return c.num_nodes * (c.cards_per_node or hardware.node_devices(profile)) end
-  return nil
+  if not c.num_nodes then return nil end
+  local per_node = c.cards_per_node or hardware.node_devices(profile)
+  local devices = c.num_nodes * per_node
+  if devices > core.limits.devices then
+    -- the config's own refusal of a count past the bound, if it made one
+    if #cfg.problems.errors > 0 then search_config.finish(cfg, w) end
+    errors.at(cfg.cluster_doc, "num_nodes", "cluster.num_nodes", string.format("%d nodes of %d devices (%s) are "
+      .. "%d devices, past the %d ndlua prices", c.num_nodes, per_node, c.cards_per_node and "cluster.cards_per_node"
+      or profile.name .. "'s node", devices, core.limits.devices))
+  end
+  return devices
 end
 
 -- The memory budget (§c): the cap (-M, else cluster.device_memory_gb, else

@@ -103,6 +103,25 @@ local is_mapping, is_list, is_count = check.is_mapping, check.is_list, check.is_
 -- The kinds of the sections' fields, as nd.check names them.
 local KINDS = { count = "count", count0 = "count0", size = "gb", size0 = "gb0", string = "name", list = "list" }
 
+-- The most a field takes, where the C core bounds what it becomes: the
+-- devices a search spans (nd.core.limits.devices, 2^20) and a device's
+-- memory (nd.core.limits.device_memory, 1 PiB = 2^20 GB read as GiB);
+-- checked here, at the key, where the core would refuse the space with no
+-- place.
+local MOST = {
+  num_nodes = { core.limits.devices, "devices" }, cards_per_node = { core.limits.devices, "devices" },
+  device_memory_gb = { core.limits.device_memory / 2 ^ 30, "GB (1 PiB)" },
+  memory_limit_gb = { core.limits.device_memory / 2 ^ 30, "GB (1 PiB)" },
+}
+
+-- Refuses a value past its field's MOST.
+local function check_most(p, t, key, path, v)
+  local most = MOST[key]
+  if most and type(v) == "number" and v > most[1] then
+    p:error(t, key, path, string.format("%s is past the %d %s ndlua prices", tostring(v), most[1], most[2]))
+  end
+end
+
 -- Checks a section's keys and value kinds; returns a plain copy.
 local function read_fields(p, t, path, schema)
   local out = {}
@@ -116,6 +135,7 @@ local function read_fields(p, t, path, schema)
       p:unknown(t, key, kpath, "unknown key; " .. path .. " takes " .. table.concat(names, ", "))
     elseif not core.isnull(v) then
       out[key] = check.read(p:at(t, key, kpath), v, KINDS[kind])
+      check_most(p, t, key, kpath, out[key])
     end
   end
   return out
@@ -266,6 +286,15 @@ function search_config.read(doc, file)
   cfg.model = section("model")
   cfg.model_keys = model_keys.read(cfg.model, p, keys_of)
   cfg.cluster = read_fields(p, section("cluster"), "cluster", CLUSTER)
+  cfg.cluster_doc = section("cluster")
+  local c = cfg.cluster
+  local most = core.limits.devices
+  if c.num_nodes and c.cards_per_node and c.num_nodes <= most and c.cards_per_node <= most
+     and c.num_nodes * c.cards_per_node > most then
+    p:error(section("cluster"), "num_nodes", "cluster.num_nodes", string.format("%d nodes of %d cards are %d "
+      .. "devices, past the %d ndlua prices", c.num_nodes, c.cards_per_node, c.num_nodes * c.cards_per_node,
+      core.limits.devices))
+  end
   cfg.constraint = read_fields(p, section("constraint"), "constraint", CONSTRAINT)
   cfg.pp_config = read_fields(p, section("pp_config"), "pp_config", PP_CONFIG)
   cfg.pp_config_doc = section("pp_config")
