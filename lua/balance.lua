@@ -8,10 +8,13 @@
 --
 --   ndlua balance.lua ../shared/reference/sapp-ppb/llama2_70b.json -s 16 -m 32 -i 2 --memory 56000MB --objective sapp
 --   ndlua balance.lua layers.json -s 8 -m 16 --memory 40GB --json
+--   ndlua balance.lua train.yaml --memory 40GiB --yaml balanced.yaml
 --
 -- The input is a SAPP-PPB layer file (HyperParallel's pipeline balancer's
--- JSON: HEAD, BODY and TAIL layers with per-option activation MB). The solver
--- is nd.core.balance (src/search/balance.c, balance_sapp.c).
+-- JSON: HEAD, BODY and TAIL layers with per-option activation MB), or a
+-- train.yaml, whose layers ndlua prices itself (nd.balance_run; the flow is
+-- nd.balance_train's). The solver is nd.core.balance (src/search/balance.c,
+-- balance_sapp.c).
 
 local nd = require "nd"
 local cli = require "nd.cli"
@@ -21,13 +24,19 @@ local balance_svg = require "nd.balance_svg"
 
 local COMMAND = {
   usage = "ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]\n"
-    .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]",
+    .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]\n"
+    .. "       ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE]",
   about = "Balances a pipeline: per stage and chunk the layers and how many use each recompute option\n"
     .. "(off, selective, comm, both, full), every stage within --memory, the step least. The answer is\n"
     .. "exact: proved optimal, or proved infeasible with the stage that cannot fit. LAYER_JSON is a\n"
     .. "SAPP-PPB layer file (its times are in its own unit; its memory in MB). --objective step prices\n"
     .. "the step as ndlua's timing does (sum + bubble of the slowest stage); --objective sapp reproduces\n"
-    .. "SAPP-PPB's objective and memory rule (its -O level: --sapp-level).",
+    .. "SAPP-PPB's objective and memory rule (its -O level: --sapp-level).\n"
+    .. "A TRAIN_YAML (.yaml, .yml) is priced by ndlua itself: each layer's bytes and seconds per recompute\n"
+    .. "mode (off, selective, full) from the estimate and the time model, the run's stages, chunks,\n"
+    .. "micro-batches, schedule and device memory unless -s, -m, -i, --schedule, --memory change them;\n"
+    .. "the plan is priced again by the estimate, and --yaml writes the train.yaml with it\n"
+    .. "(model.config_overrides.offset and full_rec or sel_rec), which estimate.lua reads back.",
   options = {
     { name = "stages", short = "s", arg = "S", help = "pipeline stages" },
     { name = "micro-batches", short = "m", arg = "M", help = "micro-batches a step" },
@@ -37,6 +46,7 @@ local COMMAND = {
       help = "1f1b, interleaved, interleaved-less-memory or dualpipev (in-flight counts as SAPP-PPB's digest)" },
     { name = "objective", arg = "NAME", default = "step", help = "step (ndlua's step time) or sapp (the reference's)" },
     { name = "sapp-level", arg = "N", default = 2, help = "the reference's -O for --objective sapp: 0, 1 or 2" },
+    { name = "hardware", short = "A", arg = "NAME", help = "a TRAIN_YAML's hardware profile for the time model (default A2)" },
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "yaml", arg = "FILE", help = "also write the plan as train.yaml keys (offset, recompute lists)" },
     { name = "svg", arg = "FILE",
@@ -50,11 +60,43 @@ local function bad(message, accepted)
   errors.raise { message = message, accepted = accepted or "ndlua balance.lua --help" }
 end
 
+-- Whether argv states an option (by its long or short name).
+local function stated(argv, long, short)
+  for _, a in ipairs(argv) do
+    if a == "--" .. long or a:sub(1, #long + 3) == "--" .. long .. "=" or (short and a:sub(1, 2) == "-" .. short) then
+      return true
+    end
+  end
+  return false
+end
+
+-- A TRAIN_YAML's options: each changes the run where stated.
+local function train_yaml_options(opts, argv)
+  if opts.stages then opts.stages = cli.positive_integer(opts.stages, "--stages", 4096, "stages") end
+  if opts.micro_batches then opts.micro_batches = cli.positive_integer(opts.micro_batches, "--micro-batches") end
+  opts.interleave_given = stated(argv, "interleave", "i")
+  opts.interleave = cli.positive_integer(tostring(opts.interleave), "--interleave", 64, "chunks")
+  opts.schedule_given = stated(argv, "schedule")
+  if opts.schedule_given and opts.schedule ~= "1f1b" and opts.schedule ~= "dualpipev" then
+    bad("--schedule " .. opts.schedule .. " is not a schedule a train.yaml's run takes here", "1f1b, dualpipev")
+  end
+  if opts.memory then opts.memory_bytes = cli.size(opts.memory, "--memory") end
+  if opts.svg then bad("--svg draws a layer file's plan; a train.yaml's is not drawn yet") end
+  if opts.yaml and (opts.stages or opts.micro_batches or opts.interleave_given or opts.schedule_given) then
+    bad("--yaml writes the plan into the train.yaml's own run; -s, -m, -i and --schedule change that run",
+        "state them in the train.yaml, or leave --yaml out")
+  end
+  opts.train_yaml = true
+  return opts
+end
+
 local function read_options(argv)
   local opts, args = cli.parse(COMMAND, argv)
   if opts.help then return opts end
   if #args ~= 1 then bad("balance.lua takes one LAYER_JSON, got " .. #args .. " arguments") end
   opts.path = args[1]
+  if opts.path:match("%.ya?ml$") then return train_yaml_options(opts, argv) end
+  if opts.hardware then bad("-A names the hardware of a TRAIN_YAML; a layer file states its own times") end
   if not opts.stages then bad("balance.lua needs --stages (-s)") end
   if not opts.micro_batches then bad("balance.lua needs --micro-batches (-m)") end
   if not opts.memory then bad("balance.lua needs --memory SIZE (e.g. 56000MB)") end
@@ -177,6 +219,7 @@ local function main(...)
     io.write(cli.help(COMMAND))
     return
   end
+  if opts.train_yaml then return require("nd.balance_train").main(opts) end
   local doc = nd.json.load(opts.path)
   local p = balance.from_sapp(doc, {
     stages = opts.stages, micro = opts.micro_batches, chunks = opts.interleave, limit = opts.limit_mb,

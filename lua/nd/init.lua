@@ -139,6 +139,11 @@ local api = require "nd.api"
 -- `nd.pipeline_step(run, {stage seconds...})`.
 -- @function nd.pipeline_step
 
+--- Each stage's seconds a micro-batch, their forward parts and the step's
+-- seconds, as the time model prices the run (the balancer's layer prices,
+-- nd.balance_run): `nd.stage_seconds(model, run, hardware)` -> x, forward, step.
+-- @function nd.stage_seconds
+
 --- Seconds `n` estimates take in C (for benchmarks): `nd.time_estimate(model, run, n)`.
 -- @function nd.time_estimate
 

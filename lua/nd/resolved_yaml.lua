@@ -134,6 +134,40 @@ function resolved.apply(doc, schema, c)
   return notes
 end
 
+-- The key of a stated per-stage recompute list, by its mode.
+local PLAN_KEYS = { full = "full_rec", selective = "sel_rec" }
+
+--- Writes a balanced plan into a loaded train.yaml (in place):
+-- model.config_overrides.offset and the plan's recompute list (full_rec or
+-- sel_rec: the first layers of each stage, or of each chunk), as
+-- nd.balance_run.changes states them; the other list removed and the
+-- run-wide mode set off under them (the lists win over the mode, and no
+-- layer outside them recomputes).
+-- @tparam table doc the document
+-- @tparam string schema "automodels" or "legacy"
+-- @tparam table changes nd.balance_run.changes' fields
+-- @tparam number chunks the run's virtual chunks (one list per chunk when more than one)
+function resolved.apply_plan(doc, schema, changes, chunks)
+  local model = section(doc, "model")
+  local over = section(model, "config_overrides")
+  model.offset, model.full_rec, model.sel_rec = nil, nil, nil
+  over.offset = chunks == 1 and changes.offset[1] or changes.offset
+  over.full_rec, over.sel_rec = nil, nil
+  for mode, key in pairs(PLAN_KEYS) do
+    local list = changes[mode == "full" and "full_recompute" or "selective_recompute"]
+    if type(list) == "table" then over[key] = list end
+  end
+  if schema == "automodels" then
+    local ac = section(doc, "activation_checkpoint")
+    ac.mode, ac.layers = "off", nil
+  else
+    section(section(doc, "train"), "gradient_checkpointing").activation_checkpoint = "none"
+    if type(doc.activation_checkpoint) == "table" and doc.activation_checkpoint.mode ~= nil then
+      doc.activation_checkpoint.mode, doc.activation_checkpoint.layers = "off", nil
+    end
+  end
+end
+
 --- Writes the document to `path`; a bad-input error when it cannot.
 function resolved.write(path, doc)
   require("nd.files").write(path, core.yaml.encode(doc), "the resolved yaml")

@@ -5,6 +5,7 @@ writes --help:
   $ ndlua balance.lua --help
   usage: ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]
                             [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]
+         ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE]
   
   Balances a pipeline: per stage and chunk the layers and how many use each recompute option
   (off, selective, comm, both, full), every stage within --memory, the step least. The answer is
@@ -12,6 +13,11 @@ writes --help:
   SAPP-PPB layer file (its times are in its own unit; its memory in MB). --objective step prices
   the step as ndlua's timing does (sum + bubble of the slowest stage); --objective sapp reproduces
   SAPP-PPB's objective and memory rule (its -O level: --sapp-level).
+  A TRAIN_YAML (.yaml, .yml) is priced by ndlua itself: each layer's bytes and seconds per recompute
+  mode (off, selective, full) from the estimate and the time model, the run's stages, chunks,
+  micro-batches, schedule and device memory unless -s, -m, -i, --schedule, --memory change them;
+  the plan is priced again by the estimate, and --yaml writes the train.yaml with it
+  (model.config_overrides.offset and full_rec or sel_rec), which estimate.lua reads back.
   
   options:
     -s, --stages S         pipeline stages
@@ -21,6 +27,7 @@ writes --help:
         --schedule NAME    1f1b, interleaved, interleaved-less-memory or dualpipev (in-flight counts as SAPP-PPB's digest) (default 1f1b)
         --objective NAME   step (ndlua's step time) or sapp (the reference's) (default step)
         --sapp-level N     the reference's -O for --objective sapp: 0, 1 or 2 (default 2)
+    -A, --hardware NAME    a TRAIN_YAML's hardware profile for the time model (default A2)
         --json             print one JSON document instead of the tables
         --yaml FILE        also write the plan as train.yaml keys (offset, recompute lists)
         --svg FILE         also draw the plan: its pipeline timeline (1F1B order) and each stage's memory against the limit

@@ -435,6 +435,34 @@ static int lnd_step_time(lua_State *L)
     return 1;
 }
 
+/* nd.core.stage_seconds(model, run, hardware) -> {seconds a micro-batch of each stage},
+ * {their forward parts}, the step's seconds (the pipeline balancer's prices) */
+static int lnd_stage_seconds(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t *r = lnd_check_run(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    hardware_t hw = {0};
+    fields_read(L, 3, "hardware.", HARDWARE_FIELDS, &hw);
+    estimate_t *e = lnd_push_scratch(L);
+    if (estimate_run(e, m, r) != 0)
+        return nd_bad_input(L, "%s", e->error);
+    price_ctx c = {m, r, e->dv};
+    double *x = lua_newuserdatauv(L, 2 * (size_t)r->pp * sizeof *x, 0);
+    timing_stage_seconds(&c, &e->layout, &hw, x, x + r->pp);
+    step_time t;
+    timing_run(&c, &e->layout, &hw, &t);
+    for (int i = 0; i < 2; i++) {
+        lua_createtable(L, (int)r->pp, 0);
+        for (int64_t s = 0; s < r->pp; s++) {
+            lua_pushnumber(L, x[i * r->pp + s]);
+            lua_rawseti(L, -2, s + 1);
+        }
+    }
+    lua_pushnumber(L, t.step);
+    return 3;
+}
+
 /* nd.core.layer_traffic(model, run, kind [, weights]) -> bytes one rank moves:
  * {tp, cp, ep} for one micro-batch of one layer of the kind, forward and
  * backward, and dp for a step over `weights` parameters (default: that layer's) */
@@ -579,5 +607,5 @@ static int lnd_candidate_run(lua_State *L)
 const luaL_Reg lnd_search_functions[] = {
     {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
-    {NULL, NULL},
+    {"stage_seconds", lnd_stage_seconds}, {NULL, NULL},
 };

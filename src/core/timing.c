@@ -853,16 +853,22 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     return 0;
 }
 
+/* The hardware's kernel facts a layer's pricing reads. */
+static void kernel_pricing_of(const hardware_t *hw, kernel_pricing *g)
+{
+    /* the FLOPs a byte where a GEMM turns memory bound (gemm_roofline_excess) */
+    g->ridge = hw->memory_gbps > 0 ? hw->sustained_tflops * 1e12 / (hw->memory_gbps * 1e9) : 0.0;
+    g->sms = hw->sm_count;
+    g->tile_m = hw->gemm_tile_m;
+    g->tile_n = hw->gemm_tile_n;
+    g->attention_knee = hw->attention_knee;
+    g->attention_from = hw->attention_from;
+}
+
 void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out)
 {
     const run_t *r = c->r;
-    /* the FLOPs a byte where a GEMM turns memory bound (gemm_roofline_excess) */
-    memo->gemm.ridge = hw->memory_gbps > 0 ? hw->sustained_tflops * 1e12 / (hw->memory_gbps * 1e9) : 0.0;
-    memo->gemm.sms = hw->sm_count;
-    memo->gemm.tile_m = hw->gemm_tile_m;
-    memo->gemm.tile_n = hw->gemm_tile_n;
-    memo->gemm.attention_knee = hw->attention_knee;
-    memo->gemm.attention_from = hw->attention_from;
+    kernel_pricing_of(hw, &memo->gemm);
     memset(out, 0, sizeof *out);
     pipeline_time own, *p = memo->pipeline != NULL ? memo->pipeline : &own;
     if ((p == &own || !current(memo, p->epoch)) && pipeline_of(c, l, hw, memo, p) != 0) {
@@ -890,6 +896,23 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     out->optimizer = optimizer;
     out->step = p->step + dp_seconds + optimizer;
     timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
+}
+
+void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, double *x, double *forward)
+{
+    const run_t *r = c->r;
+    kernel_pricing g;
+    memset(&g, 0, sizeof g);
+    kernel_pricing_of(hw, &g);
+    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)c->m->hidden * c->d->bytes_compute : 0.0;
+    for (int64_t s = 0; s < r->pp; s++) {
+        stage_work w;
+        double parts[STAGE_PARTS];
+        stage_work_of(c, l, s, NULL, &g, &w);
+        x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, parts);
+        if (forward != NULL)
+            forward[s] = parts[0];
+    }
 }
 
 void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw)

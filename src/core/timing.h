@@ -162,6 +162,10 @@ typedef struct {
 void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, step_time *out);
 /* The same, keeping what memo allows across calls (the search). */
 void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo, step_time *out);
+/* Seconds one micro-batch takes on each stage of layout l (x: r->pp
+ * entries, the sum of the stage's parts as the step prices them) and the
+ * forward part of them (forward: r->pp entries, or NULL). */
+void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, double *x, double *forward);
 /* A step's model FLOPs (3 x the forward's, flops_per_token a token), its
  * tokens a second a device and its MFU, from t->step and the run. */
 void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw);

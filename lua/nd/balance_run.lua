@@ -1,0 +1,421 @@
+--- nd.balance_run: the pipeline balancer's problem from a priced run. For a
+-- settled model and run (one body layer kind), what nd.core.balance needs:
+-- per recompute mode the body layer's static bytes, the activations it keeps
+-- a micro-batch and its seconds a micro-batch; the embedding's and the
+-- head's stages pinned; the micro-batches each stage and chunk keeps; the
+-- device memory the estimate checks against, less its reserve, over its
+-- fragmentation. Every number is read off the C core's own estimate and
+-- time model (nd.estimate, nd.core.stage_seconds) by pricing the even split
+-- and the even split with one layer moved, so the balancer's memory and
+-- step are the estimate's: `evaluate` of the even split gives back the
+-- estimate's per-stage totals and step time (spec/balance_run_spec.lua).
+--
+-- A plan is written as the per-stage forms the run and the train.yaml read:
+-- `offset` (vpp lists of one entry per stage) and either `full_recompute`
+-- or `selective_recompute` (per stage and chunk: the first layers of each
+-- chunk). The layout reads one of the two lists per run, so the balancer is
+-- solved twice, with {off, selective} and with {off, full}, and the faster
+-- plan is kept.
+-- @module nd.balance_run
+
+local core = require "nd.core"
+local api = require "nd.api"
+
+local M = {}
+
+M.MODES = { "off", "selective", "full" }
+
+-- The balancer's schedule names (nd.core.balance_coeffs) of the run's.
+local SCHEDULE = {
+  ["1f1b"] = "1f1b", interleaved = "1f1b", gpipe = "gpipe", seqpipe = "seqpipe", seqsmartvpp = "seqpipe",
+  zero_bubble_v = "dualpipev", zbv = "dualpipev", dualpipev = "dualpipev",
+}
+
+-- Rows that are no body layer of the text model.
+local TABLES = { embedding = true, output = true, mtp_module = true }
+
+local function refuse(fmt, ...)
+  error({ balance_refused = string.format(fmt, ...) }, 0)
+end
+
+-- The body layers of an estimate: per stage and chunk (1-based) the count,
+-- the micro-batches in flight, and the stages holding the tables.
+local function body_of(e, S, I)
+  local counts, inflight, kind, row_of = {}, {}, nil, nil
+  local where = {}
+  for s = 1, S do
+    counts[s], inflight[s] = {}, {}
+    for v = 1, I do counts[s][v], inflight[s][v] = 0, nil end
+    for _, row in ipairs(e.stages[s].rows) do
+      local v = row.chunk + 1
+      if row.vision then refuse("the model has a vision tower") end
+      if row.mtp or row.kind == "mtp_module" then refuse("the model has MTP layers") end
+      if TABLES[row.kind] then
+        where[row.kind] = { s, v }
+      else
+        if kind and kind ~= row.kind then
+          refuse("the model has more than one body layer kind (%s, %s)", kind, row.kind)
+        end
+        kind, row_of = row.kind, row
+        counts[s][v] = counts[s][v] + row.count
+      end
+      inflight[s][v] = row.in_flight
+    end
+    for v = 1, I do
+      if not inflight[s][v] then refuse("stage %d chunk %d holds no layer", s, v) end
+    end
+  end
+  return { counts = counts, inflight = inflight, row = row_of, kind = kind, where = where }
+end
+
+-- An offset of the even split as vpp lists of one entry per stage (the
+-- layout's form: per + o layers a chunk, the tables' slots counted).
+local function even_offset(b, S, I, in_offset)
+  local n, total = {}, 0
+  for s = 1, S do
+    n[s] = {}
+    for v = 1, I do
+      local slot = 0
+      if in_offset then
+        for _, at in pairs(b.where) do
+          if at[1] == s and at[2] == v then slot = slot + 1 end
+        end
+      end
+      n[s][v] = b.counts[s][v] + slot
+      total = total + n[s][v]
+    end
+  end
+  local per = total // S // I
+  local o = {}
+  for v = 1, I do
+    o[v] = {}
+    for s = 1, S do o[v][s] = n[s][v] - per end
+  end
+  return o
+end
+
+-- One priced layout: the estimate, the stages' seconds a micro-batch, their
+-- forward parts, the step.
+local function price(model, run, hw)
+  local e = api.estimate(model, run)
+  local x, fwd, step = core.stage_seconds(model, run, hw)
+  return { e = e, x = x, fwd = fwd, step = step }
+end
+
+local function stage_sum(t, S, f)
+  local sum = 0
+  for s = 1, S do
+    for v = 1, #t[s] do sum = sum + f(s, v, t[s][v]) end
+  end
+  return sum
+end
+
+-- The core hardware table of a profile name (or table) for the run's runtime.
+function M.hardware(name, run)
+  local profile, core_hw = api.profile_of("nd.balance_run", "hardware", name, 1)
+  local spec = run:spec()
+  if spec.runtime and profile.levels and profile.peak_tflops then
+    core_hw = require("nd.hardware").core(profile, spec.runtime, spec.overlapped_grad_reduce == true)
+  end
+  return core_hw, profile
+end
+
+-- Per mode: the even split and the split with one layer moved from the last
+-- stage's last chunk to the first stage's, priced.
+local function probes(model, run, hw, S, I, modes, in_offset)
+  local out = {}
+  for _, mode in ipairs(modes) do
+    local r = run:with { offset = core.null, recompute = mode }
+    local even = price(model, r, hw)
+    local b = body_of(even.e, S, I)
+    local o = even_offset(b, S, I, in_offset)
+    if b.counts[S][I] < 2 or b.counts[1][I] < 1 then refuse("too few layers a stage to probe") end
+    o[I][1], o[I][S] = o[I][1] + 1, o[I][S] - 1
+    local moved = price(model, run:with { offset = o, recompute = mode }, hw)
+    out[mode] = { even = even, moved = moved, body = b, offset = even_offset(b, S, I, in_offset) }
+  end
+  return out
+end
+
+-- The problem offered `modes`, from the probes of every mode it offers.
+local function assemble(run, pr, modes)
+  local spec = run:spec()
+  local first = pr[modes[1]]
+  local b = first.body
+  local S, I = #b.counts, #b.counts[1]
+  local layer = { act = {}, time = {} }
+  local stat, fwd = -math.huge, {}
+  for _, mode in ipairs(modes) do
+    local p = pr[mode]
+    local act = p.body.row.activation_bytes_per_layer
+    -- stage 1 took one more layer into its last chunk: its bytes grew by the
+    -- layer's static bytes and its activations times that chunk's micro-batches
+    local slope = p.moved.e.stages[1].allocated - p.even.e.stages[1].allocated
+    stat = math.max(stat, slope - act * b.inflight[1][I])
+    layer.act[mode] = act
+    layer.time[mode] = p.moved.x[1] - p.even.x[1]
+    fwd[mode] = p.moved.fwd[1] - p.even.fwd[1]
+  end
+  layer.stat, layer.fwd = stat, fwd[modes[1]]
+  -- what each stage holds beside its body layers (per mode: its buffers and
+  -- its last layer's backward overhead), and its seconds beside theirs
+  local const, pinned = {}, {}
+  for s = 1, S do
+    const[s] = {}
+    local n = 0
+    for v = 1, I do n = n + b.counts[s][v] end
+    for _, mode in ipairs(modes) do
+      local p = pr[mode]
+      local body = 0
+      for v = 1, I do body = body + b.counts[s][v] * (stat + layer.act[mode] * b.inflight[s][v]) end
+      const[s][mode] = p.even.e.stages[s].allocated - body
+      pinned[s] = math.max(pinned[s] or -math.huge, p.even.x[s] - n * layer.time[mode])
+    end
+  end
+  local function most(s)
+    local x = -math.huge
+    for _, mode in ipairs(modes) do x = math.max(x, const[s][mode]) end
+    return x
+  end
+  local head_stage, tail_stage = 1, (b.where.output or { S, I })[1]
+  -- the stages without the tables hold alike: their bytes come off the
+  -- limit, their seconds off every stage; the tables' stages keep the rest
+  local mid_const, mid_time = 0, 0
+  for s = 1, S do
+    if s ~= head_stage and s ~= tail_stage then
+      mid_const, mid_time = math.max(mid_const, most(s)), math.max(mid_time, pinned[s])
+    end
+  end
+  local reserve, frag = first.even.e.stages[1].reserve or 0, spec.fragmentation or 0
+  local m = spec.micro_batch_num or 1
+  local coef_sum, coef_max = core.balance_coeffs { pp = S, vpp = I, micro = m,
+    schedule = SCHEDULE[spec.pp_schedule or "1f1b"], seq_split = spec.seq_split }
+  local function pin(s)
+    return { stat = math.max(0, most(s) - mid_const), act = 0, time = math.max(0, pinned[s] - mid_time), fwd = 0 }
+  end
+  local problem = {
+    stages = S, chunks = I, micro = m, body = stage_sum(b.counts, S, function(_, _, n) return n end),
+    limit = (spec.device_memory - reserve) / (1 + frag) - mid_const, layer = layer,
+    head = pin(head_stage), tail = pin(tail_stage), tail_stage = tail_stage, inflight = b.inflight,
+    coef_sum = coef_sum, coef_max = coef_max, objective = "step",
+  }
+  problem.run = {
+    modes = modes, const = const, mid_time = mid_time, mid_const = mid_const, reserve = reserve, frag = frag,
+    counts = b.counts, offset = first.offset, head_stage = head_stage, kind = b.kind,
+    -- the step beyond the pipeline's: DP's exposed seconds and the optimizer's
+    extra = first.even.step - core.pipeline_step(run, first.even.x),
+  }
+  return problem
+end
+
+-- Why a run is not balanced, or nil.
+local function refused(spec)
+  local S = spec.pp or 1
+  if S < 2 then return ("no pipeline (pp = %d)"):format(S) end
+  if not SCHEDULE[spec.pp_schedule or "1f1b"] then
+    return ("the schedule %s is not priced by the balancer"):format(tostring(spec.pp_schedule))
+  end
+  if spec.offload_params or spec.offload_optimizer or spec.swap_attention or spec.swap_optimizer
+    or (spec.offload_activations or 0) > 0 then
+    return "the run offloads to the host"
+  end
+end
+
+--- The balance problem of a run. hw: nd.core's hardware table (M.hardware).
+-- opts.modes: the modes offered (default all three). Returns the problem
+-- table nd.core.balance reads, with `run`, the fields M.evaluate and
+-- M.changes read, and the probes (the even split priced per mode); raises
+-- {balance_refused = why} where the run is not one the balancer's count
+-- model reproduces.
+function M.problem(model, run, hw, opts)
+  opts = opts or {}
+  local spec = run:spec()
+  local why = refused(spec)
+  if why then refuse("%s", why) end
+  local modes = opts.modes or M.MODES
+  local pr = opts.probes or probes(model, run, hw, spec.pp, spec.vpp or 1, modes, spec.emb_out_in_offset == true)
+  return assemble(run, pr, modes), pr
+end
+
+--- A plan's per-stage memory (device bytes, as the estimate's totals) and
+-- step seconds by the problem's rule, the stages' constants at `mode` (the
+-- last layer's option and the buffers of a stage recomputing one mode).
+function M.evaluate(problem, cells, mode)
+  local ok, obj, stage_time, stage_mem = core.balance_evaluate(problem, cells)
+  local r = problem.run
+  local totals = {}
+  if not obj then return nil end
+  for s = 1, problem.stages do
+    local pinned = 0
+    if s == r.head_stage then pinned = pinned + problem.head.stat end
+    if s == problem.tail_stage then pinned = pinned + problem.tail.stat end
+    local alloc = stage_mem[s] - pinned + r.const[s][mode]
+    totals[s] = alloc * (1 + r.frag) + r.reserve
+  end
+  local S = problem.stages
+  local step = obj + (problem.coef_sum * S + problem.coef_max) * r.mid_time + r.extra
+  return { fits = ok, totals = totals, step = step, objective = obj, stage_time = stage_time }
+end
+
+--- The even split with every layer at `mode`, as cells.
+function M.even_cells(problem, mode)
+  local cells = {}
+  for s = 1, problem.stages do
+    cells[s] = {}
+    for v = 1, problem.chunks do cells[s][v] = { [mode] = problem.run.counts[s][v] } end
+  end
+  return cells
+end
+
+-- The families of options a plan may mix, as the layout reads them: the
+-- off layers beside one recompute mode (the run's selective_recompute or
+-- full_recompute list: the first layers of each chunk).
+M.FAMILIES = { { "off", "selective" }, { "off", "full" } }
+local LIST_KEY = { selective = "selective_recompute", full = "full_recompute" }
+
+-- A problem's numbers as one string: the memo's key.
+local function key_of(p)
+  local parts = { p.stages, p.chunks, p.micro, p.body, p.limit, p.coef_sum, p.coef_max, p.tail_stage,
+                  p.layer.stat, p.layer.fwd }
+  for _, mode in ipairs(M.MODES) do
+    parts[#parts + 1] = ("%s=%s/%s"):format(mode, tostring(p.layer.act[mode]), tostring(p.layer.time[mode]))
+  end
+  for _, t in ipairs { p.head, p.tail } do
+    parts[#parts + 1] = ("%.17g/%.17g"):format(t.stat, t.time)
+  end
+  for s = 1, p.stages do parts[#parts + 1] = table.concat(p.inflight[s], ",") end
+  for i, x in ipairs(parts) do parts[i] = type(x) == "number" and ("%.17g"):format(x) or tostring(x) end
+  return table.concat(parts, ";")
+end
+
+--- A memo of solved problems (by their numbers): pass the same table to
+-- every M.solve of a search so that alike candidates are solved once.
+function M.memo() return { plans = {}, hits = 0, solved = 0 } end
+
+local function solve_memo(p, memo)
+  if not memo then return core.balance(p) end
+  local key = key_of(p)
+  local plan = memo.plans[key]
+  if plan then
+    memo.hits = memo.hits + 1
+  else
+    plan = core.balance(p)
+    memo.plans[key], memo.solved = plan, memo.solved + 1
+  end
+  return plan
+end
+
+--- The run's fields that lay a plan out: `offset` (vpp lists of one entry a
+-- stage) and the recompute list of the plan's family (per stage, or per
+-- chunk and stage), the other forms of recompute removed.
+function M.changes(problem, plan, family)
+  local r, S, I = problem.run, problem.stages, problem.chunks
+  local offset, list = {}, {}
+  local mode = family[2]
+  for v = 1, I do
+    offset[v], list[v] = {}, {}
+    for s = 1, S do
+      local n = 0
+      for _, x in pairs(plan.cells[s][v]) do n = n + x end
+      offset[v][s] = r.offset[v][s] + n - r.counts[s][v]
+      list[v][s] = plan.cells[s][v][mode] or 0
+    end
+  end
+  local any = false
+  for v = 1, I do
+    for s = 1, S do any = any or list[v][s] > 0 end
+  end
+  local out = { offset = offset, recompute = core.null, full_recompute = core.null, selective_recompute = core.null }
+  if any then out[LIST_KEY[mode]] = I == 1 and list[1] or list end
+  if not any then out.recompute = "off" end
+  return out
+end
+
+-- The estimate and step of a run, as the search prices a candidate.
+local function priced(model, run, hw)
+  local e = api.estimate(model, run)
+  local _, _, step = core.stage_seconds(model, run, hw)
+  local totals = {}
+  for s, st in ipairs(e.stages) do totals[s] = st.total end
+  return { peak = e.peak_bytes, peak_stage = e.peak_stage, fits = e.fits, step = step, totals = totals }
+end
+
+-- Whether a plan leaves a table's cell (the head's, the tail's) without a
+-- body layer, which the layout does not keep: it puts a table on the first
+-- (last) chunk that holds layers.
+local function empty_table_cell(p, plan)
+  local function empty(s, v)
+    local n = 0
+    for _, x in pairs(plan.cells[s][v]) do n = n + x end
+    return n == 0
+  end
+  return empty(1, 1) or empty(p.tail_stage, p.chunks)
+end
+
+-- The problem with the tables' bytes charged to every stage (off the limit)
+-- and no pinned layer, so that every cell holds a body layer: a plan of it
+-- fits wherever the first does, but is not proved the fastest.
+local function spread_tables(p)
+  local q = {}
+  for k, v in pairs(p) do q[k] = v end
+  q.limit = p.limit - math.max(p.head.stat, p.tail.stat)
+  q.head, q.tail = nil, nil
+  return q
+end
+
+--- Balances a run: the plan of least step over both families, laid out on
+-- the run and priced by the estimate. opts: modes (the even split's modes
+-- to compare with, default all), memo (M.memo()). Returns {feasible, plan,
+-- family, problem, changes, run (the balanced run), priced = {peak, fits,
+-- step, totals}, even = {mode, step, peak} (the fastest fitting uniform
+-- even split, or nil), solve_s}; or nil and why the run is not balanced.
+function M.solve(model, run, hw, opts)
+  opts = opts or {}
+  local spec = run:spec()
+  local why = refused(spec)
+  if why then return nil, why end
+  local ok, pr = pcall(probes, model, run, hw, spec.pp, spec.vpp or 1, M.MODES, spec.emb_out_in_offset == true)
+  if not ok then
+    if type(pr) == "table" and pr.balance_refused then return nil, pr.balance_refused end
+    error(pr, 0)
+  end
+  local out = { feasible = false, solve_s = 0 }
+  for _, family in ipairs(M.FAMILIES) do
+    local p = assemble(run, pr, family)
+    local plan = solve_memo(p, opts.memo)
+    if plan.feasible and empty_table_cell(p, plan) then
+      -- the layout would move the table to the next chunk holding layers:
+      -- solve again with the tables' bytes on every stage, no cell empty
+      p = spread_tables(p)
+      plan = solve_memo(p, opts.memo)
+      if plan.feasible then plan = setmetatable({ optimal = false }, { __index = plan }) end
+    end
+    out.solve_s = out.solve_s + plan.solve_s
+    if plan.feasible and (not out.plan or plan.objective < out.plan.objective) then
+      out.feasible, out.plan, out.family, out.problem = true, plan, family, p
+    end
+    if not plan.feasible and family[2] == "full" then -- the least memory: its stage is the one that cannot fit
+      out.bad, out.bad_problem = plan, p
+      if plan.bad_stage then
+        plan.bad_need_bytes = (plan.bad_need + p.run.mid_const) * (1 + p.run.frag) + p.run.reserve
+      end
+    end
+  end
+  for _, mode in ipairs(opts.modes or M.MODES) do
+    local even = pr[mode].even
+    if even.e.fits and (not out.even or even.step < out.even.step) then
+      out.even = { mode = mode, step = even.step, peak = even.e.peak_bytes }
+    end
+  end
+  if out.feasible then
+    out.changes = M.changes(out.problem, out.plan, out.family)
+    out.run = run:with(out.changes)
+    out.priced = priced(model, out.run, hw)
+    if not out.priced.fits then -- the count model's limit is the estimate's; a plan past it is refused
+      out.feasible, out.unfit = false, out.plan
+    end
+  end
+  return out
+end
+
+return M

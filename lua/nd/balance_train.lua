@@ -1,0 +1,145 @@
+--- nd.balance_train: `ndlua balance.lua train.yaml`: the pipeline balancer
+-- over a run ndlua prices itself (nd.balance_run), its plan printed, as JSON,
+-- or written into the train.yaml (model.config_overrides.offset and
+-- full_rec / sel_rec, which estimate.lua reads back to the same stages).
+
+local core = require "nd.core"
+local api = require "nd.api"
+local errors = require "nd.errors"
+local units = require "nd.units"
+local hardware = require "nd.hardware"
+local balance_run = require "nd.balance_run"
+local resolved_yaml = require "nd.resolved_yaml"
+
+local M = {}
+
+-- The reference's names of the recompute lists (nd.balance.YAML_KEYS).
+local REFERENCE_KEY = { selective = "select_recompute", full = "recompute" }
+
+-- The run a train.yaml states, with the command line's changes.
+local function load_run(opts)
+  local model, run, extras = api.load(opts.path)
+  local changes = {}
+  if opts.stages then changes.pp = opts.stages end
+  if opts.micro_batches then changes.micro_batch_num = opts.micro_batches end
+  if opts.interleave_given then changes.vpp = opts.interleave end
+  if opts.memory then changes.device_memory = opts.memory_bytes end
+  if opts.schedule_given then
+    changes.pp_schedule = opts.schedule == "dualpipev" and "zero_bubble_v" or "1f1b"
+  end
+  if next(changes) then run = run:with(changes) end
+  return model, run, extras
+end
+
+-- Per chunk a list of one entry a stage (one list when there is one chunk).
+local function shaped(t, I)
+  if I == 1 then return t[1] end
+  return t
+end
+
+-- The plan's lists in the reference's form: offset and the recompute list.
+local function reference_lists(result)
+  local p, I = result.problem, result.problem.chunks
+  local offset, list = {}, {}
+  local mode = result.family[2]
+  for v = 1, I do
+    offset[v], list[v] = {}, {}
+    for s = 1, p.stages do
+      offset[v][s] = result.changes.offset[v][s]
+      list[v][s] = result.plan.cells[s][v][mode] or 0
+    end
+  end
+  return shaped(offset, I), { [REFERENCE_KEY[mode]] = shaped(list, I) }
+end
+
+local function print_plan(result, run, model, hw, opts)
+  local p, plan = result.problem, result.plan
+  local x = core.stage_seconds(model, result.run, hw)
+  local limit = run:spec().device_memory
+  io.write(("%-6s %-6s %7s %9s %10s %9s %12s %12s %10s\n"):format("stage", "chunk", "layers", "off", "selective",
+    "full", "peak GiB", "limit GiB", "time s"))
+  for s = 1, p.stages do
+    for v = 1, p.chunks do
+      local c = plan.cells[s][v]
+      local n = (c.off or 0) + (c.selective or 0) + (c.full or 0)
+      io.write(("%-6d %-6d %7d %9d %10d %9d"):format(s - 1, v - 1, n, c.off or 0, c.selective or 0, c.full or 0))
+      if v == 1 then
+        io.write(("%12.2f %12.2f %10.4f"):format(result.priced.totals[s] / 2 ^ 30, limit / 2 ^ 30, x[s]))
+      end
+      io.write("\n")
+    end
+  end
+  print(("step %s (the balanced layout priced by the estimate; peak %s on stage %d); the count model's plan is %s")
+    :format(units.seconds(result.priced.step), units.gib(result.priced.peak), result.priced.peak_stage,
+            plan.optimal and "proved optimal" or "not proved optimal"))
+  if result.even then
+    print(("even split, one mode (%s): %s; balanced is %.3fx faster"):format(result.even.mode,
+      units.seconds(result.even.step), result.even.step / result.priced.step))
+  else
+    print("even split, one mode: no single recompute mode fits every stage")
+  end
+  print(("solved in %.3f s"):format(result.solve_s))
+end
+
+-- The train.yaml with the plan written in.
+local function write_yaml(path, opts, extras, result)
+  local doc = core.yaml.load(opts.path)
+  resolved_yaml.apply_plan(doc, extras.schema, result.changes, result.problem.chunks)
+  resolved_yaml.write(path, doc)
+end
+
+function M.main(opts)
+  if opts.objective ~= "step" then
+    errors.raise { message = "--objective sapp reads a SAPP-PPB layer file; a train.yaml is balanced by ndlua's step",
+                   accepted = "--objective step" }
+  end
+  local model, run, extras = load_run(opts)
+  local profile = hardware.load(opts.hardware or hardware.DEFAULT)
+  local hw = balance_run.hardware(profile, run)
+  local result, why = balance_run.solve(model, run, hw)
+  if not result then errors.raise { message = "balance.lua: this run is not balanced: " .. why } end
+  local spec = run:spec()
+  if opts.json then
+    local out = { feasible = result.feasible, optimal = result.feasible and result.plan.optimal or false,
+                  solve_s = result.solve_s, hardware = profile.name }
+    if result.feasible then
+      out.objective, out.step_s = result.plan.objective, result.priced.step
+      out.offset, out.recompute = reference_lists(result)
+      out.peak_bytes, out.stage_bytes = result.priced.peak, result.priced.totals
+      if result.even then out.even_step_s, out.even_mode = result.even.step, result.even.mode end
+    elseif result.bad then
+      out.bad_stage = result.bad.bad_stage and result.bad.bad_stage - 1 or nil
+      out.bad_need_bytes = result.bad.bad_need_bytes
+      out.capacity = result.bad.capacity
+    end
+    print(core.json.encode(out, { indent = 2 }))
+    if not result.feasible then os.exit(1) end
+    if opts.yaml then write_yaml(opts.yaml, opts, extras, result) end
+    return
+  end
+  print(("%s: %s, %d body layers (%s), %d stages x %d chunks, %d micro-batches, %s a device, %s"):format(
+    opts.path, model:spec().name or "model", (result.problem or result.bad_problem).body,
+    (result.problem or result.bad_problem).run.kind, spec.pp, spec.vpp or 1, spec.micro_batch_num or 1,
+    units.gib(spec.device_memory), profile.name))
+  if not result.feasible then
+    local bad = result.bad or {}
+    if result.unfit then
+      print("no plan: the balanced layout, priced by the estimate, does not fit (the count model is the estimate's "
+        .. "but for buffers that depend on the layout)")
+    elseif bad.bad_stage then
+      print(("no plan: stage %d needs %s even with its least layers fully recomputed; proved"):format(
+        bad.bad_stage - 1, units.gib(bad.bad_need_bytes)))
+    else
+      print(("no plan: the stages hold at most %d of the body layers; proved"):format(bad.capacity or 0))
+    end
+    os.exit(1)
+  end
+  print_plan(result, run, model, hw, opts)
+  if opts.yaml then
+    write_yaml(opts.yaml, opts, extras, result)
+    print("plan: " .. opts.yaml .. " (model.config_overrides.offset and "
+      .. (result.family[2] == "full" and "full_rec" or "sel_rec") .. "; estimate.lua reads it back)")
+  end
+end
+
+return M

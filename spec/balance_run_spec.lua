@@ -1,0 +1,167 @@
+-- balance_run_spec.lua: the pipeline balancer's problem from a priced run
+-- (lua/nd/balance_run.lua) and `ndlua balance.lua train.yaml`.
+--
+-- Where the expected numbers come from:
+-- * By hand, from Llama-3.1-70B's config (hidden 8192, FFN 28672, 64 heads of
+--   128, 8 KV heads) and the example's run (tp 8 with sequence parallelism,
+--   FSDP over 2, AdamW with fp32 main params, bf16, 8192 tokens, pp 4, 32
+--   micro-batches, 1F1B):
+--   - a layer's parameters: q and o 2 x 8192^2 = 134 217 728, k and v
+--     2 x 8192 x 1024 = 16 777 216, the MLP 3 x 8192 x 28672 = 704 643 072,
+--     two norms 16 384: P = 855 654 400. A rank holds P/8 of them; params and
+--     grads 2 B each sharded over 2 (P/8 B each), Adam's two fp32 states and
+--     the fp32 main copy 12 B over 2 x 8 (3P/4 B): static P bytes a layer,
+--     855 654 400 B.
+--   - under full recompute a layer keeps its input, s x h x 2 B split by SP
+--     over 8: 8192 x 8192 x 2 / 8 = 16 777 216 B a micro-batch.
+--   - 1F1B: stage s (from 0) holds S - s = 4, 3, 2, 1 micro-batches; the step
+--     is sum X + (m - 1) max X: coefficients 1 and 31.
+--   - the even split of 80 layers over 4 stages: 20 a stage.
+-- * The per-stage totals and the step of the even split at each uniform mode
+--   are the estimate's (nd.estimate, nd.step_time): the check is that the
+--   balancer's problem, evaluated at the even split, gives them back.
+package.path = "spec/?.lua;" .. package.path
+local nd = require "nd"
+local core = require "nd.core"
+local balance_run = require "nd.balance_run"
+
+local LLAMA = "examples/llama-3.1-70b-tp-pp-sp/train.yaml"
+local NDLUA = os.getenv("NDLUA") or "./ndlua"
+local GIB = 2 ^ 30
+
+local function load(memory_gib)
+  local model, run = nd.load(LLAMA, { quiet = true })
+  if memory_gib then run = run:with { device_memory = memory_gib * GIB } end
+  return model, run, balance_run.hardware("A2", run)
+end
+
+describe("nd.balance_run.problem of the Llama-3.1-70B example", function()
+  local model, run, hw = load()
+  local p = balance_run.problem(model, run, hw)
+
+  it("prices a layer as the memory formulas give it by hand", function()
+    assert.are.equal(855654400, p.layer.stat)
+    assert.are.equal(16777216, p.layer.act.full)
+    -- selective keeps less than off and more than full
+    assert.is_true(p.layer.act.off > p.layer.act.selective and p.layer.act.selective > p.layer.act.full)
+    -- recomputing costs time: full > selective > off
+    assert.is_true(p.layer.time.full > p.layer.time.selective and p.layer.time.selective > p.layer.time.off)
+  end)
+
+  it("takes the schedule's in-flight micro-batches and step coefficients", function()
+    assert.are.same({ { 4 }, { 3 }, { 2 }, { 1 } }, p.inflight)
+    assert.are.equal(1, p.coef_sum)
+    assert.are.equal(31, p.coef_max)
+    assert.are.equal(80, p.body)
+    assert.are.same({ { 20 }, { 20 }, { 20 }, { 20 } }, p.run.counts)
+    assert.are.equal(4, p.tail_stage)
+  end)
+
+  for _, mode in ipairs(balance_run.MODES) do
+    it("evaluated at the even split with every layer " .. mode .. ", gives the estimate's stages and step", function()
+      local r = run:with { offset = nd.null, recompute = mode }
+      local e = nd.estimate(model, r)
+      local t = nd.step_time(model, r, "A2")
+      local q = balance_run.problem(model, run, hw, { modes = { mode } })
+      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
+      for s = 1, 4 do
+        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
+          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
+      end
+      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s,
+        ("step %.12g vs %.12g"):format(ev.step, t.step_time_s))
+    end)
+  end
+
+  it("cross-checks a middle stage under full recompute by hand", function()
+    -- stage 1: 20 layers of P static bytes and 20 x 16 777 216 B kept for 3
+    -- micro-batches; the rest (buffers, backward overhead, reserve) is what
+    -- the estimate states beside them
+    local e = nd.estimate(model, run:with { offset = nd.null, recompute = "full" })
+    local st = e.stages[2]
+    assert.are.equal(20 * 855654400, st.params + st.grads + st.optimizer + st.main_params)
+    assert.are.equal(20 * 16777216 * 3, st.activations)
+    local q = balance_run.problem(model, run, hw, { modes = { "full" } })
+    local ev = balance_run.evaluate(q, balance_run.even_cells(q, "full"), "full")
+    assert.is_true(math.abs(ev.totals[2] - (20 * 855654400 + 20 * 16777216 * 3 + st.comm + st.backward_overhead
+      + st.reserve)) <= 64)
+  end)
+end)
+
+describe("nd.balance_run.solve", function()
+  it("balances the example at 40 GiB, faster than any uniform even split, and lays it out exactly", function()
+    local model, run, hw = load(40)
+    local r = assert(balance_run.solve(model, run, hw))
+    assert.is_true(r.feasible)
+    assert.is_true(r.plan.optimal)
+    -- by the estimate: off and selective do not fit evenly at 40 GiB
+    -- (stage 0 holds 4 micro-batches), full does
+    for _, mode in ipairs { "off", "selective" } do
+      assert.is_false(nd.estimate(model, run:with { offset = nd.null, recompute = mode }).fits)
+    end
+    assert.are.equal("full", r.even.mode)
+    assert.is_true(r.priced.fits)
+    assert.is_true(r.priced.peak <= 40 * GIB)
+    assert.is_true(r.priced.step < r.even.step)
+    -- the layout of the changes places every layer and the plan's counts
+    local layout = nd.layout(model, r.run)
+    for s = 1, 4 do
+      local n, rec = 0, 0
+      for _, run_ in ipairs(layout[s].chunks[1].runs) do
+        n = n + run_.count
+        if run_.recompute ~= "off" then rec = rec + run_.count end
+      end
+      local c = r.plan.cells[s][1]
+      assert.are.equal((c.off or 0) + (c.selective or 0) + (c.full or 0), n)
+      assert.are.equal(c[r.family[2]] or 0, rec)
+    end
+  end)
+
+  it("reports the stage that cannot fit with its bytes", function()
+    local model, run, hw = load(20)
+    local r = assert(balance_run.solve(model, run, hw))
+    assert.is_false(r.feasible)
+    assert.is_truthy(r.bad)
+    -- 20 layers of full recompute need more than 20 GiB on some stage: the
+    -- even split of full recompute needs 20.9 GiB on stage 0 by the estimate
+    if r.bad.bad_stage then assert.is_true(r.bad.bad_need_bytes > 20 * GIB) end
+  end)
+
+  it("refuses a run without a pipeline", function()
+    local model, run, hw = load()
+    local r, why = balance_run.solve(model, run:with { pp = 1, offset = nd.null }, hw)
+    assert.is_nil(r)
+    assert.matches("no pipeline", why)
+  end)
+
+  it("memoises alike problems", function()
+    local model, run, hw = load(40)
+    local memo = balance_run.memo()
+    balance_run.solve(model, run, hw, { memo = memo })
+    balance_run.solve(model, run, hw, { memo = memo })
+    assert.are.equal(2, memo.solved)
+    assert.are.equal(2, memo.hits)
+  end)
+end)
+
+describe("ndlua balance.lua train.yaml --yaml", function()
+  it("writes a plan that estimate.lua reads back to the same per-stage peaks", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(core.mkdir_p(dir))
+    local plan = dir .. "/balanced.yaml"
+    local h = io.popen(NDLUA .. " lua/balance.lua " .. LLAMA .. " --memory 40GiB --json --yaml " .. plan)
+    local out = nd.json.decode(h:read("a"))
+    h:close()
+    assert.is_true(out.feasible)
+    local e = io.popen(NDLUA .. " lua/estimate.lua " .. plan .. " --json")
+    local est = nd.json.decode(e:read("a"))
+    e:close()
+    os.remove(plan)
+    os.remove(dir)
+    for s = 1, 4 do
+      assert.are.equal(out.stage_bytes[s], est.stages[s].bytes.total)
+    end
+    assert.are.equal(out.peak_bytes, est.peak_bytes)
+  end)
+end)

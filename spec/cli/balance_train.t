@@ -1,0 +1,83 @@
+balance.lua over a train.yaml (issue 32 item 3): ndlua prices the layers
+itself (lua/nd/balance_run.lua). The example's Llama-3.1-70B run (tp 8, FSDP
+over 2, pp 4, 32 micro-batches, 1F1B) at 40 GiB: evenly split, only full
+recompute fits (off and selective need 49.98 and 40.49 GiB on stage 0, by
+estimate.lua), at 51.79 s a step; the balancer keeps stage 0 at 17 selective
+layers and 2 plain ones and gives the last stages their layers plain.
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB --yaml balanced.yaml
+  */examples/llama-3.1-70b-tp-pp-sp/train.yaml: llama, 80 body layers (decoder), 4 stages x 1 chunks, 32 micro-batches, 40.00 GiB a device, A2 (glob)
+  stage  chunk   layers       off  selective      full     peak GiB    limit GiB     time s
+  0      0           19         2         17         0       39.70        40.00     0.9728
+  1      0           20        16          4         0       39.87        40.00     1.0139
+  2      0           21        21          0         0       35.24        40.00     1.0611
+  3      0           20        20          0         0       28.50        40.00     1.0573
+  step 39.18 s (the balanced layout priced by the estimate; peak 39.87 GiB on stage 1); the count model's plan is proved optimal
+  even split, one mode (full): 51.79 s; balanced is 1.322x faster
+  solved in * s (glob)
+  plan: balanced.yaml (model.config_overrides.offset and sel_rec; estimate.lua reads it back)
+
+The plan in the train.yaml's own keys, and estimate.lua reading it back to
+the same per-stage peaks (39.70, 39.87, 35.24, 28.50 GiB) and step:
+
+  $ grep -A 10 config_overrides balanced.yaml
+    config_overrides:
+      offset:
+      - -1
+      - 0
+      - 1
+      - 0
+      sel_rec:
+      - 17
+      - 4
+      - 0
+      - 0
+  $ ndlua estimate.lua balanced.yaml | grep -E '^[ *]+[0-3] |^step time'
+        0     19        2.01        2.01        8.06        4.03       20.87        0.73        0.98        1.00       39.70
+  *     1     20        1.99        1.99        7.97        3.98       21.36        0.60        0.98        1.00       39.87
+        2     21        2.09        2.09        8.37        4.18       15.93        0.60        0.98        1.00       35.24
+        3     20        2.11        2.11        8.46        4.23        8.14        0.73        1.71        1.00       28.50
+  step time 39.180 s on A2 (the default profile; -A names another): MFU 30.0%, 209.1 tokens/s a device
+
+The JSON form: the offset and the recompute list under the reference's names
+(step_s 39.18 s, even_step_s 51.79 s, the solver's objective and solve_s left out
+here as floats).
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB --json | grep -v -e solve_s -e step_s -e objective | head -20
+  {
+    "even_mode": "full",
+    "feasible": true,
+    "hardware": "A2",
+    "offset": [
+      -1,
+      0,
+      1,
+      0
+    ],
+    "optimal": true,
+    "peak_bytes": 42810441728,
+    "recompute": {
+      "select_recompute": [
+        17,
+        4,
+        0,
+        0
+      ]
+    },
+
+No plan at 16 GiB, proved: 80 layers of full recompute do not fit in four
+stages (the even split of full recompute needs 20.88 GiB on stage 0):
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 16GiB
+  */train.yaml: llama, 80 body layers (decoder), 4 stages x 1 chunks, 32 micro-batches, 16.00 GiB a device, A2 (glob)
+  no plan: the stages hold at most 58 of the body layers; proved
+  [1]
+
+A run without a pipeline is not balanced; --yaml with a changed run is refused:
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -s 1
+  balance.lua: this run is not balanced: no pipeline (pp = 1)
+  [2]
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -s 8 --yaml x.yaml
+  --yaml writes the plan into the train.yaml's own run; -s, -m, -i and --schedule change that run; state them in the train.yaml, or leave --yaml out
+  [2]
