@@ -75,6 +75,7 @@ local TOP_KEYS, MAX_TOP_KEYS = core.top_keys, core.limits.top_keys
 -- order, so they are the same candidates, in the same order, as a full sort.
 local function bound_to_top(opts, s)
   local order, p = s.policy.order, s.policy
+  if s.balance then return end -- the balanced ranking reads candidates past the top
   if opts.csv or p.score or p.keep or full_shard_exclusion(s.space) or not order or #order > MAX_TOP_KEYS then
     return
   end
@@ -188,6 +189,7 @@ end
 local function write_resolved(opts, s, best)
   local doc = s.base.synthetic or command.source_doc(opts, s.cfg, s.base.path)
   local notes = resolved_yaml.apply(doc, s.base.schema, best)
+  if best.balance then resolved_yaml.apply_plan(doc, s.base.schema, best.balance.changes, best.vpp) end
   local dir = opts.output_dir
   local made, err = core.mkdir_p(dir)
   if not made then errors.raise { message = err .. "; the resolved yaml was not written" } end
@@ -231,10 +233,57 @@ local function write_csv(opts, result, spans_cp, get)
   csv_report.write_result(opts.csv, result, spans_cp, n)
 end
 
+-- --balance: the ranked list of balanced candidates (nd.balance_search),
+-- their stages' bytes when the chart draws them; -k's plan written.
+local function balanced_list(opts, s, result, get)
+  local balance_search = require "nd.balance_search"
+  local list, info = balance_search.rank(s, result, get, { top = opts.top, limit = s.balance.limit })
+  if #list == 0 then
+    errors.raise { message = string.format("no candidate fits the budget of %s, balanced or not",
+                                           units.gib(s.budget)) }
+  end
+  if opts.svg then
+    for _, c in ipairs(list) do
+      c.stage_bytes = (c.balance and c.balance.stage_bytes) or result:candidate(c.even_rank, s.base.model).stage_bytes
+    end
+  end
+  if opts.plan then
+    local c = list[opts.plan]
+    if not c or not c.balance then
+      errors.raise { path = "-k", message = string.format("candidate %d of the %d shown is %s", opts.plan, #list,
+        c and "not balanced (its even split is as fast)" or "not listed"), accepted = "a balanced row's rank" }
+    end
+    local made, err = core.mkdir_p(opts.output_dir)
+    if not made then errors.raise { message = err .. "; the plan was not written" } end
+    info.plan_path = string.format("%s/plan-%d.json", opts.output_dir, opts.plan)
+    nd.write_json(info.plan_path, balance_search.plan_document(c, opts.plan))
+  end
+  return list, info
+end
+
+local function balance_lines(s, info)
+  local lines = {
+    string.format("balanced (%s): %d of the first %d pipelined candidates by the even split's rank took a balanced "
+      .. "plan (%d problems solved, %d alike; %.3f s); the memory filter saw up to %s, each kept candidate fits %s",
+      s.balance.source, info.balanced, info.tried, info.solved, info.memo_hits, info.seconds,
+      units.gib(s.space.budget_bytes), units.gib(s.budget)),
+  }
+  if #info.refused > 0 then
+    lines[#lines + 1] = "not balanced (candidates: why): " .. table.concat(info.refused, "; ")
+  end
+  return lines
+end
+
 local function report(opts, s, result, counts, kept, w, excluded, widened)
   local get = getter(result, s)
   local shown = math.min(opts.top, kept)
-  local list = top_list(get, shown, opts.svg)
+  local list, binfo
+  if s.balance then
+    list, binfo = balanced_list(opts, s, result, get)
+    shown = #list
+  else
+    list = top_list(get, shown, opts.svg)
+  end
   if widened then warn_widened(w, s, widened, list[1]) end
   if opts.csv then write_csv(opts, result, s.spans_cp, get) end
   if opts.svg then
@@ -246,14 +295,24 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
   end
   local path, notes = write_resolved(opts, s, list[1])
   if opts.json then
-    io.write(nd.json.encode(json_report.document(counts, list, { warnings = w:all(), search = search_info(s),
+    local info = search_info(s)
+    if binfo then
+      info.balance = { source = s.balance.source, balanced = binfo.balanced, tried = binfo.tried,
+                       solved = binfo.solved, memo_hits = binfo.memo_hits, filter_bytes = s.space.budget_bytes,
+                       refused = nd.json.array(binfo.refused),
+                       plan = binfo.plan_path }
+    end
+    io.write(nd.json.encode(json_report.document(counts, list, { warnings = w:all(), search = info,
                                                                    resolved_yaml = path,
                                                                    ranking = ranking.summary(list) }),
                             { indent = 2 }), "\n")
     return
   end
   if opts.verbosity >= 1 then
-    for _, line in ipairs(table_report.summary(counts, s.budget)) do say(opts, line) end
+    -- --balance: the C search's filter is the widened budget
+    for _, line in ipairs(table_report.summary(counts, s.balance and s.space.budget_bytes or s.budget)) do
+      say(opts, line)
+    end
     if excluded > 0 then say(opts, excluded_text(excluded)) end
     if kept + excluded < counts.fitting then
       say(opts, string.format("%d of them kept by the policy's rules", kept))
@@ -263,6 +322,9 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
     local dropped = result:dropped()
     for _, c in ipairs(dropped) do search.shown(c, s.spans_cp) end
     for _, line in ipairs(table_report.dropped(dropped, counts.dropped, s.budget)) do say(opts, line) end
+  end
+  if binfo and opts.verbosity >= 1 then
+    for _, line in ipairs(balance_lines(s, binfo)) do say(opts, line) end
   end
   if opts.verbosity >= 1 then say(opts, "") end
   local about = s.policy.about and (" (" .. s.policy.about .. ")") or ""
@@ -275,6 +337,7 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
                             removed, s.base.devices))
     if opts.csv then say(opts, "every fitting candidate written to " .. opts.csv) end
     if opts.svg then say(opts, "chart: " .. opts.svg) end
+    if binfo and binfo.plan_path then say(opts, "plan of #" .. opts.plan .. " written to " .. binfo.plan_path) end
   end
 end
 

@@ -39,13 +39,14 @@ local function refuse(fmt, ...)
 end
 
 -- The body layers of an estimate: per stage and chunk (1-based) the count,
--- the micro-batches in flight, and the stages holding the tables.
+-- the micro-batches in flight, and the stages holding the tables. The body
+-- is one layer kind; a first kind before it (DeepSeek-V3's dense layers
+-- before its MoE ones) is taken as pinned to the first stage's first chunk
+-- where the even split holds it all there (`prefix` layers of it).
 local function body_of(e, S, I)
-  local counts, inflight, kind, row_of = {}, {}, nil, nil
-  local where = {}
+  local inflight, where, kinds, by_kind = {}, {}, {}, {}
   for s = 1, S do
-    counts[s], inflight[s] = {}, {}
-    for v = 1, I do counts[s][v], inflight[s][v] = 0, nil end
+    inflight[s] = {}
     for _, row in ipairs(e.stages[s].rows) do
       local v = row.chunk + 1
       if row.vision then refuse("the model has a vision tower") end
@@ -53,11 +54,16 @@ local function body_of(e, S, I)
       if TABLES[row.kind] then
         where[row.kind] = { s, v }
       else
-        if kind and kind ~= row.kind then
-          refuse("the model has more than one body layer kind (%s, %s)", kind, row.kind)
+        local k = by_kind[row.kind]
+        if not k then
+          k = { counts = {}, row = row, name = row.kind }
+          for t = 1, S do
+            k.counts[t] = {}
+            for c = 1, I do k.counts[t][c] = 0 end
+          end
+          by_kind[row.kind], kinds[#kinds + 1] = k, k
         end
-        kind, row_of = row.kind, row
-        counts[s][v] = counts[s][v] + row.count
+        k.counts[s][v] = k.counts[s][v] + row.count
       end
       inflight[s][v] = row.in_flight
     end
@@ -65,7 +71,23 @@ local function body_of(e, S, I)
       if not inflight[s][v] then refuse("stage %d chunk %d holds no layer", s, v) end
     end
   end
-  return { counts = counts, inflight = inflight, row = row_of, kind = kind, where = where }
+  if #kinds == 0 then refuse("the model has no body layer") end
+  local body, prefix = kinds[#kinds], 0
+  if #kinds > 2 then
+    refuse("the model has more than two body layer kinds (%s, %s, %s)", kinds[1].name, kinds[2].name, kinds[3].name)
+  elseif #kinds == 2 then
+    local first = kinds[1]
+    local total = 0
+    for s = 1, S do
+      for v = 1, I do total = total + first.counts[s][v] end
+    end
+    if first.counts[1][1] ~= total then
+      refuse("the model's %s layers span more than the first stage's first chunk", first.name)
+    end
+    prefix = total
+  end
+  return { counts = body.counts, inflight = inflight, row = body.row, kind = body.name, where = where,
+           prefix = prefix, prefix_kind = prefix > 0 and kinds[1].name or nil }
 end
 
 -- An offset of the even split as vpp lists of one entry per stage (the
@@ -81,7 +103,7 @@ local function even_offset(b, S, I, in_offset)
           if at[1] == s and at[2] == v then slot = slot + 1 end
         end
       end
-      n[s][v] = b.counts[s][v] + slot
+      n[s][v] = b.counts[s][v] + slot + (s == 1 and v == 1 and b.prefix or 0)
       total = total + n[s][v]
     end
   end
@@ -169,10 +191,17 @@ local function assemble(run, pr, modes)
       local body = 0
       for v = 1, I do body = body + b.counts[s][v] * (stat + layer.act[mode] * b.inflight[s][v]) end
       const[s][mode] = p.even.e.stages[s].allocated - body
-      pinned[s] = math.max(pinned[s] or -math.huge, p.even.x[s] - n * layer.time[mode])
+      local t = p.even.x[s] - n * layer.time[mode]
+      if s == 1 and b.prefix > 0 then -- the first kind's layers at the family's mode
+        if mode == modes[#modes] then pinned[s] = t end
+      else
+        pinned[s] = math.max(pinned[s] or -math.huge, t)
+      end
     end
   end
   local function most(s)
+    -- the first kind's layers (on stage 1) recompute with the family's mode
+    if s == 1 and b.prefix > 0 then return const[s][modes[#modes]] end
     local x = -math.huge
     for _, mode in ipairs(modes) do x = math.max(x, const[s][mode]) end
     return x
@@ -202,6 +231,7 @@ local function assemble(run, pr, modes)
   problem.run = {
     modes = modes, const = const, mid_time = mid_time, mid_const = mid_const, reserve = reserve, frag = frag,
     counts = b.counts, offset = first.offset, head_stage = head_stage, kind = b.kind,
+    prefix = b.prefix, prefix_kind = b.prefix_kind,
     -- the step beyond the pipeline's: DP's exposed seconds and the optimizer's
     extra = first.even.step - core.pipeline_step(run, first.even.x),
   }
@@ -321,6 +351,8 @@ function M.changes(problem, plan, family)
       list[v][s] = plan.cells[s][v][mode] or 0
     end
   end
+  -- the first kind's layers, first on stage 0, recompute with the plan's mode
+  list[1][1] = list[1][1] + (r.prefix or 0)
   local any = false
   for v = 1, I do
     for s = 1, S do any = any or list[v][s] > 0 end

@@ -21,6 +21,7 @@ json.CANDIDATE_KEYS[#json.CANDIDATE_KEYS + 1] = "parts"
 function json.candidate(c)
   local out = {}
   for _, k in ipairs(json.CANDIDATE_KEYS) do out[k] = c[k] end
+  out.balance = c.balance -- search.lua --balance's plan (absent otherwise)
   return out
 end
 

@@ -144,6 +144,11 @@ function ranking.lines(list, policy, explain)
       also[i] = "also " .. table.concat(t, ", ")
       folded = folded + #g.variants
     end
+    local b = g.lead.balance -- search.lua --balance: the plan's gain over the even split
+    if b then
+      local note = b.gain and string.format("balanced %.3fx", b.gain) or "balanced (its even split does not fit)"
+      also[i] = also[i] and (note .. "; " .. also[i]) or note
+    end
   end
   local lines = table_report.table(leads, { mark = mark, also = also, score = policy.score ~= nil })
   if not explain or not first then return lines end

@@ -81,6 +81,8 @@ function base.read(doc, o)
   local ctx = train_yaml.read_context(r)
   local batch = read_batch(r)
   local recompute = read_recompute(r, ctx.section)
+  local balance = r:value(ctx.section, "balance")
+  if balance ~= nil then balance = r:flag(ctx.section, "balance", balance) end
   local devices = o.devices or ctx.device_num
   local accel = train_yaml.read_accelerator(r)
   local fsdp = train_yaml.read_fsdp(r, accel)
@@ -118,6 +120,7 @@ function base.read(doc, o)
   return {
     parsed = parsed, model = model, run = run, spec = parsed.model, schema = schema, devices = devices,
     stated = stated, stated_batch = stated_batch, recompute = recompute, stated_devices = ctx.device_num,
+    balance = balance,
     accumulates = run:derived(model).accumulates_grads, file = o.file,
   }
 end

@@ -58,6 +58,13 @@ local COMMAND = {
     { name = "csv-limit", arg = "N",
       help = "write at most the first N fitting candidates (in rank order) to the --csv FILE" },
     { name = "svg", arg = "FILE", help = "write a chart of the top candidates to FILE" },
+    { name = "balance", help = "price pipelined candidates with their balanced plan: per-stage layers and "
+      .. "recompute (balance.lua); the memory filter and the ranking see it (default: the search config's "
+      .. "balance, else context.balance)" },
+    { name = "balance-limit", arg = "N", help = "with --balance: the pipelined candidates balanced, in rank "
+      .. "order (default 64)" },
+    { name = "plan", short = "k", arg = "N", help = "with --balance: write the Nth ranked candidate's plan "
+      .. "(layers, recompute lists, the balancer's problem) to plan-N.json in -o" },
     require("nd.strict").OPTION,
     { name = "verbosity", short = "v", arg = "LEVEL", default = 1,
       help = "0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space" },
@@ -119,6 +126,8 @@ function command.read_options(argv)
                      accepted = "--csv FILE --csv-limit N" }
     end
   end
+  if opts.balance_limit then opts.balance_limit = cli.positive_integer(opts.balance_limit, "--balance-limit") end
+  if opts.plan then opts.plan = cli.positive_integer(opts.plan, "-k") end
   if opts.dims then opts.dim_set = search.parse_dims(opts.dims) end
   if opts.recompute then
     opts.recompute = search.parse_recompute(opts.recompute, function(message, accepted)
@@ -465,13 +474,38 @@ function command.prepare(opts, w)
     runtime = b.parsed.run.runtime, overlapped_grad_reduce = b.parsed.run.overlapped_grad_reduce == true,
     no_pipeline = refused ~= nil,
   }
+  local balance = command.balance_of(opts, cfg, b)
+  if balance then space.budget_bytes = math.floor(budget * require("nd.balance_search").WIDEN) end
   local problem = search.batch_problem(space, b.accumulates, b.stated_batch, cfg and {
     batch = "-b (or constraint.global_batch_size)",
     shrink = "let DP shrink by searching pp, cp or tp in the search config's parallelism" } or nil)
   if problem then errors.raise { message = problem } end
   return { cfg = cfg, profile = profile, base = b, gbs = gbs, budget = budget, budget_source = budget_source,
            modes = modes, modes_source = modes_source, space = space, bounds = bounds,
-           policy = policy, spans_cp = b.parsed.run.shard_spans_cp == true }
+           policy = policy, spans_cp = b.parsed.run.shard_spans_cp == true, balance = balance }
+end
+
+--- Whether the search balances its pipelined candidates (--balance, else
+-- the search config's balance, else context.balance), and how many:
+-- {limit, source}, or nil.
+function command.balance_of(opts, cfg, b)
+  local on, source, limit
+  if opts.balance then
+    on, source = true, "--balance"
+  elseif cfg and cfg.balance ~= nil then
+    on, source = cfg.balance ~= false, "the search config's balance"
+    if math.type(cfg.balance) == "integer" then limit = cfg.balance end
+  elseif b.balance then
+    on, source = true, "context.balance"
+  end
+  if not on then
+    if opts.balance_limit or opts.plan then
+      errors.raise { path = opts.plan and "-k" or "--balance-limit", message = "reads the balanced plans, but the "
+        .. "search balances none", accepted = "--balance" }
+    end
+    return nil
+  end
+  return { limit = opts.balance_limit or limit, source = source }
 end
 
 --- Refuses outputs that are inputs (`--csv train.yaml`, `-o` over a yaml

@@ -13,6 +13,7 @@
 --   pp_config: {pp_degree, micro_batch_num, pp_interleave_num, pipeline_schedule,
 --               stage_partition_mode, stage_partition, layer_offset_range,
 --               layer_recompute_layers}
+--   balance: true | false | N     # search.lua --balance (N: --balance-limit N)
 --
 -- Reading checks each field's type (`search_config.read`); validating checks
 -- the values against the model and the devices (`search_config.validate`).
@@ -43,7 +44,7 @@ end
 
 local SECTIONS = {
   train_yaml = "string", model = "mapping", cluster = "mapping", parallelism = "mapping", constraint = "mapping",
-  recompute = "any", recompute_modes = "any", pp_config = "mapping",
+  recompute = "any", recompute_modes = "any", pp_config = "mapping", balance = "any",
 }
 local CLUSTER = { num_nodes = "count", cards_per_node = "count", device_memory_gb = "size", device_type = "string",
                   intra_node_bandwidth_gbps = "size", inter_node_bandwidth_gbps = "size" }
@@ -274,7 +275,7 @@ function search_config.read(doc, file)
     local v = doc[key]
     if kind == nil then
       p:unknown(doc, key, tostring(key), "unknown section; a search config takes train_yaml, model, cluster, "
-        .. "parallelism, constraint, recompute, recompute_modes, pp_config")
+        .. "parallelism, constraint, recompute, recompute_modes, pp_config, balance")
     elseif kind == "mapping" and not core.isnull(v) then
       check.read(p:at(doc, key, key), v, "mapping")
     elseif kind == "string" and not core.isnull(v) then
@@ -311,6 +312,16 @@ function search_config.read(doc, file)
     end
   end
   cfg.recompute = read_recompute(p, doc, par)
+  -- balance: true, false, or how many pipelined candidates to balance
+  local bal = doc.balance
+  if bal ~= nil and not core.isnull(bal) then
+    if type(bal) == "boolean" or (is_count(bal) and bal >= 1) then
+      cfg.balance = bal
+    else
+      p:error(doc, "balance", "balance", "is " .. tostring(bal) .. "; balance takes true, false or a count of "
+        .. "pipelined candidates to balance")
+    end
+  end
   if cfg.dims.fsdp == nil and cfg.model_keys.op then
     cfg.dims.fsdp = { kind = "fixed", value = cfg.model_keys.op, source = "model.optimizer_weight_shard_size" }
   end

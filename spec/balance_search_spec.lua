@@ -1,0 +1,131 @@
+-- balance_search_spec.lua: search.lua --balance (issue 32 item 4; lua/nd/balance_search.lua).
+--
+-- Where the expected values come from:
+-- * The Llama-3.1-70B example on 64 A3 devices at 40 GiB: evenly split, the
+--   layout dp 2, tp 8, pp 4 keeps 4 micro-batches on stage 0 and does not fit
+--   at off or selective (49.98 and 40.49 GiB on stage 0, estimate.lua); the
+--   search's answer must be a balanced one that fits, and estimate.lua,
+--   reading the resolved.yaml the search writes, must give the same
+--   per-stage totals and step as the search reports for it (the bar: "the
+--   plan written to resolved.yaml is read back by estimate.lua to the same
+--   per-stage peaks").
+-- * DeepSeek-V3 at 1024 devices: the top candidate's balanced step is no
+--   slower than its even split's (the bar), by the search's own numbers.
+package.path = "spec/?.lua;" .. package.path
+local nd = require "nd"
+local core = require "nd.core"
+
+local NDLUA = os.getenv("NDLUA") or "./ndlua"
+local LLAMA = "examples/llama-3.1-70b-tp-pp-sp/train.yaml"
+local GIB = 2 ^ 30
+
+local function tmpdir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(core.mkdir_p(dir))
+  return dir
+end
+
+local function run_json(cmd)
+  local h = io.popen(cmd .. " 2>/dev/null")
+  local text = h:read("a")
+  h:close()
+  return nd.json.decode(text)
+end
+
+local function sh(cmd)
+  local h = io.popen(cmd .. " 2>&1; echo \"rc=$?\"")
+  local text = h:read("a")
+  h:close()
+  return text, tonumber(text:match("rc=(%d+)%s*$"))
+end
+
+local LLAMA_ARGS = " -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -v 0"
+
+describe("search.lua --balance", function()
+  it("ranks balanced candidates that fit, and resolved.yaml reads back to their stages", function()
+    local dir = tmpdir()
+    local doc = run_json(NDLUA .. " search.lua " .. LLAMA .. LLAMA_ARGS .. " --balance --json -o " .. dir)
+    local top = doc.candidates[1]
+    assert.is_truthy(top.balance, "the top candidate is balanced")
+    assert.are.same({ 2, 8, 4, 1 }, { top.dp, top.tp, top.pp, top.vpp })
+    assert.is_true(top.peak_bytes <= 40 * GIB)
+    -- its even split does not fit (stage 0 keeps 4 micro-batches of 80/4 layers)
+    assert.is_false(top.balance.even_fits)
+    assert.is_true(top.balance.even_peak_bytes > 40 * GIB)
+    assert.is_truthy(doc.search.balance)
+    assert.is_true(doc.search.balance.balanced >= 1)
+    -- every listed candidate fits; the list is in step order
+    for i, c in ipairs(doc.candidates) do
+      assert.is_true(c.peak_bytes <= 40 * GIB)
+      if i > 1 then assert.is_true(c.step_time_s >= doc.candidates[i - 1].step_time_s) end
+    end
+    local est = run_json(NDLUA .. " estimate.lua " .. dir .. "/resolved.yaml -d 64 -M 40GB -A A3 --json")
+    for s = 1, 4 do assert.are.equal(top.balance.stage_bytes[s], est.stages[s].bytes.total) end
+    assert.are.equal(top.peak_bytes, est.peak_bytes)
+    assert.is_true(math.abs(est.step.step_time_s - top.step_time_s) <= 1e-9 * top.step_time_s)
+    os.remove(dir .. "/resolved.yaml")
+    os.remove(dir)
+  end)
+
+  it("reads balance from a search config and from context.balance", function()
+    local dir = tmpdir()
+    local cli = run_json(NDLUA .. " search.lua " .. LLAMA .. LLAMA_ARGS .. " --balance --json -o " .. dir)
+    local f = assert(io.open(dir .. "/search.yaml", "w"))
+    f:write("train_yaml: " .. os.getenv("PWD") .. "/" .. LLAMA .. "\nbalance: true\n")
+    f:close()
+    local cfg = run_json(NDLUA .. " search.lua -s " .. dir .. "/search.yaml" .. LLAMA_ARGS .. " --json -o " .. dir)
+    local ctx = run_json(NDLUA .. " search.lua " .. LLAMA .. LLAMA_ARGS .. " --context.balance=true --json -o " .. dir)
+    -- context.balance: the same search; a search config without parallelism
+    -- fixes the yaml's degrees, whose layout is the command line's top
+    assert.are.equal(#cli.candidates, #ctx.candidates)
+    for i, c in ipairs(cli.candidates) do
+      assert.are.equal(c.step_time_s, ctx.candidates[i].step_time_s)
+      assert.are.equal(c.peak_bytes, ctx.candidates[i].peak_bytes)
+    end
+    assert.are.equal(cli.candidates[1].step_time_s, cfg.candidates[1].step_time_s)
+    assert.are.same(cli.candidates[1].balance, cfg.candidates[1].balance)
+    assert.are.equal("the search config's balance", cfg.search.balance.source)
+    assert.are.equal("context.balance", ctx.search.balance.source)
+    os.remove(dir .. "/search.yaml")
+    os.remove(dir .. "/resolved.yaml")
+    os.remove(dir)
+  end)
+
+  it("writes a ranked candidate's plan with -k", function()
+    local dir = tmpdir()
+    local out, rc = sh(NDLUA .. " search.lua " .. LLAMA .. LLAMA_ARGS .. " --balance -k 1 -o " .. dir)
+    assert.are.equal(0, rc, out)
+    local plan = nd.json.load(dir .. "/plan-1.json")
+    assert.are.equal(1, plan.rank)
+    assert.are.equal(4, plan.problem.stages)
+    assert.are.equal(80, plan.problem.body)
+    -- the offsets move no layer in or out: they add up to zero
+    local sum = 0
+    for _, o in ipairs(plan.balance.offset) do sum = sum + o end
+    assert.are.equal(0, sum)
+    os.remove(dir .. "/plan-1.json")
+    os.remove(dir .. "/resolved.yaml")
+    os.remove(dir)
+  end)
+
+  it("refuses -k without --balance", function()
+    local out, rc = sh(NDLUA .. " search.lua " .. LLAMA .. LLAMA_ARGS .. " -k 1 -o /nonexistent")
+    assert.are.equal(2, rc)
+    assert.matches("search balances none", out, 1, true)
+  end)
+
+  it("DeepSeek-V3 on 1024 devices: the top candidate's balanced step is no slower than its even split", function()
+    local dir = tmpdir()
+    local doc = run_json(NDLUA .. " search.lua examples/deepseek-v3-256/train.yaml -d 1024 -b 2048 -A A3 -M 58GB "
+      .. "--recompute auto -j 1 -v 0 --balance --json -o " .. dir)
+    local top = doc.candidates[1]
+    assert.is_truthy(top.balance)
+    assert.is_true(top.balance.even_fits)
+    assert.is_true(top.step_time_s <= top.balance.even_step_s)
+    assert.is_true(top.balance.gain >= 1)
+    assert.is_true(top.peak_bytes <= 58 * GIB)
+    os.remove(dir .. "/resolved.yaml")
+    os.remove(dir)
+  end)
+end)

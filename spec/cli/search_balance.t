@@ -1,0 +1,61 @@
+search.lua --balance (issue 32 item 4): every pipelined candidate among the
+first --balance-limit (64) by the even split's rank is priced with its
+balanced plan (lua/nd/balance_search.lua). The Llama-3.1-70B example on 64 A3
+devices at 40 GiB: evenly split, dp 2 x tp 8 x pp 4 fits only with full
+recompute (stage 0 keeps 4 micro-batches: off 49.98 GiB, selective 40.49 GiB
+by estimate.lua); the C search's memory filter is widened to 1.25 x the
+budget (50 GiB: 312 candidates fit there, 145 at 40 GiB) so that such a layout
+reaches the balancer; balanced, it keeps 17 selective layers on stage 0 and 4 on
+stage 1 and fits at 39.87 GiB, the fastest candidate. The recompute column
+says what the plan mixes (off+sel: plain and selective layers); the last
+column marks balanced rows and their gain over their own even split.
+
+  $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 3 --balance -k 1 2>/dev/null | grep -v '^ *#\|separates'
+  search: llama on 64 devices (A3), a global batch of 64, 40.00 GiB a device (-M 40GB, GB read as GiB, 2^30 bytes); recompute off, selective, full (--recompute); ranked by throughput
+  bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 64); EP up to 1 (a dense model); TP up to 8 (the model's KV heads)
+  7824 candidates tested: 2802 refused (a degree out of bounds 2802), 5022 priced for memory
+  312 fitting the budget of 50.00 GiB, 4710 dropped over it; searched in * s (glob)
+  balanced (--balance): * of the first 64 pipelined candidates by the even split's rank took a balanced plan (* problems solved, * alike; * s); the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  
+  top 3 by throughput (fastest estimated step first, then the lowest peak memory):
+   rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
+      1    2   8   4   1   1    1    2  on    32   1 off+sel       39.87     28.048  34.9%  28.5%  57.0%   0.0%   5.4%   0.0%   0.0%   0.6%   0.4%   8.2%   0.0%  balanced (its even split does not fit)
+     ~2    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
+     ~3    4   8   2   2   1    1    4  on    16   1 off+sel       38.41     28.273  34.6%  28.8%  57.7%   0.0%   5.6%   0.0%   0.0%   0.6%   4.7%   2.6%   0.0%  balanced (its even split does not fit)
+  ~ 2 rows within 16.0 % of #1's step (28.048 s), the time model's mean error on the 18 validation cases (make validate): as close to #1 as the model can tell
+  
+  resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
+  plan of #1 written to ./plan-1.json
+
+resolved.yaml carries the plan (model.config_overrides.offset and sel_rec,
+the mode off under them), and estimate.lua reads it back to the search's
+peak (39.87 GiB on stage 1) and step (28.048 s):
+
+  $ grep -A 10 config_overrides resolved.yaml
+    config_overrides:
+      offset:
+      - -1
+      - 0
+      - 1
+      - 0
+      sel_rec:
+      - 17
+      - 4
+      - 0
+      - 0
+  $ ndlua estimate.lua resolved.yaml -d 64 -M 40GB -A A3 | grep -E '^\*|^step time'
+  *     1     20        1.99        1.99        7.97        3.98       21.36        0.60        0.98        1.00       39.87
+  step time 28.048 s on A3 (-A): MFU 34.9%, 292.1 tokens/s a device
+
+The plan of -k 1: the offsets and the recompute list, and the problem the
+balancer solved (a layer's static bytes: 855 654 400, by hand in
+spec/balance_run_spec.lua):
+
+  $ ndlua -e 'local nd = require "nd"; local p = nd.json.load("plan-1.json"); print(p.rank, p.balance.recompute_mode, table.concat(p.balance.offset, " "), table.concat(p.balance.recompute, " "), p.problem.layer.stat)' | tr '\t' ' '
+  1 selective -1 0 1 0 17 4 0 0 855654400
+
+--balance-limit and -k read the balanced plans:
+
+  $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -k 2
+  -k: reads the balanced plans, but the search balances none; --balance
+  [2]
