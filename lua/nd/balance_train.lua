@@ -72,7 +72,12 @@ local function print_plan(result, run, model, hw, opts)
   print(("step %s (the balanced layout priced by the estimate; peak %s on stage %d); the count model's plan is %s")
     :format(units.seconds(result.priced.step), units.gib(result.priced.peak), result.priced.peak_stage,
             plan.optimal and "proved optimal" or "not proved optimal"))
-  if result.even then
+  if result.even and result.even.step < result.priced.step then
+    -- the count model is the estimate's but for what depends on the layout
+    -- (DP and optimizer seconds, buffers); priced, the plan lost
+    print(("even split, one mode (%s): %s, faster than the plan (%.3fx): keep the even split"):format(
+      result.even.mode, units.seconds(result.even.step), result.even.step / result.priced.step))
+  elseif result.even then
     print(("even split, one mode (%s): %s; balanced is %.3fx faster"):format(result.even.mode,
       units.seconds(result.even.step), result.even.step / result.priced.step))
   else

@@ -59,3 +59,6 @@ spec/balance_run_spec.lua):
   $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -k 2
   -k: reads the balanced plans, but the search balances none; --balance
   [2]
+  $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB --balance --csv all.csv
+  --csv: writes every candidate at its even split, which --balance re-prices and re-ranks (the C search's filter widened); --csv without --balance
+  [2]

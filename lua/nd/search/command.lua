@@ -505,6 +505,10 @@ function command.balance_of(opts, cfg, b)
     end
     return nil
   end
+  if opts.csv then
+    errors.raise { path = "--csv", message = "writes every candidate at its even split, which " .. source
+      .. " re-prices and re-ranks (the C search's filter widened)", accepted = "--csv without --balance" }
+  end
   return { limit = opts.balance_limit or limit, source = source }
 end
 
