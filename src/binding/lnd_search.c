@@ -405,11 +405,8 @@ static int result_write_csv(lua_State *L)
     int rc = nd_write_source(path, &src, &step);
     int e = errno;
     csv_text_free(&s.text);
-    if (rc != 0) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", step, strerror(e));
-        return 2;
-    }
+    if (rc != 0)
+        return nd_push_failure(L, e, "%s", step);
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -8,41 +8,13 @@
 
 #include <lauxlib.h>
 
-/* A growing byte array (the probe's dump). */
-typedef struct {
-    unsigned char *data;
-    size_t size, capacity;
-    int failed;
-} bytes_t;
+#include "bytebuf.h"
 
-static int bytes_add(lua_State *L, const void *p, size_t n, void *ud)
+/* lua_dump's writer into a byte array (the probe's dump). */
+static int dump_add(lua_State *L, const void *p, size_t n, void *ud)
 {
     (void)L;
-    bytes_t *b = ud;
-    if (b->failed)
-        return 1;
-    if (n == 0)
-        return 0;
-    if (n > b->capacity - b->size) {
-        size_t capacity = b->capacity ? b->capacity : 256;
-        while (capacity - b->size < n) {
-            if (capacity > SIZE_MAX / 2) {
-                b->failed = 1;
-                return 1;
-            }
-            capacity *= 2;
-        }
-        unsigned char *grown = realloc(b->data, capacity);
-        if (grown == NULL) {
-            b->failed = 1;
-            return 1;
-        }
-        b->data = grown;
-        b->capacity = capacity;
-    }
-    memcpy(b->data + b->size, p, n);
-    b->size += n;
-    return 0;
+    return bytebuf_add(ud, p, n) != 0;
 }
 
 /* Whether the running Lua dumps the probe as the build's Lua did, so that
@@ -57,12 +29,12 @@ static int probe_matches(lua_State *L)
         lua_pop(L, 1);
         return 0;
     }
-    bytes_t dump = {0};
-    int failed = lua_dump(L, bytes_add, &dump, 0) != 0 || dump.failed;
+    bytebuf_t dump = {0};
+    int failed = lua_dump(L, dump_add, &dump, 0) != 0;
     lua_pop(L, 1);
     if (!failed && dump.size == chunk_probe_size && memcmp(dump.data, chunk_probe_dump, dump.size) == 0)
         known = 1;
-    free(dump.data);
+    bytebuf_free(&dump);
     return known > 0;
 }
 

@@ -306,7 +306,7 @@ static void sort_keys(lua_State *L, int arr, lua_Integer first)
     }
 }
 
-void docmeta_push_ordered_keys(lua_State *L, int t)
+lua_Integer docmeta_push_ordered_keys(lua_State *L, int t)
 {
     t = lua_absindex(L, t);
     lua_pushcfunction(L, docmeta_lua_keys);
@@ -337,4 +337,5 @@ void docmeta_push_ordered_keys(lua_State *L, int t)
     }
     lua_pop(L, 1);
     sort_keys(L, arr, ordered + 1);
+    return (lua_Integer)lua_rawlen(L, arr);
 }

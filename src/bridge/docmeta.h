@@ -47,8 +47,9 @@ void docmeta_mark_kind(lua_State *L, int t, const char *kind);
 int docmeta_is_sequence(lua_State *L, int t);
 
 /* Pushes a new array of the keys of the table at index t: its document
- * order first, then any other keys sorted (numbers, strings, booleans). */
-void docmeta_push_ordered_keys(lua_State *L, int t);
+ * order first, then any other keys sorted (numbers, strings, booleans).
+ * Returns its length. */
+lua_Integer docmeta_push_ordered_keys(lua_State *L, int t);
 
 /* Lua functions: keys(t), where(t [, key [, "key"]]), array(t). */
 int docmeta_lua_keys(lua_State *L);

@@ -15,6 +15,8 @@
 
 #include <lauxlib.h>
 
+#include "luautil.h"
+
 /* The temporary files being written now: a signal that ends ndlua
  * (nd_cleanup_on_signals) removes them first, so an interrupted run leaves
  * no half file. A slot holds one write in progress; a write's chunks may
@@ -297,12 +299,8 @@ int nd_lua_write_file(lua_State *L)
     int rc = nd_write_source(path, &src, &step);
     if (chunks.raised)
         return lua_error(L); /* the temporary file is gone; the old file is as it was */
-    if (rc != 0) {
-        int e = errno;
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", step, strerror(e));
-        return 2;
-    }
+    if (rc != 0)
+        return nd_push_failure(L, errno, "%s", step);
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -12,6 +12,8 @@
 
 #include <lauxlib.h>
 
+#include "luautil.h"
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -154,12 +156,8 @@ int nd_lua_list_dir(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     nd_dir_names names;
-    if (nd_list_dir(path, &names) != 0) {
-        int err = errno;
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: cannot list the directory: %s", path, strerror(err));
-        return 2;
-    }
+    if (nd_list_dir(path, &names) != 0)
+        return nd_push_failure(L, errno, "%s: cannot list the directory", path);
     lua_pushcfunction(L, push_names);
     lua_pushlightuserdata(L, &names);
     int rc = lua_pcall(L, 1, 1, 0);
@@ -172,12 +170,8 @@ int nd_lua_list_dir(lua_State *L)
 int nd_lua_mkdir_p(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    if (nd_mkdir_p(path) != 0) {
-        int err = errno;
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: cannot create the directory: %s", path, strerror(err));
-        return 2;
-    }
+    if (nd_mkdir_p(path) != 0)
+        return nd_push_failure(L, errno, "%s: cannot create the directory", path);
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -51,15 +51,9 @@ static int scan_gc(lua_State *L)
 
 static scan_t *scan_new(lua_State *L, const char *name)
 {
-    scan_t *s = lua_newuserdatauv(L, sizeof *s, 0);
-    memset(s, 0, sizeof *s);
+    scan_t *s = nd_new_scratch(L, sizeof *s, SCAN_TYPE, scan_gc);
     s->name = name;
     s->bad_number = NO_OFFSET;
-    if (luaL_newmetatable(L, SCAN_TYPE)) {
-        lua_pushcfunction(L, scan_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
     return s;
 }
 

@@ -13,8 +13,6 @@
 #include "luautil.h"
 #include "numfmt.h"
 
-#define MAX_DEPTH 256
-
 static const char TREE_TYPE[] = "ndlua.json_tree";
 
 typedef struct {
@@ -82,9 +80,8 @@ static void fill_array(lua_State *L, tree_t *tree, cJSON *arr, int t, int depth,
 
 static void fill_object(lua_State *L, tree_t *tree, cJSON *obj, int t, int depth, const char *path)
 {
-    docmeta_push_ordered_keys(L, t);
+    lua_Integer n = docmeta_push_ordered_keys(L, t);
     int keys = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, keys);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, keys, i);
         int k = lua_gettop(L);
@@ -105,27 +102,16 @@ static void fill_object(lua_State *L, tree_t *tree, cJSON *obj, int t, int depth
 /* The cJSON item of the table at index t; the caller owns it. */
 static cJSON *build_table(lua_State *L, tree_t *tree, int t, int depth, const char *path)
 {
-    if (depth >= MAX_DEPTH)
-        fail_path(L, path, "a table nested deeper than 256 levels");
-    luaL_checkstack(L, 10, "table too deep");
-    lua_pushvalue(L, t);
-    if (lua_rawget(L, tree->visiting) != LUA_TNIL)
-        fail_path(L, path, "a table that contains itself");
-    lua_pop(L, 1);
+    nd_write_enter(L, tree->visiting, t, depth, path, "JSON");
     int sequence = docmeta_is_sequence(L, t);
     cJSON *item = checked(L, sequence ? cJSON_CreateArray() : cJSON_CreateObject());
     /* Park the item in the tree's root so an error below frees it. */
     attach(L, tree->root, NULL, item);
-    lua_pushvalue(L, t);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, tree->visiting);
     if (sequence)
         fill_array(L, tree, item, t, depth, path);
     else
         fill_object(L, tree, item, t, depth, path);
-    lua_pushvalue(L, t);
-    lua_pushnil(L);
-    lua_rawset(L, tree->visiting);
+    nd_write_leave(L, tree->visiting, t);
     return cJSON_DetachItemViaPointer(tree->root, item);
 }
 
@@ -206,13 +192,7 @@ int json_lua_encode(lua_State *L)
     luaL_checkany(L, 1);
     int indent = read_indent(L, 2);
     lua_settop(L, 1);
-    tree_t *tree = lua_newuserdatauv(L, sizeof *tree, 0);
-    tree->root = NULL;
-    if (luaL_newmetatable(L, TREE_TYPE)) {
-        lua_pushcfunction(L, tree_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    tree_t *tree = nd_new_scratch(L, sizeof *tree, TREE_TYPE, tree_gc);
     tree->root = checked(L, cJSON_CreateArray());
     lua_newtable(L);
     tree->visiting = lua_gettop(L);

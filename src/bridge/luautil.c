@@ -22,6 +22,53 @@ int nd_bad_input(lua_State *L, const char *fmt, ...)
     return lua_error(L);
 }
 
+int nd_push_failure(lua_State *L, int err, const char *fmt, ...)
+{
+    va_list ap;
+    lua_pushnil(L);
+    va_start(ap, fmt);
+    const char *what = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_pushfstring(L, "%s: %s", what, strerror(err));
+    lua_remove(L, -2);
+    return 2;
+}
+
+void *nd_new_scratch(lua_State *L, size_t size, const char *type_name, lua_CFunction gc)
+{
+    void *block = lua_newuserdatauv(L, size, 0);
+    memset(block, 0, size);
+    if (luaL_newmetatable(L, type_name)) {
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return block;
+}
+
+void nd_write_enter(lua_State *L, int visiting, int t, int depth, const char *path, const char *format)
+{
+    const char *top = *path ? path : "the top level";
+    if (depth >= ND_MAX_WRITE_DEPTH)
+        luaL_error(L, "cannot write a table nested deeper than %d levels at %s as %s", ND_MAX_WRITE_DEPTH, top,
+                   format);
+    luaL_checkstack(L, 10, "table too deep");
+    lua_pushvalue(L, t);
+    if (lua_rawget(L, visiting) != LUA_TNIL)
+        luaL_error(L, "cannot write a table that contains itself at %s as %s", top, format);
+    lua_pop(L, 1);
+    lua_pushvalue(L, t);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, visiting);
+}
+
+void nd_write_leave(lua_State *L, int visiting, int t)
+{
+    lua_pushvalue(L, t);
+    lua_pushnil(L);
+    lua_rawset(L, visiting);
+}
+
 static const char NULL_KEY[] = "ndlua.null";
 
 static int null_tostring(lua_State *L)

@@ -9,21 +9,19 @@
 #include <lauxlib.h>
 #include <yaml.h>
 
+#include "bytebuf.h"
 #include "docmeta.h"
 #include "file_write.h"
 #include "luautil.h"
 #include "numfmt.h"
 #include "yaml_scalar.h"
 
-#define MAX_DEPTH 256
-
 static const char WRITER_TYPE[] = "ndlua.yaml_writer";
 
 typedef struct {
     yaml_emitter_t emitter;
     int has_emitter;
-    char *out;
-    size_t len, cap;
+    bytebuf_t out;
     int out_of_memory;
     int visiting; /* stack index of the set of tables being written */
 } writer_t;
@@ -34,40 +32,23 @@ static int writer_gc(lua_State *L)
     if (w->has_emitter)
         yaml_emitter_delete(&w->emitter);
     w->has_emitter = 0;
-    free(w->out);
-    w->out = NULL;
+    bytebuf_free(&w->out);
     return 0;
 }
 
 static int write_handler(void *data, unsigned char *buffer, size_t size)
 {
     writer_t *w = data;
-    if (w->len + size > w->cap) {
-        size_t cap = w->cap ? w->cap : 1024;
-        while (cap < w->len + size)
-            cap *= 2;
-        char *out = realloc(w->out, cap);
-        if (out == NULL) {
-            w->out_of_memory = 1;
-            return 0;
-        }
-        w->out = out;
-        w->cap = cap;
+    if (bytebuf_add(&w->out, buffer, size) != 0) {
+        w->out_of_memory = 1;
+        return 0;
     }
-    memcpy(w->out + w->len, buffer, size);
-    w->len += size;
     return 1;
 }
 
 static writer_t *writer_new(lua_State *L)
 {
-    writer_t *w = lua_newuserdatauv(L, sizeof *w, 0);
-    memset(w, 0, sizeof *w);
-    if (luaL_newmetatable(L, WRITER_TYPE)) {
-        lua_pushcfunction(L, writer_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    writer_t *w = nd_new_scratch(L, sizeof *w, WRITER_TYPE, writer_gc);
     if (!yaml_emitter_initialize(&w->emitter))
         luaL_error(L, "out of memory initialising the YAML emitter");
     w->has_emitter = 1;
@@ -167,9 +148,8 @@ static void emit_mapping(lua_State *L, writer_t *w, int t, int depth, const char
     yaml_event_t e;
     yaml_mapping_start_event_initialize(&e, NULL, NULL, 1, YAML_ANY_MAPPING_STYLE);
     emit(L, w, &e);
-    docmeta_push_ordered_keys(L, t);
+    lua_Integer n = docmeta_push_ordered_keys(L, t);
     int keys = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, keys);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, keys, i);
         int k = lua_gettop(L);
@@ -189,23 +169,12 @@ static void emit_mapping(lua_State *L, writer_t *w, int t, int depth, const char
 
 static void emit_table(lua_State *L, writer_t *w, int t, int depth, const char *path)
 {
-    if (depth >= MAX_DEPTH)
-        fail_path(L, path, "a table nested deeper than 256 levels");
-    luaL_checkstack(L, 10, "table too deep");
-    lua_pushvalue(L, t);
-    if (lua_rawget(L, w->visiting) != LUA_TNIL)
-        fail_path(L, path, "a table that contains itself");
-    lua_pop(L, 1);
-    lua_pushvalue(L, t);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, w->visiting);
+    nd_write_enter(L, w->visiting, t, depth, path, "YAML");
     if (docmeta_is_sequence(L, t))
         emit_sequence(L, w, t, depth, path);
     else
         emit_mapping(L, w, t, depth, path);
-    lua_pushvalue(L, t);
-    lua_pushnil(L);
-    lua_rawset(L, w->visiting);
+    nd_write_leave(L, w->visiting, t);
 }
 
 static void emit_value(lua_State *L, writer_t *w, int idx, int depth, const char *path)
@@ -243,7 +212,7 @@ static void encode_to_string(lua_State *L)
     emit(L, w, &e);
     yaml_stream_end_event_initialize(&e);
     emit(L, w, &e);
-    lua_pushlstring(L, w->out ? w->out : "", w->len);
+    lua_pushlstring(L, w->out.data ? (const char *)w->out.data : "", w->out.size);
 }
 
 int yaml_lua_encode(lua_State *L)

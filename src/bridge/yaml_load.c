@@ -41,13 +41,7 @@ static int reader_gc(lua_State *L)
 
 static reader_t *reader_new(lua_State *L, const char *name)
 {
-    reader_t *r = lua_newuserdatauv(L, sizeof *r, 0);
-    memset(r, 0, sizeof *r);
-    if (luaL_newmetatable(L, READER_TYPE)) {
-        lua_pushcfunction(L, reader_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    reader_t *r = nd_new_scratch(L, sizeof *r, READER_TYPE, reader_gc);
     if (!yaml_parser_initialize(&r->parser))
         luaL_error(L, "out of memory initialising the YAML parser");
     r->has_parser = 1;
@@ -222,13 +216,21 @@ static void push_alias(lua_State *L, reader_t *r)
     lua_remove(L, -2);
 }
 
-static void parse_sequence(lua_State *L, reader_t *r, int depth)
+/* Pushes the table of the collection whose start event is current, then
+ * its docmeta record of `kind`; returns the table's index (the record's is
+ * the next). */
+static int push_collection(lua_State *L, reader_t *r, const char *kind)
 {
     yaml_mark_t at = r->event.start_mark;
     lua_newtable(L);
     int t = lua_gettop(L);
-    docmeta_attach(L, t, DOCMETA_SEQ, r->name, line_of(at), col_of(at));
-    int rec = lua_gettop(L);
+    docmeta_attach(L, t, kind, r->name, line_of(at), col_of(at));
+    return t;
+}
+
+static void parse_sequence(lua_State *L, reader_t *r, int depth)
+{
+    int t = push_collection(L, r, DOCMETA_SEQ), rec = t + 1;
     lua_Integer i = 0;
     for (;;) {
         next_event(L, r);
@@ -397,11 +399,7 @@ static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_
 
 static void parse_mapping(lua_State *L, reader_t *r, int depth)
 {
-    yaml_mark_t at = r->event.start_mark;
-    lua_newtable(L);
-    int t = lua_gettop(L);
-    docmeta_attach(L, t, DOCMETA_MAP, r->name, line_of(at), col_of(at));
-    int rec = lua_gettop(L);
+    int t = push_collection(L, r, DOCMETA_MAP), rec = t + 1;
     lua_newtable(L);
     int sources = lua_gettop(L);
     for (;;) {
@@ -438,6 +436,16 @@ static void refuse_depth(lua_State *L, reader_t *r, int depth)
         fail_at(L, r, r->event.start_mark, "the document nests deeper than 256 levels; refusing it");
 }
 
+/* The start of a node that is not an alias: its anchor's copy pushed (or
+ * NULL, nothing pushed) and begun, the node counted. Returns the copy. */
+static const char *node_begin(lua_State *L, reader_t *r, const unsigned char *anchor, yaml_mark_t at)
+{
+    const char *copy = copy_anchor(L, anchor);
+    anchor_begin(L, r, (const unsigned char *)copy);
+    count_nodes(L, r, 1, at, 0);
+    return copy;
+}
+
 /* Reads the node whose first event is current and pushes its value. */
 static void parse_node(lua_State *L, reader_t *r, int depth)
 {
@@ -450,23 +458,17 @@ static void parse_node(lua_State *L, reader_t *r, int depth)
         push_alias(L, r);
         return;
     case YAML_SCALAR_EVENT:
-        anchor = copy_anchor(L, r->event.data.scalar.anchor);
-        anchor_begin(L, r, (const unsigned char *)anchor);
-        count_nodes(L, r, 1, at, 0);
+        anchor = node_begin(L, r, r->event.data.scalar.anchor, at);
         push_scalar(L, r);
         break;
     case YAML_SEQUENCE_START_EVENT:
         refuse_depth(L, r, depth);
-        anchor = copy_anchor(L, r->event.data.sequence_start.anchor);
-        anchor_begin(L, r, (const unsigned char *)anchor);
-        count_nodes(L, r, 1, at, 0);
+        anchor = node_begin(L, r, r->event.data.sequence_start.anchor, at);
         parse_sequence(L, r, depth);
         break;
     case YAML_MAPPING_START_EVENT:
         refuse_depth(L, r, depth);
-        anchor = copy_anchor(L, r->event.data.mapping_start.anchor);
-        anchor_begin(L, r, (const unsigned char *)anchor);
-        count_nodes(L, r, 1, at, 0);
+        anchor = node_begin(L, r, r->event.data.mapping_start.anchor, at);
         parse_mapping(L, r, depth);
         break;
     default:
