@@ -116,4 +116,34 @@ function files.on_lua_path(subdir)
   return paths, names
 end
 
+--- Raises the bad-input error of a profile name that no file of
+-- `nd/<subdir>/` on the Lua path answers: what it is not, the names that
+-- would be accepted, and where a new one would go.
+-- @tparam string where the option or key that named it
+-- @tparam string name the name asked for
+-- @tparam string what what the names name ("hardware profile")
+-- @tparam string subdir e.g. "hardware"
+-- @tparam table names the names known
+function files.unknown_profile(where, name, what, subdir, names)
+  require("nd.errors").raise { path = where, message = "'" .. name .. "' is no " .. what .. " ndlua knows",
+                               accepted = "one of " .. table.concat(names, ", ") .. " (or add nd/" .. subdir .. "/"
+                                 .. name .. ".lua to a directory on NDLUA_PATH)" }
+end
+
+--- Runs a Lua data file (a profile: a table and nothing else) in an empty
+-- environment, where it can read no global and call no function.
+-- @tparam string path
+-- @return[1] what the file returns
+-- @treturn[2] nil
+-- @treturn[2] string why not (the file's name in it)
+-- @treturn[2] string the step that failed: "read" (missing, unreadable, not
+-- Lua) or "run" (it raised an error)
+function files.run_data(path)
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then return nil, err, "read" end
+  local ok, value = pcall(chunk)
+  if not ok then return nil, tostring(value), "run" end
+  return value
+end
+
 return files

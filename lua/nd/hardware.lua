@@ -164,10 +164,8 @@ end
 --- Loads a profile file (checked, defaults filled in, what it extends
 -- filled in from that profile).
 function hardware.load_file(path)
-  local chunk, err = loadfile(path, "t", {})
-  if not chunk then bad(nil, "hardware profile " .. tostring(err)) end
-  local ok, p = pcall(chunk)
-  if not ok then bad(nil, "hardware profile " .. tostring(p)) end
+  local p, err = files.run_data(path)
+  if err then bad(nil, "hardware profile " .. err) end
   if type(p) == "table" and p.extends ~= nil then p = inherit(path, p) end
   return check(path, p)
 end
@@ -208,11 +206,7 @@ function hardware.load(name, option)
       end
     end
   end
-  if not path then
-    errors.raise { path = option or "-A", message = "'" .. name .. "' is no hardware profile ndlua knows",
-                   accepted = "one of " .. table.concat(names, ", ")
-                     .. " (or add nd/hardware/" .. name .. ".lua to a directory on NDLUA_PATH)" }
-  end
+  if not path then files.unknown_profile(option or "-A", name, "hardware profile", "hardware", names) end
   local p = hardware.load_file(path)
   loaded[key] = p
   return p

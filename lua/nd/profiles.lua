@@ -19,6 +19,7 @@
 
 local core = require "nd.core"
 local errors = require "nd.errors"
+local files = require "nd.files"
 
 local profiles = {}
 
@@ -291,10 +292,11 @@ end
 -- (default: the file's base name).
 function profiles.load_file(path, name)
   name = name or path:match("([^/]+)%.lua$")
-  local chunk, err = loadfile(path, "t", {})
-  if not chunk then errors.raise { file = path, message = "cannot read the op profile: " .. err } end
-  local ok, p = pcall(chunk)
-  if not ok then errors.raise { file = path, message = "the op profile failed: " .. tostring(p) } end
+  local p, err, step = files.run_data(path)
+  if err then
+    local what = step == "read" and "cannot read the op profile: " or "the op profile failed: "
+    errors.raise { file = path, message = what .. err }
+  end
   return profiles.register(name, p, path)
 end
 

@@ -124,10 +124,8 @@ end
 
 --- Loads a profile file (checked).
 function runtimes.load_file(path)
-  local chunk, err = loadfile(path, "t", {})
-  if not chunk then bad(nil, "runtime profile " .. tostring(err)) end
-  local ok, p = pcall(chunk)
-  if not ok then bad(nil, "runtime profile " .. tostring(p)) end
+  local p, err = files.run_data(path)
+  if err then bad(nil, "runtime profile " .. err) end
   return check(path, p)
 end
 
@@ -152,11 +150,7 @@ function runtimes.load(name, option)
   for _, n in ipairs(names) do
     if n:lower() == key then path = paths[n] end
   end
-  if not path then
-    errors.raise { path = option or "runtime", message = "'" .. name .. "' is no runtime ndlua knows",
-                   accepted = "one of " .. table.concat(runtimes.names(), ", ")
-                     .. " (or add nd/runtimes/" .. name .. ".lua to a directory on NDLUA_PATH)" }
-  end
+  if not path then files.unknown_profile(option or "runtime", name, "runtime", "runtimes", runtimes.names()) end
   local p = runtimes.load_file(path)
   loaded[key] = p
   return p

@@ -260,12 +260,18 @@ function calibration.header(cal)
     .. table.concat(bits, "; ")
 end
 
+-- A shallow copy of t, to lay ratios on.
+local function copy(t)
+  local out = {}
+  for k, v in pairs(t) do out[k] = v end
+  return out
+end
+
 --- A stage with the memory ratios laid on: each part's change spread
 -- over its fields by their sizes; allocated, reserved and total moved by
 -- what changed inside each. Returns a new table.
 function calibration.stage(s, mem)
-  local out = {}
-  for k, v in pairs(s) do out[k] = v end
+  local out = copy(s)
   local parts = calibration.memory_parts(s, mem.metric)
   local d_all, d_alloc = 0, 0
   for _, p in ipairs(calibration.MEMORY_PARTS) do
@@ -292,8 +298,7 @@ end
 --- An estimate (nd.estimate's table) with the memory ratios laid on each
 -- stage, its peak, peak stage and fit found again. Returns a new table.
 function calibration.estimate(est, mem)
-  local out = {}
-  for k, v in pairs(est) do out[k] = v end
+  local out = copy(est)
   out.stages = {}
   local peak, at = -1, 0
   for i, s in ipairs(est.stages) do
@@ -309,8 +314,7 @@ end
 
 --- A step time's parts and total with the time ratios laid on (a new table).
 function calibration.step_time(t, time)
-  local out = {}
-  for k, v in pairs(t) do out[k] = v end
+  local out = copy(t)
   out.parts = {}
   local total = 0
   for k, v in pairs(t.parts) do
