@@ -203,7 +203,8 @@ local function print_table(est, layers)
   print(table.concat(head, ""))
   for i, s in ipairs(est.stages) do
     local row = { string.format("%s%6d %6d", s.stage == est.peak_stage and "*" or " ", s.stage, layers[i]) }
-    for _, c in ipairs(shown) do row[#row + 1] = string.format("%12.2f", s[c[1]] / unit) end
+    -- a part the core leaves out of a stage (fragmentation, grad_pool where zero) prints 0.00
+    for _, c in ipairs(shown) do row[#row + 1] = string.format("%12.2f", (s[c[1]] or 0) / unit) end
     row[#row + 1] = string.format("%12.2f", s.total / unit)
     print(table.concat(row, ""))
   end

@@ -110,3 +110,15 @@ only for the 30,532,122,624 of the language model (PARAMS.md):
 
   $ ndlua estimate.lua $ROOT/examples/qwen3-vl-30b-a3b/train.yaml --json | ndlua -e 'local t = require("nd").json.decode(io.read("a")); print(t.stages[1].bytes.params, t.stages[1].bytes.grads, t.run.freeze_vision, t.run.visual_seq_length)'
   3883844254	3816515328	true	1024
+
+Under torchtitan's runtime the two middle stages of the Llama 3.1 70B
+recipe hold no gradient pool and no fragmentation, which the core leaves
+out of a stage's table where they are zero, while the first and last
+stages hold both: the table shows both columns, and the middle stages'
+read 0.00 (stage, fragment, grad pool):
+
+  $ ndlua estimate.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --runtime torchtitan 2>/dev/null | grep -E '^[ *] +[0-3] +20 ' | awk '{print $(NF-12), $(NF-3), $(NF-2)}'
+  0 * (glob)
+  1 0.00 0.00
+  2 0.00 0.00
+  3 * (glob)
