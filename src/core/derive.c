@@ -17,7 +17,8 @@ const field_desc SHARDING_FIELDS[] = {
     FIELD_I64(sharding_opts, "expert_shard", expert_shard, 1, ND_MAX_DEVICES, 0), SB(expert_shard_group, false),
     SB(vocab_emb_dp, true), SB(emb_dp_sharded, true), SB(shard_mtp_param, true), ST(shard_activations),
     SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false),
-    SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), SB(grad_shard_opt_group, false), FIELD_END,
+    SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), SB(grad_shard_opt_group, false),
+    SB(emb_opt_group, false), FIELD_END,
 };
 
 /* A byte width from 1 to 16 (from 0 where its default, -1, is the family's). */
@@ -145,11 +146,12 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
 
 /* Embedding sharding (memory-model.md §4.5):
  *   shard_embed = (ranks if emb_dp_sharded else 1) · (1 if vocab_emb_dp and p == 1 else t)
- * with ranks the optimizer ranks under FSDP, else d. */
+ * with ranks the optimizer ranks under FSDP or with emb_opt_group, else d. */
 static void derive_embedding(const run_t *r, derived_t *d)
 {
     int64_t tp = r->sharding.vocab_emb_dp && r->pp == 1 ? 1 : r->tp;
-    int64_t ranks = r->sharding.grad_shard_as_params ? (r->sharding.optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
+    bool opt_group = r->sharding.grad_shard_as_params || r->sharding.emb_opt_group;
+    int64_t ranks = opt_group ? (r->sharding.optimizer_parallel ? d->optimizer_ranks : 1) : r->dp;
     d->shard_embed = (double)((r->sharding.emb_dp_sharded ? ranks : 1) * tp);
     d->gather_embed = d->fsdp && r->sharding.emb_dp_sharded ? (double)ranks : 1.0;
     d->shard_params_embed_whole = (double)tp;

@@ -52,6 +52,12 @@ typedef struct {
      * without grad_shard they stay whole over DP, the embedding's too,
      * though the parallel optimizer shards the weights themselves */
     bool grad_shard_opt_group;
+    /* the parallel optimizer shards the embedding over the optimizer shard
+     * group (optimizer_ranks), as every other parameter, not over the whole
+     * data-parallel degree: MindSpore cuts each parameter's repeated devices
+     * into groups of optimizer_weight_shard_size (OperatorInfo::
+     * CreateGroupForOptShard); else the seed's rule (d) */
+    bool emb_opt_group;
 } sharding_opts;
 
 /* Precision: byte widths (-1: the family's), the optimizer's states a

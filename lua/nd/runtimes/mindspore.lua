@@ -29,7 +29,14 @@ return {
     -- then that add first reduce-scatters over the weight's opt_shard_group and
     -- accu_grads are sliced as the parameters are: over the optimizer shard
     -- (optimizer_weight_shard_size), not the whole DP degree.
-    sharding = { keep_gathered_params = true, grad_shard_opt_group = true },
+    --
+    -- The parallel optimizer slices every parameter over its own group: the
+    -- devices repeating the parameter, cut into groups of
+    -- optimizer_weight_shard_size when it is set (OperatorInfo::
+    -- CreateGroupForOptShard, mindspore/ccsrc/frontend/parallel/ops_info/
+    -- operator_info.cc: "not fully use opt shard"); the embedding too, so its
+    -- weights and optimizer states divide by that group, not by the whole DP.
+    sharding = { keep_gathered_params = true, grad_shard_opt_group = true, emb_opt_group = true },
     -- MindFormers' RotaryEmbedding is the rotate_half form (a negated half,
     -- a concatenation, two products and a sum), operator by operator in its
     -- graph unless graph-kernel fusion, off by default, joins them.
