@@ -169,6 +169,36 @@ describe("a whole step priced by hand (nd.core.step_time)", function()
   end)
 end)
 
+describe("GEMM tiles and waves where CP splits the rows (nd.core.step_time, sm_count and gemm_tile)", function()
+  -- One SM and tiles of 128 rows by 1 column: each GEMM's efficiency is its rows over the next multiple
+  -- of 128 (columns never waste). No memory_gbps: no roofline. The tiny model's GEMMs a layer: q/k/v
+  -- 64 x 192, o 64 x 64, gate and up 64 x 512, down 256 x 64 (inner x out); the head 64 x 1000.
+  local plain = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } },
+                  overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+  local waves = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } },
+                  overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 }, sm_count = 1, gemm_tile = { m = 128, n = 1 } }
+  local function parts(fields, profile) return core.step_time(dense, nd.run(fields), profile).parts end
+
+  it("128 tokens fill the forward's tiles; the weight gradients of 64-row inputs fill half", function()
+    local a, b = parts({ seq_length = 128 }, plain), parts({ seq_length = 128 }, waves)
+    assert.are.equal(a.forward_s, b.forward_s)
+    -- the weight gradient (inner x out: 64 rows for q/k/v, o, gate/up and the head) runs at 1/2: its
+    -- FLOPs again, 2·64·(192 + 64 + 512) = 98304 a token a layer x 128 x 2 = 25165824, the head's
+    -- 2·64·1000 x 128 = 16384000: 41549824 FLOPs more; down's 256 rows fill two tiles
+    assert.is_true(math.abs(b.backward_s - a.backward_s - 41549824 / 1e12) < 1e-18)
+  end)
+
+  it("CP 2 halves the rows to 64: every forward GEMM at half its rate", function()
+    local a, b = parts({ seq_length = 128, cp = 2 }, plain), parts({ seq_length = 128, cp = 2 }, waves)
+    -- the forward's GEMM FLOPs again: 2·65536 a token a layer x 64 x 2 = 16777216, the head's 2·64·1000
+    -- x 64 = 8192000
+    assert.is_true(math.abs(b.forward_s - a.forward_s - 24969216 / 1e12) < 1e-18)
+    -- backward: each GEMM's input gradient (64 rows) at 1/2 like the forward; its weight gradient at
+    -- 1/2 too but down's (256 rows) at full rate: twice the forward less down's 2·256·64 x 64 x 2
+    assert.is_true(math.abs(b.backward_s - (2 * b.forward_s - 4194304 / 1e12)) < 1e-18)
+  end)
+end)
+
 describe("the optimizer step and the attention a recompute reruns (nd.core.step_time, memory_gbps)", function()
   -- 1 TFLOP/s sustained and 1 GB/s of HBM: seconds are FLOPs / 1e12 and bytes / 1e9.
   local hw = { peak_tflops = 2, sustained_tflops = 1, memory_gbps = 1, levels = { { gbps = 1 } },
