@@ -179,3 +179,38 @@ describe("a layer kind's attention and FFN kinds, stated once in the core", func
     assert.matches("ffn must be dense, moe or absent, got glu", refusal(kind { ffn = "glu" }), 1, true)
   end)
 end)
+
+describe("a layer kind's attention form, one descriptor in the core (src/core/layer_kinds.c)", function()
+  local nd = require "nd"
+  -- each kind of a model's stack: its name, form and attention weights
+  local function kinds(id)
+    local out = {}
+    for _, g in ipairs(nd.model(id):stack()) do out[g.kind.name] = { g.kind.attention, g.kind.params.attention } end
+    return out
+  end
+
+  it("prices full attention, MLA and linear attention by their own rows", function()
+    -- Llama 3.1 8B, h 4096, 32 query and 8 KV heads of 128: q and o 4096², k and v 4096·1024 (by hand)
+    assert.are.same({ decoder = { "full", 2 * 4096 * 4096 + 2 * 4096 * 1024 } }, kinds("meta-llama/Llama-3.1-8B"))
+    -- DeepSeek-V2-Lite, h 2048, 16 heads, no q latent, kv latent 512, rope 64, nope 128, v 128 (by hand):
+    -- query 2048·16·192, kv 2048·576 + 512 + 512·16·256, output 16·128·2048
+    local mla = 2048 * 16 * 192 + (2048 * 576 + 512 + 512 * 16 * 256) + 16 * 128 * 2048
+    assert.are.same({ dense = { "mla", mla }, moe = { "mla", mla } }, kinds("deepseek-ai/DeepSeek-V2-Lite"))
+    -- Qwen3.5-9B's config.json: h 4096; gated DeltaNet nk 16, dk 128, nv 32, dv 128, conv 4
+    -- (in_proj_qkvz, out_proj, conv, in_proj_ba, dt_bias and A_log, norm; by hand); its full
+    -- layers 16 query and 4 KV heads of 256 with the output gate fused into q_proj
+    local linear = 4096 * (2 * 2048 + 2 * 4096) + 4096 * 4096 + 4 * (2 * 2048 + 4096) + 2 * 4096 * 32 + 2 * 32 + 128
+    local full = 4096 * 2 * 4096 + 4096 * 4096 + 2 * 4096 * 1024
+    assert.are.same({ linear_attention = { "linear", linear }, full_attention = { "full", full } },
+                    kinds("Qwen/Qwen3.5-9B"))
+  end)
+
+  it("a form refuses a model that lacks the dims it needs", function()
+    local spec = nd.model("Qwen/Qwen3.5-9B"):spec()
+    spec.linear_num_key_heads = 0
+    local ok, err = pcall(core.model, spec)
+    assert.is_false(ok)
+    assert.are.equal("layer kind 'linear_attention' is linear attention, but a linear-attention dim is 0",
+                     err.message)
+  end)
+end)

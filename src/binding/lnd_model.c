@@ -8,6 +8,7 @@
 #include "bridge/luautil.h"
 #include "lnd_aux.h"
 #include "lua_fields.h"
+#include "core/layer_kinds.h"
 #include "core/model_flops.h"
 #include "core/model_params.h"
 #include "core/model_settle.h"
@@ -332,7 +333,7 @@ static void push_kind(lua_State *L, const layer_kind *k)
 {
     lua_createtable(L, 0, 10);
     field_set_string(L, "name", k->name);
-    field_set_string(L, "attention", k->attention == ATTENTION_LINEAR ? "linear" : k->mla ? "mla" : "full");
+    field_set_string(L, "attention", kind_form(k)->name);
     field_set_string(L, "ffn", k->moe ? "moe" : "dense");
     const field_desc *params = fields_push(L, KIND_OUT, k);
     field_set_bool(L, "census", k->census != NULL);

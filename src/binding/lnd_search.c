@@ -523,7 +523,7 @@ static void push_dims(lua_State *L)
         field_set_int(L, "config_at", d->config_at);
         field_set_int(L, "column", d->column);
         field_set_int(L, "width", d->width);
-        field_set_string(L, "form", d->form == FORM_SWITCH ? "switch" : "count");
+        field_set_string(L, "form", d->form == SHOWN_AS_SWITCH ? "switch" : "count");
         field_set_int(L, "chart_line", d->chart_line);
         if (d->yaml_key != NULL)
             field_set_string(L, "yaml_key", d->yaml_key);

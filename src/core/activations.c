@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "layer_kinds.h"
+
 static const char *const ROPES[] = {"rotate_half", "fused", "complex", NULL};
 static const field_choices ROPE = {ROPES, NULL, "rotate_half, fused, complex"};
 _Static_assert(sizeof(rope_form) == sizeof(int), "the field tables write enums as ints");
@@ -263,7 +265,7 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
  * w1's and w2's outputs, the kernel's output and its fp32 statistics. */
 bool act_op_sac_prices(const layer_kind *k)
 {
-    return !k->moe && !k->mla && k->attention != ATTENTION_LINEAR && k->ops[OP_FFMM] >= 3;
+    return !k->moe && !k->mla && kind_form(k)->softmax && k->ops[OP_FFMM] >= 3;
 }
 
 static act_split op_sac_activations(const model_t *m, const layer_kind *k, const derived_t *d, double kv_factor)
@@ -288,9 +290,9 @@ act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed c
     /* ring CP keeps the whole sequence's K and V on every rank; Ulysses and
      * linear attention keep their own share (the reference's cp / kv_shards) */
     double kv_factor = r->cp_algo == CP_RING ? (double)r->cp : 1.0;
-    if (k->attention == ATTENTION_LINEAR)
+    if (k->form == FORM_LINEAR)
         linear_attention(&o, m, k, d, keep);
-    else if (k->mla)
+    else if (k->form == FORM_MLA)
         mla_attention(&o, m, k, d, keep, seq, kv_factor);
     else
         full_attention(&o, m, k, d, keep, seq, kv_factor);
@@ -310,7 +312,7 @@ double act_attention_swappable_per_token(const price_ctx *c, const layer_kind *k
     double kv_factor = c->r->cp_algo == CP_RING ? (double)c->r->cp : 1.0;
     /* HyperParallel wraps the modules named self_attn; a linear-attention
      * layer's (Qwen3.5's linear_attn) is not one */
-    if (k->attention == ATTENTION_LINEAR)
+    if (!kind_form(k)->softmax)
         return 0.0;
     if (k->mla)
         mla_attention(&o, c->m, k, c->d, NULL, seq, kv_factor);
@@ -457,7 +459,7 @@ bool act_census_applies(const layer_kind *k, const derived_t *d, const signed ch
 /* Ring CP gathers the other ranks' K and V: (cp - 1)·kv·(d_qk + d_v)·bc per token, over t. */
 static double gathered_kv(const layer_kind *k, const run_t *r, const derived_t *d)
 {
-    if (r->cp <= 1 || r->cp_algo != CP_RING || k->attention == ATTENTION_LINEAR)
+    if (r->cp <= 1 || r->cp_algo != CP_RING || !kind_form(k)->softmax)
         return 0.0;
     return (double)(r->cp - 1) * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * d->bytes_compute / (double)r->tp;
 }

@@ -1,5 +1,6 @@
 /* memory.c: parameters, gradients and optimizer states per layer, and communication buffers. */
 #include "memory.h"
+#include "layer_kinds.h"
 #include "model_params.h"
 
 #include <stddef.h>
@@ -166,7 +167,7 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
         b.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
     if (tp_buffer(r, d))
         b.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
-    if (d->comm_cp && k->attention == ATTENTION_LINEAR)
+    if (d->comm_cp && !kind_form(k)->softmax)
         b.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
     else if (d->comm_cp && r->cp_algo == CP_RING)
         b.cp = 2.0 * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / (double)r->tp;

@@ -22,6 +22,11 @@ typedef enum { ATTENTION_FULL, ATTENTION_LINEAR } attention_flavour;
 typedef enum { FFN_MODEL, FFN_DENSE, FFN_MOE } ffn_flavour;
 extern const field_choices ATTENTION_KINDS, FFN_KINDS;
 
+/* The attention a kind is priced as, settled from its flavour and the model's geometry: full
+ * (MHA/GQA/MQA), MLA (a full attention with latent q/kv), linear; each one descriptor
+ * (layer_kinds.c ATTENTION_FORMS). */
+typedef enum { FORM_FULL, FORM_MLA, FORM_LINEAR, ATTENTION_FORM_COUNT } attention_form;
+
 /* A census record: bytes per token at micro-batch 1 of one layer (or the output layer). */
 typedef struct {
     double saved, saved_tp, working, working_tp;
@@ -58,7 +63,8 @@ typedef struct {
     attention_flavour attention;
     ffn_flavour ffn;
     bool moe;          /* its feed-forward is a mixture of experts */
-    bool mla;          /* its attention is MLA (latent q/kv) */
+    attention_form form; /* settled (layer_kinds.h) */
+    bool mla;          /* its attention is MLA (latent q/kv): form == FORM_MLA */
     /* attention geometry as priced: query heads, KV heads, q/k and v head widths */
     double heads, kv_heads, qk_head_dim, v_head_dim;
     double ffn_width;  /* dense width, or the routed expert width */

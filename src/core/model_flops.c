@@ -4,29 +4,21 @@
 
 #include <stddef.h>
 
-/* Tokens a chunk of the gated delta rule holds (Transformers' chunked rule uses 64). */
-#define DELTA_RULE_CHUNK 64.0
+#include "layer_kinds.h"
 /* Causal attention: each query attends to half the sequence on average. */
 #define CAUSAL_FACTOR 0.5
 
 /* Forward FLOPs per token of one layer of a kind at sequence length s.
- * Every matmul costs 2 FLOPs a weight a token. Attention scores:
- *   2·a·s·(d_qk + d_v) · causal          (QK^T and AV, per token)
- * The chunked gated delta rule, per token (forward third of the reference's
- * fwd+bwd table 3·n_v·(2·C·(3·d_k + 2·d_v) + 6·d_k·d_v), C = 64):
- *   n_v·(2·C·(3·d_k + 2·d_v) + 6·d_k·d_v) */
+ * Every matmul costs 2 FLOPs a weight a token; the attention's scores or
+ * recurrence are its form's (layer_kinds.c). */
 layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double causal)
 {
     const layer_params *p = &k->params;
     layer_flops f = {0, 0, 0, 0, 0, 0, 0};
     f.proj = 2.0 * p->attention;
-    if (k->attention == ATTENTION_LINEAR) {
-        double dk = k->qk_head_dim, dv = k->v_head_dim;
-        f.recurrence = k->heads * (2 * DELTA_RULE_CHUNK * (3 * dk + 2 * dv) + 6 * dk * dv);
-    } else {
-        double blocks = k->ops[OP_ATTMM] / 4.0;
-        f.scores = blocks * 2.0 * k->heads * s * (k->qk_head_dim + k->v_head_dim) * causal;
-    }
+    attention_flops a = kind_form(k)->flops(k, s, causal);
+    f.scores = a.scores;
+    f.recurrence = a.recurrence;
     f.mlp = 2.0 * p->dense_mlp;
     if (k->moe) {
         f.routed = 2.0 * p->routed * (double)m->top_k / (double)m->experts;

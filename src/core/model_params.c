@@ -3,43 +3,7 @@
 
 #include <stddef.h>
 
-/* Attention weights of one layer. Full attention (MHA/GQA), after the
- * reference's lineage B (memory-model.md §11.3), with n = attMM/4 attention
- * blocks (4 projections each):
- *   n·[ h·(g·a·d) + h·(a·d) + 2·h·(kv·d) ] + biases
- * g = 2 with Qwen3.5's output gate fused into q_proj; biases are the output
- * widths of q, k, v (qkv_bias) and h (o_bias).
- * MLA (§11.4, DeepSeek-V2/V3):
- *   query  = h·cq + cq + cq·a·(dn + dr)      (h·a·(dn + dr) without a q latent)
- *   kv     = h·(ckv + dr) + ckv + ckv·kv·(dn + dv)
- *   output = a·dv·h
- * Linear attention, gated DeltaNet (Qwen3-Next / Qwen3.5), per Transformers'
- * Qwen3NextGatedDeltaNet: in_proj_qkvz h·(2·nk·dk + 2·nv·dv), in_proj_ba
- * h·2·nv, depthwise conv c·(2·nk·dk + nv·dv), dt_bias and A_log 2·nv, the
- * gated norm dv, out_proj nv·dv·h. */
-static double attention_params(const model_t *m, const layer_kind *k)
-{
-    double h = (double)m->hidden, blocks = k->ops[OP_ATTMM] / 4.0;
-    if (k->attention == ATTENTION_LINEAR) {
-        double kd = (double)(m->lin_key_heads * m->lin_key_dim);
-        double vd = (double)(m->lin_value_heads * m->lin_value_dim);
-        double nv = (double)m->lin_value_heads;
-        return blocks * (h * (2 * kd + 2 * vd) + vd * h) + (double)m->lin_conv * (2 * kd + vd) + 2 * h * nv +
-               2 * nv + (double)m->lin_value_dim;
-    }
-    if (k->mla) {
-        double a = k->heads, dr = (double)m->rope_head_dim, dn = k->qk_head_dim - dr, dv = k->v_head_dim;
-        double cq = (double)m->q_lora_rank, ckv = (double)m->kv_lora_rank;
-        double query = cq > 0 ? h * cq + cq + cq * a * (dn + dr) : h * a * (dn + dr);
-        double kv = h * (ckv + dr) + ckv + ckv * k->kv_heads * (dn + dv);
-        return blocks * (query + kv + a * dv * h);
-    }
-    double g = m->attn_output_gate ? 2.0 : 1.0;
-    double dq = k->heads * k->qk_head_dim, dkv = k->kv_heads * k->qk_head_dim;
-    double weights = h * g * dq + dq * h + 2 * h * dkv;
-    double biases = (m->qkv_bias ? g * dq + 2 * dkv : 0) + (m->o_bias ? h : 0);
-    return blocks * (weights + biases);
-}
+#include "layer_kinds.h"
 
 /* Norm weights of one layer: layer_norms norms of width h (doubled with a
  * bias, as LayerNorm has), plus Qwen3's per-head q and k norms (2·head_dim)
@@ -62,7 +26,7 @@ static double ffn_params(const model_t *m, const layer_kind *k, double w)
 layer_params kind_layer_params(const model_t *m, const layer_kind *k)
 {
     layer_params p = {0, 0, 0, 0, 0, 0};
-    p.attention = attention_params(m, k);
+    p.attention = kind_form(k)->params(m, k); /* by its attention form (layer_kinds.c) */
     p.norms = norm_params(m, k);
     if (!k->moe) {
         p.dense_mlp = ffn_params(m, k, k->ffn_width);

@@ -4,32 +4,8 @@
 
 #include <stdio.h>
 
+#include "layer_kinds.h"
 #include "model_params.h"
-
-/* Attention geometry of a kind: full attention (MHA/GQA/MQA or MLA) or a
- * gated-delta-rule linear attention (Qwen3-Next / Qwen3.5). */
-static void settle_attention(const model_t *m, layer_kind *k)
-{
-    if (k->attention == ATTENTION_LINEAR) {
-        k->mla = false;
-        k->heads = (double)m->lin_value_heads;
-        k->kv_heads = (double)m->lin_key_heads;
-        k->qk_head_dim = (double)m->lin_key_dim;
-        k->v_head_dim = (double)m->lin_value_dim;
-        return;
-    }
-    k->heads = (double)m->heads;
-    k->kv_heads = (double)m->kv_heads;
-    k->mla = m->kv_lora_rank > 0;
-    if (k->mla) {
-        double nope = m->nope_head_dim > 0 ? (double)m->nope_head_dim : m->head_dim;
-        k->qk_head_dim = nope + (double)m->rope_head_dim;
-        k->v_head_dim = m->v_head_dim > 0 ? (double)m->v_head_dim : m->head_dim;
-    } else {
-        k->qk_head_dim = m->head_dim;
-        k->v_head_dim = m->head_dim;
-    }
-}
 
 /* The settled spec gives every width (nd.model.spec settles them); these
  * checks keep a kind from being priced at a width of 0. */
@@ -80,12 +56,12 @@ static const char *settle(model_t *m, const char *prefix, char *err, int errlen)
         return msg;
     for (int i = 0; i < m->n_kinds; i++) {
         layer_kind *k = &m->kinds[i];
-        if (k->attention == ATTENTION_LINEAR && (m->lin_key_heads <= 0 || m->lin_key_dim <= 0 ||
-                                                 m->lin_value_heads <= 0 || m->lin_value_dim <= 0)) {
-            snprintf(err, errlen, "layer kind '%s' is linear attention, but a linear-attention dim is 0", k->name);
-            return err;
-        }
-        settle_attention(m, k);
+        /* its attention form (layer_kinds.c): what the form needs, then its geometry */
+        k->form = attention_form_of(m, k->attention);
+        k->mla = k->form == FORM_MLA;
+        if ((msg = kind_form(k)->check(m, k, err, errlen)) != NULL)
+            return msg;
+        kind_form(k)->geometry(m, k);
         if ((msg = settle_ffn(m, k, err, errlen)) != NULL)
             return msg;
         k->params = kind_layer_params(m, k);

@@ -14,6 +14,7 @@
 #include "timing.h"
 
 #include "activations.h"
+#include "layer_kinds.h"
 #include "model_flops.h"
 #include "model_params.h"
 
@@ -54,7 +55,7 @@ layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
     double h = (double)m->hidden, bc = d->bytes_compute, tp = (double)r->tp, cp = (double)r->cp;
     if (r->tp > 1)
         t.tp = k->ops[OP_GATHER] / 4.0 * 8.0 * (tp - 1) / tp * tokens * h * bc;
-    if (r->cp > 1 && k->attention == ATTENTION_LINEAR)
+    if (r->cp > 1 && !kind_form(k)->softmax)
         t.cp = 3.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / tp;
     else if (r->cp > 1 && r->cp_algo == CP_RING)
         t.cp = 3.0 * (cp - 1) * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / tp;
@@ -197,7 +198,7 @@ double layer_rank_weights(const price_ctx *c, const layer_kind *k)
  * dropout reads that and writes its output (bc) and mask (bd). */
 static double scores_moved_per_token(const layer_kind *k, const run_t *r, const derived_t *d)
 {
-    if (d->flash || k->attention == ATTENTION_LINEAR)
+    if (d->flash || !kind_form(k)->softmax)
         return 0.0;
     double bc = d->bytes_compute, bs = d->bytes_softmax;
     double per_score = bc + bs + (bs != bc ? bs + bc : 0.0) + (d->bytes_dropout > 0 ? bs + bc + d->bytes_dropout : 0);
@@ -241,7 +242,7 @@ static double rope_bytes_per_element(rope_form rope, double bc)
  * its backward sums them back (reads a/t, writes kv/t). */
 static double qk_moved_per_token(const model_t *m, const layer_kind *k, const run_t *r, const derived_t *d)
 {
-    if (k->attention == ATTENTION_LINEAR || k->ops[OP_ATTMM] <= 0)
+    if (!kind_form(k)->softmax || k->ops[OP_ATTMM] <= 0)
         return 0.0;
     double t = (double)r->tp, bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
     double rotated = 0.0;
@@ -299,7 +300,7 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     hidden_dropouts drop = act_hidden_dropouts(k, r, d);
     double hidden = k->ops[OP_NORMOP] * h * norm + 2.0 * 3.0 * h * bc + drop.ops * h * (2.0 * bc + drop.mask_bytes);
     moved += hidden / sp;
-    if (m->qk_norm && !k->mla && k->attention != ATTENTION_LINEAR)
+    if (m->qk_norm && !k->mla && kind_form(k)->softmax)
         moved += k->ops[OP_ATTMM] / 4.0 * (k->heads + k->kv_heads) * k->qk_head_dim / t * norm;
     double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
     if (k->moe)
@@ -341,7 +342,7 @@ static void rerun_of(const layer_kind *k, const layer_flops *f, recompute_mode m
         lt->rerun_moved = lt->moved;
         return;
     }
-    else if (mode == REC_SELECTIVE && c->d->core_attention_recompute && k->attention != ATTENTION_LINEAR) {
+    else if (mode == REC_SELECTIVE && c->d->core_attention_recompute && kind_form(k)->softmax) {
         double tokens = c->d->tokens;
         lt->rerun_flops = f->scores / (double)c->r->tp * tokens;
         lt->rerun_moved = scores_moved_per_token(k, c->r, c->d) * tokens;
@@ -440,7 +441,7 @@ static gemm_excess_flops layer_gemm_excess(const model_t *m, const layer_kind *k
     if (!(g->ridge > 0) && !(g->sms > 0))
         return x;
     double tokens = d->tokens, h = (double)m->hidden, t = (double)r->tp, bc = d->bytes_compute;
-    if (k->attention != ATTENTION_LINEAR && k->ops[OP_ATTMM] > 0) {
+    if (kind_form(k)->softmax && k->ops[OP_ATTMM] > 0) {
         double blocks = k->ops[OP_ATTMM] / 4.0;
         if (k->mla)
             add_excess(&x, blocks, gemm_excess(g, tokens, h, k->params.attention / h / t, 1.0, bc));
@@ -514,7 +515,7 @@ static layer_time price_layer(const price_ctx *c, const layer_kind *k, recompute
                      layer_moved_per_token(m, k, r, d) * tokens, layer_rank_weights(c, k),
                      layer_traffic_bytes(c, k), 0.0, 0.0, excess.backward};
     /* a flash kernel runs the scores at its own rate (hardware attention_tflops) */
-    if (d->flash && k->attention != ATTENTION_LINEAR)
+    if (d->flash && kind_form(k)->softmax)
         lt.attention_flops = f.scores / (double)r->tp * tokens;
     rerun_of(k, &f, mode, c, &lt);
     /* a flash kernel over short keys runs below its rate: its FLOPs take

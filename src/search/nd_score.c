@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+#include "core/layer_kinds.h"
+
 /* The reference's empirical MoE dispatch cost, fitted on Qwen3.5-35B-A3B at
  * 8192 tokens on 64 dies (search-ranking-cli §d.1). */
 #define MOE_DISPATCH 1040.0
@@ -28,7 +30,7 @@ static op_table layer_table(const model_t *m, const layer_kind *k, const run_t *
         o.v[OP_ATTMM] = 6.0 * b * s * k->params.attention / (k->ops[OP_ATTMM] > 0 ? k->ops[OP_ATTMM] : 4.0);
     else
         o.v[OP_ATTMM] = 1.5 * b * s * h * ((g + 1) * a * dh + 2 * kv * dh);
-    if (k->attention == ATTENTION_LINEAR)
+    if (k->form == FORM_LINEAR)
         o.v[OP_LINREC] = 3.0 * b * s * a * (2.0 * 64 * (3 * k->qk_head_dim + 2 * dh) + 6 * k->qk_head_dim * dh);
     o.v[OP_FFMM] = 6.0 * b * s * h * hff;
     o.v[OP_FFACT] = 21.0 * b * s * hff;
@@ -136,7 +138,7 @@ static comm_parts reference_layer_comm(const model_t *m, const layer_kind *k, co
     if (r->cp > 1) {
         double kv_width = (k->mla ? k->kv_heads * (2 * k->v_head_dim + (double)m->rope_head_dim) / 2.0
                                   : (k->kv_heads < k->heads ? k->kv_heads : k->heads) * k->v_head_dim) / t;
-        if (k->attention == ATTENTION_LINEAR)
+        if (!kind_form(k)->softmax)
             c.cp = 2.0 * (k->heads / t) * k->v_head_dim * k->v_head_dim * 4.0;
         else if (r->cp_algo == CP_RING)
             c.cp = 2.0 * ((cp - 1) / cp) * s * b * 2.0 * kv_width * bc;

@@ -107,7 +107,7 @@ static void put_degree(csv_text *t, const candidate *c, int dim, const run_t *ba
 {
     if (dim == DIM_COUNT) {
         put_int(t, base->etp);
-    } else if (SEARCH_DIM_DESCS[dim].form == FORM_SWITCH) {
+    } else if (SEARCH_DIM_DESCS[dim].form == SHOWN_AS_SWITCH) {
         put(t, c->degree[dim] != 0 ? "true" : "false", c->degree[dim] != 0 ? 4 : 5);
     } else if (dim == DIM_OP) {
         int64_t domain = (int64_t)c->degree[DIM_DP] * (spans_cp ? c->degree[DIM_CP] : 1);

@@ -2,7 +2,7 @@
 #include "search_space.h"
 
 #define DIM_DESC(n, k, a, c, l, at, bound, col, width, form, line, yaml, legacy)                                        \
-    {#n, k, a, c, l, at, col, width, line, FORM_##form, yaml, legacy},
+    {#n, k, a, c, l, at, col, width, line, SHOWN_AS_##form, yaml, legacy},
 const dim_desc SEARCH_DIM_DESCS[DIM_COUNT] = {SEARCH_DIMS(DIM_DESC)};
 #define DIM_NAME(n, ...) #n,
 const char *const DIM_NAMES[DIM_COUNT] = {SEARCH_DIMS(DIM_NAME)};

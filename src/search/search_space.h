@@ -45,7 +45,7 @@
 typedef enum { SEARCH_DIMS(SEARCH_DIM_ENUM) DIM_COUNT } search_dim;
 
 /* How a report writes a dimension's value. */
-typedef enum { FORM_COUNT, FORM_SWITCH } dim_form;
+typedef enum { SHOWN_AS_COUNT, SHOWN_AS_SWITCH } dim_form;
 
 typedef struct {
     const char *name, *key, *alias, *config_key;

@@ -1,0 +1,46 @@
+/* layer_kinds.h: a layer kind's attention forms, each one descriptor (layer_kinds.c). */
+#ifndef NDLUA_LAYER_KINDS_H
+#define NDLUA_LAYER_KINDS_H
+
+#include <stdbool.h>
+
+#include "model.h"
+
+/* The forward FLOPs per token of a layer's attention beyond its projections (which are
+ * 2 a weight): the scores of a softmax attention, or a linear attention's recurrence. */
+typedef struct {
+    double scores, recurrence;
+} attention_flops;
+
+/* One attention form: what a layer kind of it is, costs and keeps, stated in one row of
+ * ATTENTION_FORMS. A form is settled from the kind's attention flavour and the model's
+ * geometry (attention_form_of); the formulas read the form's row through kind_form. */
+typedef struct {
+    const char *name; /* as model:kinds() shows it: full, mla, linear */
+    /* Attention by softmax scores over the sequence (full, MLA): a flash kernel runs them, an
+     * eager attention moves them, ring CP passes K/V blocks, a core-attention recompute reruns
+     * them, the rotary embedding turns q and k, HyperParallel's attention swap moves what it
+     * keeps. Else a recurrence (linear attention): CP passes its state, and none of those. */
+    bool softmax;
+    /* Whether a kind of flavour `a` in model m is of this form (the rows are asked in order). */
+    bool (*applies)(const model_t *m, attention_flavour a);
+    /* A message when m lacks a dimension the form needs (NULL: none lacks); err holds it. */
+    const char *(*check)(const model_t *m, const layer_kind *k, char *err, int errlen);
+    /* The kind's attention geometry as priced: heads, KV heads, q/k and v head widths. */
+    void (*geometry)(const model_t *m, layer_kind *k);
+    /* Attention weights of one layer. */
+    double (*params)(const model_t *m, const layer_kind *k);
+    /* Scores or recurrence FLOPs per token at sequence s (causal: the share of keys a
+     * query attends). */
+    attention_flops (*flops)(const layer_kind *k, double s, double causal);
+} attention_desc;
+
+extern const attention_desc ATTENTION_FORMS[ATTENTION_FORM_COUNT];
+
+/* The form a kind of flavour `a` in model m settles to. */
+attention_form attention_form_of(const model_t *m, attention_flavour a);
+
+/* The descriptor of a settled kind's form. */
+static inline const attention_desc *kind_form(const layer_kind *k) { return &ATTENTION_FORMS[k->form]; }
+
+#endif
