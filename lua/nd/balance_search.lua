@@ -24,11 +24,35 @@ M.DEFAULT_LIMIT = 64
 -- A candidate's step fields from a step time table (nd.core.step_time's).
 local STEP_KEYS = { "step_time_s", "mfu", "tokens_per_s_per_device", "model_flops", "straggler_stage", "parts" }
 
--- Balances one candidate in place; true when it took the balanced layout.
-local function balance_one(c, ctx)
+-- A candidate's degrees but its recompute mode: the candidates of one
+-- layout under each mode balance to one plan (the plan chooses recompute).
+local function degrees_key(c)
+  local parts = {}
+  for _, k in ipairs { "dp", "tp", "pp", "vpp", "cp", "ep", "op_priced", "mb", "mbs" } do
+    parts[#parts + 1] = tostring(c[k])
+  end
+  parts[#parts + 1] = tostring(c.sp)
+  return table.concat(parts, ",")
+end
+
+-- The balanced plan of a candidate's layout, solved once a layout.
+local function solved(c, ctx)
+  local key = degrees_key(c)
+  local hit = ctx.layouts[key]
+  if hit then
+    ctx.layout_hits = ctx.layout_hits + 1
+    return hit[1], hit[2]
+  end
   local run = api.candidate_run(ctx.run, c)
   run = run:with { device_memory = ctx.budget }
-  local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo, modes = { c.recompute } })
+  local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo })
+  ctx.layouts[key] = { r, why }
+  return r, why
+end
+
+-- Balances one candidate in place; true when it took the balanced layout.
+local function balance_one(c, ctx)
+  local r, why = solved(c, ctx)
   if not r then
     ctx.refused[why] = (ctx.refused[why] or 0) + 1
     return false
@@ -103,7 +127,8 @@ end
 -- and {balanced, tried, kept, solved, memo_hits, seconds}.
 function M.rank(s, result, get, opts)
   local t0 = os.clock()
-  local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {} }
+  local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {},
+                layouts = {}, layout_hits = 0 }
   ctx.hw = balance_run.hardware(s.profile, s.base.run)
   local limit, top = opts.limit or M.DEFAULT_LIMIT, opts.top
   local kept, tried, balanced, seen = {}, 0, 0, {}
@@ -134,7 +159,7 @@ function M.rank(s, result, get, opts)
   for why, n in pairs(ctx.refused) do refused[#refused + 1] = string.format("%d: %s", n, why) end
   table.sort(refused)
   return list, { balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved, refused = refused,
-                 memo_hits = ctx.memo.hits, seconds = os.clock() - t0 }
+                 memo_hits = ctx.memo.hits + ctx.layout_hits, seconds = os.clock() - t0 }
 end
 
 --- The plan of a listed candidate as JSON (-k): its degrees, the plan and
