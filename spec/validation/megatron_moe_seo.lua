@@ -7,9 +7,12 @@
 -- README prints each run's arguments (the dropless runs' in full) and
 -- Megatron's report_memory line "[Rank 0] (after 20 iterations) memory (MB)
 -- | ... | max allocated: X" (torch.cuda.max_memory_allocated / 2^20).
--- Validation: MoE with EP under Megatron, which the calibration set has
--- none of; never looked at while designing a mechanism or a constant. The
--- ndlua error before issue 31's later memory items is stated per case.
+-- Calibration: they were added as held-out validation cases (MoE with EP
+-- under Megatron, which the suite had none of; errors then +38.7, +25.1,
+-- +19.7 and +26.9 %), but their memory breakdowns were then read to find
+-- the mechanism of 8c3278d (Megatron-Core's cross-entropy keeping its fp32
+-- logits as the softmax, in place), so by the suite's rule they informed a
+-- mechanism and are calibration now, not evidence of accuracy.
 local SOURCE = "SeunghyunSEO/Megatron-LM, moe_exp/README.md (commit 026f2da9), Megatron report_memory "
   .. "'max allocated' of rank 0 after 20 iterations, 8 x A100-SXM4-80GB"
 
@@ -48,7 +51,7 @@ end
 
 return {
   {
-    id = "megatron-seo-dense-dp8", set = "validation", group = "megatron moe memory", kind = "memory",
+    id = "megatron-seo-dense-dp8", set = "calibration", group = "megatron moe memory", kind = "memory",
     source = SOURCE, config = "24 x 512 dense (0.21 B), DP 8 (distributed optimizer), micro-batch 8, seq 2048, "
       .. "one micro-batch a step (GBS 64)",
     model = model(false), run = run { micro_batch_size = 8 },
@@ -56,7 +59,7 @@ return {
     note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +38.7 %. The 'dense baseline' run (20561.49 MB).",
   },
   {
-    id = "megatron-seo-dmoe-ep4", set = "validation", group = "megatron moe memory", kind = "memory",
+    id = "megatron-seo-dmoe-ep4", set = "calibration", group = "megatron moe memory", kind = "memory",
     source = SOURCE, config = "24 x 512, 64 experts top-1 (4.38 B), EP 4 within DP 8 (distributed optimizer), "
       .. "micro-batch 8, seq 2048, one micro-batch a step (GBS 64)",
     model = model(true), run = run { ep = 4, micro_batch_size = 8 },
@@ -64,7 +67,7 @@ return {
     note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +25.1 %. The 'dropless moe, EP 4 / accum 1' run (33742.08 MB).",
   },
   {
-    id = "megatron-seo-dmoe-ep8", set = "validation", group = "megatron moe memory", kind = "memory",
+    id = "megatron-seo-dmoe-ep8", set = "calibration", group = "megatron moe memory", kind = "memory",
     source = SOURCE, config = "24 x 512, 64 experts top-1 (4.38 B), EP 8 within DP 8 (distributed optimizer), "
       .. "micro-batch 4, seq 2048, two micro-batches a step (GBS 64)",
     model = model(true), run = run { ep = 8, micro_batch_size = 4 },
@@ -72,7 +75,7 @@ return {
     note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +19.7 %. The 'dropless moe, EP 8 / accum 2' run (20612.24 MB).",
   },
   {
-    id = "megatron-seo-moe-cap1-ep4", set = "validation", group = "megatron moe memory", kind = "memory",
+    id = "megatron-seo-moe-cap1-ep4", set = "calibration", group = "megatron moe memory", kind = "memory",
     source = SOURCE, config = "24 x 512, 64 experts top-1 (4.38 B), EP 4 within DP 8 (distributed optimizer), "
       .. "capacity factor 1.0 padded to capacity, no grouped GEMM, micro-batch 8, seq 2048, GBS 64",
     model = model(true),
