@@ -139,7 +139,8 @@ end
 -- @treturn[2] string the step that failed: "read" (missing, unreadable, not
 -- Lua) or "run" (it raised an error)
 function files.run_data(path)
-  local chunk, err = loadfile(path, "t", {})
+  -- the compiled form of a file ndlua was built with, as require loads modules
+  local chunk, err = require("nd.core").loadfile(path, {})
   if not chunk then return nil, err, "read" end
   local ok, value = pcall(chunk)
   if not ok then return nil, tostring(value), "run" end

@@ -165,6 +165,12 @@ local api = require "nd.api"
 -- rather than compiling its source: `nd.compiled(path)`.
 -- @function nd.compiled
 
+--- Lua's `loadfile(path, "t", env)`, taking a file ndlua was built with from
+-- that compiled form as `require` takes a module: `nd.loadfile(path [, env])`
+-- -> the file's function, or nil and loadfile's message. The hardware,
+-- runtime and op profiles are read through it (nd.files.run_data).
+-- @function nd.loadfile
+
 --- The objective and per-stage memory of a given plan by the problem's rule:
 -- `nd.balance_evaluate(problem, cells)` -> ok (keeps every rule and fits),
 -- objective, stage_time, stage_mem.

@@ -207,6 +207,23 @@ void chunks_install(lua_State *L)
     lua_settop(L, top);
 }
 
+int chunks_lua_loadfile(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int env = lua_isnone(L, 2) ? 0 : 2;
+    if (chunks_loadfile(L, path) != LUA_OK) {
+        luaL_pushfail(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (env != 0) { /* the file's first upvalue is its _ENV, as load sets it */
+        lua_pushvalue(L, env);
+        if (!lua_setupvalue(L, -2, 1))
+            lua_pop(L, 1);
+    }
+    return 1;
+}
+
 int chunks_lua_compiled(lua_State *L)
 {
     int compiled = chunks_load(L, luaL_checkstring(L, 1));

@@ -48,4 +48,9 @@ void chunks_install(lua_State *L);
 /* compiled(path): whether ndlua runs the file at path from its compiled form. */
 int chunks_lua_compiled(lua_State *L);
 
+/* loadfile(path [, env]): Lua's loadfile(path, "t", env), from the compiled
+ * form when chunks_load has it: the file's function, or nil and the
+ * message loadfile gives. */
+int chunks_lua_loadfile(lua_State *L);
+
 #endif
