@@ -338,9 +338,9 @@ describe("nd.search", function()
                    refusal(nd.search, model, run, { policy = "fastest" }), 1, true)
     assert.matches("nd.search: opts.hardware: 'X9' is no hardware profile ndlua knows",
                    refusal(nd.search, model, run, { hardware = "X9" }), 1, true)
-    -- a policy table is checked as a policy file is (issue 34 item 10: the
-    -- mutation pass found these failing inside the ranking, "attempt to
-    -- index a number value", "policies.lua:177: sort: unknown key")
+    -- a policy table is checked as a policy file is (issue 34 item 10): a
+    -- wrong order or score is named here, not left to fail inside the
+    -- ranking ("attempt to index a number value", "sort: unknown key")
     assert.are.equal("opts.policy: order must list sort keys",
                      refusal(nd.search, model, run, { policy = { order = 5, score = function() return 0 end } }))
     assert.matches("^opts%.policy: order: 'x' is no sort key",
@@ -511,8 +511,8 @@ describe("the writers", function()
     assert.matches("/no/such/dir/x.csv: cannot write", refusal(nd.write_csv, "/no/such/dir/x.csv", rows), 1, true)
   end)
 
-  -- Issue 34 item 1: the writers went through io.open and never checked the
-  -- write or the close, so a full disk lost the old file and exited 0.
+  -- Every write and the close are checked (issue 34 item 1): a full disk
+  -- leaves the old file as it was and fails, naming the file.
   it("refuse a full device (/dev/full: every write fails with ENOSPC), naming the file", function()
     local value = { devices = 64 }
     assert.are.equal("/dev/full: cannot write: No space left on device; the JSON was not written",
@@ -585,8 +585,8 @@ describe("the nd module", function()
   end)
 
   it("names a wrong nd.svg argument or chart field, where the drawing failed inside (issue 34 item 6)", function()
-    -- before: "svg.lua:140: attempt to get length of a nil value (field 'categories')", "attempt to index a
-    -- nil value", and a NaN width passed as a number
+    -- each is named here, not left to fail inside the drawing ("attempt to get length of a nil value (field
+    -- 'categories')", "attempt to index a nil value") or to draw a NaN width
     local cases = {
       { nd.svg.stacked_bars, {}, "nd.svg.stacked_bars: argument 1 (chart) must be a chart with categories, a "
         .. "non-empty list of bar labels, got nil" },
