@@ -205,6 +205,24 @@ describe("a layer kind's attention form, one descriptor in the core (src/core/la
                     kinds("Qwen/Qwen3.5-9B"))
   end)
 
+  it("each attention flavour has one row of the model's own fields on the Lua side", function()
+    -- the flavours are the core's (src/core/model.c); the linear row's fields are Transformers'
+    -- Qwen3NextConfig / Qwen3_5Config names
+    local model_spec = require "nd.model.spec"
+    for _, flavour in ipairs(core.types.model.choices.attention) do assert.is_table(model_spec.ATTENTION[flavour]) end
+    local names = {}
+    for i, f in ipairs(model_spec.ATTENTION.linear.dims) do names[i] = f[1] end
+    assert.are.same({ "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads", "linear_value_head_dim",
+                      "linear_conv_kernel_dim" }, names)
+    local ok, err = pcall(nd.model, { name = "qwen3_5_x", arch = "qwen3_5", hidden_size = 1024, num_hidden_layers = 4,
+      num_attention_heads = 8, vocab_size = 1000, intermediate_size = 2048,
+      layer_types = { "linear_attention", "linear_attention", "linear_attention", "full_attention" } })
+    assert.is_false(ok)
+    assert.are.equal("linear_num_key_heads", err.path)
+    assert.matches("op profile 'qwen3_5' prices linear%-attention layers, but the model declares no linear_num_key_heads, ",
+                   err.message)
+  end)
+
   it("a form refuses a model that lacks the dims it needs", function()
     local spec = nd.model("Qwen/Qwen3.5-9B"):spec()
     spec.linear_num_key_heads = 0

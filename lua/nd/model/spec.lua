@@ -15,6 +15,20 @@ local hf_config = require "nd.hf_config"
 
 local model_spec = {}
 
+--- A layer kind's attention flavours (the C core's, nd.core.types.model.choices.attention),
+-- each one row of what a model states for it: `dims`, its own fields (as FIELDS lists them:
+-- name, type, "pos"), stated all or none, and needed by a stack with a kind of it; `what`,
+-- its name in messages. The core prices each by its attention form (src/core/layer_kinds.c:
+-- full attention, MLA, linear attention).
+model_spec.ATTENTION = {
+  full = { what = "full-attention", dims = {} },
+  -- the gated DeltaNet (model-spec-census-train-yaml.md §b.4 LinearAttentionDims)
+  linear = { what = "linear-attention", dims = {
+    { "linear_num_key_heads", "int", "pos" }, { "linear_key_head_dim", "int", "pos" },
+    { "linear_num_value_heads", "int", "pos" }, { "linear_value_head_dim", "int", "pos" },
+    { "linear_conv_kernel_dim", "int", "pos" } } },
+}
+
 -- The fields of a model spec in print order, with their type (model-spec-census-train-yaml.md §a.2):
 -- int (whole number; "pos": > 0 when stated, else >= 0), float, flag
 -- (a real boolean), string, dtype, and the structured fields.
@@ -38,12 +52,14 @@ model_spec.FIELDS = {
   { "qk_norm", "flag" }, { "qkv_bias", "flag" }, { "o_bias", "flag" }, { "mlp_bias", "flag" },
   { "norm_bias", "flag" }, { "shared_expert_gate", "flag" }, { "layer_norms", "int" },
   { "torch_dtype", "dtype" },
-  { "linear_num_key_heads", "int", "pos" }, { "linear_key_head_dim", "int", "pos" },
-  { "linear_num_value_heads", "int", "pos" }, { "linear_value_head_dim", "int", "pos" },
-  { "linear_conv_kernel_dim", "int", "pos" },
-  { "layer_types", "names" }, { "ops", "table" }, { "layers", "table" },
-  { "activations", "table" }, { "output_activations", "table" }, { "vision", "table" },
 }
+-- then the attention flavours' own fields, in the core's order of the flavours, and the structured ones
+for _, flavour in ipairs(core.types.model.choices.attention) do
+  local dims = model_spec.ATTENTION[flavour].dims
+  table.move(dims, 1, #dims, #model_spec.FIELDS + 1, model_spec.FIELDS)
+end
+table.move({ { "layer_types", "names" }, { "ops", "table" }, { "layers", "table" }, { "activations", "table" },
+             { "output_activations", "table" }, { "vision", "table" } }, 1, 6, #model_spec.FIELDS + 1, model_spec.FIELDS)
 
 local KIND = {}
 local POSITIVE = {}
@@ -54,8 +70,12 @@ end
 
 model_spec.REQUIRED = { "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size" }
 
-model_spec.LINEAR_DIMS = { "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
-                           "linear_value_head_dim", "linear_conv_kernel_dim" }
+-- The names of a flavour's own fields.
+local function dim_names(row)
+  local out = {}
+  for i, f in ipairs(row.dims) do out[i] = f[1] end
+  return out
+end
 
 --- Whether `key` is a model spec field.
 function model_spec.is_field(key)
@@ -258,17 +278,23 @@ local function check_zero_widths(s)
   end
 end
 
--- The gated-DeltaNet dims: all or none (model-spec-census-train-yaml.md §b.4 LinearAttentionDims).
-local function check_linear_dims(s)
-  local stated, missing = 0, {}
-  for _, key in ipairs(model_spec.LINEAR_DIMS) do
-    if s[key] then stated = stated + 1 else missing[#missing + 1] = key end
+-- Each attention flavour's own fields: all or none (model-spec-census-train-yaml.md §b.4
+-- LinearAttentionDims); the set of the flavours whose fields are stated.
+local function check_attention_dims(s)
+  local out = {}
+  for _, flavour in ipairs(core.types.model.choices.attention) do
+    local row = model_spec.ATTENTION[flavour]
+    local stated, missing = 0, {}
+    for _, key in ipairs(dim_names(row)) do
+      if s[key] then stated = stated + 1 else missing[#missing + 1] = key end
+    end
+    if stated > 0 and #missing > 0 then
+      fail(missing[1], row.what .. " dims are partly stated; missing " .. table.concat(missing, ", "),
+           "state all of " .. table.concat(dim_names(row), ", ") .. ", or none")
+    end
+    out[flavour] = stated > 0
   end
-  if stated > 0 and #missing > 0 then
-    fail(missing[1], "linear-attention dims are partly stated; missing " .. table.concat(missing, ", "),
-         "state all of " .. table.concat(model_spec.LINEAR_DIMS, ", ") .. ", or none")
-  end
-  return stated > 0
+  return out
 end
 
 local function name_has(name, ...)
@@ -330,7 +356,7 @@ local function kinds_of(groups, profile, declared)
 end
 
 -- The stack (stated or derived) and the kinds it uses (model-spec-census-train-yaml.md §b.2-§b.4).
-local function settle_layers(s, profile, is_moe, has_linear_dims, warnings)
+local function settle_layers(s, profile, is_moe, dims_stated, warnings)
   local groups
   if s.layers then
     groups = layer_stack.check_groups(s.layers, "layers")
@@ -343,10 +369,10 @@ local function settle_layers(s, profile, is_moe, has_linear_dims, warnings)
   layer_stack.check_counts(groups, s.num_hidden_layers, s.mtp_depth, "layers")
   local kinds = kinds_of(groups, profile, declared_ops(s.ops, profile, "ops"))
   for _, k in pairs(kinds) do
-    if k.attention == "linear" and not has_linear_dims then
-      fail("linear_num_key_heads", string.format(
-        "op profile '%s' prices linear-attention layers, but the model declares no %s",
-        profile.name, table.concat(model_spec.LINEAR_DIMS, ", ")))
+    local row = model_spec.ATTENTION[k.attention]
+    if row and #row.dims > 0 and not dims_stated[k.attention] then
+      fail(row.dims[1][1], string.format("op profile '%s' prices %s layers, but the model declares no %s",
+        profile.name, row.what, table.concat(dim_names(row), ", ")))
     end
   end
   return groups, kinds
@@ -443,8 +469,8 @@ function model_spec.settle(spec, opts)
   s.family = profiles.family(s.arch)
   settle_attention(s, s.family)
   local is_moe = settle_experts(s, w)
-  local has_linear_dims = check_linear_dims(s)
-  s.layers, s.kinds = settle_layers(s, profile, is_moe, has_linear_dims, w)
+  local dims_stated = check_attention_dims(s)
+  s.layers, s.kinds = settle_layers(s, profile, is_moe, dims_stated, w)
   s.ops, s.layer_types = nil, nil
   if s.activations then s.activations = census_record.check_all(s.activations, s.kinds) end
   if s.output_activations then
