@@ -88,6 +88,32 @@ describe("nd.balance_run.problem of the Llama-3.1-70B example", function()
   end)
 end)
 
+describe("nd.balance_run.problem of DeepSeek-V3's example at vpp 1", function()
+  -- DeepSeek-V3's config: 61 layers, the first 3 dense (first_k_dense_replace),
+  -- the rest MoE; the example's pp 8 puts 61 // 8 + 1 = 8 layers on stage 0,
+  -- the 3 dense among them: they are pinned there, the 58 MoE layers the body
+  local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
+  run = run:with { vpp = 1, offset = nd.null }
+  local hw = balance_run.hardware("A3", run)
+  for _, mode in ipairs(balance_run.MODES) do
+    it("gives back the estimate's stages and step with every layer " .. mode, function()
+      local q = balance_run.problem(model, run, hw, { modes = { mode } })
+      assert.are.equal(3, q.run.prefix)
+      assert.are.equal("dense", q.run.prefix_kind)
+      assert.are.equal(58, q.body)
+      local r = run:with { offset = nd.null, recompute = mode }
+      local e = nd.estimate(model, r)
+      local t = nd.step_time(model, r, "A3")
+      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
+      for s = 1, 8 do
+        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
+          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
+      end
+      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s)
+    end)
+  end
+end)
+
 describe("nd.balance_run.solve", function()
   it("balances the example at 40 GiB, faster than any uniform even split, and lays it out exactly", function()
     local model, run, hw = load(40)
