@@ -88,6 +88,30 @@ describe("nd.balance_run.problem of the Llama-3.1-70B example", function()
   end)
 end)
 
+describe("nd.balance_run.problem of the Llama example's other pipelines", function()
+  -- interleaved (vpp 2: each stage's two chunks keep their own in-flight
+  -- counts) and DualPipeV with two chunks, whose V ends on stage 0: the
+  -- embedding and the head on one stage, its constant counted once
+  local model, run = nd.load(LLAMA, { quiet = true })
+  for _, change in ipairs { { vpp = 2 }, { vpp = 2, pp_schedule = "zero_bubble_v" } } do
+    local r0 = run:with(change)
+    local hw = balance_run.hardware("A2", r0)
+    for _, mode in ipairs(balance_run.MODES) do
+      it(("%s, vpp 2, every layer %s: the estimate's stages and step"):format(change.pp_schedule or "1f1b", mode),
+        function()
+          local q = balance_run.problem(model, r0, hw, { modes = { mode } })
+          local r = r0:with { offset = nd.null, recompute = mode }
+          local e = nd.estimate(model, r)
+          local t = nd.step_time(model, r, "A2")
+          local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
+          for s = 1, 4 do assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64) end
+          assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s,
+            ("step %.12g vs %.12g"):format(ev.step, t.step_time_s))
+        end)
+    end
+  end
+end)
+
 describe("nd.balance_run.problem of DeepSeek-V3's example at vpp 1", function()
   -- DeepSeek-V3's config: 61 layers, the first 3 dense (first_k_dense_replace),
   -- the rest MoE; the example's pp 8 puts 61 // 8 + 1 = 8 layers on stage 0,

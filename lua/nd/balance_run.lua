@@ -225,7 +225,11 @@ local function assemble(run, pr, modes)
   local problem = {
     stages = S, chunks = I, micro = m, body = stage_sum(b.counts, S, function(_, _, n) return n end),
     limit = (spec.device_memory - reserve) / (1 + frag) - mid_const, layer = layer,
-    head = pin(head_stage), tail = pin(tail_stage), tail_stage = tail_stage, inflight = b.inflight,
+    -- DualPipeV's V ends on the first stage: one stage holds both tables, and
+    -- its constant is the head's alone
+    head = pin(head_stage),
+    tail = tail_stage == head_stage and { stat = 0, act = 0, time = 0, fwd = 0 } or pin(tail_stage),
+    tail_stage = tail_stage, inflight = b.inflight,
     coef_sum = coef_sum, coef_max = coef_max, objective = "step",
   }
   problem.run = {
