@@ -78,6 +78,27 @@ describe("a profile's components (src/core/*_opts.h, nd.core.types.run.component
     assert.is_true(has(components.precision, "main_param_bytes"))
     assert.is_false(has(components.kernels, "fragmentation"))
   end)
+  -- Issue 31: SP beside CP is the runtime's capability (parallelism.sp_with_cp),
+  -- stated where the runtime trains it: Megatron-Core's context-parallel guide
+  -- (a TP2CP2 layer with SP's collectives) and torchtitan's parallelize_llama
+  -- (SequenceParallel TP plan, then CP on the same blocks), as their profiles
+  -- cite. The others follow the reference planner ("CP+SP incompatible") by
+  -- stating nothing: the C default, false.
+  it("states sequence parallelism beside context parallelism where the runtime trains it", function()
+    local function has(list, key)
+      for _, k in ipairs(list) do if k == key then return true end end
+      return false
+    end
+    assert.is_true(has(components.parallelism, "sp_with_cp"))
+    local want = { megatron = true, torchtitan = true, hyperparallel = false, mindspore = false,
+                   deepspeed = false, none = false }
+    for name, yes in pairs(want) do
+      assert.are.equal(yes, runtimes.load(name).run.sp_with_cp == true, name)
+      assert.are.equal(yes, nd.run { runtime = name }:spec().sp_with_cp == true, name)
+    end
+    -- a run naming no runtime takes hyperparallel's defaults: the reference's rule
+    assert.is_nil(require("nd").run({}):spec().sp_with_cp)
+  end)
   it("every component field is a field nd.run takes", function()
     for name, keys in pairs(components) do
       for _, key in ipairs(keys) do

@@ -12,8 +12,10 @@
 --   peak   what the runtime's own logs call the peak: "allocated"
 --          (max_memory_allocated) or "reserved" (max_memory_reserved)
 --   run    nd.run fields by component, as the C core groups them
---          (nd.core.types.run.components: pipeline, recompute, sharding,
---          precision, kernels, loss, offload, allocator, training), e.g.
+--          (nd.core.types.run.components: pipeline, recompute, parallelism,
+--          sharding, precision, kernels, loss, offload, allocator, training;
+--          parallelism.sp_with_cp: the runtime trains sequence parallelism
+--          beside context parallelism, which the search otherwise refuses), e.g.
 --          run = { kernels = { fused_norm = true }, allocator = { fragmentation = 0 } };
 --          the sharding component also takes nd.run's `zero`; a field
 --          stated flat (outside a component) is taken as nd.run takes it

@@ -72,3 +72,54 @@ Without sequence parallelism the same estimate says nothing of it:
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.context_parallel_algo=colossalai_cp 2>&1 >/dev/null | grep -c 'search refuses'
   0
   [1]
+
+That rule is a capability of the training runtime (issue 31): a runtime
+profile states whether its runtime trains sequence parallelism beside
+context parallelism (lua/nd/runtimes/*.lua, parallelism.sp_with_cp, read by
+the same layout_sp_cp_fits). Megatron-LM's profile and torchtitan's say yes
+(Megatron-Core's context-parallel guide draws a TP2CP2 layer with SP's
+all-gathers and reduce-scatters; torchtitan's parallelize_llama applies its
+SequenceParallel TP plan and then CP to the same blocks), so under them the
+search keeps the two candidates refused above, where it refused them before:
+
+  $ ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.sequence_parallel=true --accelerator.tp_size=2 -l CP -t 1 -o out --runtime torchtitan | sed -n 2p
+  3 candidates tested: none refused, 3 priced for memory
+  $ ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.sequence_parallel=true --accelerator.tp_size=2 -l CP -t 1 -o out --runtime megatron | sed -n 2p
+  3 candidates tested: none refused, 3 priced for memory
+
+The runtimes that follow the reference keep refusing them, HyperParallel
+(a train.yaml's own runtime, named or not), MindSpore, DeepSpeed and none:
+
+  $ for rt in hyperparallel mindspore deepspeed none; do ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.sequence_parallel=true --accelerator.tp_size=2 -l CP -t 1 -o out --runtime $rt | sed -n 2p; done
+  3 candidates tested: 2 refused (CP constraints 2), 1 priced for memory
+  3 candidates tested: 2 refused (CP constraints 2), 1 priced for memory
+  3 candidates tested: 2 refused (CP constraints 2), 1 priced for memory
+  3 candidates tested: 2 refused (CP constraints 2), 1 priced for memory
+
+With SP and CP both searched the reference counts the pair among its degree
+rules (its §b.4 rule 1): under torchtitan all 6 candidates (cp 1, 2, 4, SP
+on and off) are priced, SP on beside cp 2 and cp 4 among the ranked rows
+(the columns dp, tp, cp, sp of each row); under HyperParallel SP on beside
+cp 2 and cp 4 are refused as before:
+
+  $ ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.tp_size=2 -l CP,SP -t 1 -o out --runtime torchtitan --top 6 > ranked
+  $ sed -n 2p ranked
+  6 candidates tested: none refused, 6 priced for memory
+  $ awk '$1 ~ /^~?[0-9]+$/ && $9 == "on" && $6 > 1 {print $2, $3, $6, $9}' ranked | sort
+  1 2 4 on
+  2 2 2 on
+  $ ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.tp_size=2 -l CP,SP -t 1 -o out --runtime hyperparallel | sed -n 2p
+  6 candidates tested: 2 refused (a degree out of bounds 2), 4 priced for memory
+
+The estimate reads the same capability: under torchtitan or Megatron-LM it
+prices SP beside CP without a word of the rule; under HyperParallel it
+warns as above:
+
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.sequence_parallel=true --accelerator.context_parallel_algo=colossalai_cp --runtime torchtitan 2>&1 >/dev/null | grep -c 'search refuses'
+  0
+  [1]
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.sequence_parallel=true --accelerator.context_parallel_algo=colossalai_cp --runtime megatron 2>&1 >/dev/null | grep -c 'search refuses'
+  0
+  [1]
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.sequence_parallel=true --accelerator.context_parallel_algo=colossalai_cp --runtime hyperparallel 2>&1 >/dev/null
+  warning: accelerator.sequence_parallel: sequence parallelism beside cp 2 is a layout the search refuses (its CP rule, the reference planner's: sequence and context parallelism together are incompatible), so no search offers it; it is priced as stated, as Megatron-LM and torchtitan train it

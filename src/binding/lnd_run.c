@@ -41,6 +41,7 @@ static const field_desc RUN_FIELDS[] = {
     PART(precision_opts, precision, PRECISION_FIELDS), PART(kernel_opts, kernels, KERNEL_FIELDS),
     PART(loss_opts, loss, LOSS_FIELDS), PART(training_opts, training, TRAINING_FIELDS), FIELD_STOP,
     PART(pipeline_opts, pipeline, PIPELINE_FIELDS), PART(recompute_opts, recompute, RECOMPUTE_FIELDS),
+    PART(parallelism_opts, parallelism, PARALLELISM_FIELDS),
     FIELD_ENUM(run_t, cp_algorithm, "cp_algo", cp_algo, &CP_ALGORITHMS), FIELD_STOP,
     I64(micro_batch_size, 1, ND_MAX_BATCH, 1), I64(global_batch_size, 1, ND_MAX_BATCH, 0), FIELD_STOP,
     I64(seq_length, 1, ND_MAX_TOKENS, 4096), I64(visual_seq_length, 1, ND_MAX_TOKENS, 0), FIELD_STOP,

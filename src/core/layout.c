@@ -34,6 +34,12 @@ const field_desc RECOMPUTE_FIELDS[] = {
     FIELD_END,
 };
 
+/* The parallelism's fields in a run table: a runtime profile states what its runtime composes. */
+const field_desc PARALLELISM_FIELDS[] = {
+    FIELD_BOOL(parallelism_opts, "sp_with_cp", sp_with_cp, false),
+    FIELD_END,
+};
+
 void layout_init(layout_t *l)
 {
     memset(l, 0, sizeof *l);
@@ -64,11 +70,14 @@ bool layout_cp_heads_fit(const model_t *m, cp_algorithm algo, int64_t tp, int64_
     return cp <= 1 || algo != CP_ULYSSES || m->kv_heads % (tp * cp) == 0;
 }
 
-bool layout_sp_cp_fits(bool sequence_parallel, int64_t cp) { return !sequence_parallel || cp <= 1; }
+bool layout_sp_cp_fits(const parallelism_opts *p, bool sequence_parallel, int64_t cp)
+{
+    return p->sp_with_cp || !sequence_parallel || cp <= 1;
+}
 
 const char *layout_caution(const run_t *r, char *why, size_t n)
 {
-    if (layout_sp_cp_fits(r->sequence_parallel, r->cp))
+    if (layout_sp_cp_fits(&r->parallelism, r->sequence_parallel, r->cp))
         return NULL;
     snprintf(why, n, "sequence parallelism beside cp %lld is a layout the search refuses (its CP rule, the "
                      "reference planner's: sequence and context parallelism together are incompatible), so no "

@@ -60,10 +60,11 @@ bool layout_cp_splits(int64_t seq_length, int64_t cp);
 /* Ulysses spreads the KV heads over tp·cp ranks, so tp·cp divides them. */
 bool layout_cp_heads_fit(const model_t *m, cp_algorithm algo, int64_t tp, int64_t cp);
 /* The search's CP rule (the reference's validate_cp_constraints, "CP+SP
- * incompatible"): no sequence parallelism beside cp > 1. Megatron-LM and
- * torchtitan train that layout, so nd.estimate prices it and says the
- * search refuses it (layout_caution) rather than refusing it. */
-bool layout_sp_cp_fits(bool sequence_parallel, int64_t cp);
+ * incompatible"): no sequence parallelism beside cp > 1, unless the
+ * runtime composes them (p->sp_with_cp: Megatron-LM and torchtitan, whose
+ * profiles say so). Under a runtime that does not, nd.estimate still prices
+ * that layout and says the search refuses it (layout_caution). */
+bool layout_sp_cp_fits(const parallelism_opts *p, bool sequence_parallel, int64_t cp);
 
 /* The first of those rules run r breaks, said in `why` (n bytes), with
  * the option it comes from; NULL when it keeps them all. */

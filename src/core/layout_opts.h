@@ -1,6 +1,8 @@
 /* layout_opts.h: the run's pipeline and recompute components, which the layout (layout.c) reads to
  * place each layer on its stage and give it its recompute option, and which layout.c describes
- * (PIPELINE_FIELDS, RECOMPUTE_FIELDS); the schedule (schedule.c) and derive (derive.c) read them too. */
+ * (PIPELINE_FIELDS, RECOMPUTE_FIELDS); the schedule (schedule.c) and derive (derive.c) read them too.
+ * Beside them the parallelism component: which degrees the runtime lets compose, read by layout.c's
+ * rules (PARALLELISM_FIELDS), which the search and the estimate share. */
 #ifndef NDLUA_LAYOUT_OPTS_H
 #define NDLUA_LAYOUT_OPTS_H
 
@@ -64,8 +66,16 @@ typedef struct {
     bool selective_comm_recompute, recompute_slice_activation;
 } recompute_opts;
 
+/* Which degrees the runtime composes where the reference planner refuses
+ * the pair: sequence parallelism beside context parallelism (sp_with_cp;
+ * false: the reference's "CP+SP incompatible", layout_sp_cp_fits). */
+typedef struct {
+    bool sp_with_cp;
+} parallelism_opts;
+
 /* Their flat fields in a run table (the per-stage forms and ranges are read settled, apart). */
 extern const field_desc PIPELINE_FIELDS[];
 extern const field_desc RECOMPUTE_FIELDS[];
+extern const field_desc PARALLELISM_FIELDS[];
 
 #endif

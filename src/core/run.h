@@ -43,15 +43,16 @@ typedef struct {
     int64_t seq_length, visual_seq_length;
     int64_t device_memory_bytes;
     /* components */
-    pipeline_opts pipeline;   /* layout_opts.h */
-    recompute_opts recompute; /* layout_opts.h */
-    sharding_opts sharding;   /* derive_opts.h */
-    precision_opts precision; /* derive_opts.h */
-    kernel_opts kernels;      /* activations_opts.h */
-    loss_opts loss;           /* activations_opts.h */
-    offload_opts offload;     /* estimate_opts.h */
-    allocator_opts allocator; /* estimate_opts.h */
-    training_opts training;   /* estimate_opts.h */
+    pipeline_opts pipeline;       /* layout_opts.h */
+    recompute_opts recompute;     /* layout_opts.h */
+    parallelism_opts parallelism; /* layout_opts.h */
+    sharding_opts sharding;       /* derive_opts.h */
+    precision_opts precision;     /* derive_opts.h */
+    kernel_opts kernels;          /* activations_opts.h */
+    loss_opts loss;               /* activations_opts.h */
+    offload_opts offload;         /* estimate_opts.h */
+    allocator_opts allocator;     /* estimate_opts.h */
+    training_opts training;       /* estimate_opts.h */
 } run_t;
 
 /* Frees what run fields own (offsets, counts, ranges). */

@@ -288,7 +288,9 @@ static bool inner_degrees_valid(const searcher *s, const int64_t *g)
         return false;
     if (!dims_in_bounds(sp, g, INNER_DIMS, (int)(sizeof INNER_DIMS / sizeof INNER_DIMS[0])))
         return false;
-    return !(sp->dims[DIM_SP].searched && sp->dims[DIM_CP].searched && g[DIM_SP] && g[DIM_CP] > 1);
+    /* the reference's degree rule for SP and CP both searched: its CP rule (layout_sp_cp_fits), counted here */
+    return !(sp->dims[DIM_SP].searched && sp->dims[DIM_CP].searched) ||
+           layout_sp_cp_fits(&s->base->parallelism, g[DIM_SP] != 0, g[DIM_CP]);
 }
 
 static bool filtered(const search_space *sp, const probe *c)
@@ -326,7 +328,7 @@ static bool cp_valid(const searcher *s, const probe *c)
     int64_t cp = g[DIM_CP], tp = g[DIM_TP];
     if (cp <= 1)
         return true;
-    if (!layout_sp_cp_fits(g[DIM_SP] != 0, cp))
+    if (!layout_sp_cp_fits(&s->base->parallelism, g[DIM_SP] != 0, cp))
         return false;
     if (!layout_cp_splits(s->base->seq_length, cp) || !layout_cp_heads_fit(s->m, s->base->cp_algo, tp, cp))
         return false;

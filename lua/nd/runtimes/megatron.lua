@@ -72,5 +72,13 @@ return {
     recompute = { selective_rule = "megatron" },
     -- max_memory_allocated counts tensors alone: no reserve, no fragmentation.
     allocator = { reserve_bytes = 0, fragmentation = 0 },
+    -- --sequence-parallel composes with --context-parallel-size: Megatron-Core's
+    -- context-parallel guide (docs/source/api-guide/context_parallel.rst, its
+    -- Figure 1, "a transformer layer running with TP2CP2") draws the layer with
+    -- sequence parallelism's all-gathers and reduce-scatters around the TP
+    -- blocks and CP's K/V exchange beside attention. The reference planner
+    -- refuses the pair ("CP+SP incompatible"); under this runtime the search
+    -- keeps it.
+    parallelism = { sp_with_cp = true },
   },
 }

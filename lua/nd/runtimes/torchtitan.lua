@@ -95,5 +95,12 @@ return {
       -- context nor NCCL.
       fragmentation = 0, reserve_bytes = 0,
     },
+    -- Sequence parallelism with context parallelism: parallelize_llama
+    -- (torchtitan/models/llama3/infra/parallelize.py) applies the TP plan,
+    -- whose norms are SequenceParallel() and whose block inputs are Shard(1),
+    -- and then, when CP is on, apply_cp_to_attention_module to the same
+    -- blocks; it asks only that the sequence divide by TP x 2 CP. The
+    -- reference planner refuses the pair; under this runtime the search keeps it.
+    parallelism = { sp_with_cp = true },
   },
 }
