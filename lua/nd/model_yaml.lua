@@ -15,6 +15,7 @@
 
 local errors = require "nd.errors"
 local files = require "nd.files"
+local overrides = require "nd.overrides"
 
 local model_yaml = {}
 
@@ -85,6 +86,29 @@ local function set(doc, a, b, v)
   doc[a][b] = v
 end
 
+-- The keys the run options set, and how each option is shown: a value the
+-- train.yaml reader refuses is refused at the option ("command line -b
+-- 20000000: training.global_batch_size: ..."), as a --section.key=value
+-- override's is (nd.overrides' registry), not at a key of the file.
+local OPTION_KEYS = {
+  { "global_batch", "-b", "training.global_batch_size" }, { "devices", "-d", "context.device_num" },
+  { "tp", "--tp", "accelerator.tp_size" }, { "pp", "--pp", "accelerator.pp_size" },
+  { "cp", "--cp", "accelerator.cp_size" }, { "ep", "--ep", "accelerator.ep_size" },
+  { "seq", "--seq", "dataset.data_transform.max_seq_len" },
+}
+
+-- Notes in nd.overrides' registry the keys of doc the options of o set.
+local function note_options(doc, o, degrees, devices)
+  local set = overrides.applied(doc) or {}
+  for _, k in ipairs(OPTION_KEYS) do
+    local is_degree = k[1] == "tp" or k[1] == "pp" or k[1] == "cp" or k[1] == "ep"
+    if o[k[1]] ~= nil and (degrees or not is_degree) and (devices or k[1] ~= "devices") then
+      set[k[3]] = k[2] .. " " .. tostring(o[k[1]])
+    end
+  end
+  overrides.registry[doc] = set
+end
+
 -- The FSDP keys of a ZeRO stage over dp data-parallel ranks.
 local function set_zero(doc, zero, dp)
   if zero == 0 then
@@ -119,6 +143,7 @@ function model_yaml.build(ref, o)
     context = { device_num = devices },
   }
   set_zero(doc, o.zero or 3, dp)
+  note_options(doc, o, true, true)
   return doc
 end
 
@@ -158,6 +183,7 @@ function model_yaml.apply(doc, o, degrees)
     end
     set_zero(doc, o.zero, o.zero > 0 and devices // denom or 1)
   end
+  note_options(doc, o, degrees, false)
 end
 
 return model_yaml

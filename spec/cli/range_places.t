@@ -64,6 +64,19 @@ their train.yaml keys, where the core said "global_batch_size must be from
   $ ndlua estimate.lua batch.yaml
   batch.yaml:6:22: training.global_batch_size: must be at most 16777216, got 20000000; a positive whole number
   [2]
+
+The options that set a train.yaml's keys (-b, -d, --tp, --pp, --cp, --ep,
+--seq) are named as a --section.key=value override is, where a refusal
+named the file's line of the value they replaced (here "batch.yaml:6:22",
+the line of 20000000) or the key of the yaml a model id implies:
+
+  $ ndlua estimate.lua batch.yaml -b 12
+  command line -b 12: training.global_batch_size: 12 is not a multiple of micro_batch_size x dp = 1 x 8 = 8; a global batch that micro_batch_size x dp divides, or a micro_batch_num
+  [2]
+  $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --seq 3000000000
+  command line --seq 3000000000: dataset.data_transform.max_seq_len: must be at most 2147483648, got 3000000000; a positive whole number
+  [2]
+
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --fsdp_config.edp_shard_size=2000000
   command line --fsdp_config.edp_shard_size=2000000: fsdp_config.edp_shard_size: must be at most 1048576, got 2000000; a positive whole number
   [2]
