@@ -34,12 +34,27 @@ static void push_registry(lua_State *L)
     }
 }
 
+lua_Integer docmeta_pack(long line, long col)
+{
+    return (lua_Integer)line * DOCMETA_LINE_UNIT + (lua_Integer)col;
+}
+
+long docmeta_line(lua_Integer position)
+{
+    return (long)(position / DOCMETA_LINE_UNIT);
+}
+
+static long column_of(lua_Integer position)
+{
+    return (long)(position % DOCMETA_LINE_UNIT);
+}
+
 void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, long line, long col)
 {
     t = lua_absindex(L, t);
     push_registry(L);
     lua_pushvalue(L, t);
-    lua_createtable(L, 0, 9);
+    lua_createtable(L, 0, 7);
     lua_pushstring(L, kind);
     lua_setfield(L, -2, "kind");
     if (file != NULL) {
@@ -53,47 +68,39 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
     lua_newtable(L);
     lua_setfield(L, -2, "keys");
     lua_newtable(L);
-    lua_setfield(L, -2, "lines");
+    lua_setfield(L, -2, "at");
     lua_newtable(L);
-    lua_setfield(L, -2, "cols");
-    lua_newtable(L);
-    lua_setfield(L, -2, "key_lines");
-    lua_newtable(L);
-    lua_setfield(L, -2, "key_cols");
+    lua_setfield(L, -2, "key_at");
     lua_pushvalue(L, -1);
     lua_insert(L, -4); /* rec registry t rec */
     lua_rawset(L, -3);
     lua_pop(L, 1);
 }
 
-/* Sets the record's (index rec) table named field at key (an index) to v. */
-static void set_position(lua_State *L, int rec, int key, const char *field, long v)
+/* Sets the record's (index rec) table named field at key (an index) to the position. */
+static void set_position(lua_State *L, int rec, int key, const char *field, long line, long col)
 {
     lua_getfield(L, rec, field);
     lua_pushvalue(L, key);
-    lua_pushinteger(L, v);
+    lua_pushinteger(L, docmeta_pack(line, col));
     lua_rawset(L, -3);
     lua_pop(L, 1);
 }
 
 void docmeta_note_key(lua_State *L, int rec, int key, long line, long col)
 {
-    rec = lua_absindex(L, rec);
-    key = lua_absindex(L, key);
-    set_position(L, rec, key, "key_lines", line);
-    set_position(L, rec, key, "key_cols", col);
+    set_position(L, lua_absindex(L, rec), lua_absindex(L, key), "key_at", line, col);
 }
 
 void docmeta_note(lua_State *L, int rec, int key, long line, long col)
 {
     rec = lua_absindex(L, rec);
     key = lua_absindex(L, key);
-    lua_getfield(L, rec, "lines");
+    lua_getfield(L, rec, "at");
     lua_pushvalue(L, key);
     int known = lua_rawget(L, -2) != LUA_TNIL;
     lua_pop(L, 2);
-    set_position(L, rec, key, "lines", line);
-    set_position(L, rec, key, "cols", col);
+    set_position(L, rec, key, "at", line, col);
     if (known)
         return; /* a repeated key keeps its first place in the key order */
     lua_getfield(L, rec, "keys");
@@ -117,18 +124,15 @@ int docmeta_position(lua_State *L, int t, int key, long *line, long *col)
     key = lua_absindex(L, key);
     int rc = -1;
     if (docmeta_push(L, t)) {
-        lua_getfield(L, -1, "lines");
+        lua_getfield(L, -1, "at");
         lua_pushvalue(L, key);
         lua_rawget(L, -2);
-        lua_getfield(L, -3, "cols");
-        lua_pushvalue(L, key);
-        lua_rawget(L, -2);
-        if (lua_isinteger(L, -1) && lua_isinteger(L, -3)) {
-            *line = (long)lua_tointeger(L, -3);
-            *col = (long)lua_tointeger(L, -1);
+        if (lua_isinteger(L, -1)) {
+            *line = docmeta_line(lua_tointeger(L, -1));
+            *col = column_of(lua_tointeger(L, -1));
             rc = 0;
         }
-        lua_pop(L, 4);
+        lua_pop(L, 2);
     }
     lua_pop(L, 1);
     return rc;
@@ -211,15 +215,17 @@ int docmeta_lua_where(lua_State *L)
         return 0;
     lua_getfield(L, 3, "file");
     if (has_key) {
-        push_noted(L, of_key ? "key_lines" : "lines");
-        push_noted(L, of_key ? "key_cols" : "cols");
+        push_noted(L, of_key ? "key_at" : "at");
         if (lua_isnil(L, -1) && of_key) {
-            lua_pop(L, 2);
-            push_noted(L, "lines");
-            push_noted(L, "cols");
+            lua_pop(L, 1);
+            push_noted(L, "at");
         }
         if (lua_isnil(L, -1))
             return 0;
+        lua_Integer at = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        lua_pushinteger(L, docmeta_line(at));
+        lua_pushinteger(L, column_of(at));
     } else {
         lua_getfield(L, 3, "line");
         lua_getfield(L, 3, "col");

@@ -19,6 +19,12 @@ void docmeta_open(lua_State *L);
 /* Attaches a new record to the table at index t and pushes the record. */
 void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, long line, long col);
 
+/* A position noted as one integer (line and column, each below 2^32), and
+ * its line. */
+#define DOCMETA_LINE_UNIT ((lua_Integer)1 << 32)
+lua_Integer docmeta_pack(long line, long col);
+long docmeta_line(lua_Integer position);
+
 /* With the record at index rec: appends key (the value at index key) to the
  * key order of a map, and notes where its value is. For a sequence, key is
  * the integer index. */

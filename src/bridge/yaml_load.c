@@ -385,10 +385,10 @@ static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_
     lua_pop(L, 1);
     if (!repeated)
         return;
-    lua_getfield(L, rec, "key_lines");
+    lua_getfield(L, rec, "key_at");
     lua_pushvalue(L, key);
     lua_rawget(L, -2);
-    long first = (long)lua_tointeger(L, -1);
+    long first = docmeta_line(lua_tointeger(L, -1));
     lua_pop(L, 2);
     const char *name = luaL_tolstring(L, key, NULL);
     lua_pushfstring(L, "the key '%s' is stated twice in one mapping (first at line %d, again here); ndlua "
