@@ -189,7 +189,15 @@ end
 local function write_resolved(opts, s, best)
   local doc = s.base.synthetic or command.source_doc(opts, s.cfg, s.base.path)
   local notes = resolved_yaml.apply(doc, s.base.schema, best)
-  if best.balance then resolved_yaml.apply_plan(doc, s.base.schema, best.balance.changes, best.vpp) end
+  if best.balance then
+    resolved_yaml.apply_plan(doc, s.base.schema, best.balance.changes, best.vpp)
+    -- the plan states them again: not left out
+    local kept = {}
+    for _, n in ipairs(notes) do
+      if not (n:match("%.offset$") or n:match("%.full_rec$") or n:match("%.sel_rec$")) then kept[#kept + 1] = n end
+    end
+    notes = kept
+  end
   local dir = opts.output_dir
   local made, err = core.mkdir_p(dir)
   if not made then errors.raise { message = err .. "; the resolved yaml was not written" } end

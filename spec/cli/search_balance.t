@@ -62,3 +62,14 @@ spec/balance_run_spec.lua):
   $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB --balance --csv all.csv
   --csv: writes every candidate at its even split, which --balance re-prices and re-ranks (the C search's filter widened); --csv without --balance
   [2]
+
+The legacy schema (train.*, the upstream Qwen3-72B config): the resolved.yaml
+says only `context` was left out (the plan states offset and sel_rec again),
+and estimate.lua reads the plan back to the search's peak and step:
+
+  $ ndlua search.lua $ROOT/spec/fixtures/upstream/sapp_nd-hyper_qwen3_72b.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 1 --balance -o legacy 2>/dev/null | grep -E 'resolved strategy|^ +1 '
+      1    1   8   2   1   4    1    1 off    64   1 off+sel       40.00     12.872  37.8%  30.1%  60.2%   0.2%   5.8%   1.9%   0.0%   0.3%   0.0%   1.5%   0.0%  balanced (its even split does not fit)
+  resolved strategy written to legacy/resolved.yaml (context left out; train it on 64 devices)
+  $ ndlua estimate.lua legacy/resolved.yaml -d 64 -M 40GB -A A3 2>/dev/null | grep -E '^\*|^step time'
+  *     1     40       16.99        4.25        8.49        8.10        0.02        1.16        1.00       40.00
+  step time 12.872 s on A3 (-A): MFU 37.8%, 318.2 tokens/s a device
