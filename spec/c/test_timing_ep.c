@@ -3,7 +3,8 @@
  * The machine is the H800 profile's: 8 devices a node at 160 GB/s each way
  * (NVLink 400 GB/s both ways x 0.8), 45 GB/s between nodes (400 Gb/s IB x
  * 0.9). A rank sends 1 GB (1e9 bytes) in all, 1/(ep − 1) of it to each peer;
- * the expected seconds are worked by hand below from that split. */
+ * the expected seconds are worked by hand below from that split, and the
+ * same bytes on DeepEP's per-node dispatch. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -33,6 +34,35 @@ int main(void)
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb, 8, 2), 4.0 / 7.0 / 45.0, tol, "EP 8 with TP 2: 4 of 7 peers off-node");
     /* EP 4 over TP 8: one group rank a node, every peer off-node: 1/45 s */
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb, 4, 8), 1.0 / 45.0, tol, "EP 4 with TP 8: all over IB");
+    /* DeepEP (deepep_seconds), the same 1 GB of the plain all-to-all, k = 8
+     * picks: one copy of every token is u = 1e9·ep/((ep − 1)·8) bytes.
+     * EP 64 over 8 nodes, 256 experts (32 a node): a node is missed by all 8
+     * picks with C(224,8)/C(256,8) = (224·223·…·217)/(256·255·…·249) =
+     * 0.338168; D = 8·(1 − 0.338168) = 5.29465 nodes, 7/8 of them remote:
+     * outside = u·4.63282/45e9 = 0.013073 s; inside = u·8·7/8/160e9 = 0.005556 s */
+    double u64 = gb * 64.0 / (63.0 * 8.0), miss = 1.0;
+    for (int i = 0; i < 8; i++)
+        miss *= (224.0 - i) / (256.0 - i);
+    CHECK_NEAR(miss, 0.338168, 1e-6, "C(224,8)/C(256,8) by hand");
+    CHECK_NEAR(deepep_seconds(&hw, gb, 64, 1, 256, 8, 0), u64 * 8.0 * (1.0 - miss) * 7.0 / 8.0 / 45e9, tol,
+               "DeepEP EP 64 over 8 nodes: once a node over IB");
+    CHECK_NEAR(deepep_seconds(&hw, gb, 64, 1, 256, 8, 0), 0.0130733, 1e-6, "DeepEP EP 64: 0.0130733 s by hand");
+    /* node limit 4 (DeepSeek-V3's M): the picks fall on 4 of the 8 nodes'
+     * 128 experts, missed with C(96,8)/C(128,8) = 0.092747; D = 3.62901,
+     * outside = u·3.62901·7/8/45e9 = 0.0089611 s */
+    CHECK_NEAR(deepep_seconds(&hw, gb, 64, 1, 256, 8, 4), 0.0089611, 1e-6, "DeepEP EP 64, at most 4 nodes a token");
+    /* a limit at or above the nodes spanned changes nothing */
+    CHECK_NEAR(deepep_seconds(&hw, gb, 64, 1, 256, 8, 8), deepep_seconds(&hw, gb, 64, 1, 256, 8, 0), tol,
+               "DeepEP node limit 8 of 8 nodes: none");
+    /* EP 16 over 2 nodes, 64 experts: missed with C(32,8)/C(64,8) = 0.0024111,
+     * D = 1.99518, outside = u·0.99759/45e9 = 0.0023646 s, u = 1e9·16/120;
+     * inside = u·7/160e9 = 0.0058333 s: the forwarding over NVLink is the longer */
+    CHECK_NEAR(deepep_seconds(&hw, gb, 16, 1, 64, 8, 0), gb * 16.0 / 120.0 * 7.0 / 160e9, tol,
+               "DeepEP EP 16 over 2 nodes: NVLink-bound");
+    /* inside one node, or one group rank a node: the plain all-to-all */
+    CHECK_NEAR(deepep_seconds(&hw, gb, 8, 1, 256, 8, 0), 1.0 / 160.0, tol, "DeepEP inside a node: NVLink");
+    CHECK_NEAR(deepep_seconds(&hw, gb, 4, 8, 256, 8, 0), 1.0 / 45.0, tol, "DeepEP one rank a node: all over IB");
+
     /* a machine of one level: that level's bandwidth */
     hw.n_levels = 1;
     hw.levels[0].devices = (int64_t)1 << 40;

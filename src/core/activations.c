@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "layer_kinds.h"
+#include "nd_limits.h"
 
 static const char *const ROPES[] = {"rotate_half", "fused", "complex", NULL};
 static const field_choices ROPE = {ROPES, NULL, "rotate_half, fused, complex"};
@@ -35,7 +36,9 @@ const field_desc KERNEL_FIELDS[] = {
     FIELD_ENUM(kernel_opts, rope_form, "rope", rope, &ROPE),
     FIELD_BOOL(kernel_opts, "hidden_dropout_masks", hidden_dropout_masks, false),
     FIELD_BOOL(kernel_opts, "grouped_gemm", grouped_gemm, true),
-    FIELD_NUM(kernel_opts, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0), FIELD_END,
+    FIELD_NUM(kernel_opts, "capacity_factor", capacity_factor, 1e-6, 1e6, 1.0),
+    FIELD_BOOL(kernel_opts, "deepep", deepep, false),
+    FIELD_I64(kernel_opts, "ep_node_limit", ep_node_limit, 0, ND_MAX_DEVICES, 0), FIELD_END,
 };
 
 /* The loss's fields in a run table. */

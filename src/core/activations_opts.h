@@ -38,6 +38,12 @@ typedef struct {
      * buffer of capacity_factor x its share of the routed tokens */
     bool grouped_gemm;
     double capacity_factor;
+    /* the expert all-to-all runs on DeepEP's internode kernels: a token
+     * crosses the network once per destination node and is forwarded to
+     * that node's ranks over NVLink (timing.c deepep_seconds); ep_node_limit
+     * caps the nodes a token's experts may sit on (0: none) */
+    bool deepep;
+    int64_t ep_node_limit;
 } kernel_opts;
 
 /* The loss: the logits split over TP (vocab-parallel; unstated: the

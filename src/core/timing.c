@@ -136,6 +136,52 @@ double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int
     return inside > outside ? inside : outside;
 }
 
+/* The share of a node's experts a token's k picks reach at least once,
+ * the k drawn uniformly without repeat from `pool` experts of which
+ * `per_node` sit on the node: 1 − C(pool − per_node, k)/C(pool, k). */
+static double node_reached(double pool, double per_node, int64_t k)
+{
+    double miss = 1.0;
+    for (int64_t i = 0; i < k && miss > 0; i++)
+        miss *= (pool - per_node - (double)i) / (pool - (double)i);
+    return miss > 0 ? 1.0 - miss : 1.0;
+}
+
+/* The expert all-to-all on DeepEP's internode kernels (deepseek-ai/DeepEP
+ * README, "asymmetric-domain bandwidth forwarding"; DeepSeek-V3 technical
+ * report §3.2.2): a token goes over the network (RDMA) once to each node
+ * that holds one of its experts, to the rank of its own local index there,
+ * which forwards it over NVLink to the ranks holding the experts. `bytes` is
+ * what the plain all-to-all sends (ep_all_to_all_seconds: k copies of every
+ * token, dispatch and combine, (ep − 1)/ep of them to peers); one copy of
+ * every token is u = bytes · ep / ((ep − 1) · k). Over N = ep/q nodes, q of
+ * the group's ranks a node, E/N experts each, routing uniform over the
+ * experts (over the M nodes the gate picks when a node limit M < N stands):
+ *   nodes reached D = M · (1 − C(M·E/N − E/N, k)/C(M·E/N, k))    (M = N: none)
+ *   outside = u · D · (N − 1)/N at the spanning level's bandwidth (each node
+ *             is as likely as any to be reached; the rank's own is not sent)
+ *   inside  = u · k · (q − 1)/q at the node's (a copy lands on the rank of its
+ *             expert itself one time in q)
+ *   seconds = max(inside, outside)         (the two run pipelined, at once)
+ * A group inside one node, or one rank a node, has nothing to forward: the
+ * plain all-to-all's seconds. */
+double deepep_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride, int64_t experts, int64_t k,
+                      int64_t node_limit)
+{
+    if (ep <= 1 || bytes <= 0 || k <= 0 || experts < ep)
+        return ep_all_to_all_seconds(hw, bytes, ep, stride);
+    int64_t span = ep * stride, node = hw->n_levels > 1 ? hw->levels[0].devices : span;
+    if (span <= node || stride >= node)
+        return ep_all_to_all_seconds(hw, bytes, ep, stride);
+    double q = (double)(node / stride), e = (double)ep, n = e / q, per_node = (double)experts / n;
+    double m = node_limit > 0 && (double)node_limit < n ? (double)node_limit : n;
+    double u = bytes * e / ((e - 1.0) * (double)k);
+    double reached = m * node_reached(m * per_node, per_node, k);
+    double outside = seconds(u * reached * (n - 1.0) / n, level_gbps(hw, span));
+    double inside = seconds(u * (double)k * (q - 1.0) / q, level_gbps(hw, node));
+    return inside > outside ? inside : outside;
+}
+
 /* The step from the stage times X_i (memory-model / search §d.4):
  *   one stage:    m · X
  *   1F1B, GPipe:  Σ X_i + (m − 1) · max X   (the first micro-batch fills the pipe)
@@ -721,8 +767,8 @@ double cp_exposed_seconds(const stage_work *w, const run_t *r, const hardware_t 
 
 /* One micro-batch on a stage: forward, backward (twice the forward), the
  * recomputed share, and the communication compute does not hide. */
-static double stage_micro_batch_time(const stage_work *w, const run_t *r, const hardware_t *hw, double pp_bytes,
-                                     double parts[STAGE_PARTS])
+static double stage_micro_batch_time(const stage_work *w, const model_t *mo, const run_t *r, const hardware_t *hw,
+                                     double pp_bytes, double parts[STAGE_PARTS])
 {
     double flops_per_s = hw->sustained_tflops * 1e12, bytes_per_s = hw->memory_gbps * 1e9;
     int64_t t = r->tp, cp = r->cp;
@@ -738,7 +784,10 @@ static double stage_micro_batch_time(const stage_work *w, const run_t *r, const 
     /* DualPipeV runs one micro-batch's expert all-to-all under another's
      * compute (DeepSeek-V3's design): it hides at least 90 % of it */
     double overlap_ep = r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
-    parts[5] = ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp) * (1.0 - overlap_ep);
+    double ep_comm = r->kernels.deepep ? deepep_seconds(hw, w->ep, r->ep, t * cp, mo->experts, mo->top_k,
+                                                        r->kernels.ep_node_limit)
+                                       : ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp);
+    parts[5] = ep_comm * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
     double sum = 0;
     for (int i = 0; i < STAGE_PARTS; i++)
@@ -839,7 +888,7 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
             mine = saved + like * STAGE_PARTS; /* same_as names a stage priced itself: the first alike */
         } else {
             stage_work w = work_of(c, l, s, memo);
-            x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, mine);
+            x[s] = stage_micro_batch_time(&w, c->m, r, hw, pp_bytes, mine);
             if (w.weights > out->weights)
                 out->weights = w.weights;
         }
@@ -910,7 +959,7 @@ void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_
         stage_work w;
         double parts[STAGE_PARTS];
         stage_work_of(c, l, s, NULL, &g, &w);
-        x[s] = stage_micro_batch_time(&w, r, hw, pp_bytes, parts);
+        x[s] = stage_micro_batch_time(&w, c->m, r, hw, pp_bytes, parts);
         if (forward != NULL)
             forward[s] = parts[0];
     }

@@ -59,6 +59,10 @@ double dp_traffic_bytes(const price_ctx *c, double weights);
 /* Seconds of an expert all-to-all of `bytes` a rank over `ep` ranks `stride` devices apart: the
  * node's peers over its links, the others over the level the group spans, at once. */
 double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride);
+/* The same bytes on DeepEP's internode kernels: once a destination node over
+ * the network, forwarded inside it (timing.c). */
+double deepep_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride, int64_t experts, int64_t k,
+                      int64_t node_limit);
 /* The per-device bandwidth (GB/s) of the smallest level spanning `span` consecutive devices. */
 double level_gbps(const hardware_t *hw, int64_t span);
 /* The FLOPs a GEMM of m rows, inner width k and n columns (bc bytes an element) takes beyond its
