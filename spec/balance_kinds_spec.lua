@@ -1,5 +1,6 @@
 -- balance_kinds_spec.lua: the balancer with body layers of several kinds in
--- model order (nd.core.balance with kinds and sequence; src/search/balance_kinds.c)
+-- model order (nd.core.balance with kinds and sequence; src/search/balance_kinds.c),
+-- and with layers that may offload a share of their activations to the host
 -- against an exhaustive enumeration written here. The enumeration tries every
 -- split of the body, in model order (chunk by chunk, each over the stages
 -- upward), into the cells, and for each stage every multiset of options in
@@ -58,26 +59,33 @@ local function stage_least(p, cells, runs)
   end
   local best
   local function walk(gi, m, t)
-    if m > p.limit then return end -- every cost is >= 0: more layers only add
+    if m > p.limit or (best and t >= best) then return end -- every cost is >= 0: more layers only add
     if gi > #groups then
       if best == nil or t < best then best = t end
       return
     end
     local g = groups[gi]
+    -- every choice a layer of this kind has: each option plain, and offloaded where it may be
+    -- (keeping (1 - share) of its activations, taking its offload time more)
     local offered = {}
     for _, name in ipairs(OPTIONS) do
-      if g.kind.act[name] then offered[#offered + 1] = name end
+      if g.kind.act[name] then offered[#offered + 1] = { act = g.kind.act[name], time = g.kind.time[name] } end
+      local off = g.kind.offload
+      if off and off.time[name] then
+        offered[#offered + 1] = { act = (1 - off.share) * g.kind.act[name], time = g.kind.time[name] + off.time[name] }
+      end
     end
     local function opts(j, rest, dm, dt)
+      -- every cost is >= 0: a partial mix already over the limit, or already no faster
+      -- than the best, cannot become a better one
+      if m + dm > p.limit or (best and t + dt >= best) then return end
+      local c = offered[j]
       if j == #offered then
-        local name = offered[j]
-        walk(gi + 1, dm + rest * (g.kind.stat + g.kind.act[name] * g.n) + m,
-          dt + rest * g.kind.time[name] + t)
+        walk(gi + 1, dm + rest * (g.kind.stat + c.act * g.n) + m, dt + rest * c.time + t)
         return
       end
-      local name = offered[j]
       for x = 0, rest do
-        opts(j + 1, rest - x, dm + x * (g.kind.stat + g.kind.act[name] * g.n), dt + x * g.kind.time[name])
+        opts(j + 1, rest - x, dm + x * (g.kind.stat + c.act * g.n), dt + x * c.time)
       end
     end
     opts(1, g.count, 0, 0)
@@ -135,6 +143,9 @@ local function enumerate(p)
   return best
 end
 
+-- Set by evaluate when a plan offloads a layer.
+local seen_offload = false
+
 -- The solver's plan checked here: runs in model order, kinds per cell as the
 -- sequence has them, every stage within the limit; its step.
 local function evaluate(p, plan)
@@ -149,9 +160,17 @@ local function evaluate(p, plan)
     if run.first ~= at then ok = false end
     for k, kind in ipairs(p.kinds) do
       local of_kind = 0
+      local offloaded = plan.kind_offload and plan.kind_offload[c.s][c.v][k] or {}
       for name, x in pairs(plan.kind_cells[c.s][c.v][k]) do
-        mem[c.s] = mem[c.s] + x * (kind.stat + kind.act[name] * c.n)
+        local y = offloaded[name] or 0
+        if y > x or (y > 0 and not kind.offload.time[name]) then ok = false end
+        mem[c.s] = mem[c.s] + (x - y) * (kind.stat + kind.act[name] * c.n)
         time[c.s] = time[c.s] + x * kind.time[name]
+        if y > 0 then
+          mem[c.s] = mem[c.s] + y * (kind.stat + (1 - kind.offload.share) * kind.act[name] * c.n)
+          time[c.s] = time[c.s] + y * kind.offload.time[name]
+          seen_offload = true
+        end
         of_kind = of_kind + x
       end
       for i = at, at + run.count - 1 do
@@ -171,7 +190,7 @@ local function evaluate(p, plan)
   return ok, p.coef_sum * sum + p.coef_max * most
 end
 
-local function random_kind(r)
+local function random_kind(r, offload)
   local kind = { stat = r(0, 6), fwd = 0, act = {}, time = {} }
   local base = r(1, 9)
   for i, name in ipairs(OPTIONS) do
@@ -180,17 +199,23 @@ local function random_kind(r)
       kind.time[name] = base + r(0, 6)
     end
   end
+  if offload then -- shares that are exact binary fractions, so every sum stays exact
+    kind.offload = { share = ({ 0.25, 0.5, 0.75, 1 })[r(1, 4)], time = {} }
+    for name in pairs(kind.act) do
+      if r(0, 1) == 1 then kind.offload.time[name] = r(0, 4) end
+    end
+  end
   return kind
 end
 
 -- A random problem: 1-4 stages, 1-3 chunks, 2-3 kinds in runs or mixed, up
 -- to 12 body layers, integer costs (every sum exact), a limit from tight to loose.
-local function problem(r)
+local function problem(r, offload, max_layers)
   local S = r(1, 4)
   local I = S <= 2 and r(1, 3) or r(1, 2)
-  local K = r(2, 3)
+  local K = offload and r(1, 2) or r(2, 3)
   local kinds = {}
-  for k = 1, K do kinds[k] = random_kind(r) end
+  for k = 1, K do kinds[k] = random_kind(r, offload) end
   local inflight = {}
   for s = 1, S do
     inflight[s] = {}
@@ -204,12 +229,13 @@ local function problem(r)
   if r(0, 1) == 1 then p.tail = { stat = r(0, 9), act = r(0, 4), time = r(0, 8), fwd = 0 } end
   if p.tail and r(0, 3) == 0 then p.tail_stage = 1 end
   local least_cells = S * I - (p.head and 1 or 0) - (p.tail and 1 or 0)
-  local N = r(math.max(1, least_cells - 1), math.min(12, least_cells + 6))
+  local N = r(math.max(1, least_cells - 1), math.min(max_layers or 12, least_cells + 6))
   p.sequence = {}
   if r(0, 1) == 0 then -- runs, as DeepSeek-V3's dense layers before its MoE ones
     local cut = r(1, math.max(1, N - 1))
     for i = 1, N do p.sequence[i] = i <= cut and 1 or 2 end
     if K == 3 then p.sequence[N] = 3 end -- an MTP-like last layer
+    if K == 1 then for i = 1, N do p.sequence[i] = 1 end end
   else -- interleaved, as hybrid attention models
     for i = 1, N do p.sequence[i] = r(1, K) end
   end
@@ -218,6 +244,92 @@ local function problem(r)
 end
 
 describe("balance with layer kinds in model order", function()
+  it("offloads exactly: 200 random problems with offload shares (S <= 4, I <= 3, <= 10 layers, 1-2 kinds)", function()
+    local r = rng(20261208)
+    local feasible, infeasible, uniform = 0, 0, 0
+    seen_offload = false
+    for n = 1, 200 do
+      local p = problem(r, true, 10)
+      local want = enumerate(p)
+      -- a body of one kind goes in as the uniform problem's layer in odd problems
+      local given = p
+      if #p.kinds == 1 and n % 2 == 1 then
+        given = {}
+        for k, v in pairs(p) do given[k] = v end
+        given.layer, given.kinds, given.sequence, given.body = p.kinds[1], nil, nil, #p.sequence
+        uniform = uniform + 1
+      end
+      local got = core.balance(given)
+      local where = ("problem %d: S=%d I=%d N=%d limit=%s"):format(n, p.stages, p.chunks, #p.sequence, p.limit)
+      assert.is_true(got.optimal, where)
+      if want == nil then
+        infeasible = infeasible + 1
+        assert.is_false(got.feasible, where)
+      else
+        feasible = feasible + 1
+        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
+        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
+        if given.layer then -- the uniform plan's cells and offload as one kind's
+          got.kind_cells, got.kind_offload = {}, {}
+          for s = 1, p.stages do
+            got.kind_cells[s], got.kind_offload[s] = {}, {}
+            for v = 1, p.chunks do
+              got.kind_cells[s][v], got.kind_offload[s][v] = { got.cells[s][v] }, { got.offload[s][v] }
+            end
+          end
+        end
+        local ok, step = evaluate(p, got)
+        assert.is_true(ok, where .. ": the plan breaks a rule")
+        assert.near(want, step, 1e-9 * math.max(1, want), where)
+        if given.layer then -- the C rules agree on the uniform plan with its offload counts
+          local cells = {}
+          for s = 1, p.stages do
+            cells[s] = {}
+            for v = 1, p.chunks do
+              cells[s][v] = { offload = got.offload[s][v] }
+              for name, x in pairs(got.cells[s][v]) do cells[s][v][name] = x end
+            end
+          end
+          local c_ok, c_step = core.balance_evaluate(given, cells)
+          assert.is_true(c_ok, where)
+          assert.near(want, c_step, 1e-9 * math.max(1, want), where)
+        end
+      end
+    end
+    assert.is_true(feasible >= 80, "feasible " .. feasible)
+    assert.is_true(infeasible >= 20, "infeasible " .. infeasible)
+    assert.is_true(uniform >= 30, "uniform " .. uniform)
+    assert.is_true(seen_offload, "no plan offloads")
+  end)
+
+  it("offloads where that is fastest (a case by hand)", function()
+    -- One stage, one micro-batch kept, two layers within 15: per layer off
+    -- (act 10, 3 s), full (act 1, 5 s), or off offloaded at share 0.5 (act 5,
+    -- 3 + 1 = 4 s). off + off needs 20; off + offloaded 15 in 7 s; off + full 11
+    -- in 8 s; both offloaded 10 in 8 s: the best is 7, one layer offloaded.
+    local p = {
+      stages = 1, micro = 1, body = 2, limit = 15, inflight = { { 1 } }, coef_sum = 1, coef_max = 0,
+      layer = { stat = 0, act = { off = 10, full = 1 }, time = { off = 3, full = 5 },
+                offload = { share = 0.5, time = { off = 1 } } },
+    }
+    local got = core.balance(p)
+    assert.equal(7, got.objective)
+    assert.same({ off = 2, full = 0 }, got.cells[1][1])
+    assert.same({ off = 1 }, got.offload[1][1])
+    assert.same({ 15 }, got.stage_mem)
+    -- without the offload the best is off + full, 8
+    p.layer.offload = nil
+    assert.equal(8, core.balance(p).objective)
+    -- refused: an offload of an option not offered, and offload under the sapp objective
+    p.layer.offload = { share = 0.5, time = { selective = 1 } }
+    assert.equal("balance: layer.offload.time.selective names an option layer does not offer",
+      refusal(function() core.balance(p) end))
+    p.layer.offload = { share = 0.5, time = { off = 1 } }
+    p.objective = "sapp"
+    assert.equal("balance: the sapp objective has no offload (SAPP-PPB's rule keeps every activation)",
+      refusal(function() core.balance(p) end))
+  end)
+
   it("agrees with exhaustive enumeration on 220 random problems (S <= 4, I <= 3, <= 12 layers, 2-3 kinds)", function()
     local r = rng(7122026)
     local feasible, infeasible, chunks, seen = 0, 0, {}, {}

@@ -153,7 +153,8 @@ local api = require "nd.api"
 -- `nd.balance{stages, chunks, micro, body, limit, layer, head, tail, inflight, coef_sum, coef_max}`
 -- -> `{feasible, optimal, objective, cells, runs, stage_time, stage_mem, solve_s}`; layers of
 -- several kinds in model order: `kinds = {layer, ...}` and `sequence = {kind, ...}` in place of
--- `layer` and `body` (the plan adds `kind_cells[stage][chunk][kind]`).
+-- `layer` and `body` (the plan adds `kind_cells[stage][chunk][kind]`); a layer's
+-- `offload = {share, time = {option = s}}` lets those options run offloaded (the plan adds `offload`).
 -- @function nd.balance
 
 --- The step of stage times T as timing.c prices it is a*sum(T) + b*max(T):

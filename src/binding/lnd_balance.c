@@ -21,6 +21,33 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The layer table at lt's offload = {share, time = {option = seconds}}, if any:
+ * the options named in time may run offloaded. */
+static void read_offload(lua_State *L, int lt, const char *name, bal_layer *l)
+{
+    int type = lua_getfield(L, lt, "offload");
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.offload.", name);
+    if (type != LUA_TTABLE || lua_getfield(L, -1, "time") != LUA_TTABLE)
+        nd_bad_input(L, "balance: %s.offload must be {share = 0..1, time = {option = seconds}}", name);
+    int ot = lua_gettop(L);
+    l->offload_share = field_number(L, ot - 1, prefix, "share", 0, 1, 0);
+    snprintf(prefix, sizeof prefix, "%s.offload.time.", name);
+    for (int r = 0; r < BAL_OPTIONS; r++) {
+        if (!field_present(L, ot, option_names[r]))
+            continue;
+        if (!(l->offered & (1u << r)))
+            nd_bad_input(L, "balance: %s.offload.time.%s names an option %s does not offer", name, option_names[r], name);
+        l->offload_time[r] = field_number(L, ot, prefix, option_names[r], 0, DBL_MAX, 0);
+        l->offload_offered |= 1u << r;
+    }
+    lua_pop(L, 2);
+}
+
 /* A layer table at index lt (stat, fwd, act = {option = bytes}, time = {option = seconds}; an option
  * absent from act is not offered); name is its place in messages ("layer", "kinds[2]"). */
 static void read_layer_at(lua_State *L, int lt, const char *name, bal_layer *l)
@@ -47,6 +74,7 @@ static void read_layer_at(lua_State *L, int lt, const char *name, bal_layer *l)
     if (l->offered == 0)
         nd_bad_input(L, "balance: %s.act offers no recompute option", name);
     lua_pop(L, 2);
+    read_offload(L, lt, name, l);
 }
 
 static void read_layer(lua_State *L, int t, bal_layer *l)
@@ -144,8 +172,30 @@ static void push_cells(lua_State *L, const bal_problem *p, const int *count, uns
     }
 }
 
+/* Pushes t[stage][chunk][kind] = {option = n} from n ([(cell · nkinds + k) · BAL_OPTIONS + r]),
+ * the options each kind offers (with offloaded, those it may offload). */
+static void push_kind_cells(lua_State *L, const bal_problem *p, const int *n, int offloaded)
+{
+    lua_createtable(L, p->stages, 0);
+    for (int s = 0; s < p->stages; s++) {
+        lua_createtable(L, p->chunks, 0);
+        for (int v = 0; v < p->chunks; v++) {
+            lua_createtable(L, p->nkinds, 0);
+            for (int k = 0; k < p->nkinds; k++) {
+                const bal_layer *l = &p->kinds[k];
+                push_options(L, n + ((size_t)(v * p->stages + s) * (size_t)p->nkinds + (size_t)k) * BAL_OPTIONS,
+                             offloaded ? l->offload_offered : l->offered);
+                lua_rawseti(L, -2, k + 1);
+            }
+            lua_rawseti(L, -2, v + 1);
+        }
+        lua_rawseti(L, -2, s + 1);
+    }
+}
+
 /* Pushes the plan as a table: feasible, optimal, objective, cells[stage][chunk] = {option = n},
- * with kinds kind_cells[stage][chunk][kind] = {option = n}; runs[stage][chunk] = {first, count} (body
+ * with kinds kind_cells[stage][chunk][kind] = {option = n}; where layers may offload, offload[stage][chunk]
+ * = {option = n} (of cells, those offloaded; with kinds also kind_offload); runs[stage][chunk] = {first, count} (body
  * layers in model order, 1-based); stage_time, stage_mem, bad_stage (1-based) / bad_need, capacity
  * (−1: the stages fit apart but no split in model order fits them all), explored, solve_s. */
 static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, double solve_s)
@@ -165,27 +215,24 @@ static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, do
         return;
     }
     field_set_number(L, "objective", pl->objective);
-    unsigned offered = p->layer.offered;
-    for (int k = 0; k < p->nkinds; k++)
+    unsigned offered = p->nkinds == 0 ? p->layer.offered : 0, offloaded = p->nkinds == 0 ? p->layer.offload_offered : 0;
+    for (int k = 0; k < p->nkinds; k++) {
         offered |= p->kinds[k].offered;
+        offloaded |= p->kinds[k].offload_offered;
+    }
     push_cells(L, p, pl->count, offered);
     lua_setfield(L, -2, "cells");
+    if (pl->offload != NULL) {
+        push_cells(L, p, pl->offload, offloaded);
+        lua_setfield(L, -2, "offload");
+    }
     if (p->nkinds > 0) {
-        lua_createtable(L, p->stages, 0);
-        for (int s = 0; s < p->stages; s++) {
-            lua_createtable(L, p->chunks, 0);
-            for (int v = 0; v < p->chunks; v++) {
-                lua_createtable(L, p->nkinds, 0);
-                for (int k = 0; k < p->nkinds; k++) {
-                    push_options(L, pl->kind_count + ((size_t)(v * p->stages + s) * (size_t)p->nkinds + (size_t)k) * BAL_OPTIONS,
-                                 p->kinds[k].offered);
-                    lua_rawseti(L, -2, k + 1);
-                }
-                lua_rawseti(L, -2, v + 1);
-            }
-            lua_rawseti(L, -2, s + 1);
-        }
+        push_kind_cells(L, p, pl->kind_count, 0);
         lua_setfield(L, -2, "kind_cells");
+    }
+    if (p->nkinds > 0 && pl->kind_offload != NULL) {
+        push_kind_cells(L, p, pl->kind_offload, 1);
+        lua_setfield(L, -2, "kind_offload");
     }
     lua_createtable(L, p->stages, 0);
     for (int s = 0; s < p->stages; s++) {
@@ -247,6 +294,8 @@ static void read_problem(lua_State *L, bal_problem *p)
         read_kinds(L, 1, p);
     else
         read_layer(L, 1, &p->layer);
+    if (is_sapp && bal_offloads(p))
+        nd_bad_input(L, "balance: the sapp objective has no offload (SAPP-PPB's rule keeps every activation)");
     read_pinned(L, 1, "head", &p->head);
     read_pinned(L, 1, "tail", &p->tail);
     size_t ncell = (size_t)p->stages * (size_t)p->chunks;
@@ -289,8 +338,16 @@ static int lnd_balance_solve(lua_State *L)
     return 1;
 }
 
+/* Reads {option = n} at t into n[r]. */
+static void read_counts(lua_State *L, int t, const char *prefix, int *n)
+{
+    for (int r = 0; r < BAL_OPTIONS; r++)
+        n[r] = (int)field_int(L, t, prefix, option_names[r], 0, 1 << 20, 0, false);
+}
+
 /* balance_evaluate(problem, cells): cells[stage][chunk] = {option = n} (with kinds:
- * cells[stage][chunk][kind] = {option = n}); -> whether the plan keeps
+ * cells[stage][chunk][kind] = {option = n}; a cell's offload = {option = n} says how many of those
+ * run offloaded); -> whether the plan keeps
  * every rule and fits, its objective, {stage_time}, {stage_mem}, by the problem's rule. */
 static int lnd_balance_evaluate(lua_State *L)
 {
@@ -298,9 +355,10 @@ static int lnd_balance_evaluate(lua_State *L)
     read_problem(L, &p);
     luaL_checktype(L, 2, LUA_TTABLE);
     size_t ncell = (size_t)p.stages * (size_t)p.chunks, K = p.nkinds > 0 ? (size_t)p.nkinds : 1;
-    int *count = lua_newuserdatauv(L, sizeof(int) * ncell * K * BAL_OPTIONS, 0);
+    size_t per = ncell * K * BAL_OPTIONS;
+    int *count = lua_newuserdatauv(L, sizeof(int) * per * 2, 0), *offload = count + per;
     double *st = lua_newuserdatauv(L, sizeof(double) * (size_t)p.stages * 2, 0);
-    memset(count, 0, sizeof(int) * ncell * K * BAL_OPTIONS);
+    memset(count, 0, sizeof(int) * per * 2);
     for (int s = 0; s < p.stages; s++) {
         if (lua_rawgeti(L, 2, s + 1) != LUA_TTABLE)
             return nd_bad_input(L, "balance_evaluate: cells[%d] must be a table of chunks", s + 1);
@@ -312,9 +370,14 @@ static int lnd_balance_evaluate(lua_State *L)
                     return nd_bad_input(L, "balance_evaluate: cells[%d][%d][%d] must be a table (counts of kind %d)",
                                         s + 1, v + 1, (int)k + 1, (int)k + 1);
                 int t = lua_gettop(L);
-                for (int r = 0; r < BAL_OPTIONS; r++)
-                    count[(((size_t)v * (size_t)p.stages + (size_t)s) * K + k) * BAL_OPTIONS + (size_t)r] =
-                        (int)field_int(L, t, "cells.", option_names[r], 0, 1 << 20, 0, false);
+                size_t at = (((size_t)v * (size_t)p.stages + (size_t)s) * K + k) * BAL_OPTIONS;
+                read_counts(L, t, "cells.", count + at);
+                int type = lua_getfield(L, t, "offload");
+                if (type != LUA_TNIL && type != LUA_TTABLE)
+                    return nd_bad_input(L, "balance_evaluate: a cell's offload must be a table {option = n}");
+                if (type == LUA_TTABLE)
+                    read_counts(L, t + 1, "cells.offload.", offload + at);
+                lua_pop(L, 1);
                 if (p.nkinds > 0)
                     lua_pop(L, 1);
             }
@@ -324,7 +387,9 @@ static int lnd_balance_evaluate(lua_State *L)
     }
     double obj;
     int bad = p.objective == BAL_OBJ_SAPP ? bal_evaluate_sapp(&p, count, &obj, st, st + p.stages)
-                                          : bal_evaluate(&p, count, &obj, st, st + p.stages);
+                                          : bal_evaluate_offload(&p, count, offload, &obj, st, st + p.stages);
+    if (bad < 0)
+        return luaL_error(L, "balance_evaluate: out of memory");
     lua_pushboolean(L, !bad);
     lua_pushnumber(L, obj);
     for (int i = 0; i < 2; i++) {

@@ -204,9 +204,14 @@ static int valid_layer(const bal_layer *l)
 {
     if ((l->offered & ((1u << BAL_OPTIONS) - 1)) == 0 || !(l->stat >= 0))
         return 0;
-    for (int r = 0; r < BAL_OPTIONS; r++)
+    if ((l->offload_offered & ~l->offered) != 0 || (l->offload_offered && !(l->offload_share >= 0 && l->offload_share <= 1)))
+        return 0;
+    for (int r = 0; r < BAL_OPTIONS; r++) {
         if ((l->offered & (1u << r)) && !(l->act[r] >= 0 && l->time[r] >= 0))
             return 0;
+        if ((l->offload_offered & (1u << r)) && !(l->offload_time[r] >= 0))
+            return 0;
+    }
     return 1;
 }
 
@@ -352,6 +357,32 @@ static int solve_sole(const bal_problem *p, int k, bal_plan *out)
 
 static int solve_step(const bal_problem *p, bal_plan *out);
 
+/* p as a problem of one kind (kind_of: body zeros, the caller frees it); NULL out of memory. */
+static int *as_one_kind(const bal_problem *p, bal_problem *q)
+{
+    int *zeros = calloc((size_t)p->body + 1, sizeof(int));
+    *q = *p;
+    q->nkinds = 1;
+    q->kinds = &p->layer;
+    q->kind_of = zeros;
+    return zeros;
+}
+
+/* Offloading offered: the kinds solver, a uniform body as one kind. */
+static int solve_offload(const bal_problem *p, bal_plan *out)
+{
+    if (p->nkinds > 0)
+        return bal_solve_kinds(p, out);
+    bal_problem q;
+    int *zeros = as_one_kind(p, &q);
+    int rc = zeros != NULL ? bal_solve_kinds(&q, out) : -1;
+    free(zeros);
+    free(out->kind_count);
+    free(out->kind_offload);
+    out->kind_count = out->kind_offload = NULL;
+    return rc;
+}
+
 int bal_solve(const bal_problem *p, bal_plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -359,7 +390,9 @@ int bal_solve(const bal_problem *p, bal_plan *out)
     if (p == NULL || !valid(p))
         return -1;
     int rc;
-    if (p->nkinds > 0 && sole_kind(p) >= 0)
+    if (bal_offloads(p))
+        rc = p->objective == BAL_OBJ_STEP ? solve_offload(p, out) : -1;
+    else if (p->nkinds > 0 && sole_kind(p) >= 0)
         rc = solve_sole(p, sole_kind(p), out);
     else if (p->nkinds > 0)
         rc = p->objective == BAL_OBJ_STEP ? bal_solve_kinds(p, out) : -1;
@@ -461,16 +494,18 @@ void bal_plan_free(bal_plan *out)
     free(out->count);
     free(out->kind_count);
     free(out->first);
+    free(out->offload);
+    free(out->kind_offload);
     free(out->stage_time);
     free(out->stage_mem);
-    out->count = out->kind_count = out->first = NULL;
+    out->count = out->kind_count = out->first = out->offload = out->kind_offload = NULL;
     out->stage_time = out->stage_mem = NULL;
 }
 
 int bal_evaluate(const bal_problem *p, const int *count, double *objective, double *stage_time, double *stage_mem)
 {
     if (p->nkinds > 0)
-        return bal_evaluate_kinds(p, count, objective, stage_time, stage_mem);
+        return bal_evaluate_kinds(p, count, NULL, objective, stage_time, stage_mem);
     int S = p->stages, I = p->chunks, bad = 0, total = 0;
     double sum = 0, most = 0;
     for (int s = 0; s < S; s++) {
@@ -509,6 +544,22 @@ int bal_evaluate(const bal_problem *p, const int *count, double *objective, doub
     if (total != p->body)
         bad = 1;
     *objective = p->coef_sum * sum + p->coef_max * most;
+    return bad;
+}
+
+int bal_evaluate_offload(const bal_problem *p, const int *count, const int *offload, double *objective,
+                         double *stage_time, double *stage_mem)
+{
+    if (p->nkinds > 0)
+        return bal_evaluate_kinds(p, count, offload, objective, stage_time, stage_mem);
+    if (!bal_offloads(p))
+        return bal_evaluate(p, count, objective, stage_time, stage_mem);
+    bal_problem q;
+    int *zeros = as_one_kind(p, &q);
+    if (zeros == NULL)
+        return -1;
+    int bad = bal_evaluate_kinds(&q, count, offload, objective, stage_time, stage_mem);
+    free(zeros);
     return bad;
 }
 

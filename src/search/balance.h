@@ -24,5 +24,9 @@ int bal_step_coeffs(const run_t *r, int64_t pp, double *a, double *b);
  * by p's rules; returns 0 when every cell's rules hold and every stage fits,
  * else 1 (the values are still filled). For checking plans from elsewhere. */
 int bal_evaluate(const bal_problem *p, const int *count, double *objective, double *stage_time, double *stage_mem);
+/* The same with, of count, those offloaded (offload, laid out as count; with
+ * nkinds > 0 both per kind as kind_count); −1 out of memory. */
+int bal_evaluate_offload(const bal_problem *p, const int *count, const int *offload, double *objective,
+                         double *stage_time, double *stage_mem);
 
 #endif

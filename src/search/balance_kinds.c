@@ -27,7 +27,8 @@
 
 
 /* One frontier point: its activations and time (a mix of n layers), and the
- * point of n − 1 layers plus one layer of option opt it was made from. */
+ * point of n − 1 layers plus one layer of choice opt it was made from (a
+ * choice: option r plain, or r + BAL_OPTIONS offloaded). */
 typedef struct {
     double act, time;
     int prev, opt;
@@ -66,8 +67,27 @@ static int cmp_point(const void *a, const void *b)
     return x->time < y->time ? -1 : x->time > y->time;
 }
 
-/* frontier(n) of kind l from prev = frontier(n − 1); 0, or −1 out of memory. */
-static int frontier_next(const bal_layer *l, const int *opt, int nopt, const frontier *prev, frontier *out)
+/* The choices of one kind: activations and time of option r plain at r and
+ * offloaded at r + BAL_OPTIONS; the undominated ones in opt[0..n). */
+typedef struct {
+    double act[2 * BAL_OPTIONS], time[2 * BAL_OPTIONS];
+    int opt[2 * BAL_OPTIONS], n;
+} choices;
+
+static void choices_of(const bal_layer *l, choices *ch)
+{
+    unsigned offered = l->offered | (l->offered & l->offload_offered) << BAL_OPTIONS;
+    for (int r = 0; r < BAL_OPTIONS; r++) {
+        ch->act[r] = l->act[r];
+        ch->time[r] = l->time[r];
+        ch->act[r + BAL_OPTIONS] = (1 - l->offload_share) * l->act[r];
+        ch->time[r + BAL_OPTIONS] = l->time[r] + l->offload_time[r];
+    }
+    ch->n = bal_undominated(ch->act, ch->time, offered, 2 * BAL_OPTIONS, 1, ch->opt);
+}
+
+/* frontier(n) of a kind from prev = frontier(n − 1); 0, or −1 out of memory. */
+static int frontier_next(const choices *l, const int *opt, int nopt, const frontier *prev, frontier *out)
 {
     size_t n = (size_t)prev->n * (size_t)nopt;
     fpoint *c = malloc(sizeof *c * n);
@@ -95,8 +115,8 @@ static int build_frontiers(ksolver *ks)
     if (ks->fr == NULL)
         return -1;
     for (int k = 0; k < ks->K; k++) {
-        const bal_layer *l = &p->kinds[k];
-        int opt[BAL_OPTIONS], nopt = bal_undominated_options(l, 1, opt);
+        choices l;
+        choices_of(&p->kinds[k], &l);
         ks->fr[k] = calloc((size_t)ks->total[k] + 1, sizeof **ks->fr);
         if (ks->fr[k] == NULL)
             return -1;
@@ -107,7 +127,7 @@ static int build_frontiers(ksolver *ks)
         f[0].pt[0] = (fpoint){0, 0, -1, -1};
         f[0].n = 1;
         for (int n = 1; n <= ks->total[k]; n++)
-            if (frontier_next(l, opt, nopt, &f[n - 1], &f[n]) != 0)
+            if (frontier_next(&l, l.opt, l.n, &f[n - 1], &f[n]) != 0)
                 return -1;
     }
     return 0;
@@ -164,21 +184,24 @@ static void walk_groups(group_walk *w, int i, double room, double t)
     }
 }
 
-/* Adds group g's mix at point at into kc ([(cell · K + k) · BAL_OPTIONS + r]). */
-static void add_mix(const ksolver *ks, const group *g, int at, int *kc)
+/* Adds group g's mix at point at into kc ([(cell · K + k) · BAL_OPTIONS + r],
+ * offloaded layers too) and ko (those offloaded; NULL: none may be). */
+static void add_mix(const ksolver *ks, const group *g, int at, int *kc, int *ko)
 {
-    int *row = kc + ((size_t)g->cell * (size_t)ks->K + (size_t)g->kind) * BAL_OPTIONS;
+    size_t row = ((size_t)g->cell * (size_t)ks->K + (size_t)g->kind) * BAL_OPTIONS;
     for (int n = g->layers; n > 0; n--) {
         const fpoint *pt = &ks->fr[g->kind][n].pt[at];
-        row[pt->opt]++;
+        kc[row + (size_t)(pt->opt % BAL_OPTIONS)]++;
+        if (pt->opt >= BAL_OPTIONS && ko != NULL)
+            ko[row + (size_t)(pt->opt - BAL_OPTIONS)]++;
         at = pt->prev;
     }
 }
 
 /* The least forward + backward seconds of stage s when chunk v's cell holds
  * body layers [b[v], e[v]); INFINITY when it cannot. With kc non-NULL, adds
- * the chosen counts into kc (the plan's kind_count). */
-static double stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc)
+ * the chosen counts into kc and ko (the plan's kind_count and kind_offload). */
+static double stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc, int *ko)
 {
     const bal_problem *p = ks->p;
     int G = 0, K = ks->K;
@@ -221,7 +244,7 @@ static double stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc
         return INFINITY;
     if (kc != NULL)
         for (int i = 0; i < G; i++)
-            add_mix(ks, &ks->g[i], w.best_pick[i], kc);
+            add_mix(ks, &ks->g[i], w.best_pick[i], kc, ko);
     return ks->fixed_time[s] + w.best;
 }
 
@@ -308,7 +331,7 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
         double t = INFINITY;
         int skip_first = empty_beyond_first(ks, s, pg->pos, pg->next);
         if (!skip_first)
-            t = stage_cost(ks, s, pg->pos, pg->next, NULL);
+            t = stage_cost(ks, s, pg->pos, pg->next, NULL, NULL);
         /* more layers in chunk 0's cell never fit where fewer did not */
         if (t == INFINITY && (skip_first || pg->next[0] > pg->pos[0] || ks->pinned[s]))
             pg->next[0] = pg->q[1];
@@ -375,8 +398,8 @@ static int run_program(ksolver *ks, program *pg, double *best, int *best_label)
     return 0;
 }
 
-/* Writes the plan of final label at of the program just run into kc. */
-static void trace_back(ksolver *ks, program *pg, int at, int *kc)
+/* Writes the plan of final label at of the program just run into kc and ko. */
+static void trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko)
 {
     int I = ks->I;
     size_t st = pg->states - 1;
@@ -384,7 +407,7 @@ static void trace_back(ksolver *ks, program *pg, int at, int *kc)
         const label *x = &pg->lab[(size_t)s * pg->states + st].l[at];
         decode(pg, I, x->from, pg->pos);
         decode(pg, I, st, pg->next);
-        stage_cost(ks, s - 1, pg->pos, pg->next, kc);
+        stage_cost(ks, s - 1, pg->pos, pg->next, kc, ko);
         st = x->from;
         at = x->from_label;
     }
@@ -524,6 +547,15 @@ static void explain(const ksolver *ks, bal_plan *out)
     out->capacity = least > ks->N ? least : most < ks->N ? (int)most : -1;
 }
 
+/* total[c · BAL_OPTIONS + r] = Σ over kinds of per_kind[(c · K + k) · BAL_OPTIONS + r]. */
+static void sum_kinds(const int *per_kind, int K, size_t cells, int *total)
+{
+    for (size_t c = 0; c < cells; c++)
+        for (int k = 0; k < K; k++)
+            for (int r = 0; r < BAL_OPTIONS; r++)
+                total[c * BAL_OPTIONS + (size_t)r] += per_kind[(c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
+}
+
 int bal_solve_kinds(const bal_problem *p, bal_plan *out)
 {
     int S = p->stages, I = p->chunks, K = p->nkinds, rc = -1;
@@ -544,6 +576,12 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
     if (!pg.q || !pg.stride || !pg.pos || !best_q || !out->count || !out->kind_count || !out->stage_time ||
         !out->stage_mem)
         goto done;
+    if (bal_offloads(p)) {
+        out->offload = calloc(cells * BAL_OPTIONS, sizeof(int));
+        out->kind_offload = calloc(cells * (size_t)K * BAL_OPTIONS, sizeof(int));
+        if (out->offload == NULL || out->kind_offload == NULL)
+            goto done;
+    }
     pg.next = pg.pos + I;
     pg.a = p->coef_sum;
     pg.b = p->coef_max;
@@ -563,14 +601,13 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
     double again = INFINITY;
     if (run_program(&ks, &pg, &again, &at) != 0 || at < 0)
         goto done;
-    trace_back(&ks, &pg, at, out->kind_count);
-    for (size_t c = 0; c < cells; c++)
-        for (int k = 0; k < K; k++)
-            for (int r = 0; r < BAL_OPTIONS; r++)
-                out->count[c * BAL_OPTIONS + (size_t)r] += out->kind_count[(c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
+    trace_back(&ks, &pg, at, out->kind_count, out->kind_offload);
+    sum_kinds(out->kind_count, K, cells, out->count);
+    if (out->offload != NULL)
+        sum_kinds(out->kind_offload, K, cells, out->offload);
     out->feasible = 1;
     out->explored = pg.runs;
-    bal_evaluate_kinds(p, out->kind_count, &out->objective, out->stage_time, out->stage_mem);
+    bal_evaluate_kinds(p, out->kind_count, out->kind_offload, &out->objective, out->stage_time, out->stage_mem);
     rc = 0;
 done:
     program_clear(&pg, S);
@@ -614,8 +651,17 @@ static int run_matches(const bal_problem *p, const int *kind_count, int c, int a
     return 1;
 }
 
-int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, double *objective, double *stage_time,
-                       double *stage_mem)
+/* Adds x layers of kind l under option r, y of them offloaded, kept n times, to mem and time; 0, or 1 when
+ * the counts break a rule. */
+static int add_layers(const bal_layer *l, int r, int x, int y, double n, double *mem, double *time)
+{
+    *mem += (x - y) * (l->stat + l->act[r] * n) + y * (l->stat + (1 - l->offload_share) * l->act[r] * n);
+    *time += x * l->time[r] + y * l->offload_time[r];
+    return x < 0 || y < 0 || y > x || !(l->offered & (1u << r)) || (y > 0 && !(l->offload_offered & (1u << r)));
+}
+
+int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, const int *kind_offload, double *objective,
+                       double *stage_time, double *stage_mem)
 {
     int S = p->stages, I = p->chunks, K = p->nkinds, bad = 0, at = 0;
     int tail_cell = (I - 1) * S + p->tail_stage;
@@ -629,13 +675,10 @@ int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, double *obje
                    (c == tail_cell ? add_pinned(&p->tail, n, &stage_mem[s], &stage_time[s]) : 0);
         for (int k = 0; k < K; k++)
             for (int r = 0; r < BAL_OPTIONS; r++) {
-                int x = kind_count[((size_t)c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
-                if (x == 0)
-                    continue;
-                if (x < 0 || !(p->kinds[k].offered & (1u << r)))
-                    bad = 1;
-                stage_mem[s] += x * (p->kinds[k].stat + p->kinds[k].act[r] * n);
-                stage_time[s] += x * p->kinds[k].time[r];
+                size_t at_kr = ((size_t)c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r;
+                int x = kind_count[at_kr], y = kind_offload != NULL ? kind_offload[at_kr] : 0;
+                if (x != 0 || y != 0)
+                    bad |= add_layers(&p->kinds[k], r, x, y, n, &stage_mem[s], &stage_time[s]);
                 own += x;
             }
         if (held + own < 1 || !run_matches(p, kind_count, c, at, own))

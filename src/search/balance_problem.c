@@ -3,28 +3,41 @@
  * pinned layers a cell holds. */
 #include "balance_problem.h"
 
-/* Whether option o equals or beats option r of l in both time and activations
- * (of two equal options the earlier wins). */
-static int beats(const bal_layer *l, int o, int r)
+/* Whether choice o equals or beats choice r in both time and activations
+ * (of two equal choices the earlier wins). */
+static int beats(const double *act, const double *time, int o, int r)
 {
-    int le = l->time[o] <= l->time[r] && l->act[o] <= l->act[r];
-    int strict = l->time[o] < l->time[r] || l->act[o] < l->act[r];
+    int le = time[o] <= time[r] && act[o] <= act[r];
+    int strict = time[o] < time[r] || act[o] < act[r];
     return le && (strict || o < r);
+}
+
+int bal_undominated(const double *act, const double *time, unsigned offered, int n, int prune, int *opt)
+{
+    int kept = 0;
+    for (int r = 0; r < n; r++) {
+        if (!(offered & (1u << r)))
+            continue;
+        int beaten = 0;
+        for (int o = 0; o < n && !beaten && prune; o++)
+            beaten = o != r && (offered & (1u << o)) && beats(act, time, o, r);
+        if (!beaten)
+            opt[kept++] = r;
+    }
+    return kept;
 }
 
 int bal_undominated_options(const bal_layer *l, int prune, int *opt)
 {
-    int n = 0;
-    for (int r = 0; r < BAL_OPTIONS; r++) {
-        if (!(l->offered & (1u << r)))
-            continue;
-        int beaten = 0;
-        for (int o = 0; o < BAL_OPTIONS && !beaten && prune; o++)
-            beaten = o != r && (l->offered & (1u << o)) && beats(l, o, r);
-        if (!beaten)
-            opt[n++] = r;
-    }
-    return n;
+    return bal_undominated(l->act, l->time, l->offered, BAL_OPTIONS, prune, opt);
+}
+
+int bal_offloads(const bal_problem *p)
+{
+    int any = p->nkinds == 0 && p->layer.offload_offered != 0;
+    for (int k = 0; k < p->nkinds; k++)
+        any |= p->kinds[k].offload_offered != 0;
+    return any;
 }
 
 void bal_sort_options_by_time(const bal_layer *l, int *opt, int n)

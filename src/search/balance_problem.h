@@ -14,6 +14,12 @@ typedef struct {
     double stat, fwd;
     double act[BAL_OPTIONS], time[BAL_OPTIONS];
     unsigned offered;
+    /* Offloading activations to the host (the reference's -ao; step objective
+     * only): option r with bit r of offload_offered set may also run
+     * offloaded, keeping (1 − offload_share) of act[r] on the device and
+     * taking time[r] + offload_time[r]. */
+    double offload_share, offload_time[BAL_OPTIONS];
+    unsigned offload_offered;
 } bal_layer;
 
 /* A layer pinned to one cell (the embedding on the first, the head on the
@@ -61,6 +67,8 @@ typedef struct {
     int *count;              /* [cell · BAL_OPTIONS + r]: body layers of option r */
     int *kind_count;         /* nkinds > 0: [(cell · nkinds + k) · BAL_OPTIONS + r]; else NULL */
     int *first;              /* [cell]: its first body layer in model order (0-based) */
+    int *offload;            /* offloading offered: [cell · BAL_OPTIONS + r]: of count, those offloaded; else NULL */
+    int *kind_offload;       /* offloading offered and nkinds > 0: as kind_count, those offloaded; else NULL */
     double *stage_time;      /* [stage]: forward + backward of the stage */
     double *stage_mem;       /* [stage]: its memory by the problem's rule */
     int bad_stage;
@@ -74,6 +82,11 @@ typedef struct {
  * beats in both time and activations (of two equal ones the later goes).
  * Returns how many (balance_problem.c). */
 int bal_undominated_options(const bal_layer *l, int prune, int *opt);
+/* The same over n choices given as arrays, offered a bit mask. */
+int bal_undominated(const double *act, const double *time, unsigned offered, int n, int prune, int *opt);
+
+/* Whether any body layer of p may offload. */
+int bal_offloads(const bal_problem *p);
 
 /* Sorts opt[0..n) by l's time, fastest first (stable). */
 void bal_sort_options_by_time(const bal_layer *l, int *opt, int n);

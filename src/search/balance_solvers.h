@@ -17,12 +17,13 @@ int bal_evaluate_sapp(const bal_problem *p, const int *count, double *objective,
 /* Body layers of several kinds in model order (balance_kinds.c; nkinds > 0,
  * the step objective). bal_solve_kinds allocates out's count, kind_count,
  * stage_time and stage_mem (the caller frees them) and returns 0 when solved,
- * feasible or proved not, −1 out of memory or too large. bal_evaluate_kinds
- * reads kind counts ([(cell · nkinds + k) · BAL_OPTIONS + r]) and keeps
- * bal_evaluate's rules, and that each cell holds as many layers of each kind
- * as its run in model order has. */
+ * feasible or proved not, −1 out of memory or too large; where a layer may
+ * offload, also offload and kind_offload. bal_evaluate_kinds reads kind
+ * counts ([(cell · nkinds + k) · BAL_OPTIONS + r]) and of them the offloaded
+ * ones (kind_offload, NULL for none), keeps bal_evaluate's rules, and that
+ * each cell holds as many layers of each kind as its run in model order has. */
 int bal_solve_kinds(const bal_problem *p, bal_plan *out);
-int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, double *objective, double *stage_time,
-                       double *stage_mem);
+int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, const int *kind_offload, double *objective,
+                       double *stage_time, double *stage_mem);
 
 #endif
