@@ -129,7 +129,8 @@ local function print_plan(p, plan, even, opts)
   end
   io.write(("%-6s %-6s %7s"):format("stage", "chunk", "layers"))
   for _, name in ipairs(names) do io.write(("%10s"):format(name)) end
-  io.write(("%12s %12s %10s\n"):format("memory MB", "limit MB", "time"))
+  io.write(("%12s %12s %10s %10s %10s %10s\n"):format("memory MB", "limit MB", "fwd", "bwd", "recomp", "time"))
+  local secs = balance.stage_seconds(p, plan)
   for s = 1, p.stages do
     for v = 1, p.chunks do
       local held = 0
@@ -137,11 +138,14 @@ local function print_plan(p, plan, even, opts)
       io.write(("%-6d %-6d %7d"):format(s - 1, v - 1, held))
       for _, name in ipairs(names) do io.write(("%10d"):format(plan.cells[s][v][name])) end
       if v == 1 then
-        io.write(("%12.0f %12.0f %10.1f"):format(plan.stage_mem[s], p.limit, plan.stage_time[s]))
+        local t = secs[s]
+        io.write(("%12.0f %12.0f %10.1f %10.1f %10.1f %10.1f"):format(plan.stage_mem[s], p.limit, t.forward, t.backward,
+          t.recompute, plan.stage_time[s]))
       end
       io.write("\n")
     end
   end
+  print("(times in the layer file's own unit: SAPP-PPB's files do not state it; time is the stage's time by the objective's rule)")
   local label = opts.objective == "sapp" and ("sapp -O " .. opts.sapp_level) or "step"
   print(("objective (%s): %.2f%s"):format(label, plan.objective, plan.optimal and ", proved optimal" or ""))
   if even then
@@ -234,6 +238,12 @@ local function main(...)
       out.objective, out.offset, out.recompute = plan.objective, y.parallel_config.offset, y.recompute_config
       -- the layer file's time unit (SAPP-PPB's files are in their own unit, not seconds)
       out.step_s = plan.objective
+      out.time_unit = "the layer file's"
+      out.stages = {}
+      for s, t in ipairs(balance.stage_seconds(p, plan)) do
+        out.stages[s] = { forward = t.forward, backward = t.backward, recompute = t.recompute,
+                          time = plan.stage_time[s], memory_mb = plan.stage_mem[s] }
+      end
       if even and even.feasible then out.even_objective, out.even_mode = even.objective, even.mode end
     else
       out.bad_stage = plan.bad_stage and plan.bad_stage - 1 or nil

@@ -317,6 +317,8 @@ describe("balance with layer kinds in model order", function()
     assert.same({ off = 2, full = 0 }, got.cells[1][1])
     assert.same({ off = 1 }, got.offload[1][1])
     assert.same({ 15 }, got.stage_mem)
+    -- no fwd given: backward is the plain time 3 a layer, offloading adds 1
+    assert.same({ { forward = 0, backward = 6, recompute = 0, offload = 1 } }, require("nd.balance").stage_seconds(p, got))
     -- without the offload the best is off + full, 8
     p.layer.offload = nil
     assert.equal(8, core.balance(p).objective)
@@ -397,6 +399,10 @@ describe("balance with layer kinds in model order", function()
     assert.same({ off = 2, full = 1 }, got.cells[1][1])
     assert.same({ 12, 15 }, got.stage_time)
     assert.same({ 19, 15 }, got.stage_mem)
+    -- split by hand: D forward 1, backward 3 - 1 = 2, full adds 4 - 3 = 1; M forward 2, backward 3, full adds 1;
+    -- stage 1 (D off, D full, M off): 4, 7, 1 (= 12); stage 2 (M M M off): 6, 9, 0 (= 15)
+    assert.same({ { forward = 4, backward = 7, recompute = 1, offload = 0 }, { forward = 6, backward = 9, recompute = 0, offload = 0 } },
+      require("nd.balance").stage_seconds(hand, got))
     -- the same plan, checked by the C rules: it fits and its step is 15
     local ok, step = core.balance_evaluate(hand, got.kind_cells)
     assert.is_true(ok)

@@ -110,7 +110,8 @@ end
 function M.from_sapp(doc, opts)
   local head, body, tail = sapp_layers(doc)
   if not body then core.fail("balance: the layer file has no BODY layer") end
-  local layer = { stat = body.memory_parameter, fwd = body.time, act = {}, time = {} }
+  -- bwd: the backward without recompute, 2 x time (the rest of a layer's time is its recompute)
+  local layer = { stat = body.memory_parameter, fwd = body.time, bwd = 2 * body.time, act = {}, time = {} }
   for _, name in ipairs(M.OPTIONS) do
     local a = body[SAPP_ACT[name]]
     if a ~= nil then
@@ -135,6 +136,58 @@ function M.from_sapp(doc, opts)
     p.coef_sum, p.coef_max = core.balance_coeffs { pp = S, vpp = I, micro = m, schedule = sched }
   end
   return p
+end
+
+-- A layer's backward without recompute: its bwd where stated, else its plain
+-- (off) time less its forward, else its fastest option's time less its forward.
+local function base_backward(l)
+  if l.bwd then return l.bwd end
+  if l.time.off then return l.time.off - (l.fwd or 0) end
+  local least
+  for _, t in pairs(l.time) do
+    if least == nil or t < least then least = t end
+  end
+  return least - (l.fwd or 0)
+end
+
+-- Per stage the forward, backward and recompute time of a plan (in the
+-- problem's time unit): forward the layers' fwd, backward their backward
+-- without recompute, recompute what each option adds to that (pinned layers:
+-- forward fwd, backward the rest of their time), offload what offloading adds.
+-- Returns a list of {forward, backward, recompute, offload} by stage.
+function M.stage_seconds(p, plan)
+  local S, I = p.stages, p.chunks or 1
+  local out = {}
+  for s = 1, S do out[s] = { forward = 0, backward = 0, recompute = 0, offload = 0 } end
+  local function add(s, l, name, x, y)
+    local t = out[s]
+    local bwd = base_backward(l)
+    t.forward = t.forward + x * (l.fwd or 0)
+    t.backward = t.backward + x * bwd
+    t.recompute = t.recompute + x * (l.time[name] - (l.fwd or 0) - bwd)
+    if y > 0 then t.offload = t.offload + y * l.offload.time[name] end
+  end
+  for s = 1, S do
+    for v = 1, I do
+      local pins = {}
+      if p.head and v == 1 and s == 1 then pins[#pins + 1] = p.head end
+      if p.tail and v == I and s == (p.tail_stage or S) then pins[#pins + 1] = p.tail end
+      for _, pin in ipairs(pins) do
+        out[s].forward = out[s].forward + (pin.fwd or 0)
+        out[s].backward = out[s].backward + pin.time - (pin.fwd or 0)
+      end
+      if p.kinds then
+        for k, l in ipairs(p.kinds) do
+          local off = plan.kind_offload and plan.kind_offload[s][v][k] or {}
+          for name, x in pairs(plan.kind_cells[s][v][k]) do add(s, l, name, x, off[name] or 0) end
+        end
+      else
+        local off = plan.offload and plan.offload[s][v] or {}
+        for name, x in pairs(plan.cells[s][v]) do add(s, p.layer, name, x, off[name] or 0) end
+      end
+    end
+  end
+  return out
 end
 
 -- The reference's output of a plan: offset[chunk][stage] = layers held -

@@ -70,7 +70,7 @@ alone (HEAD, 9236 MB) exceeds 9000 MB on stage 0:
 train.yaml keys MindFormers/HyperParallel read (offset, and per stage the
 layers under each recompute option):
 
-  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --json | grep -v solve_s
+  $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --json | grep -v solve_s | sed '/^  "stages": \[/,/^  \],/d'
   {
     "feasible": true,
     "objective": 97362,
@@ -107,7 +107,8 @@ layers under each recompute option):
         0
       ]
     },
-    "step_s": 97362
+    "step_s": 97362,
+    "time_unit": "the layer file's"
   }
   $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/demo.json -s 8 -m 16 --memory 64000MB --objective sapp --yaml plan.yaml | tail -1
   plan: plan.yaml
@@ -129,7 +130,10 @@ white) and each stage's memory against the limit. By hand, for two stages of
 one layer each (forward 1, backward (1 + 0.5) x 2 = 3 under full recompute,
 the only option), two micro-batches: stage 0 keeps 2 micro-batches
 (10 + 2 x 1 = 12 MB), stage 1 one (11 MB); the step is sum + (m - 1) max =
-8 + 4 = 12, and the 1F1B timeline ends at (m + S - 1) x 4 = 12:
+8 + 4 = 12, and the 1F1B timeline ends at (m + S - 1) x 4 = 12. Each stage's
+time splits into forward 1, backward without recompute 2 x 1 = 2 and the
+recompute full adds, 0.5 x 2 x 1 = 1 (the reference's c_full), in the layer
+file's unit:
 
   $ cat > tiny.json <<'JSON'
   > {"layers_description": [{"name": "L", "type": "BODY", "time": 1, "nb_layer": 2,
@@ -137,9 +141,10 @@ the only option), two micro-batches: stage 0 keeps 2 micro-batches
   > JSON
   $ ndlua balance.lua tiny.json -s 2 -m 2 --memory 100MB --svg plan.svg
   tiny.json: 2 body layers, 2 stages, 1 chunks, 2 micro-batches, 100MB a device, objective step
-  stage  chunk   layers      full   memory MB     limit MB       time
-  0      0            1         1          12          100        4.0
-  1      0            1         1          11          100        4.0
+  stage  chunk   layers      full   memory MB     limit MB        fwd        bwd     recomp       time
+  0      0            1         1          12          100        1.0        2.0        1.0        4.0
+  1      0            1         1          11          100        1.0        2.0        1.0        4.0
+  (times in the layer file's own unit: SAPP-PPB's files do not state it; time is the stage's time by the objective's rule)
   objective (step): 12.00, proved optimal
   even split, one mode (full): 12.00; balanced is 1.000x faster
   solved in * s (1 bounds tried) (glob)
@@ -150,3 +155,18 @@ the only option), two micro-batches: stage 0 keeps 2 micro-batches
   4
   $ grep -c 'limit 100 MB' plan.svg
   1
+
+--json gives the same split per stage (and the unit of every time):
+
+  $ ndlua balance.lua tiny.json -s 2 -m 2 --memory 100MB --json | grep -A 8 '"stages"'
+    "stages": [
+      {
+        "backward": 2,
+        "forward": 1,
+        "memory_mb": 12.0,
+        "recompute": 1.0,
+        "time": 4.0
+      },
+      {
+  $ ndlua balance.lua tiny.json -s 2 -m 2 --memory 100MB --json | grep time_unit
+    "time_unit": "the layer file's"
