@@ -1,6 +1,6 @@
 -- bench.lua: ndlua's benchmarks (make bench). Each figure is the median of
 -- five runs; the machine's other load moves single runs, so read medians.
--- Usage: ndlua scripts/bench.lua [section...]   (sections: params estimate search)
+-- Usage: ndlua scripts/bench.lua [section...]   (sections: params estimate search balance)
 local nd = require "nd"
 local core = require "nd.core"
 local warnings = require("nd.warnings").quiet()
@@ -137,7 +137,40 @@ function sections.search()
   report(string.format("a Lua policy (keep + score) per fitting candidate, 1024 devices (%d)", lua_policy.fitting), per)
 end
 
-local wanted = #arg > 0 and arg or { "params", "estimate", "search" }
+-- The pipeline balancer (issue 32): the bar's SAPP-PPB case (llama2_70b.json,
+-- S 16, m 32, I 2, 56000 MB, -O 2: proved optimal in under 1 s), the same
+-- under ndlua's step objective, and a DeepSeek-V3-like body of three layer
+-- kinds (3 dense, 57 MoE, 1 MTP-like; made-up costs of the right shape).
+function sections.balance()
+  local balance = require "nd.balance"
+  print("pipeline balancer (median of 5 solves, the solver's wall time):")
+  local doc = nd.json.load("spec/fixtures/sapp-ppb/llama2_70b.json")
+  for _, objective in ipairs { "sapp", "step" } do
+    local p = balance.from_sapp(doc, { stages = 16, micro = 32, chunks = 2, limit = 56000, objective = objective })
+    local plan
+    local t = median(function() plan = core.balance(p); return plan.solve_s end)
+    report(string.format("llama2_70b S16 m32 I2 56000 MB, %s objective (%s)", objective,
+      plan.optimal and "proved" or "not proved"), t / 1000, "ms")
+  end
+  local dense = { stat = 800, fwd = 1, act = { off = 900, selective = 500, full = 60 }, time = { off = 3, selective = 3.1, full = 4 } }
+  local moe = { stat = 2600, fwd = 2, act = { off = 1200, selective = 700, full = 70 }, time = { off = 5, selective = 5.2, full = 7 } }
+  local mtp = { stat = 3000, fwd = 2, act = { off = 1500, full = 90 }, time = { off = 6, full = 8 } }
+  for _, I in ipairs { 1, 2 } do
+    local S, seq, inflight = 16, {}, {}
+    for i = 1, 61 do seq[i] = i <= 3 and 1 or i == 61 and 3 or 2 end
+    for s = 1, S do
+      inflight[s] = {}
+      for v = 1, I do inflight[s][v] = I == 1 and S - s + 1 or S end
+    end
+    local a, b = core.balance_coeffs { pp = S, vpp = I, micro = 32 }
+    local p = { stages = S, chunks = I, micro = 32, limit = 40000, kinds = { dense, moe, mtp }, sequence = seq,
+                inflight = inflight, coef_sum = a, coef_max = b }
+    local t = median(function() return core.balance(p).solve_s end)
+    report(string.format("DeepSeek-V3-like kinds (61 layers) S16 m32 I%d 40000 MB, step objective", I), t / 1000, "ms")
+  end
+end
+
+local wanted = #arg > 0 and arg or { "params", "estimate", "search", "balance" }
 for _, name in ipairs(wanted) do
   if sections[name] then sections[name]() end
 end
