@@ -491,15 +491,16 @@ done:
 
 void bal_plan_free(bal_plan *out)
 {
-    free(out->count);
-    free(out->kind_count);
-    free(out->first);
-    free(out->offload);
-    free(out->kind_offload);
-    free(out->stage_time);
-    free(out->stage_mem);
-    out->count = out->kind_count = out->first = out->offload = out->kind_offload = NULL;
-    out->stage_time = out->stage_mem = NULL;
+    int **ints[] = {&out->count, &out->kind_count, &out->first, &out->offload, &out->kind_offload};
+    double **reals[] = {&out->stage_time, &out->stage_mem};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+        free(*ints[i]);
+        *ints[i] = NULL;
+    }
+    for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+        free(*reals[i]);
+        *reals[i] = NULL;
+    }
 }
 
 int bal_evaluate(const bal_problem *p, const int *count, double *objective, double *stage_time, double *stage_mem)
