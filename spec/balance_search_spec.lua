@@ -100,6 +100,11 @@ describe("search.lua --balance", function()
     assert.are.equal(1, plan.rank)
     assert.are.equal(4, plan.problem.stages)
     assert.are.equal(80, plan.problem.body)
+    -- every degree the reports show (the search-dimension registry, nd.core.search_columns: dp tp pp
+    -- vpp cp ep etp op sp mb mbs) is in the plan, as in --json's candidates; sp and mbs were left out
+    for _, col in ipairs(require("nd.core").search_columns) do
+      assert.is_not_nil(plan[col.key], col.key)
+    end
     -- the offsets move no layer in or out: they add up to zero
     local sum = 0
     for _, o in ipairs(plan.balance.offset) do sum = sum + o end

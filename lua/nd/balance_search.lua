@@ -167,13 +167,15 @@ end
 function M.plan_document(c, rank)
   local r = c.balance_result
   local p = r.problem
-  return {
-    rank = rank, dp = c.dp, tp = c.tp, pp = c.pp, vpp = c.vpp, cp = c.cp, ep = c.ep, op = c.op, mb = c.mb,
-    step_s = c.step_time_s, peak_bytes = c.peak_bytes, balance = c.balance,
+  local doc = {
+    rank = rank, step_s = c.step_time_s, peak_bytes = c.peak_bytes, balance = c.balance,
     problem = { stages = p.stages, chunks = p.chunks, micro = p.micro, body = p.body, limit_bytes = p.limit,
                 layer = p.layer, head = p.head, tail = p.tail, tail_stage = p.tail_stage, inflight = p.inflight,
                 coef_sum = p.coef_sum, coef_max = p.coef_max, kind = p.run.kind },
   }
+  -- the candidate's degrees, each search dimension of the registry (and the run's etp)
+  for _, col in ipairs(core.search_columns) do doc[col.key] = c[col.key] end
+  return doc
 end
 
 return M
