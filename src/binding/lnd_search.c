@@ -411,18 +411,29 @@ static int result_write_csv(lua_State *L)
     return 1;
 }
 
-/* nd.core.step_time(model, run, hardware) -> the time model of one run */
-static int lnd_step_time(lua_State *L)
+/* The arguments (model, run, hardware) of the time model's functions: reads
+ * the hardware into *hw, lays the run out in a scratch estimate on the stack
+ * and fills *c; raises a bad-input error when the run does not lay out. */
+static estimate_t *check_priced_run(lua_State *L, hardware_t *hw, price_ctx *c)
 {
     model_t *m = lnd_check_model(L, 1);
     run_t *r = lnd_check_run(L, 2);
     lnd_checktype(L, 3, LUA_TTABLE);
-    hardware_t hw = {0};
-    fields_read(L, 3, "hardware.", HARDWARE_FIELDS, &hw);
+    *hw = (hardware_t){0};
+    fields_read(L, 3, "hardware.", HARDWARE_FIELDS, hw);
     estimate_t *e = lnd_push_scratch(L);
     if (estimate_run(e, m, r) != 0)
-        return nd_bad_input(L, "%s", e->error);
-    price_ctx c = {m, r, e->dv};
+        nd_bad_input(L, "%s", e->error); /* does not return */
+    *c = (price_ctx){m, r, e->dv};
+    return e;
+}
+
+/* nd.core.step_time(model, run, hardware) -> the time model of one run */
+static int lnd_step_time(lua_State *L)
+{
+    hardware_t hw;
+    price_ctx c;
+    estimate_t *e = check_priced_run(L, &hw, &c);
     step_time t;
     timing_run(&c, &e->layout, &hw, &t);
     double score = nd_score(&c, &e->layout, &hw);
@@ -436,15 +447,10 @@ static int lnd_step_time(lua_State *L)
  * {their forward parts}, the step's seconds (the pipeline balancer's prices) */
 static int lnd_stage_seconds(lua_State *L)
 {
-    model_t *m = lnd_check_model(L, 1);
-    run_t *r = lnd_check_run(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    hardware_t hw = {0};
-    fields_read(L, 3, "hardware.", HARDWARE_FIELDS, &hw);
-    estimate_t *e = lnd_push_scratch(L);
-    if (estimate_run(e, m, r) != 0)
-        return nd_bad_input(L, "%s", e->error);
-    price_ctx c = {m, r, e->dv};
+    hardware_t hw;
+    price_ctx c;
+    estimate_t *e = check_priced_run(L, &hw, &c);
+    const run_t *r = c.r;
     double *x = lua_newuserdatauv(L, 2 * (size_t)r->pp * sizeof *x, 0);
     timing_stage_seconds(&c, &e->layout, &hw, x, x + r->pp);
     step_time t;
