@@ -248,12 +248,7 @@ int lnd_model_bounds(lua_State *L)
 {
     lua_newtable(L);
     fields_set_bounds(L, MODEL_FIELDS);
-    lua_createtable(L, 2, 0);
-    field_push_number(L, 1);
-    lua_rawseti(L, -2, 1);
-    field_push_number(L, (double)MAX_VOCAB);
-    lua_rawseti(L, -2, 2);
-    lua_setfield(L, -2, "vocab_size");
+    fields_set_bound(L, "vocab_size", 1, (double)MAX_VOCAB);
     lua_newtable(L); /* a census record's, apart: its keys are other */
     fields_set_bounds(L, CENSUS_FIELDS);
     lua_setfield(L, -2, "census");

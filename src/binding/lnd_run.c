@@ -60,12 +60,7 @@ int lnd_run_bounds(lua_State *L)
 {
     lua_newtable(L);
     fields_set_bounds(L, RUN_FIELDS);
-    lua_createtable(L, 2, 0);
-    field_push_number(L, 1);
-    lua_rawseti(L, -2, 1);
-    field_push_number(L, (double)ND_MAX_BATCH);
-    lua_rawseti(L, -2, 2);
-    lua_setfield(L, -2, "micro_batch_num");
+    fields_set_bound(L, "micro_batch_num", 1, (double)ND_MAX_BATCH);
     return 1;
 }
 

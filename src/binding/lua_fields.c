@@ -433,19 +433,23 @@ void field_push_choices(lua_State *L, const field_choices *c)
     field_set_string(L, "accepted", c->accepted);
 }
 
+void fields_set_bound(lua_State *L, const char *key, double lo, double hi)
+{
+    lua_createtable(L, 2, 0);
+    field_push_number(L, lo);
+    lua_rawseti(L, -2, 1);
+    field_push_number(L, hi);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, key);
+}
+
 void fields_set_bounds(lua_State *L, const field_desc *d)
 {
     for (; d->kind != FD_END; d++) {
-        if (d->kind == FD_PART) {
+        if (d->kind == FD_PART)
             fields_set_bounds(L, d->sub);
-        } else if ((d->kind == FD_I64 || d->kind == FD_INT || d->kind == FD_NUM) && (d->lo != 0 || d->hi != 0)) {
-            lua_createtable(L, 2, 0);
-            field_push_number(L, d->lo);
-            lua_rawseti(L, -2, 1);
-            field_push_number(L, d->hi);
-            lua_rawseti(L, -2, 2);
-            lua_setfield(L, -2, d->key);
-        }
+        else if ((d->kind == FD_I64 || d->kind == FD_INT || d->kind == FD_NUM) && (d->lo != 0 || d->hi != 0))
+            fields_set_bound(L, d->key, d->lo, d->hi);
     }
 }
 

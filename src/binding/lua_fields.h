@@ -57,6 +57,8 @@ void fields_push_defaults(lua_State *L, const field_desc *d);
  * in C, for Lua to check a value against where it reads it, and so to refuse
  * it at its file:line or option (nd.core.model_bounds, nd.core.run_bounds). */
 void fields_set_bounds(lua_State *L, const field_desc *d);
+/* t[key] = {lo, hi} in the table on top: one bound that no field table states */
+void fields_set_bound(lua_State *L, const char *key, double lo, double hi);
 /* Pushes the set of the names c accepts ({name = true}), for Lua to read. */
 void field_push_names(lua_State *L, const field_choices *c);
 /* Pushes the names c accepts as a list in its order, with `canonical`
