@@ -25,7 +25,7 @@ local balance_svg = require "nd.balance_svg"
 local COMMAND = {
   usage = "ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]\n"
     .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]\n"
-    .. "       ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE]",
+    .. "       ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE] [--svg FILE]",
   about = "Balances a pipeline: per stage and chunk the layers and how many use each recompute option\n"
     .. "(off, selective, comm, both, full), every stage within --memory, the step least. The answer is\n"
     .. "exact: proved optimal, or proved infeasible with the stage that cannot fit. LAYER_JSON is a\n"
@@ -81,7 +81,6 @@ local function train_yaml_options(opts, argv)
     bad("--schedule " .. opts.schedule .. " is not a schedule a train.yaml's run takes here", "1f1b, dualpipev")
   end
   if opts.memory then opts.memory_bytes = cli.size(opts.memory, "--memory") end
-  if opts.svg then bad("--svg draws a layer file's plan; a train.yaml's is not drawn yet") end
   if opts.yaml and (opts.stages or opts.micro_batches or opts.interleave_given or opts.schedule_given) then
     bad("--yaml writes the plan into the train.yaml's own run; -s, -m, -i and --schedule change that run",
         "state them in the train.yaml, or leave --yaml out")

@@ -35,9 +35,9 @@ end
 
 -- The 1F1B order of each stage's operations and their start times: a
 -- forward waits for the stage before, a backward for the stage after.
-function M.timeline(p, plan)
-  local S, m = p.stages, p.micro
-  local t = stage_times(p, plan)
+-- t: per stage {f, r, b}, the forward, recompute and backward time of one
+-- micro-batch (the stage's chunks together).
+local function timeline_of(t, S, m)
   local ops = {}
   for s = 1, S do
     local warm = math.min(S - s, m)
@@ -83,19 +83,27 @@ function M.timeline(p, plan)
   return blocks, span
 end
 
--- The whole picture as SVG text.
-function M.render(p, plan, title)
-  local blocks, span = M.timeline(p, plan)
-  local S = p.stages
+--- A layer file's plan in 1F1B order: its blocks and the span they take.
+function M.timeline(p, plan)
+  return timeline_of(stage_times(p, plan), p.stages, p.micro)
+end
+
+--- A picture from its parts. o: `title`; `stages`, `micro`; `times` (per
+-- stage {f, r, b}: forward, recompute and backward time of one micro-batch);
+-- `caption(span)` the line under the title; `when(len, start)` a block's
+-- times in its tooltip; `memory` the memory chart (an SVG document's text),
+-- drawn under the timeline.
+function M.draw(o)
+  local blocks, span = timeline_of(o.times, o.stages, o.micro)
+  local S = o.stages
   local left, top, row, width = 70, 50, 22, 900
   local h1 = top + S * row + 50
   local scale = span > 0 and width / span or 1
-  local mem = M.memory_chart(p, plan)
+  local mem = o.memory
   local mw, mh = tonumber(mem:match('width="(%d+)"')), tonumber(mem:match('height="(%d+)"'))
   local doc = svg.document(math.max(left + width + 20, mw), h1 + mh)
-  doc:text(left, 22, title, { ["font-size"] = 15, ["font-weight"] = "bold" })
-  doc:text(left, 40, ("1F1B order, the chunks of a stage drawn together; step %.2f in the layer file's unit; "
-    .. "white is the bubble"):format(span))
+  doc:text(left, 22, o.title, { ["font-size"] = 15, ["font-weight"] = "bold" })
+  doc:text(left, 40, o.caption(span))
   local colors = { F = svg.PALETTE[1], R = svg.PALETTE[2], B = svg.PALETTE[3] }
   for s = 1, S do
     local y = top + (s - 1) * row
@@ -105,8 +113,8 @@ function M.render(p, plan, title)
   for _, b in ipairs(blocks) do
     local y = top + (b.stage - 1) * row
     local x = left + b.start * scale
-    doc:open_group(("stage %d %s micro-batch %d: %.2f from %.2f"):format(b.stage - 1,
-      b.kind == "F" and "forward" or "backward", b.mb, b.len, b.start))
+    doc:open_group(("stage %d %s micro-batch %d: %s"):format(b.stage - 1,
+      b.kind == "F" and "forward" or "backward", b.mb, o.when(b.len, b.start)))
     if b.kind == "F" then
       doc:rect(x, y, b.len * scale, row - 4, { fill = colors.F, stroke = "#ffffff", ["stroke-width"] = 0.5 })
     else
@@ -126,6 +134,19 @@ function M.render(p, plan, title)
   doc.parts[#doc.parts + 1] = (mem:gsub("^<%?xml[^\n]*\n", ""))
   doc.parts[#doc.parts + 1] = "</g>"
   return doc:render()
+end
+
+-- The whole picture of a layer file's plan as SVG text.
+function M.render(p, plan, title)
+  return M.draw {
+    title = title, stages = p.stages, micro = p.micro, times = stage_times(p, plan),
+    caption = function(span)
+      return ("1F1B order, the chunks of a stage drawn together; step %.2f in the layer file's unit; "
+        .. "white is the bubble"):format(span)
+    end,
+    when = function(len, start) return ("%.2f from %.2f"):format(len, start) end,
+    memory = M.memory_chart(p, plan),
+  }
 end
 
 -- Per stage: the parameters of its layers and the activations it keeps

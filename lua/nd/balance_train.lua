@@ -86,6 +86,46 @@ local function print_plan(result, run, model, hw, opts)
   print(("solved in %.3f s"):format(result.solve_s))
 end
 
+-- The balanced run's picture: its 1F1B timeline from the time model's
+-- seconds a micro-batch of each stage (forward; recompute, the difference
+-- from the same layout with recompute off; the rest is backward and the
+-- communication compute does not hide: timing.c's stage_micro_batch_time
+-- parts), and the estimate's memory components of each stage against the
+-- device's capacity (the chart estimate.lua --svg draws).
+local function write_svg(path, opts, result, model, hw, profile)
+  local run, p, plan = result.run, result.problem, result.plan
+  local x, fwd, step = core.stage_seconds(model, run, hw)
+  local plain = core.stage_seconds(model, run:with { recompute = "off", full_recompute = core.null,
+                                                     selective_recompute = core.null }, hw)
+  local times, layers = {}, {}
+  for s = 1, p.stages do
+    local r = math.max(0, x[s] - plain[s])
+    times[s] = { f = fwd[s], r = r, b = x[s] - fwd[s] - r }
+    local n = s == 1 and (p.run.prefix or 0) or 0
+    for v = 1, p.chunks do
+      for _, k in pairs(plan.cells[s][v]) do n = n + k end
+    end
+    layers[s] = n
+  end
+  local est = api.estimate(model, run)
+  local spec = run:spec()
+  local memory = require("nd.study.charts").stages(est, {
+    title = "Memory per device by stage, the balanced layout",
+    subtitle = ("peak %s on stage %d"):format(units.gib(est.peak_bytes), est.peak_stage), layers = layers,
+  })
+  local title = ("%s: %s, %d stages x %d chunks, %d micro-batches, %s a device, %s"):format(
+    opts.path:match("[^/]*$"), model:spec().name or "model", p.stages, p.chunks, p.micro, units.gib(spec.device_memory),
+    profile.name)
+  require("nd.svg").write(path, require("nd.balance_svg").draw {
+    title = title, stages = p.stages, micro = p.micro, times = times, memory = memory,
+    caption = function(span)
+      return ("1F1B order, the chunks of a stage drawn together; the pipeline %s, the step %s (with data-parallel "
+        .. "and optimizer seconds); white is the bubble"):format(units.seconds(span), units.seconds(step))
+    end,
+    when = function(len, start) return ("%.4f s from %.4f s"):format(len, start) end,
+  })
+end
+
 -- The train.yaml with the plan written in.
 local function write_yaml(path, opts, extras, result)
   local doc = core.yaml.load(opts.path)
@@ -119,6 +159,7 @@ function M.main(opts)
     end
     print(core.json.encode(out, { indent = 2 }))
     if not result.feasible then os.exit(1) end
+    if opts.svg then write_svg(opts.svg, opts, result, model, hw, profile) end
     if opts.yaml then write_yaml(opts.yaml, opts, extras, result) end
     return
   end
@@ -140,6 +181,10 @@ function M.main(opts)
     os.exit(1)
   end
   print_plan(result, run, model, hw, opts)
+  if opts.svg then
+    write_svg(opts.svg, opts, result, model, hw, profile)
+    print("chart: " .. opts.svg)
+  end
   if opts.yaml then
     write_yaml(opts.yaml, opts, extras, result)
     print("plan: " .. opts.yaml .. " (model.config_overrides.offset and "

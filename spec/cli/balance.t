@@ -5,7 +5,7 @@ writes --help:
   $ ndlua balance.lua --help
   usage: ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]
                             [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]
-         ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE]
+         ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE] [--svg FILE]
   
   Balances a pipeline: per stage and chunk the layers and how many use each recompute option
   (off, selective, comm, both, full), every stage within --memory, the step least. The answer is

@@ -39,6 +39,39 @@ the same per-stage peaks (39.70, 39.87, 35.24, 28.50 GiB) and step:
         3     20        2.11        2.11        8.46        4.23        8.14        0.73        1.71        1.00       28.50
   step time 39.180 s on A2 (the default profile; -A names another): MFU 30.0%, 209.1 tokens/s a device
 
+--svg draws the balanced layout (issue 32 item 5): its 1F1B timeline, a
+forward and a backward block per stage and micro-batch (4 x 32 = 128 each),
+from the time model's seconds a micro-batch of each stage; and the estimate's
+memory components of each stage against the device's 40 GiB. The timeline's
+span is, by hand from the table's time column above, the 1F1B pipeline's
+sum + (m - 1) x max: 0.9728 + 1.0139 + 1.0611 + 1.0573 + 31 x 1.0611 =
+37.00 s; the step beside it (39.18 s) adds the data-parallel and optimizer
+seconds. Stage 3's first forward starts when stages 0-2 have done theirs.
+The bars carry the same activations (20.87, 21.36, 15.93, 8.14 GiB) as
+estimate.lua's table reading balanced.yaml back above:
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB --svg plan.svg | tail -1
+  chart: plan.svg
+  $ grep -o 'the pipeline [0-9.]* s, the step [0-9.]* s' plan.svg
+  the pipeline 37.00 s, the step 39.18 s
+  $ grep -c '<title>stage [0-3] forward micro-batch' plan.svg
+  128
+  $ grep -c '<title>stage [0-3] backward micro-batch' plan.svg
+  128
+  $ grep -o '<title>stage [0-3] forward micro-batch 1: [^<]*' plan.svg
+  <title>stage 0 forward micro-batch 1: 0.2565 s from 0.0000 s
+  <title>stage 1 forward micro-batch 1: 0.2700 s from 0.2565 s
+  <title>stage 2 forward micro-batch 1: 0.2835 s from 0.5264 s
+  <title>stage 3 forward micro-batch 1: 0.2853 s from 0.8099 s
+  $ grep -o '<title>[0-3], activations: [^<]*' plan.svg
+  <title>0, activations: 20.87 GiB
+  <title>1, activations: 21.36 GiB
+  <title>2, activations: 15.93 GiB
+  <title>3, activations: 8.14 GiB
+  $ grep -o 'capacity [0-9.]* GiB\|peak [0-9.]* GiB on stage [0-9]' plan.svg
+  peak 39.87 GiB on stage 1
+  capacity 40.00 GiB
+
 The JSON form: the offset and the recompute list under the reference's names
 (step_s 39.18 s, even_step_s 51.79 s, the solver's objective and solve_s left out
 here as floats).
