@@ -73,3 +73,30 @@ and estimate.lua reads the plan back to the search's peak and step:
   $ ndlua estimate.lua legacy/resolved.yaml -d 64 -M 40GB -A A3 2>/dev/null | grep -E '^\*|^step time'
   *     1     40       16.99        4.25        8.49        8.10        0.02        1.16        1.00       40.00
   step time 12.872 s on A3 (-A): MFU 37.8%, 318.2 tokens/s a device
+
+DeepSeek-V3 on 1024 A3 devices at 58 GB (issue 32's bar case): two body
+layer kinds, its 3 dense layers pinned to stage 0's first chunk (vpp 1).
+The top candidate, dp 4 x tp 8 x pp 16 x cp 2 at 512 micro-batches, is
+balanced to 23.364 s against its own even split's 23.397 s (full recompute
+on every layer; gain 1.001x, no slower). The plan goes to resolved.yaml
+(offset and full_rec: stage 0's first entry covers the 3 dense layers beside
+the MoE ones), and estimate.lua reads it back to the search's per-stage
+bytes on all 16 stages (largest difference 0 B), its peak and its step:
+
+  $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 1024 -b 2048 -A A3 -M 58GB --recompute auto -j 1 -t 1 --balance --json -o ds > ds.json 2>/dev/null
+  $ ndlua estimate.lua ds/resolved.yaml -d 1024 -M 58GB -A A3 --json > back.json 2>/dev/null
+  $ ndlua -e '
+  > local nd = require "nd"
+  > local s, e = nd.json.load("ds.json"), nd.json.load("back.json")
+  > local c = s.candidates[1]
+  > local worst = 0
+  > for i, st in ipairs(e.stages) do worst = math.max(worst, math.abs(st.bytes.total - c.balance.stage_bytes[i])) end
+  > print(c.dp, c.tp, c.pp, c.vpp, c.cp, c.recompute, #e.stages, worst, e.peak_bytes == c.peak_bytes)
+  > print(("even %.3f s, balanced %.3f s, read back %.3f s"):format(c.balance.even_step_s, c.step_time_s, e.step.step_time_s))' | tr '\t' ' '
+  4 8 16 1 2 off+full 16 0 true
+  even 23.397 s, balanced 23.364 s, read back 23.364 s
+  $ grep -A 3 'full_rec:' ds/resolved.yaml
+      full_rec:
+      - 3
+      - 4
+      - 4
