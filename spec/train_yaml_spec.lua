@@ -208,6 +208,49 @@ describe("the context section", function()
       refused(MOE .. "context:\n  moe_dispatch: -1\n"))
   end)
 
+  -- context.deepep / ep_node_limit: ndlua's own keys for the run fields
+  -- deepep and ep_node_limit (src/core/timing.c deepep_seconds; its
+  -- hand-derived prices are in spec/c/test_timing_ep.c). Qwen3-30B-A3B's
+  -- EP 32 on 32 H100s spans 4 nodes of 8, so DeepEP's per-node dispatch
+  -- applies and the step changes with the key.
+  local EP32 = MOE .. "dataset:\n  data_transform:\n    max_seq_len: 4096\naccelerator:\n  ep_size: 32\ncontext:\n  device_num: 32\n"
+  local function step_of(text)
+    local m, run = train_yaml.build((read(text)))
+    return require("nd.api").step_time(m, run, "H100").step_time_s
+  end
+
+  it("reads context.deepep and context.ep_node_limit into the run's deepep and ep_node_limit", function()
+    local p, ws = read(EP32 .. "  deepep: true\n  ep_node_limit: 2\n")
+    assert.is_true(p.run.deepep)
+    assert.are.equal(2, p.run.ep_node_limit)
+    assert.are.equal(0, count(ws, "ep_node_limit"))
+    p = read(EP32)
+    assert.is_nil(p.run.deepep)
+    assert.is_nil(p.run.ep_node_limit)
+    -- the step of the yaml's run is the step of an nd.run stating the fields
+    local m, run = train_yaml.build((read(EP32 .. "  deepep: true\n")))
+    local fields = read(EP32).run
+    fields.deepep = true
+    local direct = require("nd.run").new(fields)
+    local api = require "nd.api"
+    assert.are.equal(api.step_time(m, direct, "H100").step_time_s, api.step_time(m, run, "H100").step_time_s)
+    -- DeepEP sends a token to each of its ~3.6 destination nodes once, not
+    -- to each of 7.75 remote ranks' experts: faster; a 2-node limit fewer still
+    local plain, deepep = step_of(EP32), step_of(EP32 .. "  deepep: true\n")
+    assert.is_true(deepep < plain)
+    assert.is_true(step_of(EP32 .. "  deepep: true\n  ep_node_limit: 2\n") < deepep)
+  end)
+
+  it("warns about context.ep_node_limit without deepep, and refuses a negative limit or a text deepep", function()
+    local p, ws = read(EP32 .. "  ep_node_limit: 4\n")
+    assert.is_nil(p.run.ep_node_limit)
+    assert.are.equal(1, count(ws, "context.ep_node_limit: is read with context.deepep: true only"))
+    assert.are.equal("t.yaml:11:18: context.ep_node_limit: must be at least 0, got -1; a whole number of nodes from 0 (no limit)",
+      refused(EP32 .. "  deepep: true\n  ep_node_limit: -1\n"))
+    assert.are.equal("t.yaml:10:11: context.deepep: must be true or false, got 'yes please'; true or false",
+      refused(EP32 .. "  deepep: yes please\n"))
+  end)
+
   it("notes context.census and context.census_spec; without a record beside the checkpoint it warns once", function()
     -- Qwen/Qwen3-8B resolves to lua/nd/catalog/Qwen--Qwen3-8B/, which ships no census-2048.json
     local p, ws = read(QWEN .. "context:\n  census: true\n  census_spec: true\n"

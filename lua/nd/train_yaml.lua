@@ -70,8 +70,18 @@ function train_yaml.schema(doc)
   return "legacy"
 end
 
+-- The largest value the C core reads a run field as (src/binding/lnd_run.c's
+-- run fields, nd.core.run_bounds): a key is bounded by it where it is read,
+-- so that a value past it is refused at its file:line or option.
+local run_bounds
+local function run_max(field)
+  run_bounds = run_bounds or core.run_bounds()
+  return run_bounds[field][2]
+end
+
 -- reads: context.device_num, context.max_device_memory, context.visual_seq_len,
--- context.census, context.census_spec, context.expert_shard, context.moe_dispatch
+-- context.census, context.census_spec, context.expert_shard, context.moe_dispatch,
+-- context.deepep, context.ep_node_limit
 function train_yaml.read_context(r)
   local ctx = r:section(nil, "context")
   local out = { section = ctx }
@@ -118,20 +128,33 @@ function train_yaml.read_context(r)
     if n < 0 then r:fail(ctx, "moe_dispatch", "takes a cost, not " .. values.describe(v), "a number >= 0") end
     out.moe_dispatch = n
   end
+  return train_yaml.read_deepep(r, ctx, out)
+end
+
+-- context.deepep, context.ep_node_limit (ndlua's own keys: HyperParallel's
+-- schema names no expert dispatch kernel). deepep: the expert all-to-all
+-- runs on DeepEP's internode kernels, as NeMo AutoModel's
+-- model.backend.enable_deepep and Megatron's --moe-enable-deepep run it (a
+-- token crosses the network once per destination node; src/core/timing.c
+-- deepep_seconds). ep_node_limit: the most nodes a token's experts span
+-- (DeepSeek-V3's node-limited routing), 0 for none; read with deepep only.
+function train_yaml.read_deepep(r, ctx, out)
+  out.deepep = r:flag(ctx, "deepep", r:value(ctx, "deepep"))
+  local v = r:value(ctx, "ep_node_limit")
+  if v ~= nil and not core.isnull(v) then
+    out.ep_node_limit = r:integer(ctx, "ep_node_limit", v, 0, "a whole number of nodes from 0 (no limit)",
+                                  run_max("ep_node_limit"))
+    if not out.deepep then
+      r:warn(ctx.path .. ".ep_node_limit", "is read with context.deepep: true only; without DeepEP "
+             .. "the expert all-to-all is priced as the plain one")
+    end
+  end
   return out
 end
 
 -- The most devices a degree spans (the C core's run bound, src/core/nd_limits.h).
 local MAX_DEGREE = core.limits.devices
 
--- The largest value the C core reads a run field as (src/binding/lnd_run.c's
--- run fields, nd.core.run_bounds): a key is bounded by it where it is read,
--- so that a value past it is refused at its file:line or option.
-local run_bounds
-local function run_max(field)
-  run_bounds = run_bounds or core.run_bounds()
-  return run_bounds[field][2]
-end
 
 -- A degree along a chain of keys: the first truthy one, else 1.
 local function degree(r, ...)
@@ -655,6 +678,7 @@ local function run_table(p)
   run.runtime = p.runtime
   if p.fsdp.offload_params then run.offload_params = true end
   if p.swap_attention then run.swap_attention = true end
+  if p.ctx.deepep then run.deepep, run.ep_node_limit = true, p.ctx.ep_node_limit end
   -- torch.compile fuses the norms, the SwiGLU product and Transformers'
   -- rotate_half rotary embedding (real-valued element-wise ops)
   if p.compiled then run.fused_norm, run.fused_swiglu, run.rope = true, true, "fused" end

@@ -240,3 +240,16 @@ reserve:
   $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml --runtime jax
   --runtime: 'jax' is no runtime ndlua knows; one of deepspeed, hyperparallel, megatron, mindspore, none, torchtitan (or add nd/runtimes/jax.lua to a directory on NDLUA_PATH)
   [2]
+
+context.deepep (ndlua's own key; also --context.deepep=true) prices the
+expert all-to-all on DeepEP's internode kernels: Qwen3-30B-A3B at EP 32
+spans 4 nodes of 8 H100s, and a token goes once to each node its 8
+experts sit on (about 3.6 of 4) rather than to each remote expert's rank:
+the ep share of the step falls.
+
+  $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 32 -A H100 --accelerator.ep_size=32 --training.global_batch_size=32 2>/dev/null | grep -E "^step time|, ep [0-9]"
+  step time 1.034 s on H100 (-A): MFU 9.2%, 3960.9 tokens/s a device
+            fwd 8.6%, bwd 17.6%, rec 7.9%, tp 0.0%, cp 0.0%, ep 62.3%, pp 0.0%, dp 3.0%, bubble 0.0%, opt 0.6%
+  $ ndlua estimate.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 32 -A H100 --accelerator.ep_size=32 --training.global_batch_size=32 --context.deepep=true 2>/dev/null | grep -E "^step time|, ep [0-9]"
+  step time 0.682 s on H100 (-A): MFU 14.0%, 6004.9 tokens/s a device
+            fwd 13.1%, bwd 26.7%, rec 12.0%, tp 0.0%, cp 0.0%, ep 42.8%, pp 0.0%, dp 4.5%, bubble 0.0%, opt 0.9%

@@ -76,7 +76,7 @@ keys.SECTIONS = {
   ["train.gradient_checkpointing"] = set { "activation_checkpoint", "recompute_slice_activation" },
   context = set {
     "device_num", "max_device_memory", "visual_seq_len", "census", "census_spec", "expert_shard", "moe_dispatch",
-    "recompute", "balance",
+    "recompute", "balance", "deepep", "ep_node_limit",
   },
   dataset = set { "data_transform", "data_config", "_target_", "data_path", "model_assets" },
   ["dataset.data_transform"] = set { "max_seq_len", "_target_", "data_type", "text_keys" },
