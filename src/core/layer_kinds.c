@@ -122,6 +122,20 @@ static attention_flops linear_flops(const layer_kind *k, double s, double causal
     return (attention_flops){0.0, k->heads * (2 * DELTA_RULE_CHUNK * (3 * dk + 2 * dv) + 6 * dk * dv)};
 }
 
+/* The recurrent state, one d_k × d_v matrix a value head, in fp32 (4 bytes), as the
+ * chunked rule carries it from one block of the sequence to the next. */
+static double linear_cp_state(const layer_kind *k)
+{
+    return k->heads * k->qk_head_dim * k->v_head_dim * 4.0;
+}
+
+/* A softmax form passes K and V, no state. */
+static double no_state(const layer_kind *k)
+{
+    (void)k;
+    return 0.0;
+}
+
 /* Needs nothing beyond the model's own sizes, which model_settle checks. */
 static const char *no_check(const model_t *m, const layer_kind *k, char *err, int errlen)
 {
@@ -133,9 +147,10 @@ static const char *no_check(const model_t *m, const layer_kind *k, char *err, in
 }
 
 const attention_desc ATTENTION_FORMS[ATTENTION_FORM_COUNT] = {
-    [FORM_FULL] = {"full", true, full_applies, no_check, full_geometry, full_params, softmax_flops},
-    [FORM_MLA] = {"mla", true, mla_applies, no_check, mla_geometry, mla_params, softmax_flops},
-    [FORM_LINEAR] = {"linear", false, linear_applies, linear_check, linear_geometry, linear_params, linear_flops},
+    [FORM_FULL] = {"full", true, full_applies, no_check, full_geometry, full_params, softmax_flops, no_state},
+    [FORM_MLA] = {"mla", true, mla_applies, no_check, mla_geometry, mla_params, softmax_flops, no_state},
+    [FORM_LINEAR] = {"linear", false, linear_applies, linear_check, linear_geometry, linear_params, linear_flops,
+                    linear_cp_state},
 };
 
 attention_form attention_form_of(const model_t *m, attention_flavour a)

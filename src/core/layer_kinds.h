@@ -33,6 +33,9 @@ typedef struct {
     /* Scores or recurrence FLOPs per token at sequence s (causal: the share of keys a
      * query attends). */
     attention_flops (*flops)(const layer_kind *k, double s, double causal);
+    /* Bytes of the state a layer passes between CP ranks in place of K and V, all its heads
+     * (0: a softmax form, which passes K/V blocks or all-to-alls instead). */
+    double (*cp_state)(const layer_kind *k);
 } attention_desc;
 
 extern const attention_desc ATTENTION_FORMS[ATTENTION_FORM_COUNT];

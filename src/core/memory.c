@@ -168,7 +168,7 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
     if (tp_buffer(r, d))
         b.tp = tokens * h * bc * (keep == NULL || keep[SW_GATHER] ? 1.0 : 0.0);
     if (d->comm_cp && !kind_form(k)->softmax)
-        b.cp = 2.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / (double)r->tp;
+        b.cp = 2.0 * kind_form(k)->cp_state(k) / (double)r->tp;
     else if (d->comm_cp && r->cp_algo == CP_RING)
         b.cp = 2.0 * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / (double)r->tp;
     else if (d->comm_cp)

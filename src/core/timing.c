@@ -43,7 +43,8 @@ static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gb
  *        with SP four all-gathers and four reduce-scatters)
  *   CP   ring: 3·(cp − 1) · tokens·kv·(d_qk + d_v)·bc / t (K/V forward, K/V and
  *        their gradients backward); Ulysses: 8·(cp − 1)/cp · tokens·(q, k, v, o
- *        widths)·bc / t (four all-to-alls each way)
+ *        widths)·bc / t (four all-to-alls each way); a linear attention passes
+ *        3 · its state (layer_kinds.c cp_state) / t
  *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way) */
 layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
 {
@@ -56,7 +57,7 @@ layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
     if (r->tp > 1)
         t.tp = k->ops[OP_GATHER] / 4.0 * 8.0 * (tp - 1) / tp * tokens * h * bc;
     if (r->cp > 1 && !kind_form(k)->softmax)
-        t.cp = 3.0 * k->heads * k->qk_head_dim * k->v_head_dim * 4.0 / tp;
+        t.cp = 3.0 * kind_form(k)->cp_state(k) / tp;
     else if (r->cp > 1 && r->cp_algo == CP_RING)
         t.cp = 3.0 * (cp - 1) * tokens * k->kv_heads * (k->qk_head_dim + k->v_head_dim) * bc / tp;
     else if (r->cp > 1)

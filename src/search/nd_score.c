@@ -138,8 +138,10 @@ static comm_parts reference_layer_comm(const model_t *m, const layer_kind *k, co
     if (r->cp > 1) {
         double kv_width = (k->mla ? k->kv_heads * (2 * k->v_head_dim + (double)m->rope_head_dim) / 2.0
                                   : (k->kv_heads < k->heads ? k->kv_heads : k->heads) * k->v_head_dim) / t;
+        /* the reference's 2·(a/t)·head²·4 for a linear-attention layer: its fp32 state, a
+         * d_k × d_v matrix a head (head² where d_k = d_v, as in Qwen3-Next and Qwen3.5) */
         if (!kind_form(k)->softmax)
-            c.cp = 2.0 * (k->heads / t) * k->v_head_dim * k->v_head_dim * 4.0;
+            c.cp = 2.0 * kind_form(k)->cp_state(k) / t;
         else if (r->cp_algo == CP_RING)
             c.cp = 2.0 * ((cp - 1) / cp) * s * b * 2.0 * kv_width * bc;
         else
