@@ -217,6 +217,15 @@ os.exit passes its status through:
   $ ndlua -e 'io.write("unflushed"); os.exit(true)'
   unflushed
 
+Lua's warn() is as the stand-alone lua's (lauxlib.c's warning functions,
+which ndlua's state keeps though it brings its own allocator,
+src/program/state_heap.c): silent until warn("@on"), then each warning on
+stderr as "Lua warning: " and its pieces, until warn("@off"); a message
+starting with "@" is a control message, never printed:
+
+  $ ndlua -e 'warn("hidden"); warn("@on"); warn("one ", "warning"); warn("@other"); warn("@off"); warn("hidden")' 2>&1
+  Lua warning: one warning
+
 On a terminal with no script, ndlua starts an interactive prompt that prints
 values and errors and goes on (spec/support/pty_session.py gives it a
 terminal and types each line only once the prompt is shown, so the session

@@ -17,6 +17,7 @@
 #include "bridge/file_write.h"
 #include "bridge/paths.h"
 #include "repl.h"
+#include "state_heap.h"
 
 #ifndef NDLUA_VERSION
 #define NDLUA_VERSION "0.0.0"
@@ -318,7 +319,7 @@ int main(int argc, char **argv)
         paths_free(paths);
         return 0;
     }
-    lua_State *L = luaL_newstate();
+    lua_State *L = state_new();
     if (L == NULL) {
         fprintf(stderr, "ndlua: cannot create a Lua state (out of memory)\n");
         paths_free(paths);

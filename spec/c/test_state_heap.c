@@ -1,0 +1,118 @@
+/* test_state_heap.c: the Lua state's allocator (src/program/state_heap.c).
+ * The expected addresses follow from its rule, worked by hand: a block of n
+ * bytes (1..512) is of class ceil(n / 16), 16 * class bytes carved in turn
+ * from a piece whose first 16 bytes link the piece before; a freed block
+ * is the next one its class gives. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "check.h"
+#include "program/state_heap.h"
+
+static void *grab(state_heap *h, size_t n)
+{
+    return state_heap_alloc(h, NULL, LUA_TTABLE, n); /* with no block, osize is a kind */
+}
+
+static void fill(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7 + 3);
+}
+
+static int holds(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(i * 7 + 3))
+            return 0;
+    return 1;
+}
+
+static void carving(void)
+{
+    state_heap h = {0};
+    char *a = grab(&h, 24); /* class 2: 32 bytes */
+    char *b = grab(&h, 1);  /* class 1: 16 bytes, right after a */
+    char *c = grab(&h, 33); /* class 3: 48 bytes, right after b */
+    CHECK(a != NULL && b != NULL && c != NULL, "three blocks");
+    CHECK_INT(b - a, 32, "a 24-byte block takes 32 bytes");
+    CHECK_INT(c - b, 16, "a 1-byte block takes 16 bytes");
+    CHECK_INT((uintptr_t)a % 16, 0, "blocks are 16-byte aligned");
+    CHECK(a - 16 == (char *)h.pieces, "the piece's first 16 bytes link the piece before");
+    state_heap_alloc(&h, a, 24, 0);
+    CHECK(grab(&h, 32) == a, "a freed block is the next its class gives");
+    CHECK(grab(&h, 32) == c + 48, "then carving goes on after the last block");
+    CHECK(state_heap_alloc(&h, b, 1, 16) == b, "a block resized within its class stays");
+    state_heap_free(&h);
+}
+
+static void moving(void)
+{
+    state_heap h = {0};
+    unsigned char *p = grab(&h, 24);
+    fill(p, 24);
+    unsigned char *q = state_heap_alloc(&h, p, 24, 100);
+    CHECK(q != p && holds(q, 24), "grown to another class: moved, its bytes kept");
+    CHECK(grab(&h, 20) == p, "and its old block freed to its class");
+    fill(q, 100);
+    unsigned char *big = state_heap_alloc(&h, q, 100, 5000);
+    CHECK(big != NULL && holds(big, 100), "grown past 512 bytes (malloc's): its bytes kept");
+    fill(big, 5000);
+    big = state_heap_alloc(&h, big, 5000, 9000);
+    CHECK(big != NULL && holds(big, 5000), "a large block resized by realloc keeps its bytes");
+    unsigned char *small = state_heap_alloc(&h, big, 9000, 10);
+    CHECK(small != NULL && holds(small, 10), "shrunk back to a small class: its first bytes kept");
+    CHECK(state_heap_alloc(&h, small, 10, 0) == NULL, "freeing gives NULL");
+    state_heap_free(&h);
+}
+
+static void pieces(void)
+{
+    state_heap h = {0};
+    /* 64 KiB less the 16-byte link holds 127 blocks of 512 bytes and 496
+     * bytes left: the 128th block starts a new piece, the 496 bytes go to
+     * class 31 (496 / 16). */
+    char *first = grab(&h, 512);
+    for (int i = 1; i < 127; i++)
+        grab(&h, 512);
+    char *old_piece = (char *)h.pieces;
+    char *next = grab(&h, 512);
+    CHECK(first - 16 == old_piece, "the first block follows the link");
+    CHECK(next - 16 == (char *)h.pieces && (char *)h.pieces != old_piece, "the 128th starts a new piece");
+    CHECK(*(char **)h.pieces == old_piece, "which links the one before");
+    CHECK(grab(&h, 496) == first + 127 * 512, "the old piece's last 496 bytes are class 31's");
+    state_heap_free(&h);
+    CHECK(h.pieces == NULL && h.next == NULL, "state_heap_free leaves an empty heap");
+}
+
+/* A state of state_new runs Lua with every library and collects. */
+static void state(void)
+{
+    lua_State *L = state_new();
+    CHECK(L != NULL, "state_new makes a state");
+    if (L == NULL)
+        return;
+    luaL_openlibs(L);
+    const char *code = "local t = {} for i = 1, 20000 do t[i] = ('x'):rep(i % 700) .. i end "
+                       "collectgarbage() local n = 0 for i = 1, #t do n = n + #t[i] end return n";
+    int rc = luaL_dostring(L, code);
+    CHECK_INT(rc, LUA_OK, "a script making and collecting 20000 strings runs");
+    /* sum over i of (i % 700) + digits(i): i = 1..19600 is 28 cycles of
+     * 0..699 (244650 each), i = 19601..20000 gives 1..400 (80200); digits
+     * 9 * 1 + 90 * 2 + 900 * 3 + 9000 * 4 + 10001 * 5 */
+    CHECK_INT(lua_tointeger(L, -1), 28 * 244650 + 80200 + 9 + 180 + 2700 + 36000 + 50005, "its strings are whole");
+    lua_close(L);
+}
+
+int main(void)
+{
+    carving();
+    moving();
+    pieces();
+    state();
+    return check_done();
+}

@@ -1,0 +1,200 @@
+/* state_heap.c: the memory of ndlua's Lua state, and the state itself.
+ *
+ * A run's Lua state makes tens of thousands of small blocks as it starts
+ * (each string, table, closure and function prototype of the ~35 modules
+ * estimate.lua loads), and malloc spends ~130 instructions on each fresh one
+ * (glibc's _int_malloc carving the top chunk): 12 % of estimate.lua's
+ * instructions. Lua's allocator function is told the size of the block it
+ * frees or resizes (Lua 5.4 manual, §4.6 lua_Alloc: "When ptr is not NULL,
+ * osize is the size of the block pointed by ptr"), so blocks need no header:
+ * a block of up to STATE_HEAP_SMALL bytes is one of a size class (16 bytes
+ * apart), taken from its class's free list or carved from a 64 KiB piece,
+ * and goes back to that list when freed. Larger blocks are malloc's.
+ * Memory a class's list holds is reused by that class only and returns to
+ * the system at exit, as the state's memory did (main.c leaves the state to
+ * the process's end). Lua's garbage collector counts the sizes Lua asks
+ * for, not the pieces, so it runs exactly as it did over malloc. */
+#include "state_heap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+/* The size class of a block of n bytes (1 .. STATE_HEAP_SMALL); 0 for none
+ * (n == 0), LARGE for malloc's. */
+#define LARGE ((size_t)-1)
+static size_t class_of(size_t n)
+{
+    if (n == 0)
+        return 0;
+    return n <= STATE_HEAP_SMALL ? (n + STATE_HEAP_GRAIN - 1) / STATE_HEAP_GRAIN : LARGE;
+}
+
+static void release(state_heap *h, void *p, size_t c)
+{
+    *(void **)p = h->free_lists[c];
+    h->free_lists[c] = p;
+}
+
+/* A new piece to carve; what was left of the last one (less than a block of
+ * the class asked for) goes to the list of the largest class it holds. */
+static int new_piece(state_heap *h)
+{
+    char *piece = malloc(STATE_HEAP_PIECE);
+    if (piece == NULL)
+        return 0;
+    if (h->next != NULL) {
+        size_t left = (size_t)(h->end - h->next);
+        if (left >= STATE_HEAP_GRAIN)
+            release(h, h->next, left / STATE_HEAP_GRAIN);
+    }
+    /* the piece's first grain links the piece before: all stay reachable */
+    *(void **)piece = h->pieces;
+    h->pieces = piece;
+    h->next = piece + STATE_HEAP_GRAIN;
+    h->end = piece + STATE_HEAP_PIECE;
+    return 1;
+}
+
+static void *take(state_heap *h, size_t c)
+{
+    void *p = h->free_lists[c];
+    if (p != NULL) {
+        h->free_lists[c] = *(void **)p;
+        return p;
+    }
+    size_t size = c * STATE_HEAP_GRAIN;
+    if ((h->next == NULL || (size_t)(h->end - h->next) < size) && !new_piece(h))
+        return NULL;
+    p = h->next;
+    h->next += size;
+    return p;
+}
+
+void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    state_heap *h = ud;
+    size_t oc = ptr != NULL ? class_of(osize) : 0; /* with no block, osize is the kind of object */
+    size_t nc = class_of(nsize);
+    if (nc == 0) {
+        if (oc == LARGE)
+            free(ptr);
+        else if (oc != 0)
+            release(h, ptr, oc);
+        return NULL;
+    }
+    if (oc == nc && oc != LARGE)
+        return ptr;
+    if (oc == LARGE && nc == LARGE) {
+        void *moved = realloc(ptr, nsize);
+        return moved != NULL || nsize > osize ? moved : ptr;
+    }
+    void *p = nc == LARGE ? malloc(nsize) : take(h, nc);
+    if (p == NULL) /* Lua counts on a block that shrinks never failing: it stays where it is */
+        return ptr != NULL && nsize <= osize ? ptr : NULL;
+    if (oc != 0) {
+        memcpy(p, ptr, osize < nsize ? osize : nsize);
+        if (oc == LARGE)
+            free(ptr);
+        else
+            release(h, ptr, oc);
+    }
+    return p;
+}
+
+void state_heap_free(state_heap *h)
+{
+    while (h->pieces != NULL) {
+        void *before = *(void **)h->pieces;
+        free(h->pieces);
+        h->pieces = before;
+    }
+    memset(h, 0, sizeof *h);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STATE_HEAP_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STATE_HEAP_SANITIZED 1
+#endif
+#endif
+
+#ifdef STATE_HEAP_SANITIZED
+lua_State *state_new(void)
+{
+    return luaL_newstate();
+}
+#else
+/* What luaL_newstate sets besides the allocator (Lua 5.4 lauxlib.c: its
+ * panic, warnfoff, warnfon, warnfcont and checkcontrol): an error outside
+ * any protected call prints "PANIC: unprotected error in call to Lua API
+ * (message)"; warn() writes nothing until warn("@on"), then each warning as
+ * "Lua warning: " and its pieces and a newline, to stderr, until
+ * warn("@off"). */
+static int panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "PANIC: unprotected error in call to Lua API (%s)\n",
+            msg != NULL ? msg : "error object is not a string");
+    fflush(stderr);
+    return 0; /* Lua aborts */
+}
+
+static void warn_off(void *ud, const char *msg, int tocont);
+static void warn_on(void *ud, const char *msg, int tocont);
+static void warn_piece(void *ud, const char *msg, int tocont);
+
+/* "@on" and "@off" (a whole message starting with "@") switch warnings;
+ * whether msg was such a control message. */
+static int warn_control(lua_State *L, const char *msg, int tocont)
+{
+    if (tocont || msg[0] != '@')
+        return 0;
+    if (strcmp(msg + 1, "off") == 0)
+        lua_setwarnf(L, warn_off, L);
+    else if (strcmp(msg + 1, "on") == 0)
+        lua_setwarnf(L, warn_on, L);
+    return 1;
+}
+
+static void warn_off(void *ud, const char *msg, int tocont)
+{
+    warn_control(ud, msg, tocont);
+}
+
+static void warn_piece(void *ud, const char *msg, int tocont)
+{
+    fprintf(stderr, "%s", msg);
+    fflush(stderr);
+    if (tocont) {
+        lua_setwarnf(ud, warn_piece, ud);
+    } else {
+        fprintf(stderr, "%s", "\n");
+        fflush(stderr);
+        lua_setwarnf(ud, warn_on, ud);
+    }
+}
+
+static void warn_on(void *ud, const char *msg, int tocont)
+{
+    if (warn_control(ud, msg, tocont))
+        return;
+    fprintf(stderr, "%s", "Lua warning: ");
+    fflush(stderr);
+    warn_piece(ud, msg, tocont);
+}
+
+lua_State *state_new(void)
+{
+    static state_heap heap;
+    lua_State *L = lua_newstate(state_heap_alloc, &heap);
+    if (L != NULL) {
+        lua_atpanic(L, panic);
+        lua_setwarnf(L, warn_off, L);
+    }
+    return L;
+}
+#endif

@@ -1,0 +1,33 @@
+/* state_heap.h: the memory of ndlua's Lua state, and the state itself. */
+#ifndef NDLUA_STATE_HEAP_H
+#define NDLUA_STATE_HEAP_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+/* Blocks of up to STATE_HEAP_SMALL bytes come from size classes 16 bytes
+ * apart, carved from larger pieces of malloc'd memory; larger ones are
+ * malloc's. */
+enum { STATE_HEAP_GRAIN = 16, STATE_HEAP_SMALL = 512, STATE_HEAP_PIECE = 64 * 1024 };
+
+typedef struct state_heap {
+    void *free_lists[STATE_HEAP_SMALL / STATE_HEAP_GRAIN + 1]; /* by class; [0] unused */
+    char *next, *end;                                          /* the piece being carved */
+    void *pieces;                                              /* the pieces, each linking the one before */
+} state_heap;
+
+/* A lua_Alloc (Lua 5.4 manual, lua_Alloc) over `ud`, a zeroed state_heap. */
+void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* Frees every piece (the small blocks all at once) and empties the heap;
+ * its large blocks are freed one by one, by state_heap_alloc. */
+void state_heap_free(state_heap *h);
+
+/* A new Lua state as luaL_newstate makes one (its panic function and its
+ * warning functions, warnings off), its memory from one state_heap; a
+ * sanitizer build takes luaL_newstate's, so that the sanitizer sees every
+ * block. NULL when out of memory. */
+lua_State *state_new(void);
+
+#endif
