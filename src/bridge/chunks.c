@@ -117,6 +117,30 @@ static unsigned char *read_candidate(const char *path, size_t *n)
     return text;
 }
 
+/* lua_load's reader over a record's dump with its chunk name replaced:
+ * the dump up to the name, the new name (its size prefix, '@', the path),
+ * the dump after the old name, read in place (lua_Reader, Lua 5.4 manual
+ * 4.6: each call returns the next piece, NULL or size 0 at the end). */
+typedef struct {
+    const char *piece[4];
+    size_t size[4];
+    int next;
+} named_dump;
+
+static const char *read_named(lua_State *L, void *ud, size_t *size)
+{
+    (void)L;
+    named_dump *d = ud;
+    while (d->next < 4 && d->size[d->next] == 0)
+        d->next++;
+    if (d->next == 4) {
+        *size = 0;
+        return NULL;
+    }
+    *size = d->size[d->next];
+    return d->piece[d->next++];
+}
+
 /* Loads the record's dump with its chunk name replaced by "@path": pushes
  * the function and returns 1, or pushes nothing and returns 0. */
 static int load_named(lua_State *L, const chunk_record *r, const char *path)
@@ -128,24 +152,12 @@ static int load_named(lua_State *L, const chunk_record *r, const char *path)
     if (old_end > r->dump_size || memcmp(r->dump + at, old_prefix, old_plen) != 0 ||
         r->dump[at + old_plen] != '@' || memcmp(r->dump + at + old_plen + 1, r->path, old_len - 1) != 0)
         return 0;
-    size_t rest = r->dump_size - old_end;
-    if (new_len > SIZE_MAX - at - new_plen - rest)
-        return 0;
-    size_t size = at + new_plen + new_len + rest;
-    unsigned char *chunk = malloc(size);
-    if (chunk == NULL)
-        return 0;
-    unsigned char *p = chunk;
-    memcpy(p, r->dump, at), p += at;
-    memcpy(p, new_prefix, new_plen), p += new_plen;
-    *p++ = '@';
-    memcpy(p, path, new_len - 1), p += new_len - 1;
-    memcpy(p, r->dump + old_end, rest);
+    new_prefix[new_plen] = '@';
+    named_dump d = {{(const char *)r->dump, (const char *)new_prefix, path, (const char *)r->dump + old_end},
+                    {at, new_plen + 1, new_len - 1, r->dump_size - old_end}, 0};
     /* (a binary chunk's name serves only the messages of a load that fails,
      * and a failed load here falls back to the source) */
-    int rc = luaL_loadbufferx(L, (const char *)chunk, size, "=compiled", "b");
-    free(chunk);
-    if (rc != LUA_OK) {
+    if (lua_load(L, read_named, &d, "=compiled", "b") != LUA_OK) {
         lua_pop(L, 1);
         return 0;
     }
