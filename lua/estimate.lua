@@ -15,8 +15,6 @@ local overrides = require "nd.overrides"
 local train_yaml = require "nd.train_yaml"
 local layer_stack = require "nd.layer_stack"
 local units = require "nd.units"
-local svg = require "nd.svg"
-local charts = require "nd.study.charts"
 local warnings = require "nd.warnings"
 local runtimes = require "nd.runtimes"
 local model_yaml = require "nd.model_yaml"
@@ -62,9 +60,9 @@ COMMAND.options[#COMMAND.options + 1] =
     .. "(compare.lua --write-calibration) on the estimate; the header says so" }
 
 -- The byte components of a stage, in the order of the table, the JSON and
--- the chart: the field, the column, the chart's colour (nd.study.charts
--- holds them, so every chart colours a component alike).
-local COMPONENTS = charts.COMPONENTS
+-- the chart: the field, the column (nd.report.table.MEMORY; the chart's
+-- colours are nd.study.charts's, so every chart colours a component alike).
+local COMPONENTS = table_report.MEMORY
 
 local function read_options(argv)
   local list, rest = overrides.split(argv)
@@ -274,9 +272,10 @@ local function json_document(parsed, params, est, layout, collector, step)
   }
 end
 
+-- (nd.svg and nd.study.charts load here: most runs draw no chart)
 local function write_chart(path, parsed, est, layers)
   local r = parsed.run
-  svg.write(path, charts.stages(est, {
+  require("nd.svg").write(path, require("nd.study.charts").stages(est, {
     title = string.format("Memory per device: %s", parsed.model.name),
     subtitle = string.format("dp %d, tp %d, pp %d, cp %d, ep %d; micro-batch %d x %d, %d tokens; peak %s on "
       .. "stage %d", r.dp, r.tp, r.pp, r.cp, r.ep, r.micro_batch_size, r.micro_batch_num, r.seq_length,

@@ -12,16 +12,34 @@ local check = require "nd.api.check"
 local train_yaml = require "nd.train_yaml"
 local warnings = require "nd.warnings"
 local hardware = require "nd.hardware"
-local census = require "nd.census"
 local errors = require "nd.errors"
 local format = require "nd.study.format"
-local svg = require "nd.svg"
 local models = require "nd.model"
 local table_report = require "nd.report.table"
-local units = require "nd.units"
 local files = require "nd.files"
 
 local api = {}
+
+-- nd.census and nd.svg (and nd.census.record) load at their first use:
+-- estimate.lua and most studies read no census and draw no chart.
+local function census() return require "nd.census" end
+
+-- A library as a script sees it through nd (nd.svg, nd.census, nd.units):
+-- `t`, whose metatable's __index is the module `name` once it is loaded;
+-- until then, the first read of a name `t` does not hold loads it. (The
+-- prompt's completion walks that __index table: src/program/repl.c loads
+-- such a library as the prompt starts.)
+local function library(t, name)
+  local mt = { __index = package.loaded[name] }
+  if mt.__index == nil then
+    mt.__index = function(_, key)
+      local lib = require(name)
+      mt.__index = lib
+      return lib[key]
+    end
+  end
+  return setmetatable(t, mt)
+end
 
 local LOAD_OPTIONS = { devices = "positive", device_memory = "size", overrides = "table", quiet = "boolean" }
 
@@ -124,11 +142,11 @@ end
 function api.with_census(model, records)
   check.arg("nd.with_census", 1, "model", model, "model")
   if type(records) == "string" then
-    records = census.load(records)
+    records = census().load(records)
   elseif type(records) ~= "table" or type(records.activations) ~= "table" then
     check.fail("nd.with_census", 2, "census", "a census file's path or what nd.census.load returns", records)
   end
-  return models.new(census.attach(model:spec(), records))
+  return models.new(census().attach(model:spec(), records))
 end
 
 --- The run of a search candidate: see nd.candidate_run. The run is the one
@@ -204,18 +222,18 @@ function api.write_svg(path, text)
     check.fail("nd.write_svg", 2, "svg", "SVG text (from nd.study or nd.svg)", text)
   end
   if path == "-" then return write_text(path, text, "the chart") end
-  svg.write(path, text)
+  require("nd.svg").write(path, text)
 end
 
 --- Census records as a script sees them (nd.census): nd.census's
 -- functions, `attach` with its arguments checked.
-api.census = setmetatable({
+api.census = library({
   attach = function(spec, records)
     check.arg("nd.census.attach", 1, "spec", spec, "table")
     check.arg("nd.census.attach", 2, "records", records, "table")
-    return census.attach(spec, records)
+    return census().attach(spec, records)
   end,
-}, { __index = census })
+}, "nd.census")
 
 --- Rows as a table with units: see nd.print_table.
 function api.print_table(rows, columns, opts)
@@ -227,20 +245,20 @@ function api.print_table(rows, columns, opts)
   return require("nd.study").print_table(rows, columns, opts)
 end
 
--- A library module as a script sees it: each function named in
+-- A library module (`name`) as a script sees it: each function named in
 -- `signatures` checks its arguments (a wrong one is an error naming it)
 -- before the library's own, which the reports call unchecked.
-local function checked(lib, name, signatures)
+local function checked(name, signatures)
   local t = {}
   for fname, args in pairs(signatures) do
     t[fname] = function(...)
       for i, a in ipairs(args) do
         check.arg(name .. "." .. fname, i, a[1], (select(i, ...)), a[2], a[3])
       end
-      return lib[fname](...)
+      return require(name)[fname](...)
     end
   end
-  return setmetatable(t, { __index = lib })
+  return library(t, name)
 end
 
 -- A finite number (not NaN, not an infinity).
@@ -301,14 +319,14 @@ local function checked_chart(kind, name)
     check.arg("nd.svg." .. name, 1, "chart", c, "table")
     local words, v = chart_fault(kind, c)
     if words then check.fail("nd.svg." .. name, 1, "chart", words, v) end
-    return svg[name](c)
+    return require("nd.svg")[name](c)
   end
 end
 
 --- nd.svg: SVG documents and charts, checked: every argument, and each
 -- chart table's categories, series, points and values, so a wrong one is
 -- named rather than failing inside the drawing.
-api.svg = checked(svg, "nd.svg", {
+api.svg = checked("nd.svg", {
   escape = { { "text", "string" } }, document = { { "width", "positive" }, { "height", "positive" } },
   write = { { "path", "string" }, { "text", "string" } },
 })
@@ -317,7 +335,7 @@ api.svg.grouped_bars = checked_chart("grouped", "grouped_bars")
 api.svg.line_chart = checked_chart("line", "line_chart")
 
 --- nd.units: sizes and times as text, checked.
-api.units = checked(units, "nd.units", {
+api.units = checked("nd.units", {
   format_bytes = { { "bytes", "number" }, { "decimals", "number", true } },
   gib = { { "bytes", "number" }, { "decimals", "number", true } },
   mib = { { "bytes", "number" }, { "decimals", "number", true } },

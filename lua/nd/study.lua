@@ -19,7 +19,10 @@
 
 local check = require "nd.api.check"
 local format = require "nd.study.format"
-local charts = require "nd.study.charts"
+
+-- nd.study.charts (and nd.svg with it) load at the first chart drawn:
+-- most scripts never draw one.
+local function charts() return require "nd.study.charts" end
 
 local study = {}
 
@@ -146,7 +149,7 @@ end
 -- @treturn string the SVG text
 function study.svg_lines(o)
   chart_opts("study.svg_lines", o)
-  return charts.lines(o)
+  return charts().lines(o)
 end
 
 --- A bar chart of rows, grouped (or `stacked = true`); see
@@ -154,7 +157,7 @@ end
 -- @treturn string the SVG text
 function study.svg_bars(o)
   chart_opts("study.svg_bars", o)
-  return charts.bars(o)
+  return charts().bars(o)
 end
 
 --- The memory of each pipeline stage of an nd.estimate result, stacked by
@@ -167,7 +170,7 @@ function study.svg_stages(est, o)
     check.fail("study.svg_stages", 1, "est", "what nd.estimate returns", est)
   end
   check.arg("study.svg_stages", 2, "o", o, "table", true)
-  return charts.stages(est, o)
+  return charts().stages(est, o)
 end
 
 --- A token count in units of 1024 ("32K" for 32768), else as it is: tick

@@ -27,8 +27,6 @@ local keys = require "nd.train_yaml.keys"
 local values = require "nd.train_yaml.values"
 local dtypes = require "nd.train_yaml.dtypes"
 local model_part = require "nd.train_yaml.model"
-local census = require "nd.census"
-local census_record = require "nd.census.record"
 local runtimes = require "nd.runtimes"
 local models = require "nd.model"
 local runs = require "nd.run"
@@ -782,7 +780,7 @@ local function with_census(r, p, resolved, opts)
   if path and path:sub(1, 1) ~= "/" then path = dirname(opts.file) .. "/" .. path end
   if not path then
     local source = resolved.source or {}
-    path = source.path and census.beside(dirname(source.path), seq)
+    path = source.path and require("nd.census").beside(dirname(source.path), seq)
     if not path then
       local where = source.path and dirname(source.path) or "the checkpoint's directory"
       r:warn("context.census", string.format("no census-%d.json beside %s: the layers are priced by formulas; "
@@ -791,10 +789,11 @@ local function with_census(r, p, resolved, opts)
       return p.spec
     end
   end
+  local census = require "nd.census" -- loaded here: most runs read no census
   local records = census.load(path)
   local kinds = {}
   for _, group in ipairs(p.spec.layers or {}) do kinds[group.kind] = true end
-  census_record.check_kinds(records.activations, kinds)
+  require("nd.census.record").check_kinds(records.activations, kinds)
   return census.attach(p.spec, records)
 end
 

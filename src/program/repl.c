@@ -242,6 +242,32 @@ static int read_statement(lua_State *L, struct line_reader *r)
     }
 }
 
+/* Loads the libraries nd holds as tables whose metatable's __index is a
+ * function (nd.svg, nd.census: lua/nd/api.lua loads each at its first use,
+ * then makes the module that __index): completion walks a table's __index
+ * only when it is a table, and runs no metamethod while readline waits, so
+ * the prompt reads one absent name (nil) of each as it starts. With nd at
+ * index 1; run protected. */
+static int load_libraries(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        int lazy = 0;
+        if (lua_istable(L, -1) && lua_getmetatable(L, -1)) {
+            lazy = lua_getfield(L, -1, "__index") == LUA_TFUNCTION;
+            lua_pop(L, 2);
+        }
+        if (lazy) {
+            lua_pushnil(L);
+            lua_gettable(L, -2);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
 int repl_run(lua_State *L, repl_call_fn call)
 {
     struct line_reader reader;
@@ -254,6 +280,12 @@ int repl_run(lua_State *L, repl_call_fn call)
         fprintf(stderr, "ndlua: %s\n", lua_tostring(L, -1));
         lua_pop(L, 1);
     } else {
+        lua_pushcfunction(L, load_libraries);
+        lua_pushvalue(L, -2);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+            fprintf(stderr, "ndlua: %s\n", lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
         lua_setglobal(L, "nd");
     }
     while (read_statement(L, &reader)) {

@@ -10,7 +10,6 @@ local core = require "nd.core"
 local errors = require "nd.errors"
 local profiles = require "nd.profiles"
 local layer_stack = require "nd.layer_stack"
-local census_record = require "nd.census.record"
 local hf_config = require "nd.hf_config"
 
 local model_spec = {}
@@ -472,9 +471,10 @@ function model_spec.settle(spec, opts)
   local dims_stated = check_attention_dims(s)
   s.layers, s.kinds = settle_layers(s, profile, is_moe, dims_stated, w)
   s.ops, s.layer_types = nil, nil
-  if s.activations then s.activations = census_record.check_all(s.activations, s.kinds) end
+  -- (nd.census.record loads here, with the first model stating census records)
+  if s.activations then s.activations = require("nd.census.record").check_all(s.activations, s.kinds) end
   if s.output_activations then
-    s.output_activations = census_record.check(s.output_activations, "output_activations")
+    s.output_activations = require("nd.census.record").check(s.output_activations, "output_activations")
   end
   if s.vision then s.vision = model_spec.settle_vision(s.vision, s.family, opts) end
   check_zero_widths(s)

@@ -30,6 +30,15 @@ report.PARTS = {
   { "dp_s", "dp", "DP comm" }, { "bubble_s", "bubble", "bubble" }, { "optimizer_s", "opt", "optimizer step" },
 }
 
+--- The byte components of a pipeline stage (the fields of an nd.estimate
+-- stage), in the order of estimate.lua's table, its JSON and the chart
+-- (nd.study.charts.COMPONENTS adds each its colour): {field, column}.
+report.MEMORY = {
+  { "params", "params" }, { "grads", "grads" }, { "optimizer", "optimizer" }, { "main_params", "main" },
+  { "activations", "activations" }, { "comm", "comm" }, { "backward_overhead", "overhead" },
+  { "fragmentation", "fragment" }, { "grad_pool", "grad pool" }, { "reserve", "reserve" },
+}
+
 local function count(n, one, many)
   return string.format("%d %s", n, n == 1 and one or (many or one .. "s"))
 end

@@ -6,18 +6,16 @@
 
 local svg = require "nd.svg"
 local format = require "nd.study.format"
+local table_report = require "nd.report.table"
 
 local charts = {}
 
 -- The byte components of a stage, in the order estimate.lua's table and
--- chart show them, with its colours.
-charts.COMPONENTS = {
-  { "params", "params", svg.PALETTE[1] }, { "grads", "grads", svg.PALETTE[2] },
-  { "optimizer", "optimizer", svg.PALETTE[3] }, { "main_params", "main", svg.PALETTE[9] },
-  { "activations", "activations", svg.PALETTE[4] }, { "comm", "comm", svg.PALETTE[5] },
-  { "backward_overhead", "overhead", svg.PALETTE[6] }, { "fragmentation", "fragment", svg.PALETTE[7] },
-  { "grad_pool", "grad pool", svg.PALETTE[10] }, { "reserve", "reserve", svg.PALETTE[8] },
-}
+-- chart show them (nd.report.table.MEMORY), each with its colour: the
+-- index in svg.PALETTE of each, in that order.
+local COLOURS = { 1, 2, 3, 9, 4, 5, 6, 7, 10, 8 }
+charts.COMPONENTS = {}
+for i, c in ipairs(table_report.MEMORY) do charts.COMPONENTS[i] = { c[1], c[2], svg.PALETTE[COLOURS[i]] } end
 
 -- The axis scale of a unit: what values are divided by, and its name.
 local function scale(unit, largest)
