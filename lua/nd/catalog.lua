@@ -19,7 +19,8 @@ local ids_cache
 --- The hub ids of the catalog, in the order of index.lua (a new array).
 function catalog.ids()
   if not ids_cache then
-    local chunk = assert(loadfile(catalog.dir() .. "/index.lua", "t", {}))
+    -- nd.core.loadfile: loadfile(path, "t", {}), from the compiled form ndlua was built with
+    local chunk = assert(require("nd.core").loadfile(catalog.dir() .. "/index.lua", {}))
     ids_cache = chunk()
   end
   local out = {}
