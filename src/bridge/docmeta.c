@@ -109,6 +109,36 @@ void docmeta_note(lua_State *L, int rec, int key, long line, long col)
     lua_pop(L, 1);
 }
 
+void docmeta_open_lists(lua_State *L, int rec, docmeta_lists *d)
+{
+    rec = lua_absindex(L, rec);
+    lua_getfield(L, rec, "keys");
+    d->keys = lua_gettop(L);
+    lua_getfield(L, rec, "at");
+    d->at = lua_gettop(L);
+    lua_getfield(L, rec, "key_at");
+    d->key_at = lua_gettop(L);
+    d->listed = (lua_Integer)lua_rawlen(L, d->keys);
+}
+
+void docmeta_note_new(lua_State *L, docmeta_lists *d, int key, long line, long col)
+{
+    key = lua_absindex(L, key);
+    lua_pushvalue(L, key);
+    lua_pushinteger(L, docmeta_pack(line, col));
+    lua_rawset(L, d->at);
+    lua_pushvalue(L, key);
+    lua_rawseti(L, d->keys, ++d->listed);
+}
+
+void docmeta_note_key_at(lua_State *L, const docmeta_lists *d, int key, long line, long col)
+{
+    key = lua_absindex(L, key);
+    lua_pushvalue(L, key);
+    lua_pushinteger(L, docmeta_pack(line, col));
+    lua_rawset(L, d->key_at);
+}
+
 int docmeta_push(lua_State *L, int t)
 {
     t = lua_absindex(L, t);

@@ -35,6 +35,22 @@ void docmeta_note(lua_State *L, int rec, int key, long line, long col);
  * beside the value it keeps). */
 void docmeta_note_key(lua_State *L, int rec, int key, long line, long col);
 
+/* A reader's hold on a record while it fills its collection: the record's
+ * key order and position tables on the stack (docmeta_note and
+ * docmeta_note_key look each up by name at every call), and how many keys
+ * the order lists. */
+typedef struct {
+    int keys, at, key_at;
+    lua_Integer listed;
+} docmeta_lists;
+/* Pushes the keys, at and key_at tables of the record at index rec (three
+ * values) and fills *d with their indices. */
+void docmeta_open_lists(lua_State *L, int rec, docmeta_lists *d);
+/* docmeta_note for a key (at index key) not noted before in this record:
+ * appends it to the key order and notes where its value is. */
+void docmeta_note_new(lua_State *L, docmeta_lists *d, int key, long line, long col);
+/* docmeta_note_key through the lists. */
+void docmeta_note_key_at(lua_State *L, const docmeta_lists *d, int key, long line, long col);
 /* Sets *line and *col to where the value at key (an index) of the table
  * at index t was read; returns 0, or -1 (leaving them) when unrecorded. */
 int docmeta_position(lua_State *L, int t, int key, long *line, long *col);

@@ -230,7 +230,9 @@ static int push_collection(lua_State *L, reader_t *r, const char *kind)
 
 static void parse_sequence(lua_State *L, reader_t *r, int depth)
 {
-    int t = push_collection(L, r, DOCMETA_SEQ), rec = t + 1;
+    int t = push_collection(L, r, DOCMETA_SEQ);
+    docmeta_lists d;
+    docmeta_open_lists(L, t + 1, &d);
     lua_Integer i = 0;
     for (;;) {
         next_event(L, r);
@@ -240,7 +242,7 @@ static void parse_sequence(lua_State *L, reader_t *r, int depth)
         parse_node(L, r, depth + 1);
         lua_rawseti(L, t, ++i);
         lua_pushinteger(L, i);
-        docmeta_note(L, rec, -1, line_of(item), col_of(item));
+        docmeta_note_new(L, &d, -1, line_of(item), col_of(item));
         lua_pop(L, 1);
     }
     lua_settop(L, t);
@@ -400,6 +402,8 @@ static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_
 static void parse_mapping(lua_State *L, reader_t *r, int depth)
 {
     int t = push_collection(L, r, DOCMETA_MAP), rec = t + 1;
+    docmeta_lists d;
+    docmeta_open_lists(L, rec, &d);
     lua_newtable(L);
     int sources = lua_gettop(L);
     for (;;) {
@@ -420,8 +424,9 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, t);
-        docmeta_note(L, rec, -1, line_of(value_at), col_of(value_at));
-        docmeta_note_key(L, rec, -1, line_of(key_at), col_of(key_at));
+        /* new: refuse_repeated_key let it through, and merges come after */
+        docmeta_note_new(L, &d, -1, line_of(value_at), col_of(value_at));
+        docmeta_note_key_at(L, &d, -1, line_of(key_at), col_of(key_at));
         lua_pop(L, 1);
     }
     if (lua_rawlen(L, sources) > 0)
