@@ -246,6 +246,7 @@ end
 local function balanced_list(opts, s, result, get)
   local balance_search = require "nd.balance_search"
   local list, info = balance_search.rank(s, result, get, { top = opts.top, limit = s.balance.limit })
+  info.shown = #list
   if #list == 0 then
     errors.raise { message = string.format("no candidate fits the budget of %s, balanced or not",
                                            units.gib(s.budget)) }
@@ -279,6 +280,14 @@ local function balance_lines(s, info)
   if #info.refused > 0 then
     lines[#lines + 1] = "not balanced (candidates: why): " .. table.concat(info.refused, "; ")
   end
+  if info.unbalanced > 0 then
+    -- no silent cap: what the limit left at the even split
+    local after, before = info.total - info.looked, info.unbalanced - (info.total - info.looked)
+    lines[#lines + 1] = string.format("not balanced (--balance-limit %d): the %d candidates after #%d of %d by the even "
+      .. "split's rank%s are priced at their even split; the top %d is that of balancing every candidate only if none "
+      .. "of them would rank there balanced (not checked)", info.limit, after, info.looked, info.total,
+      before > 0 and string.format(" and %d pipelined ones before it", before) or "", info.shown)
+  end
   return lines
 end
 
@@ -305,7 +314,8 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
   if opts.json then
     local info = search_info(s)
     if binfo then
-      info.balance = { source = s.balance.source, balanced = binfo.balanced, tried = binfo.tried,
+      info.balance = { source = s.balance.source, balanced = binfo.balanced, tried = binfo.tried, limit = binfo.limit,
+                       unbalanced = binfo.unbalanced,
                        solved = binfo.solved, memo_hits = binfo.memo_hits, filter_bytes = s.space.budget_bytes,
                        refused = nd.json.array(binfo.refused),
                        plan = binfo.plan_path }

@@ -124,7 +124,9 @@ end
 -- state (base.model, base.run, budget, profile, policy); result: the C
 -- search's (sorted); get(i): its candidate i; opts.top: how many to
 -- return; opts.limit: pipelined candidates to balance. Returns the list,
--- and {balanced, tried, kept, solved, memo_hits, seconds}.
+-- and {balanced, tried, kept, solved, memo_hits, seconds, unbalanced (the
+-- candidates priced at their even split only: pipelined ones past the
+-- limit, and every one after the last looked at), looked, total}.
 function M.rank(s, result, get, opts)
   local t0 = os.clock()
   local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {},
@@ -132,15 +134,19 @@ function M.rank(s, result, get, opts)
   ctx.hw = balance_run.hardware(s.profile, s.base.run)
   local limit, top = opts.limit or M.DEFAULT_LIMIT, opts.top
   local kept, tried, balanced, seen = {}, 0, 0, {}
+  local looked, passed = 0, 0
   for i = 1, result:size() do
     if tried >= limit and #kept >= top then break end
     local c = get(i)
+    looked = i
     c.rank, c.even_rank = i, i
     local took = false
     if c.pp > 1 and tried < limit then
       tried = tried + 1
       took = balance_one(c, ctx)
       if took then balanced = balanced + 1 end
+    elseif c.pp > 1 then
+      passed = passed + 1 -- pipelined, past the limit: kept at its even split
     end
     -- the modes of one layout balance to one plan: the first (fastest) is kept
     local key = took and layout_key(c, c.balance) or nil
@@ -158,8 +164,11 @@ function M.rank(s, result, get, opts)
   local refused = {}
   for why, n in pairs(ctx.refused) do refused[#refused + 1] = string.format("%d: %s", n, why) end
   table.sort(refused)
+  -- what was not balanced: the pipelined candidates looked at past the
+  -- limit, and every candidate after the last one looked at
   return list, { balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved, refused = refused,
-                 memo_hits = ctx.memo.hits + ctx.layout_hits, seconds = os.clock() - t0 }
+                 memo_hits = ctx.memo.hits + ctx.layout_hits, seconds = os.clock() - t0,
+                 unbalanced = passed + (result:size() - looked), looked = looked, total = result:size(), limit = limit }
 end
 
 --- The plan of a listed candidate as JSON (-k): its degrees, the plan and

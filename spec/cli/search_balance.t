@@ -16,6 +16,7 @@ column marks balanced rows and their gain over their own even split.
   7824 candidates tested: 2802 refused (a degree out of bounds 2802), 5022 priced for memory
   312 fitting the budget of 50.00 GiB, 4710 dropped over it; searched in * s (glob)
   balanced (--balance): * of the first 64 pipelined candidates by the even split's rank took a balanced plan (* problems solved, * alike; * s); the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  not balanced (--balance-limit 64): the 229 candidates after #83 of 312 by the even split's rank are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
@@ -26,6 +27,17 @@ column marks balanced rows and their gain over their own even split.
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
   plan of #1 written to ./plan-1.json
+
+The limit is no silent cap: the summary says what it left at the even split
+(the 64th pipelined candidate is #83 by the even split's rank; 312 - 83 = 229
+after it). With a limit past every pipelined candidate of this search (293 of
+them) each one is balanced, that line goes, and the top 3 stays the same:
+
+  $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 3 --balance --balance-limit 1000 -o all 2>/dev/null | grep -E '^ +~?[0-9] |balanced \(|balance-limit'
+  balanced (--balance): * of the first 293 pipelined candidates by the even split's rank took a balanced plan (* problems solved, * alike; * s); the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+      1    2   8   4   1   1    1    2  on    32   1 off+sel       39.87     28.048  34.9%  28.5%  57.0%   0.0%   5.4%   0.0%   0.0%   0.6%   0.4%   8.2%   0.0%  balanced (its even split does not fit)
+     ~2    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
+     ~3    4   8   2   2   1    1    4  on    16   1 off+sel       38.41     28.273  34.6%  28.8%  57.7%   0.0%   5.6%   0.0%   0.0%   0.6%   4.7%   2.6%   0.0%  balanced (its even split does not fit)
 
 resolved.yaml carries the plan (model.config_overrides.offset and sel_rec,
 the mode off under them), and estimate.lua reads it back to the search's
