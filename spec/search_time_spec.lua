@@ -156,6 +156,51 @@ describe("a whole step priced by hand (nd.core.step_time)", function()
     assert.is_true(math.abs(t.parts.dp_s - 390656 / 1e9) < 1e-15)
   end)
 
+  it("FSDP2's prefetch: the gathers and reduce-scatters the compute cannot hide, and the edges", function()
+    -- FSDP over 2 (W = 259328 as above), the gradients reduced in the parameter width (2 B, not
+    -- accumulated), resharded: per micro-batch gather = scatter = regather = 1/2 · 259328 · 2 B at 1 GB/s
+    -- = 2.59328e-4 s. The forward hides gathers behind F/1e12 = 5.4132736e-5 s, the backward the
+    -- regathers and scatters (5.18656e-4 s) behind 2F/1e12 = 1.08265472e-4 s; u = 2 layers:
+    -- exposed (1/2)(2.59328e-4 - 5.4132736e-5) + (1/2)(5.18656e-4 - 1.08265472e-4) = 3.07792896e-4 s,
+    -- plus the edges, one layer's gather and scatter, (2.59328e-4 + 2.59328e-4)/2 = 2.59328e-4 s:
+    -- 5.67120896e-4 s, where the fixed share (0 here) exposes all 3 · 2.59328e-4 = 7.77984e-4 s.
+    local fields = { seq_length = 128, dp = 2, optimizer_parallel = true, optimizer_shard = 2,
+                     grad_shard_as_params = true, reshard_params = true }
+    local plain = core.step_time(dense, nd.run(fields), hw)
+    assert.is_true(math.abs(plain.parts.dp_s - 7.77984e-4) < 1e-15)
+    fields.fsdp_prefetch = true
+    local t = core.step_time(dense, nd.run(fields), hw)
+    assert.is_true(math.abs(t.parts.dp_s - 5.67120896e-4) < 1e-15)
+    -- compute 1000 times slower outlasts every collective: only the edges, 2.59328e-4 s
+    local slow = { peak_tflops = 2, sustained_tflops = 0.001, levels = { { gbps = 1 } },
+                   overlap = { dp = 0, tp = 0, cp = 0, ep = 0, pp = 0 } }
+    t = core.step_time(dense, nd.run(fields), slow)
+    assert.is_true(math.abs(t.parts.dp_s - 2.59328e-4) < 1e-15)
+  end)
+
+  it("FSDP2 under a pipeline: weights gathered once a step, gradients reduce-scattered after the last backward", function()
+    -- 4 layers over pp 2: stage 0 holds 2 layers and the embedding, W = 2·65664 + 64000 = 195328
+    -- (stage 1's head ties it; the first stage is priced), u = 2; FSDP over 2, gradients accumulated
+    -- in 4 B: gather 1/2 · 195328 · 2 B = 1.95328e-4 s, reduce-scatter 1/2 · 195328 · 4 B = 3.90656e-4 s
+    -- at 1 GB/s; the stage's forward a micro-batch 2 · 147456 · 128 / 1e12 = 3.7748736e-5 s, its
+    -- backward twice that, m = 4.
+    local four = tiny.dense { num_hidden_layers = 4 }
+    local fields = { seq_length = 128, dp = 2, pp = 2, micro_batch_num = 4, optimizer_parallel = true,
+                     optimizer_shard = 2, grad_shard_as_params = true, reshard_params = true,
+                     grad_accumulation = true, grad_bytes = 4, fsdp_prefetch = true }
+    -- each micro-batch gathers, regathers and reduce-scatters: 4 · (1/2)(1.95328e-4 - 3.7748736e-5)
+    -- + 4 · (1/2)(1.95328e-4 + 3.90656e-4 - 7.5497472e-5) + each micro-batch's edges
+    -- 4 · (1.95328e-4 + 3.90656e-4)/2 = 3.15158528e-4 + 1.020973056e-3 + 1.171968e-3 = 2.508099584e-3 s
+    local t = core.step_time(four, nd.run(fields), hw)
+    assert.is_true(math.abs(t.parts.dp_s - 2.508099584e-3) < 1e-15)
+    -- torch.distributed.pipelining with torchtitan's flags: gathered once (behind the first
+    -- micro-batch's forward), one reduce-scatter after the last backward, all of it exposed:
+    -- (1/2)(1.95328e-4 - 3.7748736e-5) + 1.95328e-4/2 + 3.90656e-4 = 5.67109632e-4 s
+    fields.pp_keeps_gathered, fields.pp_unsharded_grads = true, true
+    t = core.step_time(four, nd.run(fields), hw)
+    assert.is_true(math.abs(t.parts.dp_s - 5.67109632e-4) < 1e-15)
+  end)
+
   it("PP: the slowest stage sets the pace, the first micro-batch fills the pipe", function()
     -- pp 2, m 4: stage 0 holds layer 1 and the embedding, stage 1 layer 2 and the head (the straggler);
     -- each sends 2 · 128 · 64 · 2 B = 32768 B a micro-batch; stage times X0 = 3·147456·128/1e12 + s,

@@ -31,7 +31,7 @@ their ep share grows with EP:
      ~7  512   1   4   1   1   64    1 off    30   1 full          76.35     22.991  33.8%  21.4%  42.9%  19.5%   0.0%   0.0%  10.7%   0.2%   0.3%   4.7%   0.2%  also #8 (sp on)
      ~9  512   1   4   1   1  128    1 off    30   1 full          66.51     23.158  33.6%  21.2%  42.6%  19.4%   0.0%   0.0%  11.4%   0.2%   0.3%   4.7%   0.2%
   4 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 4 rows within 12.5 % of #1's step (22.155 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 4 rows within 12.4 % of #1's step (22.155 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.681 s (+3.1 %): ep +0.752 s; peak -8.15 GiB
     #5 +0.817 s (+3.7 %): ep +0.752 s; peak -8.50 GiB
@@ -68,7 +68,7 @@ TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
       1  128   1  16   3   1    8    1 off   120   1 full          64.29     28.170  27.6%  17.0%  33.9%  17.0%   0.0%   0.0%  26.3%   1.7%   0.2%   3.8%   0.2%  also #2 (sp on)
      ~3  128   1  16   2   1    8    1 off   120   1 full          65.11     28.538  27.3%  16.8%  33.5%  16.8%   0.0%   0.0%  25.9%   1.1%   0.2%   5.6%   0.2%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 12.5 % of #1's step (28.170 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 12.4 % of #1's step (28.170 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.368 s (+1.3 %): bubble +0.524 s, pp -0.157 s; peak +0.82 GiB
   

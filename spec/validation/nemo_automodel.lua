@@ -48,8 +48,9 @@ return {
     note = NOTE .. " The config's reshard_after_forward false (one gather a micro-batch). Assumed: no "
       .. "multi-token-prediction module (AutoModel's DeepseekV3ForCausalLM builds the decoder layers alone).",
     known_gap = "the expert all-to-all priced for uniform routing (4.63 remote nodes a token) and none of it "
-      .. "hidden, where fake_balanced_gate sends a token's 8 experts to 8 consecutive ones, on one node; "
-      .. "DP traffic at a fixed hidden share (issue 31, item 1)", reached = 0.30,
+      .. "hidden, where fake_balanced_gate sends a token's 8 experts to 8 consecutive ones, on one node "
+      .. "(the DP collectives are priced by FSDP2's prefetch and pipelining's one reduce-scatter a step since "
+      .. "issue 31 item 1: 10.57 -> 9.84 s)", reached = 0.21,
   },
   {
     id = "automodel-deepseek-v3-1024gpu", set = "calibration", group = "automodel moe time", kind = "time", source = SOURCE,

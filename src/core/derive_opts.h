@@ -52,6 +52,11 @@ typedef struct {
      * without grad_shard they stay whole over DP, the embedding's too,
      * though the parallel optimizer shards the weights themselves */
     bool grad_shard_opt_group;
+    /* FSDP2's prefetch: each unit's all-gather issued one unit ahead and its
+     * reduce-scatter on its own stream, so the DP collectives are priced by
+     * the compute that hides them (timing.c dp_exposed_seconds) rather than
+     * at the fixed overlap share */
+    bool fsdp_prefetch;
     /* the parallel optimizer shards the embedding over the optimizer shard
      * group (optimizer_ranks), as every other parameter, not over the whole
      * data-parallel degree: MindSpore cuts each parameter's repeated devices

@@ -612,6 +612,7 @@ static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, lay
     w->cp += n * t.cp * (1.0 + again / 3.0);
     w->ep += n * t.ep * (1.0 + again / 2.0);
     w->weights += n * lt.weights;
+    w->layers += n;
 }
 
 void timing_forget_layers(layer_time *layers, const model_t *m)
@@ -890,8 +891,12 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
         } else {
             stage_work w = work_of(c, l, s, memo);
             x[s] = stage_micro_batch_time(&w, c->m, r, hw, pp_bytes, mine);
-            if (w.weights > out->weights)
+            if (w.weights > out->weights) {
                 out->weights = w.weights;
+                out->hide_forward = mine[0];
+                out->hide_backward = mine[1] + mine[2];
+                out->units = w.layers;
+            }
         }
         if (worst == NULL || x[s] >= x[out->straggler]) {
             out->straggler = s;
@@ -902,6 +907,96 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     out->step = pipeline_step(r, x, pp, &out->bubble);
     out->epoch = memo->works_epoch;
     return 0;
+}
+
+/* The bus bandwidth (GB/s) of a collective over `size` ranks `stride`
+ * devices apart. Inside a node, or one member a node (stride a node or
+ * more), the level the group spans (level_gbps). A group with q > 1 members
+ * in each of several nodes: NCCL runs a collective as several channels
+ * (rings, trees), each crossing the node boundary through another NIC,
+ * moving the node's share between its GPUs over NVLink, so the q members'
+ * NICs carry it together (NVIDIA/nccl issue 601: "we can use NVLink to split
+ * the operations in N parts then balance the traffic onto the N NICs";
+ * issue 1277: two HGX H100 nodes of 8 x 400 Gb/s reach about 360 GB/s of
+ * bus bandwidth, 8 x a NIC's 45 GB/s): q x the spanning level's, at most
+ * the node's own links, which carry the same bytes. */
+double group_gbps(const hardware_t *hw, int64_t size, int64_t stride)
+{
+    int64_t span = size * stride;
+    if (hw->n_levels < 2 || span <= hw->levels[0].devices || stride >= hw->levels[0].devices)
+        return level_gbps(hw, span);
+    double q = (double)(hw->levels[0].devices / stride), out = q * level_gbps(hw, span);
+    return out < hw->levels[0].gbps ? out : hw->levels[0].gbps;
+}
+
+/* What compute cannot hide of one phase's collectives when the runtime
+ * issues each unit's collective while the unit before it computes (FSDP2's
+ * prefetch: see dp_exposed_seconds). u units of comm/u collective and
+ * compute/u compute run as a two-stage pipeline taking
+ *   comm/u + (u - 1)·max(comm, compute)/u + compute/u,
+ * so beyond the edge (the first unit's collective, comm/u, which the
+ * caller prices apart) the compute leaves exposed (u - 1)/u of what
+ * the collectives outlast it by. */
+double exposed_seconds(double comm, double compute, double units)
+{
+    double u = units > 1 ? units : 1.0;
+    return comm > compute ? (u - 1.0) / u * (comm - compute) : 0.0;
+}
+
+/* The DP seconds a step exposes, on the stage with the most weights W, u
+ * its layers (the units FSDP gathers one by one).
+ * FSDP2 (fsdp_prefetch; PyTorch torch/distributed/fsdp/_fully_shard/
+ * _fsdp_param_group.py and _fsdp_state.py): each unit's all-gather runs on
+ * its own stream, issued one unit ahead (forward: implicit prefetch as the
+ * CPU runs ahead of the GPU; backward: the explicit prefetch of the next
+ * unit in backward order), and each unit's reduce-scatter on a separate
+ * stream behind the backward of the units after it in backward order.
+ * Over S shards at group_gbps, per micro-batch: the forward's gathers
+ * behind the forward's compute, the backward's gathers (when it reshards)
+ * and reduce-scatters behind the backward with its recompute
+ * (exposed_seconds); the edges, each forward's first unit's gather and
+ * each backward's last unit's reduce-scatter (1/u of each: FSDP2's root
+ * post-backward callback waits for it), and once a step the replicas'
+ * all-reduce of the shards (HSDP), exposed.
+ * Under a pipeline, torch.distributed.pipelining's stage
+ * (backward_maybe_with_nosync) runs every micro-batch's backward with
+ * set_reshard_after_backward(False) and set_requires_gradient_sync(False)
+ * and, after the last, calls each group's post_backward itself: where the
+ * stage keeps its weights gathered (pp_keeps_gathered) they are gathered
+ * once a step, behind the first micro-batch's forward, and where the
+ * gradients stay unsharded (pp_unsharded_grads) the whole reduce-scatter
+ * runs once, after the last backward, with no compute left to hide it.
+ * Every other run (DDP, ZeRO-1/2, Megatron's buckets, FSDP1, DeepSpeed,
+ * MindSpore): dp_traffic_bytes at the spanning level's bandwidth, hidden at
+ * the device's or runtime's fixed share (overlap.dp), as before. */
+static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, const hardware_t *hw)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    if (!d->fsdp || !r->sharding.fsdp_prefetch)
+        return seconds(dp_traffic_bytes(c, p->weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
+               (1.0 - hw->overlap_dp);
+    int64_t inner = r->tp * r->cp, shards = d->optimizer_ranks > 0 ? d->optimizer_ranks : 1;
+    double w = p->weights, m = (double)r->micro_batch_num, u = p->units > 1 ? p->units : 1.0;
+    double s = (double)shards, reduce = grad_width(d), bw = group_gbps(hw, shards, inner);
+    double gather = seconds((s - 1) / s * w * d->bytes_compute, bw);
+    double scatter = seconds((s - 1) / s * w * reduce, bw);
+    bool kept = r->pp > 1 && r->sharding.pp_keeps_gathered;
+    double regather = r->sharding.reshard_params && !kept ? gather : 0.0;
+    /* each forward's gathers, the first unit's exposed (none is issued
+     * before the forward starts) */
+    double exposed = (kept ? 1.0 : m) * (exposed_seconds(gather, p->hide_forward, u) + gather / u);
+    /* each backward's, the last unit's reduce-scatter exposed (the root's
+     * post-backward callback waits for it) */
+    if (d->grads_whole_pp)
+        exposed += m * exposed_seconds(regather, p->hide_backward, u) + scatter;
+    else
+        exposed += m * (exposed_seconds(regather + scatter, p->hide_backward, u) + scatter / u);
+    int64_t replicas = r->dp / shards;
+    if (replicas > 1)
+        exposed += seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * reduce,
+                           group_gbps(hw, replicas, inner * shards));
+    return exposed;
 }
 
 /* The hardware's kernel facts a layer's pricing reads. */
@@ -926,8 +1021,7 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
         out->step = -1.0; /* out of memory: the caller reports it */
         return;
     }
-    double dp_seconds = seconds(dp_traffic_bytes(c, p->weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
-                        (1.0 - hw->overlap_dp);
+    double dp_seconds = dp_exposed_seconds(c, p, hw);
     if (!(dp_seconds > 0))
         dp_seconds = 0;
     if (hw->memory_gbps > 0) /* FSDP's copies through its buffers: HBM work, not hidden */

@@ -93,6 +93,14 @@ typedef struct {
     double forward, backward;
 } gemm_excess_flops;
 gemm_excess_flops gemm_excess(const kernel_pricing *g, double m, double k, double n, double count, double bc);
+/* The bus bandwidth (GB/s) of a collective over `size` ranks `stride` devices apart: the
+ * spanning level's, times the members each node holds when the group spans nodes with several
+ * members in each (their NICs carry the node's share together), at most the node's links'. */
+double group_gbps(const hardware_t *hw, int64_t size, int64_t stride);
+/* Seconds of `comm` a phase's compute cannot hide beyond its edge when each of `units` units'
+ * collectives runs behind the compute of the unit before it: (units - 1)/units of what comm
+ * outlasts compute. */
+double exposed_seconds(double comm, double compute, double units);
 /* The pipeline's step time from the stage times (seconds a micro-batch) under the run's schedule. */
 double pipeline_step(const run_t *r, const double *stage_times, int64_t pp, double *bubble);
 
@@ -117,6 +125,7 @@ typedef struct {
     double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
     double weights;                         /* weights on one rank (for DP traffic) */
+    double layers;                          /* its layers (the units FSDP gathers one by one) */
     param_split updated;                    /* the parameters its optimizer steps (a trained
                                              * vision tower's among the non-expert ones) */
     int embeddings, outputs;                /* the tables its chunks hold */
@@ -139,6 +148,9 @@ typedef struct {
     int64_t straggler;   /* the slowest stage */
     double worst[STAGE_PARTS]; /* its micro-batch's parts */
     double weights;      /* the most weights a stage holds on one rank */
+    /* that stage's compute a micro-batch under which its DP collectives run
+     * (forward; backward with its recompute), and its layers */
+    double hide_forward, hide_backward, units;
 } pipeline_time;
 
 /* What timing_run_memo keeps across runs of one model and sequence: the

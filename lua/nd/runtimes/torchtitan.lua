@@ -31,6 +31,15 @@ return {
       -- torchtitan's apply_fsdp turns reshard_after_forward off when PP is on
       -- (no all-gather a micro-batch): the stage's gathered bf16 weights stay.
       pp_keeps_gathered = true,
+      -- FSDP2 prefetches: each block's all-gather runs on its own stream one
+      -- block ahead (forward: implicitly, the CPU issuing the next block's
+      -- pre-forward while the GPU computes; backward: FSDPParamGroup's
+      -- explicit prefetch of the next block in backward order,
+      -- torch/distributed/fsdp/_fully_shard/_fsdp_state.py and
+      -- _fsdp_param_group.py), and reduce-scatters on a separate stream
+      -- behind the later blocks' backward: the DP collectives are priced by
+      -- the compute that hides them (src/core/timing.c dp_exposed_seconds).
+      fsdp_prefetch = true,
     },
     precision = {
       param_bytes = 4, compute_bytes = 2, grad_bytes = 4, main_param_bytes = 0,
