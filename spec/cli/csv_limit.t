@@ -1,9 +1,9 @@
 Bounded --csv output (issue 34 item 9). Qwen/Qwen3-8B on 64 devices, a
-global batch of 64: 1516 candidates fit (the CSV without a limit is its
-header and 1516 rows, 1517 lines):
+global batch of 64: 1512 candidates fit (the CSV without a limit is its
+header and 1512 rows, 1513 lines):
 
   $ ndlua search.lua Qwen/Qwen3-8B -d 64 -b 64 --csv all.csv -v 0 -t 1 > /dev/null; wc -l < all.csv
-  1517
+  1513
 
 --csv-limit N writes the first N in rank order, and says so on the
 standard error before writing, with the size estimated from the first row
@@ -11,7 +11,7 @@ standard error before writing, with the size estimated from the first row
 KiB, rows further down having a few more digits):
 
   $ ndlua search.lua Qwen/Qwen3-8B -d 64 -b 64 --csv some.csv --csv-limit 100 -v 0 -t 1 > /dev/null
-  search.lua: --csv some.csv: the first 100 of 1516 fitting candidates (--csv-limit 100), about 24.2 KiB (100 rows of about 246 bytes)
+  search.lua: --csv some.csv: the first 100 of 1512 fitting candidates (--csv-limit 100), about 24.2 KiB (100 rows of about 246 bytes)
   $ wc -l < some.csv; wc -c < some.csv; head -n 101 all.csv | cmp - some.csv && echo "the first 101 lines of all.csv"
   101
   25592

@@ -114,6 +114,7 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
     int64_t dp = r->dp, t = r->tp, cp = r->cp;
     d->param_cp = r->sharding.shard_spans_cp ? 1 : cp;
     int64_t domain = r->sharding.shard_spans_cp ? dp * cp : dp;
+    d->dp_domain = domain;
     int64_t ranks = 1;
     if (r->sharding.optimizer_parallel)
         ranks = r->sharding.optimizer_shard >= 1 && domain % r->sharding.optimizer_shard == 0 ? r->sharding.optimizer_shard : domain;
@@ -163,7 +164,7 @@ static void derive_embedding(const run_t *r, derived_t *d)
 static void derive_comm(const model_t *m, const run_t *r, derived_t *d)
 {
     int level = r->sharding.grad_shard || r->sharding.grad_shard_as_params ? 3 : 2;
-    d->comm_d_non_exp = r->dp == 1 || !r->sharding.optimizer_parallel ? 0 : level;
+    d->comm_d_non_exp = d->dp_domain == 1 || !r->sharding.optimizer_parallel ? 0 : level;
     d->comm_d_exp = d->expert_dp_ranks == 1 || !r->sharding.optimizer_parallel ? 0 : level;
     d->comm_t = r->tp > 1;
     d->comm_ep = r->ep > 1 && m->experts > 1;

@@ -16,6 +16,9 @@ typedef struct {
     bool experts_clamped; /* the layout could not hold the experts; clamped to 1 */
     /* optimizer / FSDP sharding */
     int64_t param_cp, optimizer_ranks;
+    /* the ranks DP traffic spans (FSDP's gathers and reduce-scatters, DP's
+     * reductions): dp, or dp x cp when the shard spans CP (shard_spans_cp) */
+    int64_t dp_domain;
     double shard_p_os_non_exp_partial, shard_p_os_non_exp, shard_p_os_exp_partial, shard_p_os_exp;
     double shard_grad_non_exp, shard_grad_exp, shard_grad_exp_partial;
     double shard_embed, gather_embed;

@@ -161,7 +161,7 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
     double h = (double)m->hidden, bc = d->bytes_compute;
     double experts, dense = local_weights(k, r, d, &experts);
     bool buckets = !r->sharding.inplace_dp_buffers;
-    if (r->dp > 1 && buckets)
+    if (d->dp_domain > 1 && buckets)
         b.dp += dp_buffer(dense, d->comm_d_non_exp, d->fsdp, d);
     if (d->expert_dp_ranks > 1 && experts > 0 && buckets)
         b.dp += dp_buffer(experts, d->comm_d_exp, d->fsdp, d);
@@ -196,7 +196,7 @@ double mem_embedding_comm(const price_ctx *c, double tokens)
     const run_t *r = c->r;
     const derived_t *d = c->d;
     double dp = 0.0, table = model_embedding_params(m) / d->shard_params_embed_whole;
-    if (r->dp > 1 && !r->sharding.inplace_dp_buffers)
+    if (d->dp_domain > 1 && !r->sharding.inplace_dp_buffers)
         dp = dp_buffer(table, d->comm_d_non_exp, d->fsdp, d);
     double tp = tp_buffer(r, d) ? tokens * (double)m->hidden * d->bytes_compute : 0.0;
     return dp > tp ? dp : tp;
@@ -240,7 +240,7 @@ double mem_output_comm(const price_ctx *c)
 {
     const run_t *r = c->r;
     const derived_t *d = c->d;
-    if (r->dp <= 1 || r->sharding.inplace_dp_buffers)
+    if (d->dp_domain <= 1 || r->sharding.inplace_dp_buffers)
         return 0.0;
     return dp_buffer(output_table_params(c->m) / (double)r->tp, d->comm_d_non_exp, d->fsdp, d);
 }
