@@ -46,7 +46,8 @@ const field_desc LOSS_FIELDS[] = {
     FIELD_TRI(loss_opts, "loss_parallel", loss_parallel), FIELD_TRI(loss_opts, "loss_upcast", loss_upcast),
     FIELD_TRI(loss_opts, "loss_inplace_grad", loss_inplace_grad),
     FIELD_BOOL(loss_opts, "head_input_gathered", head_input_gathered, false),
-    FIELD_BOOL(loss_opts, "loss_inplace_softmax", loss_inplace_softmax, false), FIELD_END,
+    FIELD_BOOL(loss_opts, "loss_inplace_softmax", loss_inplace_softmax, false),
+    FIELD_BOOL(loss_opts, "loss_parallel_decomposed", loss_parallel_decomposed, false), FIELD_END,
 };
 
 /* Two fp32 statistics per head and token, as a flash-attention kernel keeps them. */
@@ -379,6 +380,14 @@ double act_output_tp_divisor(const price_ctx *c)
 
 static double loss_bytes(const derived_t *d) { return d->loss_upcast ? 4.0 : (double)d->bytes_compute; }
 
+/* The one more loss-width tensor a decomposed parallel loss holds at its
+ * peaks (loss_parallel_decomposed), a vocabulary entry's bytes. */
+static double decomposed_extra(const price_ctx *c)
+{
+    bool on = c->r->loss.loss_parallel_decomposed && c->d->shards_logits && c->r->tp > 1;
+    return on ? loss_bytes(c->d) : 0.0;
+}
+
 act_split act_output_kept(const price_ctx *c)
 {
     const model_t *m = c->m;
@@ -415,6 +424,7 @@ act_split act_output_working(const price_ctx *c)
         o.tp += 2.0 * loss_bytes(d) * v;
     else if (d->loss_upcast)
         o.tp += (double)d->bytes_compute * v;
+    o.tp += decomposed_extra(c) * v;
     return o;
 }
 
@@ -431,7 +441,7 @@ act_split act_output_forward_extra(const price_ctx *c)
     const derived_t *d = c->d;
     double v = (double)c->m->vocab;
     double copy = d->loss_upcast && !c->r->loss.loss_inplace_softmax ? 4.0 : 0.0;
-    act_split o = {0, ((double)d->bytes_compute + copy) * v, 0, 0, 0};
+    act_split o = {0, ((double)d->bytes_compute + copy + decomposed_extra(c)) * v, 0, 0, 0};
     return o;
 }
 

@@ -62,6 +62,13 @@ typedef struct {
      * VocabParallelCrossEntropy since core_r0.9.0); else each step makes a
      * new fp32 tensor (the older out-of-place cross-entropy) */
     bool loss_inplace_softmax;
+    /* under loss parallel (TP > 1) the log-softmax and its fused NLL
+     * backward run as DTensor's decomposition (PyTorch's
+     * torch/distributed/tensor/parallel/loss.py), which holds one more
+     * vocabulary-sized tensor of the loss width at both peaks: the shifted
+     * logits beside their exp or the result, and grad_input beside the
+     * sum and product */
+    bool loss_parallel_decomposed;
 } loss_opts;
 
 extern const field_desc KERNEL_FIELDS[];

@@ -67,7 +67,14 @@ return {
     -- Under TP its plan for the head is ColwiseParallel(input_layouts=Shard(1)):
     -- the final norm's sequence-sharded output is all-gathered (Replicate)
     -- before the matmul, which saves the gathered input for its backward.
-    loss = { loss_upcast = true, loss_inplace_grad = false, head_input_gathered = true },
+    -- Under TP its loss_parallel context (on by default) routes the loss to
+    -- DTensor's handlers (torch/distributed/tensor/parallel/loss.py): the
+    -- log-softmax is decomposed (shifted = x - max, exp(shifted) summed,
+    -- shifted - logsumexp), and the backward fuses NLL and log-softmax as
+    -- (zeros_like(x) with -1 scattered + exp(x)) * grad: each peak holds one
+    -- more fp32 vocabulary-sized tensor than ATen's fused kernels.
+    loss = { loss_upcast = true, loss_inplace_grad = false, head_input_gathered = true,
+             loss_parallel_decomposed = true },
     -- activation_checkpoint.mode = "selective" with selective_ac_option =
     -- "op": the per-op policy of torchtitan's activation checkpointing
     -- (save the matmuls' outputs but every second one, and the attention
