@@ -13,6 +13,11 @@ return {
     -- again for its backward, fp32 reduce-scattered gradients, sharded.
     sharding = {
       zero = 3, grad_shard_as_params = true, reshard_params = true,
+      -- Its TP plan (parallelize_llama's apply_tp) makes tok_embeddings
+      -- RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)):
+      -- the table's vocabulary rows are split over TP at any PP degree, not
+      -- kept whole on every TP rank (the core's default, MindSpore's).
+      vocab_emb_dp = false,
       -- FSDP2's foreach_all_gather casts each shard into the all-gather input
       -- and copies the output out into the parameters; foreach_reduce copies
       -- the gradients into an fp32 reduce-scatter input (chunk_cat) and frees
