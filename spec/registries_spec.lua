@@ -232,3 +232,47 @@ describe("a layer kind's attention form, one descriptor in the core (src/core/la
                      err.message)
   end)
 end)
+
+describe("a layer kind's feed-forward form, one descriptor in the core (src/core/layer_kinds.c)", function()
+  local nd = require "nd"
+  -- each kind of a model's body: its FFN form and FFN weights {dense_mlp, router, routed, shared}
+  local function kinds(id)
+    local out = {}
+    for _, g in ipairs(nd.model(id):stack()) do
+      local p = g.kind.params
+      out[g.kind.name] = { g.kind.ffn, p.dense_mlp, p.router, p.routed_experts, p.shared_experts }
+    end
+    return out
+  end
+
+  it("prices a dense MLP and a mixture of experts by their own rows", function()
+    -- Llama 3.1 8B: a gated MLP of 14336 over h 4096, three matrices (by hand)
+    assert.are.same({ decoder = { "dense", 3 * 4096 * 14336, 0, 0, 0 } }, kinds("meta-llama/Llama-3.1-8B"))
+    -- DeepSeek-V2-Lite's config.json: h 2048; its first layer dense of 10944; the others 64 routed
+    -- experts of 1408 (router 2048·64) and 2 shared experts of 1408 each, one MLP of 2816 (by hand)
+    assert.are.same({ dense = { "dense", 3 * 2048 * 10944, 0, 0, 0 },
+                      moe = { "moe", 0, 2048 * 64, 64 * 3 * 2048 * 1408, 3 * 2048 * 2816 } },
+                    kinds("deepseek-ai/DeepSeek-V2-Lite"))
+    -- Qwen3.5-35B-A3B's config.json: h 2048, 256 experts of 512, a shared expert of 512 with
+    -- its sigmoid gate (shared_expert_gate: h weights); both layer kinds are MoE
+    local moe = { "moe", 0, 2048 * 256, 256 * 3 * 2048 * 512, 3 * 2048 * 512 + 2048 }
+    assert.are.same({ linear_attention = moe, full_attention = moe }, kinds("Qwen/Qwen3.5-35B-A3B"))
+  end)
+
+  it("runs 2 FLOPs a weight a token, top-k of the routed experts", function()
+    -- DeepSeek-V2-Lite: 1 dense layer and 26 MoE layers, 6 of 64 experts a token (by hand)
+    local f = nd.model("deepseek-ai/DeepSeek-V2-Lite"):flops(4096).by_part
+    assert.are.equal(2 * 3 * 2048 * 10944, f.mlp)
+    assert.are.equal(26 * 2 * 64 * 3 * 2048 * 1408 * 6 / 64, f.routed_experts)
+    assert.are.equal(26 * 2 * 3 * 2048 * 2816, f.shared_experts)
+    assert.are.equal(26 * 2 * 2048 * 64, f.router)
+  end)
+
+  it("a form refuses a model that lacks what it needs", function()
+    local spec = nd.model("deepseek-ai/DeepSeek-V2-Lite"):spec()
+    spec.intermediate_size = 0
+    local ok, err = pcall(core.model, spec)
+    assert.is_false(ok)
+    assert.are.equal("layer kind 'dense' is dense, but intermediate_size is not stated", err.message)
+  end)
+end)

@@ -329,7 +329,7 @@ static void push_kind(lua_State *L, const layer_kind *k)
     lua_createtable(L, 0, 10);
     field_set_string(L, "name", k->name);
     field_set_string(L, "attention", kind_form(k)->name);
-    field_set_string(L, "ffn", k->moe ? "moe" : "dense");
+    field_set_string(L, "ffn", kind_ffn(k)->name);
     const field_desc *params = fields_push(L, KIND_OUT, k);
     field_set_bool(L, "census", k->census != NULL);
     fields_push(L, params, k);

@@ -223,8 +223,9 @@ static double ffn_inner(const layer_kind *k, const derived_t *d, const signed ch
     return 2.0 * w * bc;
 }
 
-/* Dense FFN: its input (replicated) and its inner activations (tp).
- * MoE, as Transformers runs it with grouped-GEMM experts:
+/* A feed-forward by its form's parts (layer_kinds.c): its input (replicated), the inner
+ * activations of its part over TP (a dense FFN, or the shared experts), and of routed experts,
+ * as Transformers runs them with grouped-GEMM experts:
  *   router   softmax (Qwen, Mixtral): fp32 probabilities (4E) and their sum (4);
  *            sigmoid (DeepSeek): the fp32 input (4h), scores (4E), their sum (4),
  *            and once a layer an fp32 copy of the router weight (4·E·h)
@@ -239,9 +240,10 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
                 const signed char *keep)
 {
     double h = (double)m->hidden, bc = d->bytes_compute, experts = (double)m->experts;
+    const ffn_desc *form = kind_ffn(k);
     o->shared += h * bc;
-    if (!k->moe) {
-        o->tp += ffn_inner(k, d, keep, k->ffn_width);
+    if (!form->routed) {
+        o->tp += ffn_inner(k, d, keep, form->tp_width(m, k));
         return;
     }
     double copies = routed_copies(m, r);
@@ -254,8 +256,9 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
     o->shared += copies * (12.0 + 24.0 + 2.0 * h * bc + bc);
     o->layer += 8.0 * experts;
     o->expert += copies * ffn_inner(k, d, keep, (double)m->expert_width);
-    if (m->shared_width > 0) {
-        o->tp += ffn_inner(k, d, keep, (double)m->shared_width);
+    double shared = form->tp_width(m, k);
+    if (shared > 0) {
+        o->tp += ffn_inner(k, d, keep, shared);
         if (m->shared_gate)
             o->shared += h * bc + bc;
     }
@@ -269,7 +272,7 @@ static void ffn(act_split *o, const model_t *m, const layer_kind *k, const run_t
  * w1's and w2's outputs, the kernel's output and its fp32 statistics. */
 bool act_op_sac_prices(const layer_kind *k)
 {
-    return !k->moe && !k->mla && kind_form(k)->softmax && k->ops[OP_FFMM] >= 3;
+    return !kind_ffn(k)->routed && !k->mla && kind_form(k)->softmax && k->ops[OP_FFMM] >= 3;
 }
 
 static act_split op_sac_activations(const model_t *m, const layer_kind *k, const derived_t *d, double kv_factor)

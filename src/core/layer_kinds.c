@@ -1,5 +1,6 @@
-/* layer_kinds.c: the attention forms a layer kind is priced as (full, MLA, linear), each one row:
- * when it applies, what it needs, its geometry, its weights and its FLOPs. */
+/* layer_kinds.c: the attention forms a layer kind is priced as (full, MLA, linear) and its
+ * feed-forward forms (dense, MoE), each one row: when it applies, what it needs, its geometry,
+ * its weights and its FLOPs. */
 #include "layer_kinds.h"
 
 #include <stdio.h>
@@ -159,4 +160,105 @@ attention_form attention_form_of(const model_t *m, attention_flavour a)
         if (ATTENTION_FORMS[f].applies(m, a))
             return (attention_form)f;
     return FORM_FULL; /* every flavour has a form: full and linear always apply */
+}
+
+/* One feed-forward of width w: ffMM matrices of h·w (3 gated, 2 plain), with biases
+ * (ffMM − 1)·w + h when the MLP has them. */
+static double mlp_params(const model_t *m, const layer_kind *k, double w)
+{
+    double h = (double)m->hidden, n = k->ops[OP_FFMM];
+    return n * h * w + (m->mlp_bias ? (n - 1) * w + h : 0);
+}
+
+/* Dense: a kind of the dense flavour, or of the model's own in a model without experts. One
+ * MLP of intermediate_size over TP; 2 FLOPs a weight a token. */
+static bool dense_applies(const model_t *m, ffn_flavour f)
+{
+    return f == FFN_DENSE || (f == FFN_MODEL && m->experts <= 1);
+}
+
+static const char *dense_check(const model_t *m, const layer_kind *k, char *err, int errlen)
+{
+    if (m->ffn_width > 0)
+        return NULL;
+    snprintf(err, errlen, "layer kind '%s' is dense, but intermediate_size is not stated", k->name);
+    return err;
+}
+
+static double dense_width(const model_t *m) { return (double)m->ffn_width; }
+
+static double dense_tp_width(const model_t *m, const layer_kind *k)
+{
+    (void)m;
+    return k->ffn_width;
+}
+
+static void dense_params(const model_t *m, const layer_kind *k, layer_params *p)
+{
+    p->dense_mlp = mlp_params(m, k, k->ffn_width);
+}
+
+static ffn_flops dense_flops(const model_t *m, const layer_kind *k)
+{
+    (void)m;
+    return (ffn_flops){2.0 * k->params.dense_mlp, 0.0, 0.0, 0.0};
+}
+
+/* MoE: a kind of the moe flavour, or of the model's own in a model with experts; it needs
+ * them. A router of h·E weights, E routed experts of moe_intermediate_size (a token runs top-k),
+ * shared experts of shared_width with Qwen's sigmoid gate (h weights) where the model has it. */
+static bool moe_applies(const model_t *m, ffn_flavour f)
+{
+    return f == FFN_MOE || (f == FFN_MODEL && m->experts > 1);
+}
+
+static const char *moe_check(const model_t *m, const layer_kind *k, char *err, int errlen)
+{
+    if (m->experts <= 1)
+        snprintf(err, errlen, "layer kind '%s' is a mixture of experts, but num_experts is %lld", k->name,
+                 (long long)m->experts);
+    else if (m->expert_width <= 0)
+        snprintf(err, errlen, "layer kind '%s' is a mixture of experts, but moe_intermediate_size is not stated",
+                 k->name);
+    else
+        return NULL;
+    return err;
+}
+
+static double moe_width(const model_t *m) { return (double)m->expert_width; }
+
+static double moe_tp_width(const model_t *m, const layer_kind *k)
+{
+    (void)k;
+    return (double)m->shared_width;
+}
+
+static void moe_params(const model_t *m, const layer_kind *k, layer_params *p)
+{
+    double h = (double)m->hidden;
+    p->router = h * (double)m->experts;
+    p->routed = (double)m->experts * mlp_params(m, k, (double)m->expert_width);
+    if (m->shared_width > 0)
+        p->shared = mlp_params(m, k, (double)m->shared_width) + (m->shared_gate ? h : 0);
+}
+
+static ffn_flops moe_flops(const model_t *m, const layer_kind *k)
+{
+    const layer_params *p = &k->params;
+    return (ffn_flops){2.0 * p->dense_mlp, 2.0 * p->routed * (double)m->top_k / (double)m->experts,
+                       2.0 * p->shared, 2.0 * p->router};
+}
+
+const ffn_desc FFN_FORMS[FFN_FORM_COUNT] = {
+    [FFN_FORM_DENSE] = {"dense", false, dense_applies, dense_check, dense_width, dense_tp_width, dense_params,
+                        dense_flops},
+    [FFN_FORM_MOE] = {"moe", true, moe_applies, moe_check, moe_width, moe_tp_width, moe_params, moe_flops},
+};
+
+ffn_form ffn_form_of(const model_t *m, ffn_flavour f)
+{
+    for (int i = 0; i < FFN_FORM_COUNT; i++)
+        if (FFN_FORMS[i].applies(m, f))
+            return (ffn_form)i;
+    return FFN_FORM_DENSE; /* every flavour has a form: dense or moe applies to each */
 }

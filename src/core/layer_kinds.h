@@ -1,4 +1,4 @@
-/* layer_kinds.h: a layer kind's attention forms, each one descriptor (layer_kinds.c). */
+/* layer_kinds.h: a layer kind's attention and feed-forward forms, each one descriptor (layer_kinds.c). */
 #ifndef NDLUA_LAYER_KINDS_H
 #define NDLUA_LAYER_KINDS_H
 
@@ -45,5 +45,41 @@ attention_form attention_form_of(const model_t *m, attention_flavour a);
 
 /* The descriptor of a settled kind's form. */
 static inline const attention_desc *kind_form(const layer_kind *k) { return &ATTENTION_FORMS[k->form]; }
+
+/* The forward FLOPs per token of a layer's feed-forward: 2 a weight it runs (a token runs
+ * top-k of the routed experts). */
+typedef struct {
+    double mlp, routed, shared, router;
+} ffn_flops;
+
+/* One feed-forward form: what a layer kind of it is, weighs and runs, in one row of FFN_FORMS.
+ * The activation and time formulas price its parts (activations.c, timing.c): a feed-forward
+ * over TP of tp_width (the dense FFN, or the shared experts) and, where `routed`, the routed
+ * experts (top-k of E, expert_width each, over EP and expert TP) with their router. */
+typedef struct {
+    const char *name; /* as model:kinds() shows it: dense, moe */
+    /* Tokens go to top-k of E routed experts: EP all-to-alls, their buffers, expert TP. */
+    bool routed;
+    /* Whether a kind of FFN flavour `f` in model m is of this form (the rows are asked in order). */
+    bool (*applies)(const model_t *m, ffn_flavour f);
+    /* A message when m lacks what the form needs (NULL: none lacks); err holds it. */
+    const char *(*check)(const model_t *m, const layer_kind *k, char *err, int errlen);
+    /* The kind's ffn_width: the dense width, or a routed expert's. */
+    double (*width)(const model_t *m);
+    /* The width of the feed-forward it runs over TP (MoE: the shared experts', 0 without). */
+    double (*tp_width)(const model_t *m, const layer_kind *k);
+    /* Its weights in p (dense_mlp; or router, routed and shared). */
+    void (*params)(const model_t *m, const layer_kind *k, layer_params *p);
+    /* Its forward FLOPs per token, from its settled weights. */
+    ffn_flops (*flops)(const model_t *m, const layer_kind *k);
+} ffn_desc;
+
+extern const ffn_desc FFN_FORMS[FFN_FORM_COUNT];
+
+/* The form a kind of FFN flavour `f` in model m settles to. */
+ffn_form ffn_form_of(const model_t *m, ffn_flavour f);
+
+/* The descriptor of a settled kind's feed-forward. */
+static inline const ffn_desc *kind_ffn(const layer_kind *k) { return &FFN_FORMS[k->feed_forward]; }
 
 #endif

@@ -174,7 +174,7 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
     else if (d->comm_cp)
         b.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
                                k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc / (double)r->tp;
-    if (d->comm_ep && k->moe) {
+    if (d->comm_ep && kind_ffn(k)->routed) {
         b.ep = 2.0 * tokens * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
     }
     return b;

@@ -27,6 +27,11 @@ extern const field_choices ATTENTION_KINDS, FFN_KINDS;
  * (layer_kinds.c ATTENTION_FORMS). */
 typedef enum { FORM_FULL, FORM_MLA, FORM_LINEAR, ATTENTION_FORM_COUNT } attention_form;
 
+/* The feed-forward a kind is priced as, settled from its FFN flavour and the model's experts:
+ * dense (an MLP, gated or plain by its ffMM count) or MoE (routed experts, with shared ones
+ * where the model has them); each one descriptor (layer_kinds.c FFN_FORMS). */
+typedef enum { FFN_FORM_DENSE, FFN_FORM_MOE, FFN_FORM_COUNT } ffn_form;
+
 /* A census record: bytes per token at micro-batch 1 of one layer (or the output layer). */
 typedef struct {
     double saved, saved_tp, working, working_tp;
@@ -62,7 +67,8 @@ typedef struct {
     double ops[OP_COUNT];
     attention_flavour attention;
     ffn_flavour ffn;
-    bool moe;          /* its feed-forward is a mixture of experts */
+    ffn_form feed_forward; /* settled (layer_kinds.h) */
+    bool moe;          /* its feed-forward is a mixture of experts: feed_forward == FFN_FORM_MOE */
     attention_form form; /* settled (layer_kinds.h) */
     bool mla;          /* its attention is MLA (latent q/kv): form == FORM_MLA */
     /* attention geometry as priced: query heads, KV heads, q/k and v head widths */

@@ -10,7 +10,7 @@
 
 /* Forward FLOPs per token of one layer of a kind at sequence length s.
  * Every matmul costs 2 FLOPs a weight a token; the attention's scores or
- * recurrence are its form's (layer_kinds.c). */
+ * recurrence are its form's, the feed-forward's FLOPs its form's (layer_kinds.c). */
 layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double causal)
 {
     const layer_params *p = &k->params;
@@ -19,12 +19,11 @@ layer_flops kind_flops(const model_t *m, const layer_kind *k, double s, double c
     attention_flops a = kind_form(k)->flops(k, s, causal);
     f.scores = a.scores;
     f.recurrence = a.recurrence;
-    f.mlp = 2.0 * p->dense_mlp;
-    if (k->moe) {
-        f.routed = 2.0 * p->routed * (double)m->top_k / (double)m->experts;
-        f.shared = 2.0 * p->shared;
-        f.router = 2.0 * p->router;
-    }
+    ffn_flops ff = kind_ffn(k)->flops(m, k);
+    f.mlp = ff.mlp;
+    f.routed = ff.routed;
+    f.shared = ff.shared;
+    f.router = ff.router;
     return f;
 }
 

@@ -15,28 +15,12 @@ static double norm_params(const model_t *m, const layer_kind *k)
     return (double)m->layer_norms * per_norm + qk;
 }
 
-/* One feed-forward of width w: ffMM matrices of h·w (3 gated, 2 plain), with
- * biases (ffMM − 1)·w + h when the MLP has them. */
-static double ffn_params(const model_t *m, const layer_kind *k, double w)
-{
-    double h = (double)m->hidden, n = k->ops[OP_FFMM];
-    return n * h * w + (m->mlp_bias ? (n - 1) * w + h : 0);
-}
-
 layer_params kind_layer_params(const model_t *m, const layer_kind *k)
 {
     layer_params p = {0, 0, 0, 0, 0, 0};
     p.attention = kind_form(k)->params(m, k); /* by its attention form (layer_kinds.c) */
     p.norms = norm_params(m, k);
-    if (!k->moe) {
-        p.dense_mlp = ffn_params(m, k, k->ffn_width);
-        return p;
-    }
-    double h = (double)m->hidden;
-    p.router = h * (double)m->experts;
-    p.routed = (double)m->experts * ffn_params(m, k, (double)m->expert_width);
-    if (m->shared_width > 0)
-        p.shared = ffn_params(m, k, (double)m->shared_width) + (m->shared_gate ? h : 0);
+    kind_ffn(k)->params(m, k, &p); /* by its feed-forward form (layer_kinds.c) */
     return p;
 }
 

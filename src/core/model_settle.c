@@ -7,23 +7,6 @@
 #include "layer_kinds.h"
 #include "model_params.h"
 
-/* The settled spec gives every width (nd.model.spec settles them); these
- * checks keep a kind from being priced at a width of 0. */
-static const char *settle_ffn(const model_t *m, layer_kind *k, char *err, int errlen)
-{
-    k->moe = k->ffn == FFN_MODEL ? m->experts > 1 : k->ffn == FFN_MOE;
-    k->ffn_width = (double)(k->moe ? m->expert_width : m->ffn_width);
-    if (k->moe && m->experts <= 1)
-        snprintf(err, errlen, "layer kind '%s' is a mixture of experts, but num_experts is %lld", k->name,
-                 (long long)m->experts);
-    else if (k->ffn_width <= 0)
-        snprintf(err, errlen, "layer kind '%s' is %s, but %s is not stated", k->name,
-                 k->moe ? "a mixture of experts" : "dense", k->moe ? "moe_intermediate_size" : "intermediate_size");
-    else
-        return NULL;
-    return err;
-}
-
 /* The invariants the arithmetic needs of the model's sizes and stack
  * (nd.model.spec settles a spec that keeps them; one built by hand may not). */
 static const char *check_model(model_t *m, const char *prefix, char *err, int errlen)
@@ -62,8 +45,13 @@ static const char *settle(model_t *m, const char *prefix, char *err, int errlen)
         if ((msg = kind_form(k)->check(m, k, err, errlen)) != NULL)
             return msg;
         kind_form(k)->geometry(m, k);
-        if ((msg = settle_ffn(m, k, err, errlen)) != NULL)
+        /* its feed-forward form: what it needs (the settled spec gives every width, nd.model.spec
+         * settles them; a spec built by hand may not), then its width */
+        k->feed_forward = ffn_form_of(m, k->ffn);
+        k->moe = k->feed_forward == FFN_FORM_MOE;
+        if ((msg = kind_ffn(k)->check(m, k, err, errlen)) != NULL)
             return msg;
+        k->ffn_width = kind_ffn(k)->width(m);
         k->params = kind_layer_params(m, k);
     }
     if (m->vision == NULL)

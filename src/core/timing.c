@@ -64,7 +64,7 @@ layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
         t.cp = 8.0 * (cp - 1) / cp * tokens *
                (k->heads * (k->qk_head_dim + k->v_head_dim) + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc /
                tp;
-    if (r->ep > 1 && k->moe) {
+    if (r->ep > 1 && kind_ffn(k)->routed) {
         t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * routed_copies(m, r) * tokens * h * bc;
     }
     return t;
@@ -350,11 +350,11 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     if (m->qk_norm && !k->mla && kind_form(k)->softmax)
         moved += k->ops[OP_ATTMM] / 4.0 * (k->heads + k->kv_heads) * k->qk_head_dim / t * norm;
     double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
-    if (k->moe)
-        moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp +
-                              (double)m->shared_width / t);
+    double over_tp = kind_ffn(k)->tp_width(m, k); /* its FFN form's parts (layer_kinds.c) */
+    if (kind_ffn(k)->routed)
+        moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp + over_tp / t);
     else
-        moved += per_width * k->ffn_width / t;
+        moved += per_width * over_tp / t;
     return moved;
 }
 
@@ -501,18 +501,14 @@ static gemm_excess_flops layer_gemm_excess(const model_t *m, const layer_kind *k
             add_excess(&x, blocks, a);
         }
     }
-    double gate = k->ops[OP_FFMM] < 3 ? 1.0 : 2.0;
-    if (!k->moe) {
-        double f = k->ffn_width / t;
+    double gate = k->ops[OP_FFMM] < 3 ? 1.0 : 2.0, over_tp = kind_ffn(k)->tp_width(m, k);
+    if (over_tp > 0) { /* its FFN form's part over TP (layer_kinds.c): dense, or shared experts */
+        double f = over_tp / t;
         add_excess(&x, 1.0, gemm_excess(g, tokens, h, gate * f, 1.0, bc));
         add_excess(&x, 1.0, gemm_excess(g, tokens, f, h, 1.0, bc));
+    }
+    if (!kind_ffn(k)->routed)
         return x;
-    }
-    if (m->shared_width > 0) {
-        double f = (double)m->shared_width / t;
-        add_excess(&x, 1.0, gemm_excess(g, tokens, h, gate * f, 1.0, bc));
-        add_excess(&x, 1.0, gemm_excess(g, tokens, f, h, 1.0, bc));
-    }
     double ep = (double)r->ep, experts = (double)m->experts, f = (double)m->expert_width / (double)d->t_exp;
     double rows = tokens * (double)m->top_k * ep / experts, count = experts / ep;
     gemm_excess_flops up = gemm_excess(g, rows, h, gate * f, count, bc), down = gemm_excess(g, rows, f, h, count, bc);

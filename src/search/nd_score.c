@@ -34,7 +34,7 @@ static op_table layer_table(const model_t *m, const layer_kind *k, const run_t *
         o.v[OP_LINREC] = 3.0 * b * s * a * (2.0 * 64 * (3 * k->qk_head_dim + 2 * dh) + 6 * k->qk_head_dim * dh);
     o.v[OP_FFMM] = 6.0 * b * s * h * hff;
     o.v[OP_FFACT] = 21.0 * b * s * hff;
-    if (k->moe) {
+    if (kind_ffn(k)->routed) {
         double per = (double)m->expert_width * (routed_copies(m, r) + (double)m->shared_experts);
         double nff = k->ops[OP_FFMM] > 0 ? k->ops[OP_FFMM] : 3.0;
         double gate = m->shared_experts > 0 && m->shared_gate ? 1.0 : 0.0;
@@ -126,14 +126,14 @@ static comm_parts reference_layer_comm(const model_t *m, const layer_kind *k, co
                (pe > 0 ? zero_dp_experts(pe, d->comm_d_exp, cp, te, ep) : 0.0);
     }
     double gather = k->ops[OP_GATHER];
-    if (!k->moe)
+    if (!kind_ffn(k)->routed)
         c.tp = 0.25 * gather * s * b * h + 0.25 * gather * s * b * k->ffn_width;
     else
         c.tp = 0.25 * gather * h * h * bc * k->ops[OP_ATTMM] +
                0.25 * gather * h * bc * k->ops[OP_FFMM] * ((double)m->experts / ep + (double)m->shared_experts) *
                    (double)m->expert_width;
     c.tp *= (d->comm_t ? 1.0 : 0.0) / cp;
-    if (d->comm_ep && k->moe)
+    if (d->comm_ep && kind_ffn(k)->routed)
         c.ep = 2.0 * h * bc * ((double)m->top_k * s * b / cp) * (ep - 1) / ep;
     if (r->cp > 1) {
         double kv_width = (k->mla ? k->kv_heads * (2 * k->v_head_dim + (double)m->rope_head_dim) / 2.0
