@@ -268,6 +268,26 @@ describe("a layer kind's feed-forward form, one descriptor in the core (src/core
     assert.are.equal(26 * 2 * 2048 * 64, f.router)
   end)
 
+  it("each feed-forward flavour has one row of the model's own fields on the Lua side", function()
+    -- the flavours are the core's (src/core/model.c; `model`, the model's own, has none); the
+    -- fields and config.json names are Transformers' (DeepseekV2Config, MixtralConfig, GPT2Config)
+    local model_spec, hf_config = require "nd.model.spec", require "nd.hf_config"
+    for _, flavour in ipairs(core.types.model.choices.ffn) do
+      if flavour ~= "model" then assert.is_table(model_spec.FFN[flavour]) end
+    end
+    local names = {}
+    for i, f in ipairs(model_spec.FFN.moe.dims) do names[i] = f[1] end
+    assert.are.same({ "num_experts", "num_experts_per_tok", "num_shared_experts", "moe_intermediate_size",
+                      "shared_expert_intermediate_size", "first_k_dense_replace" }, names)
+    -- config.json names: the rows' (feed-forward and linear attention), as hf_config reads them
+    local aliases = {}
+    for _, a in ipairs(hf_config.TEXT_ALIASES) do aliases[a[1]] = { table.unpack(a, 2) } end
+    assert.are.same({ "intermediate_size", "n_inner" }, aliases.intermediate_size)
+    assert.are.same({ "num_experts", "n_routed_experts", "num_local_experts" }, aliases.num_experts)
+    assert.are.same({ "n_shared_experts", "num_shared_experts" }, aliases.num_shared_experts)
+    for _, f in ipairs(model_spec.ATTENTION.linear.dims) do assert.are.same({ f[1] }, aliases[f[1]]) end
+  end)
+
   it("a form refuses a model that lacks what it needs", function()
     local spec = nd.model("deepseek-ai/DeepSeek-V2-Lite"):spec()
     spec.intermediate_size = 0

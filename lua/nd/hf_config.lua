@@ -14,6 +14,7 @@
 
 local core = require "nd.core"
 local errors = require "nd.errors"
+local kinds = require "nd.model.kinds"
 
 local hf_config = {}
 
@@ -21,28 +22,31 @@ local function present(v)
   return v ~= nil and not core.isnull(v)
 end
 
--- Canonical text field -> its aliases, first stated wins (model-spec-census-train-yaml.md §a.3). Beyond
--- the reference's table:
+-- The lists in order, one after another.
+local function joined(...)
+  local out = {}
+  for _, list in ipairs({ ... }) do table.move(list, 1, #list, #out + 1, out) end
+  return out
+end
+
+-- Canonical text field -> its aliases, first stated wins (model-spec-census-train-yaml.md §a.3); a
+-- layer kind flavour's fields are its row's (nd.model.kinds: the feed-forward and the linear
+-- attention fields, with their config names). Beyond the reference's table:
 -- * GPT-2 names (n_embd, n_layer, n_head, n_inner, n_positions) come last:
 --   they are what GPT2Config's attribute_map points hidden_size etc. at.
 -- * Mixtral's `num_local_experts` is its expert count: MixtralConfig's
 --   attribute_map exposes it as `num_experts` (the reference could not
 --   confirm this; without it Mixtral would read as a dense model).
-hf_config.TEXT_ALIASES = {
+hf_config.TEXT_ALIASES = joined({
   { "hidden_size", "hidden_size", "n_embd" },
   { "num_hidden_layers", "num_hidden_layers", "n_layer" },
   { "num_attention_heads", "num_attention_heads", "n_head" },
   { "num_key_value_heads", "num_key_value_heads" },
-  { "head_dim", "head_dim" },
-  { "intermediate_size", "intermediate_size", "n_inner" },
+  { "head_dim", "head_dim" } },
+  kinds.aliases(kinds.FFN.dense), {
   { "vocab_size", "vocab_size" },
-  { "max_position_embeddings", "max_position_embeddings", "n_positions" },
-  { "num_experts", "num_experts", "n_routed_experts", "num_local_experts" },
-  { "num_experts_per_tok", "num_experts_per_tok" },
-  { "num_shared_experts", "n_shared_experts", "num_shared_experts" },
-  { "moe_intermediate_size", "moe_intermediate_size" },
-  { "shared_expert_intermediate_size", "shared_expert_intermediate_size" },
-  { "first_k_dense_replace", "first_k_dense_replace" },
+  { "max_position_embeddings", "max_position_embeddings", "n_positions" } },
+  kinds.aliases(kinds.FFN.moe), {
   { "mtp_depth", "mtp_depth", "num_nextn_predict_layers", "mtp_num_hidden_layers" },
   { "multiple_of", "multiple_of" },
   { "ffn_dim_multiplier", "ffn_dim_multiplier" },
@@ -57,16 +61,12 @@ hf_config.TEXT_ALIASES = {
   { "o_bias", "o_bias", "attention_bias" },
   { "mlp_bias", "mlp_bias" },
   { "qk_norm", "qk_norm", "use_qk_norm", "qk_layernorm" },
-  { "layer_types", "layer_types" },
-  { "linear_num_key_heads", "linear_num_key_heads" },
-  { "linear_key_head_dim", "linear_key_head_dim" },
-  { "linear_num_value_heads", "linear_num_value_heads" },
-  { "linear_value_head_dim", "linear_value_head_dim" },
-  { "linear_conv_kernel_dim", "linear_conv_kernel_dim" },
+  { "layer_types", "layer_types" } },
+  kinds.aliases(kinds.ATTENTION.linear), {
   -- the share of each head's width the rotary embedding turns (GPT-NeoX: rotary_pct)
   { "partial_rotary_factor", "partial_rotary_factor", "rotary_pct" },
   { "torch_dtype", "dtype", "torch_dtype" },
-}
+})
 
 -- Fields a composite (VL) config may state on the top level rather than in
 -- text_config: Qwen3-VL keeps tie_word_embeddings there, older VL

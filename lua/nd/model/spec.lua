@@ -11,37 +11,34 @@ local errors = require "nd.errors"
 local profiles = require "nd.profiles"
 local layer_stack = require "nd.layer_stack"
 local hf_config = require "nd.hf_config"
+local kinds = require "nd.model.kinds"
 
 local model_spec = {}
 
---- A layer kind's attention flavours (the C core's, nd.core.types.model.choices.attention),
--- each one row of what a model states for it: `dims`, its own fields (as FIELDS lists them:
--- name, type, "pos"), stated all or none, and needed by a stack with a kind of it; `what`,
--- its name in messages. The core prices each by its attention form (src/core/layer_kinds.c:
--- full attention, MLA, linear attention).
-model_spec.ATTENTION = {
-  full = { what = "full-attention", dims = {} },
-  -- the gated DeltaNet (model-spec-census-train-yaml.md §b.4 LinearAttentionDims)
-  linear = { what = "linear-attention", dims = {
-    { "linear_num_key_heads", "int", "pos" }, { "linear_key_head_dim", "int", "pos" },
-    { "linear_num_value_heads", "int", "pos" }, { "linear_value_head_dim", "int", "pos" },
-    { "linear_conv_kernel_dim", "int", "pos" } } },
-}
+--- A layer kind's attention and feed-forward flavours (the C core's,
+-- nd.core.types.model.choices), each one row of what a model states for it (nd.model.kinds).
+model_spec.ATTENTION = kinds.ATTENTION
+model_spec.FFN = kinds.FFN
+
+-- The lists in order, one after another.
+local function joined(...)
+  local out = {}
+  for _, list in ipairs({ ... }) do table.move(list, 1, #list, #out + 1, out) end
+  return out
+end
 
 -- The fields of a model spec in print order, with their type (model-spec-census-train-yaml.md §a.2):
 -- int (whole number; "pos": > 0 when stated, else >= 0), float, flag
--- (a real boolean), string, dtype, and the structured fields.
+-- (a real boolean), string, dtype, and the structured fields; the feed-forward flavours'
+-- fields are their rows' (dense, then after max_position_embeddings moe).
 -- learned_position_embeddings is ndlua's: the rows of a learned position
 -- table (GPT-2's wpe, n_positions rows) that rotary models lack.
-model_spec.FIELDS = {
+model_spec.FIELDS = joined({
   { "name", "string" }, { "arch", "string" },
   { "hidden_size", "int", "pos" }, { "num_hidden_layers", "int", "pos" },
   { "num_attention_heads", "int", "pos" }, { "num_key_value_heads", "int", "pos" },
-  { "head_dim", "int", "pos" }, { "vocab_size", "int", "pos" },
-  { "intermediate_size", "int" }, { "max_position_embeddings", "int", "pos" },
-  { "num_experts", "int" }, { "num_experts_per_tok", "int", "pos" },
-  { "num_shared_experts", "int" }, { "moe_intermediate_size", "int" },
-  { "shared_expert_intermediate_size", "int" }, { "first_k_dense_replace", "int" },
+  { "head_dim", "int", "pos" }, { "vocab_size", "int", "pos" } },
+  model_spec.FFN.dense.dims, { { "max_position_embeddings", "int", "pos" } }, model_spec.FFN.moe.dims, {
   { "mtp_depth", "int" },
   { "kv_lora_rank", "int" }, { "q_lora_rank", "int" }, { "qk_rope_head_dim", "int" },
   { "qk_nope_head_dim", "int" }, { "v_head_dim", "int", "pos" },
@@ -51,7 +48,7 @@ model_spec.FIELDS = {
   { "qk_norm", "flag" }, { "qkv_bias", "flag" }, { "o_bias", "flag" }, { "mlp_bias", "flag" },
   { "norm_bias", "flag" }, { "shared_expert_gate", "flag" }, { "layer_norms", "int" },
   { "torch_dtype", "dtype" },
-}
+})
 -- then the attention flavours' own fields, in the core's order of the flavours, and the structured ones
 for _, flavour in ipairs(core.types.model.choices.attention) do
   local dims = model_spec.ATTENTION[flavour].dims
@@ -69,12 +66,7 @@ end
 
 model_spec.REQUIRED = { "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size" }
 
--- The names of a flavour's own fields.
-local function dim_names(row)
-  local out = {}
-  for i, f in ipairs(row.dims) do out[i] = f[1] end
-  return out
-end
+local dim_names = kinds.dim_names
 
 --- Whether `key` is a model spec field.
 function model_spec.is_field(key)
