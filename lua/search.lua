@@ -283,9 +283,9 @@ local function balance_lines(s, info)
   if info.unbalanced > 0 then
     -- no silent cap: what the limit left at the even split
     local after, before = info.total - info.looked, info.unbalanced - (info.total - info.looked)
-    lines[#lines + 1] = string.format("not balanced (--balance-limit %d): the %d candidates after #%d of %d by the even "
-      .. "split's rank%s are priced at their even split; the top %d is that of balancing every candidate only if none "
-      .. "of them would rank there balanced (not checked)", info.limit, after, info.looked, info.total,
+    lines[#lines + 1] = string.format("not balanced (--balance-limit %d): the %d candidates after #%d of %d by the "
+      .. "even split's rank%s are priced at their even split; the top %d is that of balancing every candidate only "
+      .. "if none of them would rank there balanced (not checked)", info.limit, after, info.looked, info.total,
       before > 0 and string.format(" and %d pipelined ones before it", before) or "", info.shown)
   end
   return lines

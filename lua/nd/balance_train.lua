@@ -119,8 +119,11 @@ local function write_svg(path, opts, result, model, hw, profile)
   require("nd.svg").write(path, require("nd.balance_svg").draw {
     title = title, stages = p.stages, micro = p.micro, times = times, memory = memory,
     caption = function(span)
-      return ("1F1B order, the chunks of a stage drawn together; the pipeline %s, the step %s (with data-parallel "
-        .. "and optimizer seconds); white is the bubble"):format(units.seconds(span), units.seconds(step))
+      -- the drawing's order is 1F1B's whatever the run's schedule: its span
+      -- is that order's, the step the time model's of the run's schedule
+      return ("in 1F1B order, the chunks of a stage drawn together, it spans %s; the step is %s by the time "
+        .. "model (schedule %s, with data-parallel and optimizer seconds); white is the bubble"):format(
+        units.seconds(span), units.seconds(step), spec.pp_schedule or "1f1b")
     end,
     when = function(len, start) return ("%.4f s from %.4f s"):format(len, start) end,
   })

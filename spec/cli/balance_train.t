@@ -47,13 +47,16 @@ span is, by hand from the table's time column above, the 1F1B pipeline's
 sum + (m - 1) x max: 0.9728 + 1.0139 + 1.0611 + 1.0573 + 31 x 1.0611 =
 37.00 s; the step beside it (39.18 s) adds the data-parallel and optimizer
 seconds. Stage 3's first forward starts when stages 0-2 have done theirs.
+The drawing keeps 1F1B's order whatever the run's schedule; the caption
+names the schedule the step is priced by (DualPipeV's run below: its
+1F1B-ordered span is not its step).
 The bars carry the same activations (20.87, 21.36, 15.93, 8.14 GiB) as
 estimate.lua's table reading balanced.yaml back above:
 
   $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB --svg plan.svg | tail -1
   chart: plan.svg
-  $ grep -o 'the pipeline [0-9.]* s, the step [0-9.]* s' plan.svg
-  the pipeline 37.00 s, the step 39.18 s
+  $ grep -o 'it spans [0-9.]* s; the step is [0-9.]* s by the time model (schedule [a-z0-9_]*' plan.svg
+  it spans 37.00 s; the step is 39.18 s by the time model (schedule 1f1b
   $ grep -c '<title>stage [0-3] forward micro-batch' plan.svg
   128
   $ grep -c '<title>stage [0-3] backward micro-batch' plan.svg
@@ -71,6 +74,9 @@ estimate.lua's table reading balanced.yaml back above:
   $ grep -o 'capacity [0-9.]* GiB\|peak [0-9.]* GiB on stage [0-9]' plan.svg
   peak 39.87 GiB on stage 1
   capacity 40.00 GiB
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB -s 8 --schedule dualpipev --svg v.svg > /dev/null
+  $ grep -o '(schedule [a-z0-9_]*' v.svg
+  (schedule zero_bubble_v
 
 The JSON form: the offset and the recompute list under the reference's names
 (step_s 39.18 s, even_step_s 51.79 s, the solver's objective and solve_s left out
