@@ -16,7 +16,7 @@ CC       ?= cc
 # more candidates a second, make bench); no -ffast-math, so every number is
 # the -O2 build's, bit for bit (the bench's CSVs compare equal).
 OPT      ?= -O3
-DEPS     := liblua5.4-dev lua5.4 lua-lpeg libyaml-dev libcjson-dev lua-busted
+DEPS     := liblua5.4-dev lua5.4 libyaml-dev libcjson-dev lua-busted
 TEST_DEPS := python3-torch
 FUZZ_DEPS := clang libclang-rt-14-dev
 VALGRIND_DEPS := valgrind

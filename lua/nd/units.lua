@@ -1,32 +1,40 @@
 --- Memory sizes and times as text: parsing ("58GB", "60GiB", "1.5 TiB") and printing.
 -- Sizes are binary, as the reference planner and the trainers read them:
--- a GB is 2^30 bytes, as a GiB is. Parsing uses LPeg; nothing is `load`ed.
+-- a GB is 2^30 bytes, as a GiB is. Parsing uses string patterns; nothing
+-- is `load`ed.
 -- @module nd.units
 
-local lpeg = require "lpeg"
-
 local units = {}
-
-local P, R, S, C = lpeg.P, lpeg.R, lpeg.S, lpeg.C
-
-local space = S(" \t") ^ 0
-local digits = R("09") ^ 1
-local number = C(digits * (P(".") * digits) ^ -1 + P(".") * digits)
-
-local function ci(word)
-  local patt = P(true)
-  for ch in word:gmatch(".") do
-    patt = patt * S(ch:lower() .. ch:upper())
-  end
-  return patt
-end
 
 -- Powers of 1024 by unit; both the decimal-looking and the binary spellings
 -- mean binary multiples.
 local POWERS = { b = 0, k = 1, m = 2, g = 3, t = 4, p = 5 }
 
-local unit = C(S("kKmMgGtTpP")) * (ci("ib") + ci("b")) ^ -1 + C(S("bB")) + C(ci("bytes"))
-local size = space * number * space * unit ^ -1 * space * -1
+-- A size as written: blanks (spaces, tabs), a number (digits with an
+-- optional fraction, or a fraction alone), blanks, an optional unit (a
+-- letter of K M G T P, either case, with "iB" or "B" after it, or a lone
+-- "B"), blanks, and nothing else. Each step takes all it can and is not
+-- retried with less (as a PEG's possessive repetition and ordered choice:
+-- "512 bytes" is no size, its "b" being a unit followed by more letters).
+-- Returns the number's text and the unit's first letter (nil without a
+-- unit), or nil when the text is no size.
+local function match_size(text)
+  local at = text:match("^[ \t]*()")
+  local value, after = text:match("^(%d+%.%d+)()", at)
+  if not value then value, after = text:match("^(%d+)()", at) end
+  if not value then value, after = text:match("^(%.%d+)()", at) end
+  if not value then return nil end
+  at = text:match("^[ \t]*()", after)
+  local u, past = text:match("^([kKmMgGtTpP])()", at)
+  if u then
+    at = text:match("^[iI][bB]()", past) or text:match("^[bB]()", past) or past
+  else
+    u, past = text:match("^([bB])()", at)
+    if u then at = past end
+  end
+  if not text:find("^[ \t]*$", at) then return nil end
+  return value, u
+end
 
 --- Parses a memory size into bytes (an integer).
 -- @tparam string|number text "58GB", "60GiB", "1.5 TiB", "512MB", "1024" (bytes)
@@ -41,7 +49,7 @@ function units.parse_bytes(text)
   if type(text) ~= "string" then
     return nil, "a size is text such as 58GB or 60GiB"
   end
-  local value, u = size:match(text)
+  local value, u = match_size(text)
   if not value then
     return nil, string.format("'%s' is no memory size; write a number and a unit, such as 58GB, 60GiB or 512MiB", text)
   end
@@ -60,7 +68,7 @@ end
 -- @treturn string|nil the note
 function units.unit_note(text)
   if type(text) ~= "string" then return nil end
-  local _, u = size:match(text)
+  local _, u = match_size(text)
   if not u or u:sub(1, 1):lower() == "b" then return nil end
   local letter = u:sub(1, 1):upper()
   if text:lower():find("ib") then return nil end
@@ -71,7 +79,7 @@ end
 -- on the command line or in a yaml must: a bare "58" is refused.
 function units.has_unit(text)
   if type(text) ~= "string" then return false end
-  local _, u = size:match(text)
+  local _, u = match_size(text)
   return u ~= nil
 end
 
