@@ -1,10 +1,13 @@
 /* chunks.c: loading a Lua file from the compiled form ndlua was built with. */
 #include "chunks.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 
@@ -95,25 +98,30 @@ static const chunk_record *find_record(const unsigned char *text, size_t n)
     return NULL;
 }
 
-/* The file's bytes when it is a regular file of a compiled file's length,
- * newly allocated (its length in *n); else NULL. */
-static unsigned char *read_candidate(const char *path, size_t *n)
+/* The bytes of the open file fd when it is a regular file of a compiled
+ * file's length, newly allocated (its length in *n); else NULL. Closes fd.
+ * One read of one byte more than fstat's size: a regular file reads short
+ * only at its end (POSIX read), so getting exactly that size means the
+ * file held those bytes and no more when read. */
+static unsigned char *read_candidate(int fd, size_t *n)
 {
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || !any_of_size((size_t)st.st_size))
-        return NULL;
-    size_t size = (size_t)st.st_size;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    unsigned char *text = malloc(size + 1);
-    size_t got = text != NULL ? fread(text, 1, size + 1, f) : 0;
-    fclose(f);
-    if (got != size) { /* a read error, or the file changed meanwhile */
-        free(text);
-        return NULL;
+    unsigned char *text = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && any_of_size((size_t)st.st_size)) {
+        size_t size = (size_t)st.st_size;
+        text = malloc(size + 1);
+        ssize_t got = -1;
+        if (text != NULL)
+            do
+                got = read(fd, text, size + 1);
+            while (got < 0 && errno == EINTR);
+        if (got < 0 || (size_t)got != size) { /* a read error, or the file changed meanwhile */
+            free(text);
+            text = NULL;
+        }
+        *n = size;
     }
-    *n = size;
+    close(fd);
     return text;
 }
 
@@ -164,12 +172,11 @@ static int load_named(lua_State *L, const chunk_record *r, const char *path)
     return 1;
 }
 
-int chunks_load(lua_State *L, const char *path)
+/* chunks_load of the file open as fd (closed here), read from path. */
+static int load_open(lua_State *L, int fd, const char *path)
 {
-    if (!probe_matches(L))
-        return 0;
     size_t n = 0;
-    unsigned char *text = read_candidate(path, &n);
+    unsigned char *text = read_candidate(fd, &n);
     if (text == NULL)
         return 0;
     const chunk_record *r = find_record(text, n);
@@ -177,23 +184,59 @@ int chunks_load(lua_State *L, const char *path)
     return r != NULL && load_named(L, r, path);
 }
 
+int chunks_load(lua_State *L, const char *path)
+{
+    if (!probe_matches(L))
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd >= 0 && load_open(L, fd, path);
+}
+
 int chunks_loadfile(lua_State *L, const char *path)
 {
     return chunks_load(L, path) ? LUA_OK : luaL_loadfilex(L, path, "t");
 }
 
-/* The searcher: upvalues the searcher it replaces, the package table and
- * package.searchpath as it was at start. */
+/* The file package.searchpath(name, path) finds, as Lua 5.4's loadlib.c
+ * searchpath finds it: each "." of the name made a "/", every "?" of path
+ * replaced by the name, then each of the ";"-separated names in turn; the
+ * first that opens for reading is the file. Pushes its name and returns
+ * it open (a descriptor), or pushes nothing and returns -1. */
+static int open_on_path(lua_State *L, const char *name, const char *path)
+{
+    int base = lua_gettop(L);
+    const char *names = luaL_gsub(L, path, LUA_PATH_MARK, luaL_gsub(L, name, ".", LUA_DIRSEP));
+    for (const char *f = names;; f++) {
+        const char *end = strchr(f, *LUA_PATH_SEP);
+        if (end == NULL)
+            end = f + strlen(f);
+        const char *file = lua_pushlstring(L, f, (size_t)(end - f));
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            lua_replace(L, base + 1);
+            lua_settop(L, base + 1);
+            return fd;
+        }
+        lua_pop(L, 1);
+        if (*end == '\0')
+            break;
+        f = end;
+    }
+    lua_settop(L, base);
+    return -1;
+}
+
+/* The searcher: upvalues the searcher it replaces and the package table.
+ * A module whose file (the one the Lua searcher would read) is a compiled
+ * file loads from its compiled form; any other goes to that searcher. */
 static int search_compiled(lua_State *L)
 {
-    luaL_checkstring(L, 1);
+    const char *name = luaL_checkstring(L, 1);
     lua_settop(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(3));
-    lua_pushvalue(L, 1);
-    if (lua_getfield(L, lua_upvalueindex(2), "path") == LUA_TSTRING) {
-        lua_call(L, 2, 1);
-        if (lua_type(L, 2) == LUA_TSTRING && chunks_load(L, lua_tostring(L, 2))) {
-            lua_insert(L, 2); /* the function, then the file name, as the Lua searcher returns */
+    if (probe_matches(L) && lua_getfield(L, lua_upvalueindex(2), "path") == LUA_TSTRING) {
+        int fd = open_on_path(L, name, lua_tostring(L, 2));
+        if (fd >= 0 && load_open(L, fd, lua_tostring(L, 3))) {
+            lua_insert(L, 3); /* the function, then the file name, as the Lua searcher returns */
             return 2;
         }
     }
@@ -210,11 +253,9 @@ void chunks_install(lua_State *L)
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     if (lua_getfield(L, -1, "package") == LUA_TTABLE && lua_getfield(L, -1, "searchers") == LUA_TTABLE &&
         lua_rawgeti(L, -1, 2) == LUA_TFUNCTION) {
-        lua_pushvalue(L, -3);                        /* the package table */
-        if (lua_getfield(L, -1, "searchpath") == LUA_TFUNCTION) {
-            lua_pushcclosure(L, search_compiled, 3); /* searcher package searchpath */
-            lua_rawseti(L, -2, 2);
-        }
+        lua_pushvalue(L, -3);                    /* the package table */
+        lua_pushcclosure(L, search_compiled, 2); /* searcher package */
+        lua_rawseti(L, -2, 2);
     }
     lua_settop(L, top);
 }
