@@ -73,9 +73,17 @@ static void *take(state_heap *h, size_t c)
     return p;
 }
 
-void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+/* state_heap_alloc but for its common cases (below). Kept out of line
+ * (GCC's and Clang's noinline attribute), so that those cases save no
+ * register for this one's calls: 0.25 M of estimate.lua's instructions. */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+static void *resize(state_heap *h, void *ptr, size_t osize, size_t nsize) OUT_OF_LINE;
+static void *resize(state_heap *h, void *ptr, size_t osize, size_t nsize)
 {
-    state_heap *h = ud;
     size_t oc = ptr != NULL ? class_of(osize) : 0; /* with no block, osize is the kind of object */
     size_t nc = class_of(nsize);
     if (nc == 0) {
@@ -102,6 +110,30 @@ void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             release(h, ptr, oc);
     }
     return p;
+}
+
+void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    state_heap *h = ud;
+    /* the common cases: a new small block from its class's list or from
+     * the piece, and a small block freed (n - 1 < SMALL: n is 1 .. SMALL) */
+    if (ptr == NULL && nsize - 1 < STATE_HEAP_SMALL) {
+        size_t c = (nsize + STATE_HEAP_GRAIN - 1) / STATE_HEAP_GRAIN, size = c * STATE_HEAP_GRAIN;
+        void *p = h->free_lists[c];
+        if (p != NULL) {
+            h->free_lists[c] = *(void **)p;
+            return p;
+        }
+        if (h->next != NULL && (size_t)(h->end - h->next) >= size) {
+            p = h->next;
+            h->next += size;
+            return p;
+        }
+    } else if (nsize == 0 && ptr != NULL && osize - 1 < STATE_HEAP_SMALL) {
+        release(h, ptr, (osize + STATE_HEAP_GRAIN - 1) / STATE_HEAP_GRAIN);
+        return NULL;
+    }
+    return resize(h, ptr, osize, nsize);
 }
 
 void state_heap_free(state_heap *h)
