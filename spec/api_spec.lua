@@ -384,19 +384,20 @@ describe("what require 'nd' leaves unloaded", function()
     p:close()
   end)
 
-  it("nd.svg, nd.study.charts, nd.census and nd.census.record load at their first use", function()
-    -- a fresh ndlua: after require 'nd' none of the four is loaded (estimate.lua's start relies on it); a
+  it("nd.svg, nd.study.charts, nd.census, nd.census.record and nd.study.format load at their first use", function()
+    -- a fresh ndlua: after require 'nd' none of the five is loaded (estimate.lua's start relies on it); a
     -- name of nd.svg's module that its checked wrapper does not hold (PALETTE) loads nd.svg, drawing a chart
-    -- through nd.study loads nd.study.charts, and a name of nd.census (beside) loads nd.census
+    -- through nd.study loads nd.study.charts (and nd.study.format, which it requires), and a name of
+    -- nd.census (beside) loads nd.census
     local code = "local nd = require 'nd'; local function loaded() local t = {} "
-      .. "for i, m in ipairs { 'nd.svg', 'nd.study.charts', 'nd.census', 'nd.census.record' } do "
+      .. "for i, m in ipairs { 'nd.svg', 'nd.study.charts', 'nd.census', 'nd.census.record', 'nd.study.format' } do "
       .. "t[i] = package.loaded[m] ~= nil and 'y' or 'n' end return table.concat(t) end "
       .. "local before = loaded(); local palette = #nd.svg.PALETTE; local svg = loaded(); "
       .. "nd.study.svg_bars { rows = { { x = 'a', y_s = 1 } }, x = 'x', y = 'y_s' }; local charts = loaded(); "
       .. "local beside = type(nd.census.beside); print(before, palette, svg, charts, beside, loaded())"
     local p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
     -- svg.PALETTE holds 10 colours (lua/nd/svg.lua); nd.census requires nd.census.record
-    assert.are.equal("nnnn\t10\tynnn\tyynn\tfunction\tyyyy\n", p:read("a"))
+    assert.are.equal("nnnnn\t10\tynnnn\tyynny\tfunction\tyyyyy\n", p:read("a"))
     p:close()
   end)
 

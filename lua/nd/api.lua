@@ -13,7 +13,6 @@ local train_yaml = require "nd.train_yaml"
 local warnings = require "nd.warnings"
 local hardware = require "nd.hardware"
 local errors = require "nd.errors"
-local format = require "nd.study.format"
 local models = require "nd.model"
 local table_report = require "nd.report.table"
 local files = require "nd.files"
@@ -190,6 +189,7 @@ function api.write_csv(path, rows, columns)
     return write_text(path, table.concat(lines, "\n") .. "\n", "the CSV")
   end
   local csv_cell = require("nd.report.csv").cell
+  local format = require "nd.study.format" -- loaded here: nd's start writes no CSV
   local cols = format.columns(columns, rows)
   local lines, head = {}, {}
   for j, col in ipairs(cols) do head[j] = csv_cell(col.key) end

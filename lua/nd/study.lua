@@ -18,10 +18,10 @@
 -- @module nd.study
 
 local check = require "nd.api.check"
-local format = require "nd.study.format"
-
--- nd.study.charts (and nd.svg with it) load at the first chart drawn:
--- most scripts never draw one.
+-- nd.study.format loads at the first table or value formatted, and
+-- nd.study.charts (and nd.svg with it) at the first chart drawn: nd holds
+-- nd.study, and estimate.lua and most scripts use neither.
+local function format() return require "nd.study.format" end
 local function charts() return require "nd.study.charts" end
 
 local study = {}
@@ -92,14 +92,15 @@ function study.compare(items, fields)
       error(string.format("study.compare: items[%d] must be {label, values}, a name and a table of results", i), 2)
     end
   end
-  local cols = format.columns(fields, { items[1][2] })
+  local fmt = format()
+  local cols = fmt.columns(fields, { items[1][2] })
   local columns = { { key = "field", title = "" } }
   for i, item in ipairs(items) do columns[i + 1] = { key = tostring(item[1]), unit = "row" } end
   local rows = {}
   for r, col in ipairs(cols) do
     local row = { field = col.title, unit = col.unit, largest = 0 }
     for _, item in ipairs(items) do
-      local v = format.get(item[2], col.key)
+      local v = fmt.get(item[2], col.key)
       if col.format then v = col.format(v, item[2]) end
       row[tostring(item[1])] = v
       if type(v) == "number" then row.largest = math.max(row.largest, math.abs(v)) end
@@ -117,7 +118,7 @@ end
 function study.format_table(rows, columns)
   check.arg("study.format_table", 1, "rows", rows, "table")
   check.arg("study.format_table", 2, "columns", columns, "table", true)
-  return format.lines(rows, columns)
+  return format().lines(rows, columns)
 end
 
 --- Prints a table with units: bytes in MiB or GiB, seconds as "s".
@@ -130,7 +131,7 @@ function study.print_table(rows, columns, opts)
   opts = check.options("study.print_table", 3, opts, { title = "string", out = "any" })
   local out = opts.out or io.stdout
   if opts.title then out:write(opts.title, "\n") end
-  for _, line in ipairs(format.lines(rows, columns)) do out:write(line, "\n") end
+  for _, line in ipairs(format().lines(rows, columns)) do out:write(line, "\n") end
 end
 
 local function chart_opts(fname, o)
@@ -177,12 +178,16 @@ end
 -- labels of sequence lengths.
 function study.k(n)
   if math.type(n) == "integer" and n >= 1024 and n % 1024 == 0 then return (n // 1024) .. "K" end
-  return format.plain(n)
+  return format().plain(n)
 end
 
 --- The unit a key's name implies (bytes, s, %, tokens/s, params), or nil.
-study.unit_of = format.unit_of
+function study.unit_of(...)
+  return format().unit_of(...)
+end
 --- A number in a unit, with the unit: `study.value(3 * 2^30, "bytes")` is "3.00 GiB".
-study.value = format.value
+function study.value(...)
+  return format().value(...)
+end
 
 return study
