@@ -201,6 +201,31 @@ describe("a whole step priced by hand (nd.core.step_time)", function()
     assert.is_true(math.abs(t.parts.dp_s - 5.67109632e-4) < 1e-15)
   end)
 
+  it("DeepSpeed ZeRO-3's gradient buckets: the last bucket's reduce-scatter is what the backward leaves", function()
+    -- 4 layers, FSDP over 2, one stage: W = 4·65664 + 2·64000 = 390656, u = 4; gather = regather =
+    -- scatter = 1/2 · 390656 · 2 B at 1 GB/s = 3.90656e-4 s; forward (4·147456 + 128000)·128/1e12 =
+    -- 9.1881472e-5 s, backward twice that. Forward (3/4)(3.90656e-4 - 9.1881472e-5) = 2.24080896e-4 s
+    -- + its edge 3.90656e-4/4 = 9.7664e-5 s; backward (3/4)(7.81312e-4 - 1.83762944e-4) = 4.48161792e-4 s
+    -- + its edge: one layer's 9.7664e-5 s (FSDP2), or a last bucket of 200000 of the 390656 parameters,
+    -- 3.90656e-4 · 200000/390656 = 2e-4 s.
+    local four = tiny.dense { num_hidden_layers = 4 }
+    local fields = { seq_length = 128, dp = 2, optimizer_parallel = true, optimizer_shard = 2,
+                     grad_shard_as_params = true, reshard_params = true, fsdp_prefetch = true }
+    local t = core.step_time(four, nd.run(fields), hw)
+    assert.is_true(math.abs(t.parts.dp_s - 8.67570688e-4) < 1e-15)
+    fields.reduce_bucket = 200000
+    t = core.step_time(four, nd.run(fields), hw)
+    assert.is_true(math.abs(t.parts.dp_s - 9.69906688e-4) < 1e-15)
+    -- a bucket smaller than a layer leaves the layer's share (1/4): as without buckets
+    fields.reduce_bucket = 50000
+    t = core.step_time(four, nd.run(fields), hw)
+    assert.is_true(math.abs(t.parts.dp_s - 8.67570688e-4) < 1e-15)
+    -- the DeepSpeed profile states 5e8-element buckets (reduce_bucket_size's default) and the prefetch
+    local spec = require("nd").run({ runtime = "deepspeed", dp = 2, zero = 3, seq_length = 128 }, four):spec()
+    assert.are.equal(500000000, spec.reduce_bucket)
+    assert.is_true(spec.fsdp_prefetch)
+  end)
+
   it("PP: the slowest stage sets the pace, the first micro-batch fills the pipe", function()
     -- pp 2, m 4: stage 0 holds layer 1 and the embedding, stage 1 layer 2 and the head (the straggler);
     -- each sends 2 · 128 · 64 · 2 B = 32768 B a micro-batch; stage times X0 = 3·147456·128/1e12 + s,

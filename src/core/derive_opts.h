@@ -52,11 +52,16 @@ typedef struct {
      * without grad_shard they stay whole over DP, the embedding's too,
      * though the parallel optimizer shards the weights themselves */
     bool grad_shard_opt_group;
-    /* FSDP2's prefetch: each unit's all-gather issued one unit ahead and its
-     * reduce-scatter on its own stream, so the DP collectives are priced by
-     * the compute that hides them (timing.c dp_exposed_seconds) rather than
-     * at the fixed overlap share */
+    /* FSDP2's prefetch (or DeepSpeed ZeRO-3's with overlap_comm): each
+     * unit's all-gather issued ahead of it and its reduce-scatter on its own
+     * stream, so the DP collectives are priced by the compute that hides
+     * them (timing.c dp_exposed_seconds) rather than at the fixed share */
     bool fsdp_prefetch;
+    /* with fsdp_prefetch: the parameters a gradient bucket gathers before
+     * its reduce-scatter is issued (DeepSpeed ZeRO-3's reduce_bucket_size),
+     * so the last bucket's is what the backward leaves exposed; 0: one
+     * unit's (FSDP2 reduces each unit on its own) */
+    int64_t reduce_bucket;
     /* the parallel optimizer shards the embedding over the optimizer shard
      * group (optimizer_ranks), as every other parameter, not over the whole
      * data-parallel degree: MindSpore cuts each parameter's repeated devices

@@ -939,9 +939,30 @@ double exposed_seconds(double comm, double compute, double units)
     return comm > compute ? (u - 1.0) / u * (comm - compute) : 0.0;
 }
 
+/* The share of a backward's reduce-scatter left after its compute: the
+ * last unit's, 1/u, or where the runtime fills buckets of B parameters
+ * before reducing them (reduce_bucket: DeepSpeed ZeRO-3's reduce_bucket_size,
+ * deepspeed/runtime/zero/stage3.py reduce_independent_p_g_buckets_and_remove_grads
+ * issues a bucket once the next gradient would overflow it, and
+ * independent_gradient_partition_epilogue reduces the partial last one and
+ * waits for the stream) the last bucket's, B/W of the W parameters, at
+ * most all of them. */
+static double last_reduce_share(const run_t *r, double w, double u)
+{
+    double share = 1.0 / u;
+    if (r->sharding.reduce_bucket > 0 && w > 0) {
+        double bucket = (double)r->sharding.reduce_bucket / w;
+        if (bucket > 1.0)
+            bucket = 1.0;
+        if (bucket > share)
+            share = bucket;
+    }
+    return share;
+}
+
 /* The DP seconds a step exposes, on the stage with the most weights W, u
  * its layers (the units FSDP gathers one by one).
- * FSDP2 (fsdp_prefetch; PyTorch torch/distributed/fsdp/_fully_shard/
+ * FSDP2 and DeepSpeed ZeRO-3 (fsdp_prefetch; PyTorch torch/distributed/fsdp/_fully_shard/
  * _fsdp_param_group.py and _fsdp_state.py): each unit's all-gather runs on
  * its own stream, issued one unit ahead (forward: implicit prefetch as the
  * CPU runs ahead of the GPU; backward: the explicit prefetch of the next
@@ -962,8 +983,14 @@ double exposed_seconds(double comm, double compute, double units)
  * once a step, behind the first micro-batch's forward, and where the
  * gradients stay unsharded (pp_unsharded_grads) the whole reduce-scatter
  * runs once, after the last backward, with no compute left to hide it.
- * Every other run (DDP, ZeRO-1/2, Megatron's buckets, FSDP1, DeepSpeed,
- * MindSpore): dp_traffic_bytes at the spanning level's bandwidth, hidden at
+ * DeepSpeed ZeRO-3 prefetches the parameters of the coming submodules
+ * (PartitionedParameterCoordinator, up to stage3_prefetch_bucket_size of
+ * them) and, overlap_comm being on by default at stage 3
+ * (deepspeed/runtime/zero/config.py overlap_comm_valid), reduces its
+ * gradient buckets on their own stream during the backward; the backward's
+ * exposed edge is then its last bucket (last_reduce_share).
+ * Every other run (DDP, ZeRO-1/2, Megatron's buckets, FSDP1, MindSpore, HyperParallel):
+ * dp_traffic_bytes at the spanning level's bandwidth, hidden at
  * the device's or runtime's fixed share (overlap.dp), as before. */
 static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, const hardware_t *hw)
 {
@@ -987,7 +1014,7 @@ static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, con
     if (d->grads_whole_pp)
         exposed += m * exposed_seconds(regather, p->hide_backward, u) + scatter;
     else
-        exposed += m * (exposed_seconds(regather + scatter, p->hide_backward, u) + scatter / u);
+        exposed += m * (exposed_seconds(regather + scatter, p->hide_backward, u) + scatter * last_reduce_share(r, w, u));
     int64_t replicas = r->dp / shards;
     if (replicas > 1)
         exposed += seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * reduce,

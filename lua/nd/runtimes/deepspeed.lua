@@ -21,6 +21,16 @@ return {
       flash_attention = true,
     },
     loss = { loss_upcast = true, loss_inplace_grad = false },
+    -- ZeRO-3 (zero = 3) prefetches the coming submodules' parameters
+    -- (PartitionedParameterCoordinator, stage3_prefetch_bucket_size) and,
+    -- overlap_comm being on by default at stage 3 (zero/config.py
+    -- overlap_comm_valid), reduce-scatters its gradients in buckets of
+    -- reduce_bucket_size = 5e8 elements (zero/config.py) on their own stream
+    -- during the backward, the last bucket after it (stage3.py
+    -- independent_gradient_partition_epilogue): its collectives are priced by
+    -- the compute that hides them (src/core/timing.c dp_exposed_seconds).
+    -- ZeRO-1/2 keep the fixed overlap share.
+    sharding = { fsdp_prefetch = true, reduce_bucket = 500000000 },
     allocator = { fragmentation = 0 },
   },
   -- DeepSpeed's PipelineEngine runs ZeRO stage 0 or 1 only: its __init__
