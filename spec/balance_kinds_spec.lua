@@ -368,6 +368,61 @@ describe("balance with layer kinds in model order", function()
     for _, name in ipairs(OPTIONS) do assert.is_true(seen[name], name .. " never chosen") end
   end)
 
+  it("agrees with exhaustive enumeration at I = 2 on 60 longer bodies (S 2-3, 13-16 layers), where the bounds prune", function()
+    -- The solver tries each start of chunk 2 from the even split outward and
+    -- drops a partial plan whose lower bound (the stages so far, plus the rest
+    -- at its least seconds under the pooled memory of the stages left) cannot
+    -- beat the best plan yet; these bodies are long enough that it does.
+    local r = rng(20261207)
+    local feasible = 0
+    for n = 1, 60 do
+      local p = problem(r)
+      p.stages, p.chunks = r(2, 3), 2
+      local inflight = {}
+      for s = 1, p.stages do
+        inflight[s] = { p.stages + r(0, 2), r(1, p.stages) } -- the first chunk keeps more, as interleaved 1F1B does
+      end
+      p.inflight, p.tail_stage = inflight, p.tail_stage and 1 or nil
+      local N = r(13, 16)
+      p.sequence = {}
+      for i = 1, N do p.sequence[i] = i <= r(1, 4) and 1 or (i == N and #p.kinds or r(1, 2) == 1 and 2 or 1) end
+      p.limit = r(20, 12 * N)
+      local want = enumerate(p)
+      local got = core.balance(p)
+      local where = ("problem %d: S=%d N=%d limit=%s"):format(n, p.stages, N, p.limit)
+      assert.is_true(got.optimal, where)
+      if want == nil then
+        assert.is_false(got.feasible, where)
+      else
+        feasible = feasible + 1
+        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
+        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
+        local ok, step = evaluate(p, got)
+        assert.is_true(ok, where .. ": the plan breaks a rule")
+        assert.near(want, step, 1e-9 * math.max(1, want), where)
+      end
+    end
+    assert.is_true(feasible >= 30, "feasible " .. feasible)
+  end)
+
+  it("prices far fewer moves on a DeepSeek-V3-like body at I = 2 (scripts/bench.lua's case)", function()
+    -- 3 dense, 57 MoE, 1 MTP-like layer over 16 stages, 2 chunks, 40000 MB:
+    -- every chunk start has about 1000 states a stage with tens of moves
+    -- each, so the program without its bounds prices millions of moves (and
+    -- took 0.6 s); the bounds leave under half a million. A count, not a time.
+    local dense = { stat = 800, fwd = 1, act = { off = 900, selective = 500, full = 60 }, time = { off = 3, selective = 3.1, full = 4 } }
+    local moe = { stat = 2600, fwd = 2, act = { off = 1200, selective = 700, full = 70 }, time = { off = 5, selective = 5.2, full = 7 } }
+    local mtp = { stat = 3000, fwd = 2, act = { off = 1500, full = 90 }, time = { off = 6, full = 8 } }
+    local seq, inflight = {}, {}
+    for i = 1, 61 do seq[i] = i <= 3 and 1 or i == 61 and 3 or 2 end
+    for s = 1, 16 do inflight[s] = { 16, 16 } end
+    local a, b = core.balance_coeffs { pp = 16, vpp = 2, micro = 32 }
+    local got = core.balance { stages = 16, chunks = 2, micro = 32, limit = 40000, kinds = { dense, moe, mtp },
+                               sequence = seq, inflight = inflight, coef_sum = a, coef_max = b }
+    assert.is_true(got.feasible and got.optimal)
+    assert.is_true(got.moves < 500000, "moves priced: " .. tostring(got.moves))
+  end)
+
   -- By hand: dense D (stat 1; off: act 4, time 3; full: act 1, time 4) then
   -- MoE M (stat 3; off: act 2, time 5; full: act 1, time 6); D D M M M M on
   -- 2 stages keeping 2 and 1 micro-batches, limit 20, step = max T.

@@ -197,7 +197,8 @@ static void push_kind_cells(lua_State *L, const bal_problem *p, const int *n, in
  * with kinds kind_cells[stage][chunk][kind] = {option = n}; where layers may offload, offload[stage][chunk]
  * = {option = n} (of cells, those offloaded; with kinds also kind_offload); runs[stage][chunk] = {first, count} (body
  * layers in model order, 1-based); stage_time, stage_mem, bad_stage (1-based) / bad_need, capacity
- * (−1: the stages fit apart but no split in model order fits them all), explored, solve_s. */
+ * (−1: the stages fit apart but no split in model order fits them all), explored, solve_s; where the
+ * kinds solver ran, moves (the moves of a stage its proof priced). */
 static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, double solve_s)
 {
     lua_createtable(L, 0, 10);
@@ -205,6 +206,8 @@ static void push_plan(lua_State *L, const bal_problem *p, const bal_plan *pl, do
     field_set_bool(L, "optimal", pl->optimal);
     field_set_number(L, "solve_s", solve_s);
     field_set_int(L, "explored", pl->explored);
+    if (pl->moves > 0)
+        field_set_int(L, "moves", pl->moves);
     if (!pl->feasible) {
         if (pl->bad_stage >= 0) {
             field_set_int(L, "bad_stage", pl->bad_stage + 1);

@@ -17,8 +17,21 @@
  * the state after stage s is where each chunk's run has reached; a dynamic
  * program keeps at every state the Pareto set of (Σ T, max T) of the stages
  * so far, which is exact for a·Σ T + b·max T with a, b ≥ 0 (a label another
- * equals or beats in both can never lead to a better step). */
+ * equals or beats in both can never lead to a better step).
+ *
+ * What keeps it fast, each step exact: the chunk starts are tried from the
+ * even split outward, the first against its own even split's step, so an
+ * incumbent plan exists from the start; a label is dropped when a lower
+ * bound on every plan it leads to cannot beat the incumbent (the stages so
+ * far, plus bal_rest_bound's least seconds for the layers left, balance_rest.h);
+ * the moves out of a state stop growing a cell once a move cannot fit or
+ * cannot beat the incumbent (expand: a proof that no larger move can); and a
+ * stage's least time is remembered by what its cells hold (balance_runs.h),
+ * which the many chunk starts share. */
 #include "balance_solvers.h"
+
+#include "balance_rest.h"
+#include "balance_runs.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -54,6 +67,13 @@ typedef struct {
     double *fixed_stat, *fixed_act, *fixed_time; /* [s]: what the pinned layers bring */
     unsigned char *pinned; /* [cell] */
     double limit;         /* the limit with the rounding allowance of fits() */
+    double *fastest;      /* [i], i = 0..N: Σ over body layers [0, i) of each one's fastest choice */
+    double *fixed_after;  /* [s], s = 0..S: Σ fixed_time over stages s.. */
+    bal_runs runs;        /* the body's runs numbered by their counts of each kind */
+    bal_rest rest;        /* the bound on the stages still to lay out */
+    double *memo;         /* [(s · C + id of chunk 1's run) · C + id of chunk 0's] (I ≤ 2), or NULL */
+    unsigned char *known; /* [as memo]: whether memo holds the stage's least time */
+    long moves;           /* stage_time calls: the moves priced */
     group *g;             /* scratch: up to I · K groups */
     double *rest_time, *rest_act;
     int *pick, *best_pick;
@@ -248,6 +268,27 @@ static double stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc
     return ks->fixed_time[s] + w.best;
 }
 
+/* stage_cost's time alone, remembered by the stage and what each of its
+ * cells holds (a run's counts of each kind are all stage_cost reads of it). */
+static double stage_time(ksolver *ks, int s, const int *b, const int *e)
+{
+    ks->moves++;
+    if (ks->memo == NULL)
+        return stage_cost(ks, s, b, e, NULL, NULL);
+    size_t at = (size_t)s;
+    for (int v = ks->I - 1; v >= 0; v--) {
+        int id = bal_runs_id(&ks->runs, b[v], e[v]);
+        if (id < 0)
+            return INFINITY; /* its layers alone overfill any cell */
+        at = at * (size_t)ks->runs.count + (size_t)id;
+    }
+    if (!ks->known[at]) {
+        ks->memo[at] = stage_cost(ks, s, b, e, NULL, NULL);
+        ks->known[at] = 1;
+    }
+    return ks->memo[at];
+}
+
 /* ---- the program over the stages, for one choice of chunk starts ---- */
 
 typedef struct {
@@ -265,13 +306,43 @@ typedef struct {
     int *q;          /* [I + 1]: chunk v runs over body layers [q[v], q[v + 1]) */
     size_t *stride;  /* [I + 1]: state index = Σ (pos[v] − q[v]) · stride[v] */
     size_t states;
-    labels *lab;     /* [(S + 1) · states] */
+    labels *lab;     /* [(S + 1) · states] of lab_size, kept from run to run (so are its lists) */
+    double *later;   /* [as lab]: bal_rest_bound of the state, NAN until needed */
+    size_t lab_size;
     double a, b, incumbent;
-    int *pos, *next; /* [I] */
+    int *pos, *next, *lo, *hi; /* [I] */
     long runs;       /* chunk starts tried */
 } program;
 
 static double score(const program *pg, double sum, double max) { return pg->a * sum + pg->b * max; }
+
+/* The rounding allowance of the pruning tests below: a bound that exceeds the
+ * incumbent by less may be the incumbent's own plan summed in another order. */
+static double slack(const program *pg) { return 1e-9 * (fabs(pg->incumbent) > 1 ? fabs(pg->incumbent) : 1); }
+
+/* The least forward + backward seconds stages s.. can take when each chunk v
+ * has reached at[v]: every later body layer at its fastest choice, plus the
+ * pinned layers of those stages (memory left out, so never more than the truth). */
+static double rest_time(const ksolver *ks, const program *pg, int s, const int *at)
+{
+    double r = ks->fixed_after[s];
+    for (int v = 0; v < ks->I; v++)
+        r += ks->fastest[pg->q[v + 1]] - ks->fastest[at[v]];
+    return r;
+}
+
+/* A lower bound on the step of every plan whose first s stages took sum in
+ * all and max at most, with rest (rest_time) still to come: Σ T ≥ sum + rest;
+ * max T ≥ max, ≥ the mean of all S stages, ≥ the mean of the S − s left. */
+static double bound(const program *pg, int S, int s, double sum, double max, double rest)
+{
+    double total = sum + rest, most = max;
+    if (total / S > most)
+        most = total / S;
+    if (s < S && rest / (S - s) > most)
+        most = rest / (S - s);
+    return score(pg, total, most);
+}
 
 /* Adds (sum, max) to L unless a label there equals or beats it; drops those it beats. */
 static int insert_label(labels *L, label x)
@@ -310,59 +381,138 @@ static void decode(const program *pg, int I, size_t at, int *pos)
         pos[v] = pg->q[v] + (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v]));
 }
 
-/* Whether a cell of stage s other than chunk 0's is left empty where it may not be. */
-static int empty_beyond_first(const ksolver *ks, int s, const int *b, const int *e)
+/* The first chunk whose cell of stage s is left empty where it may not be, or −1. */
+static int first_empty(const ksolver *ks, int s, const int *b, const int *e)
 {
-    for (int v = 1; v < ks->I; v++)
+    for (int v = 0; v < ks->I; v++)
         if (e[v] == b[v] && !ks->pinned[v * ks->S + s])
-            return 1;
+            return v;
+    return -1;
+}
+
+/* Extends every label of from by a stage of time t into the state next,
+ * those that bal_rest_bound shows cannot beat the incumbent left out. */
+static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from, double t)
+{
+    size_t to_at = (size_t)(s + 1) * pg->states + index_of(pg, ks->I, pg->next);
+    labels *to = &pg->lab[to_at];
+    if (isnan(pg->later[to_at]))
+        pg->later[to_at] = bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
+    double rest = pg->later[to_at], cut = pg->incumbent + slack(pg);
+    if (rest == INFINITY)
+        return 0;
+    for (int i = 0; i < from->n; i++) {
+        label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
+        if (bound(pg, ks->S, s + 1, x.sum, x.max, rest) > cut)
+            continue;
+        if (insert_label(to, x) != 0)
+            return -1;
+    }
     return 0;
 }
 
-/* Every move of stage s from the state at: the labels it extends. */
+/* The next move of the odometer over the chunks' ends (chunk 0 the fastest
+ * digit), digits 0..skip first set to their last value so that the moves
+ * they would still make are passed over; 0 when no move is left. */
+static int advance(program *pg, int I, int skip)
+{
+    for (int v = 0; v <= skip; v++)
+        pg->next[v] = pg->hi[v];
+    int v = 0;
+    while (v < I && pg->next[v] >= pg->hi[v]) {
+        pg->next[v] = pg->lo[v];
+        v++;
+    }
+    if (v == I)
+        return 0;
+    pg->next[v]++;
+    return 1;
+}
+
+/* Every move of stage s from the state at: the labels it extends.
+ *
+ * A stage's least time with one more layer in a cell is at least its least
+ * time without it plus that layer's fastest choice (taking the layer out of
+ * the larger stage's best mix leaves a mix of the smaller that fits, as every
+ * byte and second is ≥ 0). So t + rest_time never falls as a cell grows, nor
+ * does a failure to fit mend: when a move cannot fit, or cannot beat the
+ * incumbent even from the best label here, neither can any move that holds
+ * at least as many layers in every cell, which the odometer would try next
+ * until a digit above the lowest grown one turns. */
 static int expand(ksolver *ks, program *pg, int s, size_t at)
 {
     int I = ks->I, last = s == ks->S - 1;
-    labels *from = &pg->lab[(size_t)s * pg->states + at];
+    const labels *from = &pg->lab[(size_t)s * pg->states + at];
+    double minsum = INFINITY, minmax = INFINITY;
+    for (int i = 0; i < from->n; i++) {
+        minsum = from->l[i].sum < minsum ? from->l[i].sum : minsum;
+        minmax = from->l[i].max < minmax ? from->l[i].max : minmax;
+    }
     decode(pg, I, at, pg->pos);
-    for (int v = 0; v < I; v++)
-        pg->next[v] = last ? pg->q[v + 1] : pg->pos[v];
+    for (int v = 0; v < I; v++) {
+        pg->hi[v] = pg->q[v + 1];
+        pg->lo[v] = pg->next[v] = last ? pg->hi[v] : pg->pos[v];
+    }
     for (;;) {
-        double t = INFINITY;
-        int skip_first = empty_beyond_first(ks, s, pg->pos, pg->next);
-        if (!skip_first)
-            t = stage_cost(ks, s, pg->pos, pg->next, NULL, NULL);
-        /* more layers in chunk 0's cell never fit where fewer did not */
-        if (t == INFINITY && (skip_first || pg->next[0] > pg->pos[0] || ks->pinned[s]))
-            pg->next[0] = pg->q[1];
-        if (t != INFINITY) {
-            labels *to = &pg->lab[(size_t)(s + 1) * pg->states + index_of(pg, I, pg->next)];
-            for (int i = 0; i < from->n; i++) {
-                label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
-                if (score(pg, x.sum, x.max) > pg->incumbent)
-                    continue;
-                if (insert_label(to, x) != 0)
-                    return -1;
+        int skip = -1, empty = first_empty(ks, s, pg->pos, pg->next);
+        if (empty > 0) {
+            skip = empty - 1; /* the lower digits cannot fill chunk empty's cell */
+        } else if (empty < 0) {
+            double t = stage_time(ks, s, pg->pos, pg->next);
+            int dead = t == INFINITY;
+            if (!dead) {
+                double total = minsum + t + rest_time(ks, pg, s + 1, pg->next);
+                double most = minmax > t ? minmax : t;
+                most = total / ks->S > most ? total / ks->S : most;
+                dead = score(pg, total, most) > pg->incumbent + slack(pg);
+            }
+            if (dead) {
+                skip = 0; /* the lowest digit above its first value, and those below it */
+                while (skip < I && pg->next[skip] == pg->lo[skip])
+                    skip++;
+                if (skip == I)
+                    return 0;
+            } else if (extend(ks, pg, s, at, from, t) != 0) {
+                return -1;
             }
         }
-        int v = 0; /* the next move: an odometer over the chunks' ends */
-        while (v < I && (last || pg->next[v] >= pg->q[v + 1])) {
-            pg->next[v] = last ? pg->q[v + 1] : pg->pos[v];
-            v++;
-        }
-        if (v == I)
+        if (!advance(pg, I, skip))
             return 0;
-        pg->next[v]++;
     }
 }
 
-static void program_clear(program *pg, int S)
+static void program_free(program *pg)
 {
-    if (pg->lab != NULL)
-        for (size_t i = 0; i < (size_t)(S + 1) * pg->states; i++)
-            free(pg->lab[i].l);
+    for (size_t i = 0; i < pg->lab_size; i++)
+        free(pg->lab[i].l);
     free(pg->lab);
+    free(pg->later);
     pg->lab = NULL;
+    pg->later = NULL;
+    pg->lab_size = 0;
+}
+
+/* Empty label sets for (S + 1) · states, the lists of earlier runs kept; 0, or −1. */
+static int program_reset(program *pg, int S)
+{
+    size_t need = (size_t)(S + 1) * pg->states;
+    if (need > pg->lab_size) {
+        labels *more = realloc(pg->lab, sizeof *more * need);
+        if (more == NULL)
+            return -1;
+        memset(more + pg->lab_size, 0, sizeof *more * (need - pg->lab_size));
+        pg->lab = more;
+        double *later = realloc(pg->later, sizeof *later * need);
+        if (later == NULL)
+            return -1;
+        pg->later = later;
+        pg->lab_size = need;
+    }
+    for (size_t i = 0; i < need; i++) {
+        pg->lab[i].n = 0;
+        pg->later[i] = NAN;
+    }
+    return 0;
 }
 
 /* Runs the program for pg->q; the best final score goes to *best (left when
@@ -378,8 +528,7 @@ static int run_program(ksolver *ks, program *pg, double *best, int *best_label)
         pg->stride[v + 1] = pg->stride[v] * r;
     }
     pg->states = pg->stride[I];
-    pg->lab = calloc((size_t)(S + 1) * pg->states, sizeof *pg->lab);
-    if (pg->lab == NULL)
+    if (program_reset(pg, S) != 0)
         return -1;
     if (insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
         return -1;
@@ -415,6 +564,68 @@ static void trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko)
 
 /* ---- setting up, the chunk starts, the answer ---- */
 
+/* The stage times' memory, for one or two chunks and where it stays small
+ * (else stage_time prices every move afresh); 0, or −1 out of memory. */
+static int setup_memo(ksolver *ks)
+{
+    const bal_problem *p = ks->p;
+    const size_t most = (size_t)1 << 22;
+    if (ks->I > 2 || ks->N == 0)
+        return 0;
+    double flight = INFINITY; /* the fewest micro-batches any cell keeps */
+    for (int c = 0; c < ks->S * ks->I; c++)
+        flight = p->inflight[c] < flight ? p->inflight[c] : flight;
+    double *least = malloc(sizeof *least * (size_t)ks->N);
+    if (least == NULL)
+        return -1;
+    for (int i = 0; i < ks->N; i++) { /* a layer's fewest bytes: its least activations, the first frontier point */
+        int k = p->kind_of[i];
+        least[i] = p->kinds[k].stat + flight * ks->fr[k][1].pt[0].act;
+    }
+    /* a margin above the limit: a run is left out only where it surely cannot fit */
+    int rc = bal_runs_build(&ks->runs, ks->prefix, ks->N, ks->K, least, ks->limit * (1 + 1e-9), most);
+    free(least);
+    if (rc != 0)
+        return 0; /* too many runs to number: no memory of stage times */
+    size_t C = (size_t)ks->runs.count, size = (size_t)ks->S * C;
+    if (ks->I == 2 && C > most / size)
+        return 0;
+    size *= ks->I == 2 ? C : 1;
+    ks->memo = malloc(sizeof *ks->memo * size);
+    ks->known = calloc(size, 1);
+    return ks->memo != NULL && ks->known != NULL ? 0 : -1;
+}
+
+/* The bound on the stages still to lay out (balance_rest.h); 0, or −1. */
+static int setup_rest(ksolver *ks)
+{
+    const bal_problem *p = ks->p;
+    int S = ks->S, K = ks->K, rc = -1;
+    bal_point *pts = malloc(sizeof *pts * (size_t)K * BAL_REST_MOST);
+    const bal_point **one = malloc(sizeof *one * (size_t)K);
+    int *n = malloc(sizeof *n * (size_t)K);
+    double *stat = malloc(sizeof *stat * ((size_t)K + (size_t)S));
+    if (pts != NULL && one != NULL && n != NULL && stat != NULL) {
+        double *room = stat + K;
+        for (int k = 0; k < K; k++) { /* a kind's choices: its frontier of one layer (absent kinds: none, at 0) */
+            const frontier *f = ks->total[k] > 0 ? &ks->fr[k][1] : &ks->fr[k][0];
+            one[k] = pts + (size_t)k * BAL_REST_MOST;
+            n[k] = f->n;
+            for (int j = 0; j < f->n && j < BAL_REST_MOST; j++)
+                pts[(size_t)k * BAL_REST_MOST + (size_t)j] = (bal_point){f->pt[j].act, f->pt[j].time};
+            stat[k] = p->kinds[k].stat;
+        }
+        for (int s = 0; s < S; s++)
+            room[s] = ks->limit - ks->fixed_stat[s] - ks->fixed_act[s];
+        rc = bal_rest_build(&ks->rest, S, ks->I, K, ks->prefix, one, n, stat, p->inflight, room, ks->fixed_time);
+    }
+    free(pts);
+    free(one);
+    free(n);
+    free(stat);
+    return rc;
+}
+
 static int setup(ksolver *ks, const bal_problem *p)
 {
     memset(ks, 0, sizeof *ks);
@@ -427,7 +638,7 @@ static int setup(ksolver *ks, const bal_problem *p)
     size_t cells = (size_t)S * (size_t)I;
     size_t IK = (size_t)I * (size_t)K;
     ks->total = calloc((size_t)K + ((size_t)N + 1) * (size_t)K + 2 * IK, sizeof(int));
-    ks->fixed_stat = calloc((size_t)S * 3 + 2 * (IK + 1), sizeof(double));
+    ks->fixed_stat = calloc((size_t)S * 4 + 2 * (IK + 1) + (size_t)N + 2, sizeof(double));
     ks->pinned = calloc(cells, 1);
     ks->g = malloc(sizeof *ks->g * IK);
     if (!ks->total || !ks->fixed_stat || !ks->pinned || !ks->g)
@@ -439,6 +650,8 @@ static int setup(ksolver *ks, const bal_problem *p)
     ks->fixed_time = ks->fixed_stat + 2 * S;
     ks->rest_time = ks->fixed_stat + 3 * S;
     ks->rest_act = ks->rest_time + IK + 1;
+    ks->fixed_after = ks->rest_act + IK + 1;
+    ks->fastest = ks->fixed_after + S + 1;
     for (int i = 0; i < N; i++) {
         memcpy(ks->prefix + (size_t)(i + 1) * (size_t)K, ks->prefix + (size_t)i * (size_t)K, sizeof(int) * (size_t)K);
         ks->prefix[(size_t)(i + 1) * (size_t)K + (size_t)p->kind_of[i]]++;
@@ -455,7 +668,15 @@ static int setup(ksolver *ks, const bal_problem *p)
             ks->fixed_time[s] += pins[i]->time;
         }
     ks->limit = p->limit + fabs(p->limit) * 1e-12;
-    return build_frontiers(ks);
+    for (int s = S - 1; s >= 0; s--)
+        ks->fixed_after[s] = ks->fixed_after[s + 1] + ks->fixed_time[s];
+    if (build_frontiers(ks) != 0)
+        return -1;
+    for (int i = 0; i < N; i++) { /* a kind's fastest choice: the last point of its frontier of one layer */
+        const frontier *one = &ks->fr[p->kind_of[i]][1];
+        ks->fastest[i + 1] = ks->fastest[i] + one->pt[one->n - 1].time;
+    }
+    return setup_memo(ks) != 0 || setup_rest(ks) != 0 ? -1 : 0;
 }
 
 static void teardown(ksolver *ks)
@@ -469,9 +690,13 @@ static void teardown(ksolver *ks)
         }
     free(ks->fr);
     free(ks->total); /* prefix, pick and best_pick too */
-    free(ks->fixed_stat); /* fixed_act, fixed_time, rest_time, rest_act too */
+    free(ks->fixed_stat); /* fixed_act, fixed_time, rest_time, rest_act, fixed_after, fastest too */
     free(ks->pinned);
     free(ks->g);
+    free(ks->memo);
+    free(ks->known);
+    bal_runs_free(&ks->runs);
+    bal_rest_free(&ks->rest);
 }
 
 /* Cells of chunk v that must hold a body layer (no pinned layer there). */
@@ -483,6 +708,33 @@ static int needs(const ksolver *ks, int v)
     return n;
 }
 
+/* The step of pg->q's even split (each chunk's layers dealt to the stages in
+ * turn, the odd ones to the last stages when late, else to the first), the
+ * better of the two, or INFINITY when neither fits: a plan the program for
+ * these starts will find or beat, so an incumbent to prune its first run. */
+static double even_split(ksolver *ks, program *pg)
+{
+    double best = INFINITY;
+    for (int late = 0; late < 2; late++) {
+        double sum = 0, max = 0;
+        for (int s = 0; s < ks->S && sum < INFINITY; s++) {
+            for (int v = 0; v < ks->I; v++) {
+                long n = pg->q[v + 1] - pg->q[v];
+                long from = late ? n * s / ks->S : (n * s + ks->S - 1) / ks->S;
+                long to = late ? n * (s + 1) / ks->S : (n * (s + 1) + ks->S - 1) / ks->S;
+                pg->pos[v] = pg->q[v] + (int)from;
+                pg->next[v] = pg->q[v] + (int)to;
+            }
+            double t = first_empty(ks, s, pg->pos, pg->next) >= 0 ? INFINITY : stage_time(ks, s, pg->pos, pg->next);
+            sum += t;
+            max = t > max ? t : max;
+        }
+        if (sum < INFINITY && score(pg, sum, max) < best)
+            best = score(pg, sum, max);
+    }
+    return best;
+}
+
 /* Tries every start of chunks v.. (q[v] set); keeps the best in *best / best_q. */
 static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q)
 {
@@ -492,9 +744,10 @@ static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q
             return 0;
         int at = -1;
         double before = *best;
+        if (pg->incumbent == INFINITY)
+            pg->incumbent = even_split(ks, pg);
         int rc = run_program(ks, pg, best, &at);
         pg->runs++;
-        program_clear(pg, ks->S);
         if (rc != 0)
             return -1;
         if (*best < before) {
@@ -503,11 +756,18 @@ static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q
         }
         return 0;
     }
-    for (int start = pg->q[v] + needs(ks, v); start <= ks->N; start++) {
-        pg->q[v + 1] = start;
-        if (try_starts(ks, pg, v + 1, best, best_q) != 0)
-            return -1;
-    }
+    /* the even split first, then outward from it: a good incumbent early prunes the rest */
+    int lo = pg->q[v] + needs(ks, v), hi = ks->N, mid = pg->q[v] + (ks->N - pg->q[v]) / (I - v);
+    mid = mid < lo ? lo : mid > hi ? hi : mid;
+    for (int d = 0; mid - d >= lo || mid + d <= hi; d++)
+        for (int side = 0; side < (d == 0 ? 1 : 2); side++) {
+            int start = side == 0 ? mid + d : mid - d;
+            if (start < lo || start > hi)
+                continue;
+            pg->q[v + 1] = start;
+            if (try_starts(ks, pg, v + 1, best, best_q) != 0)
+                return -1;
+        }
     return 0;
 }
 
@@ -567,7 +827,7 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
         goto done;
     pg.q = calloc((size_t)I + 1, sizeof(int));
     pg.stride = calloc((size_t)I + 1, sizeof(size_t));
-    pg.pos = calloc((size_t)I * 2, sizeof(int));
+    pg.pos = calloc((size_t)I * 4, sizeof(int));
     best_q = calloc((size_t)I + 1, sizeof(int));
     out->count = calloc(cells * BAL_OPTIONS, sizeof(int));
     out->kind_count = calloc(cells * (size_t)K * BAL_OPTIONS, sizeof(int));
@@ -583,6 +843,8 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
             goto done;
     }
     pg.next = pg.pos + I;
+    pg.lo = pg.pos + 2 * I;
+    pg.hi = pg.pos + 3 * I;
     pg.a = p->coef_sum;
     pg.b = p->coef_max;
     pg.incumbent = INFINITY;
@@ -607,10 +869,11 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
         sum_kinds(out->kind_offload, K, cells, out->offload);
     out->feasible = 1;
     out->explored = pg.runs;
+    out->moves = ks.moves;
     bal_evaluate_kinds(p, out->kind_count, out->kind_offload, &out->objective, out->stage_time, out->stage_mem);
     rc = 0;
 done:
-    program_clear(&pg, S);
+    program_free(&pg);
     free(pg.q);
     free(pg.stride);
     free(pg.pos);

@@ -74,7 +74,8 @@ typedef struct {
     int bad_stage;
     double bad_need;
     int capacity;
-    long explored;           /* bottleneck values tried (the proof's size) */
+    long explored;           /* bottleneck values tried (the proof's size); kinds: chunk starts tried */
+    long moves;              /* kinds: the moves (a stage's cells given their runs) the proof priced; else 0 */
 } bal_plan;
 
 /* Writes into opt (BAL_OPTIONS entries) the options l offers, in the order
