@@ -19,7 +19,7 @@ const field_desc SHARDING_FIELDS[] = {
     SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false),
     SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), SB(grad_shard_opt_group, false),
     SB(fsdp_prefetch, false), FIELD_I64(sharding_opts, "reduce_bucket", reduce_bucket, 0, (int64_t)1 << 50, 0),
-    SB(emb_opt_group, false), FIELD_END,
+    SB(emb_opt_group, false), SB(fsdp_table_units, false), FIELD_END,
 };
 
 /* A byte width from 1 to 16 (from 0 where its default, -1, is the family's). */

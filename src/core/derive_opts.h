@@ -68,6 +68,13 @@ typedef struct {
      * into groups of optimizer_weight_shard_size (OperatorInfo::
      * CreateGroupForOptShard); else the seed's rule (d) */
     bool emb_opt_group;
+    /* the embedding and the output head are FSDP units of their own (a
+     * fully_shard each, as MindSpeed-LLM's FSDP2 fsdp_modules list
+     * embed_tokens and lm_head), not left to the root group with the final
+     * norm as torchtitan's apply_fsdp leaves them: the head's unit reduces
+     * its gradients as the backward starts, so the backward's end holds the
+     * embedding's reduce-scatter alone */
+    bool fsdp_table_units;
 } sharding_opts;
 
 /* Precision: byte widths (-1: the family's), the optimizer's states a

@@ -740,7 +740,10 @@ static bool holds_table(const layout_t *l, int64_t s, bool output)
     return false;
 }
 
-/* FSDP's last reduce-scatter on stage s: its embedding and head. */
+/* FSDP's last reduce-scatter on stage s: its embedding and head (the root
+ * group), or the embedding alone where each table is a unit of its own
+ * (fsdp_table_units): FSDP2's post_backward runs per unit as its backward
+ * ends, and the head's backward is the stage's first. */
 static tables_reduce stage_tables_reduce(const pricing *p, const layout_t *l, int64_t s)
 {
     tables_reduce t = {0.0, 0.0};
@@ -748,6 +751,8 @@ static tables_reduce stage_tables_reduce(const pricing *p, const layout_t *l, in
         return t;
     bool emb = holds_table(l, s, false), out = holds_table(l, s, true);
     bool tied = emb && out && ties_embeddings(p->c.m, p->c.r);
+    if (p->c.r->sharding.fsdp_table_units && !tied)
+        out = false; /* the head's own unit was reduced as the backward began */
     t.input = mem_fsdp_tables_reduce_input(&p->c, emb, out, tied);
     t.copied = mem_fsdp_tables_copied_grads(&p->c, emb, out, tied);
     return t;
