@@ -21,9 +21,11 @@
 const char YAML_SCALAR_NO_MEMORY[] = "out of memory";
 static const char NO_DIGITS[] = "an integer without digits";
 
+/* (the first byte first: most scalars differ from a word there, and the
+ * words' lengths are then never measured) */
 static int equals(const char *s, size_t n, const char *word)
 {
-    return strlen(word) == n && memcmp(s, word, n) == 0;
+    return n > 0 && s[0] == word[0] && strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
 static int one_of(const char *s, size_t n, const char *const *words)
