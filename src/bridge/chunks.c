@@ -200,24 +200,29 @@ int chunks_loadfile(lua_State *L, const char *path)
 /* The file package.searchpath(name, path) finds, as Lua 5.4's loadlib.c
  * searchpath finds it: each "." of the name made a "/", every "?" of path
  * replaced by the name, then each of the ";"-separated names in turn; the
- * first that opens for reading is the file. Pushes its name and returns
- * it open (a descriptor), or pushes nothing and returns -1. */
+ * first that opens for reading is the file. (A name without ";" is put in
+ * each template as it is tried, which names the same files.) Pushes its
+ * name and returns it open (a descriptor), or pushes nothing and returns -1. */
 static int open_on_path(lua_State *L, const char *name, const char *path)
 {
     int base = lua_gettop(L);
-    const char *names = luaL_gsub(L, path, LUA_PATH_MARK, luaL_gsub(L, name, ".", LUA_DIRSEP));
+    const char *dotted = luaL_gsub(L, name, ".", LUA_DIRSEP);
+    int whole = strchr(dotted, *LUA_PATH_SEP) != NULL;
+    const char *names = whole ? luaL_gsub(L, path, LUA_PATH_MARK, dotted) : path;
     for (const char *f = names;; f++) {
         const char *end = strchr(f, *LUA_PATH_SEP);
         if (end == NULL)
             end = f + strlen(f);
         const char *file = lua_pushlstring(L, f, (size_t)(end - f));
+        if (!whole)
+            file = luaL_gsub(L, file, LUA_PATH_MARK, dotted);
         int fd = open(file, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
             lua_replace(L, base + 1);
             lua_settop(L, base + 1);
             return fd;
         }
-        lua_pop(L, 1);
+        lua_settop(L, base + 1 + whole);
         if (*end == '\0')
             break;
         f = end;
