@@ -6,7 +6,9 @@
  * sequence length, bc compute bytes, bn norm bytes, bs softmax bytes, bd
  * dropout-mask bytes (0: the family has no dropout). A term in `shared` is
  * replicated over TP ranks (split only by sequence parallelism), one in
- * `tp` is split over TP ranks, one in `expert` over expert-TP ranks.
+ * `tp` is split over TP ranks, one in `expert` over expert-TP ranks. The
+ * attention's terms are its form's (layer_kinds.c: full, MLA, linear), the
+ * norms' and scores' kept_bytes.c's; the rest of the layer is here.
  *
  * With the `gpt` profile (LayerNorm, plain GeLU MLP of width 4h, dropout,
  * no flash attention, fp16) the sum is Korthikanti et al. 2022's
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "kept_bytes.h"
 #include "layer_kinds.h"
 #include "nd_limits.h"
 
@@ -50,160 +53,8 @@ const field_desc LOSS_FIELDS[] = {
     FIELD_BOOL(loss_opts, "loss_parallel_decomposed", loss_parallel_decomposed, false), FIELD_END,
 };
 
-/* Two fp32 statistics per head and token, as a flash-attention kernel keeps them. */
-#define FLASH_STATS_BYTES 8.0
-/* Tokens a chunk of the chunked gated delta rule holds (Transformers: 64). */
-#define DELTA_RULE_CHUNK 64.0
 /* The token ids an embedding keeps (int64). */
 #define TOKEN_ID_BYTES 8.0
-
-static double keeps(const signed char *keep, int sw) { return keep == NULL || keep[sw] ? 1.0 : 0.0; }
-
-/* One norm of width w. RMSNorm as Transformers runs it keeps its input upcast
- * to fp32 (bn), its fp32 reciprocal RMS (4 bytes) and the normalised input
- * the weight multiplies (bc; Qwen3.5's zero-centred norm keeps it in fp32,
- * bn, and once a layer its fp32 (1 + w), see norm_layer_bytes); recomputed,
- * it keeps its input (bc). LayerNorm (a norm with a bias) keeps its input
- * (bn); ndlua leaves out its fp32 mean and inverse deviation (8 bytes a
- * token), as Korthikanti et al. do. */
-static double norm_bytes(const model_t *m, const derived_t *d, const signed char *keep, double w)
-{
-    if (!keeps(keep, SW_NORMOP))
-        return w * d->bytes_compute;
-    if (m->norm_bias)
-        return w * (d->fused_norm ? d->bytes_compute : d->bytes_norm);
-    /* a fused RMSNorm kernel (Transformer Engine's, Apex's, torch.compile's)
-     * keeps its input in the compute width and one fp32 rstd a row */
-    if (d->fused_norm)
-        return w * d->bytes_compute + 4.0;
-    double normalised = m->family.zero_centered_norms ? d->bytes_norm : d->bytes_compute;
-    return w * (d->bytes_norm + normalised) + 4.0;
-}
-
-/* What a kept norm of width w holds once a layer: Qwen3.5's fp32 (1 + w). */
-static double norm_layer_bytes(const model_t *m, const signed char *keep, double w)
-{
-    return m->family.zero_centered_norms && keeps(keep, SW_NORMOP) ? 4.0 * w : 0.0;
-}
-
-/* Bytes an attention score keeps without flash attention: the softmax's
- * output (bs), the attention dropout's mask (bd) and the probabilities the AV
- * product reads (bc). Recomputing the softmax (its switch off) drops the
- * first two; what else goes depends on how far the recomputed region reaches:
- *   Megatron's rule recomputes the whole core attention, QK^T to AV
- *     (Korthikanti et al.): the probabilities go too (headCast switch)
- *   otherwise (HyperParallel's rule, a range's own ops) PyTorch recomputes
- *     the softmax and its cast as one region, which keeps its input, the
- *     scores (bc), while AV keeps the probabilities (bc) */
-static double score_bytes(const derived_t *d, const signed char *keep)
-{
-    double bc = d->bytes_compute;
-    if (keeps(keep, SW_SOFTMAX))
-        return d->bytes_softmax + d->bytes_dropout * keeps(keep, SW_DROPOUT) + bc;
-    if (d->core_attention_recompute)
-        return bc * keeps(keep, SW_HEADCAST);
-    return 2.0 * bc;
-}
-
-/* Full attention (MHA/GQA/MQA), one block of four projections:
- *   attMM   the projections' input (h, replicated)
- *   attBMM  q, k, v and the kernel output (tp; K/V whole under ring CP)
- *   gate    Qwen3.5's output gate: sigmoid(gate) and the gated product
- *   scores  without flash attention: a·s per token of softmax output (bs),
- *           dropout mask (bd) and dropout/cast output (bc), each switchable;
- *           with flash attention the kernel's fp32 statistics instead
- *   qk norm the inputs of Qwen3's per-head q and k norms (bn) */
-static void full_attention(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
-                           const signed char *keep, double seq, double kv_factor)
-{
-    double h = (double)m->hidden, a = k->heads, kv = k->kv_heads, dqk = k->qk_head_dim, dv = k->v_head_dim;
-    double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
-    double softmaxes = k->ops[OP_SOFTMAX];
-    o->shared += blocks * h * bc;
-    /* K and V repeated to the query heads before a flash kernel (repeat_kv)
-     * are what it keeps; the kv-wide originals are not saved */
-    double kv_kept = d->flash && d->repeat_kv ? a : kv;
-    double kernel = a * dqk + kv_kept * (dqk + dv) * kv_factor + a * dv;
-    if (m->attn_output_gate)
-        kernel += 2.0 * a * dv;
-    o->tp += blocks * kernel * bc * keeps(keep, SW_ATTBMM);
-    if (d->flash) {
-        /* the flash kernel keeps its statistics with q, k, v and its output */
-        o->tp += softmaxes * a * FLASH_STATS_BYTES * keeps(keep, SW_ATTBMM);
-    } else {
-        o->tp += softmaxes * a * seq * score_bytes(d, keep);
-        /* eager GQA repeats k and v to the query heads for the two products,
-         * which keep the copies beside the originals */
-        if (kv < a)
-            o->tp += blocks * a * (dqk + dv) * kv_factor * bc * keeps(keep, SW_ATTBMM);
-    }
-    if (m->qk_norm) { /* Qwen3's per-head q and k RMSNorms */
-        o->tp += (a + kv) * norm_bytes(m, d, keep, dqk);
-        o->layer += 2.0 * norm_layer_bytes(m, keep, dqk); /* one weight of d a layer, replicated */
-        /* recomputed, the q norm keeps its input, a view of q_proj's output,
-         * which with Qwen3.5's output gate holds the gate too */
-        if (m->attn_output_gate && !keeps(keep, SW_NORMOP))
-            o->tp += a * dqk * bc;
-    }
-}
-
-/* MLA (DeepSeek-V2/V3), one block, as Transformers' DeepseekV3Attention keeps it:
- * replicated over TP, the input h, the q latent's RMSNorm and its output
- * (q_b_proj's input), the kv latent's RMSNorm (recomputed: its input, a view
- * of kv_a_proj's whole output, latent and rope) and its output (kv_b_proj's
- * input); per head, the query and key (d_nope + d_rope each), kv_b_proj's
- * output (d_nope + d_v, which the value views), the kernel's output and
- * statistics. attUp switches the key and kv_b_proj's output, which the
- * latent rebuilds. */
-static void mla_attention(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
-                          const signed char *keep, double seq, double kv_factor)
-{
-    double h = (double)m->hidden, a = k->heads, dqk = k->qk_head_dim, dv = k->v_head_dim, dr = (double)m->rope_head_dim;
-    double dn = dqk - dr, cq = (double)m->q_lora_rank, ckv = (double)m->kv_lora_rank;
-    double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
-    double norms = cq > 0 ? norm_bytes(m, d, keep, cq) : 0.0;
-    norms += keeps(keep, SW_NORMOP) ? norm_bytes(m, d, keep, ckv) : (ckv + dr) * bc;
-    o->shared += blocks * ((h + cq + ckv) * bc + norms);
-    double up = (a * dqk + a * (dn + dv)) * kv_factor * keeps(keep, SW_ATTUP);
-    o->tp += blocks * (a * dqk + a * dv + up) * bc * keeps(keep, SW_ATTBMM);
-    if (d->flash)
-        o->tp += k->ops[OP_SOFTMAX] * a * FLASH_STATS_BYTES * keeps(keep, SW_ATTBMM);
-    else
-        o->tp += k->ops[OP_SOFTMAX] * a * seq * score_bytes(d, keep);
-}
-
-/* Gated DeltaNet (Qwen3-Next / Qwen3.5 linear attention) with the chunked
- * delta rule as a fused kernel keeps it (flash-linear-attention's
- * chunk_gated_delta_rule; HyperParallel's kernel contract), per token:
- *   replicated   the input h (the four input projections read it)
- *   convolution  its input and output, 2·kd + vd each (and K − 1 positions of
- *                output more once a layer), and SiLU's output, whose v part
- *                the kernel keeps
- *   the rule     q and k L2-normalised to the value heads (2·nv·dk) and their
- *                fp32 inverse norms (2·nv·4), the fp32 gate (nv·4), beta
- *                (nv·bc), one row of the chunk's solved matrix (nv·C·bc, C = 64),
- *                softplus's fp32 input and output (2·nv·4); once a layer the
- *                fp32 tensors derived from A_log and dt_bias (6·nv·4)
- *   gated norm   its fp32 input (4·vd), rstd (nv·4), the normalised and the
- *                weighted rows (2·vd·bc), fp32 z and silu(z) (8·vd); recomputed,
- *                its inputs, the rule's output and z (2·vd·bc)
- *   out_proj     its input (vd·bc) */
-static void linear_attention(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
-                             const signed char *keep)
-{
-    double h = (double)m->hidden, nv = k->heads, dk = k->qk_head_dim, dv = k->v_head_dim;
-    double kd = k->kv_heads * dk, vd = nv * dv, bc = d->bytes_compute, mixed = 2 * kd + vd;
-    o->shared += h * bc;
-    o->tp += 3.0 * mixed * bc;
-    o->layer_tp += ((double)m->lin_conv - 1) * mixed * bc + 6.0 * nv * 4.0;
-    o->tp += k->ops[OP_LINREC] *
-             (2 * nv * dk * bc + 2 * nv * 4.0 + nv * 4.0 + nv * bc + nv * DELTA_RULE_CHUNK * bc + 2 * nv * 4.0);
-    if (keeps(keep, SW_NORMOP))
-        o->tp += 4.0 * vd + nv * 4.0 + 2.0 * vd * bc + 8.0 * vd;
-    else
-        o->tp += 2.0 * vd * bc;
-    o->tp += vd * bc;
-}
 
 /* One feed-forward of width w. Gated (SwiGLU): the gate (the activation's
  * input), the up projection, their product (the down projection's input),
@@ -297,16 +148,11 @@ act_split act_kind_split(const price_ctx *c, const layer_kind *k, const signed c
     /* ring CP keeps the whole sequence's K and V on every rank; Ulysses and
      * linear attention keep their own share (the reference's cp / kv_shards) */
     double kv_factor = r->cp_algo == CP_RING ? (double)r->cp : 1.0;
-    if (k->form == FORM_LINEAR)
-        linear_attention(&o, m, k, d, keep);
-    else if (k->form == FORM_MLA)
-        mla_attention(&o, m, k, d, keep, seq, kv_factor);
-    else
-        full_attention(&o, m, k, d, keep, seq, kv_factor);
+    kind_form(k)->kept(&o, m, k, d, keep, seq, kv_factor); /* by its attention form (layer_kinds.c) */
     ffn(&o, m, k, r, d, keep);
     double h = (double)m->hidden;
-    o.shared += k->ops[OP_NORMOP] * norm_bytes(m, d, keep, h);
-    o.layer += k->ops[OP_NORMOP] * norm_layer_bytes(m, keep, h);
+    o.shared += k->ops[OP_NORMOP] * kept_norm_bytes(m, d, keep, h);
+    o.layer += k->ops[OP_NORMOP] * kept_norm_layer_bytes(m, keep, h);
     /* the hidden states' dropout masks, regenerated from the seed when recomputed */
     hidden_dropouts drop = act_hidden_dropouts(k, r, d);
     o.shared += drop.ops * h * drop.mask_bytes * keeps(keep, SW_DROPOUT);
@@ -321,10 +167,7 @@ double act_attention_swappable_per_token(const price_ctx *c, const layer_kind *k
      * layer's (Qwen3.5's linear_attn) is not one */
     if (!kind_form(k)->softmax)
         return 0.0;
-    if (k->mla)
-        mla_attention(&o, c->m, k, c->d, NULL, seq, kv_factor);
-    else
-        full_attention(&o, c->m, k, c->d, NULL, seq, kv_factor);
+    kind_form(k)->kept(&o, c->m, k, c->d, NULL, seq, kv_factor);
     return act_per_token(c, &o);
 }
 
@@ -406,8 +249,8 @@ act_split act_output_kept(const price_ctx *c)
      * (head_input_gathered): the shared part is divided by sp, so those are
      * stated sp times over. */
     double head_input = h * d->bytes_compute * (c->r->loss.head_input_gathered ? sp : 1.0);
-    act_split o = {norm_bytes(m, d, NULL, h) + head_input + LABEL_BYTES * sp, loss_bytes(d) * v, 0,
-                   norm_layer_bytes(m, NULL, h), 0};
+    act_split o = {kept_norm_bytes(m, d, NULL, h) + head_input + LABEL_BYTES * sp, loss_bytes(d) * v, 0,
+                   kept_norm_layer_bytes(m, NULL, h), 0};
     return o;
 }
 

@@ -5,21 +5,10 @@
 #include <stdbool.h>
 
 #include "derive.h"
+#include "kept_bytes.h" /* act_split */
 #include "model.h"
 #include "pricing_ctx.h"
 #include "run.h"
-
-/* Bytes per token (of one CP rank, micro-batch size 1) a layer keeps, split
- * as parallelism divides them: `shared` is divided by sequence parallelism
- * (sp), `tp` by the TP degree, `expert` by the expert TP degree. K/V kept
- * whole under ring CP are already multiplied by cp. `layer` holds what a
- * layer keeps once, not per token (an fp32 router weight, group sizes). */
-typedef struct {
-    double shared, tp, expert;
-    /* bytes a layer keeps once a micro-batch, whatever its tokens: replicated
-     * over TP ranks, and split over them */
-    double layer, layer_tp;
-} act_split;
 
 /* The activations of one layer of kind k kept for backward when not fully
  * recomputed; keep is the switch set of a selectively recomputed layer

@@ -1,6 +1,6 @@
 /* layer_kinds.c: the attention forms a layer kind is priced as (full, MLA, linear) and its
  * feed-forward forms (dense, MoE), each one row: when it applies, what it needs, its geometry,
- * its weights and its FLOPs. */
+ * its weights, its FLOPs, and an attention's kept bytes and time facts. */
 #include "layer_kinds.h"
 
 #include <stdio.h>
@@ -45,6 +45,64 @@ static attention_flops softmax_flops(const layer_kind *k, double s, double causa
     return (attention_flops){blocks * 2.0 * k->heads * s * (k->qk_head_dim + k->v_head_dim) * causal, 0.0};
 }
 
+/* What full attention keeps for backward, one block of four projections (act_split):
+ *   attMM   the projections' input (h, replicated)
+ *   attBMM  q, k, v and the kernel output (tp; K/V whole under ring CP)
+ *   gate    Qwen3.5's output gate: sigmoid(gate) and the gated product
+ *   scores  without flash attention: a·s per token of softmax output (bs),
+ *           dropout mask (bd) and dropout/cast output (bc), each switchable;
+ *           with flash attention the kernel's fp32 statistics instead
+ *   qk norm the inputs of Qwen3's per-head q and k norms (bn) */
+static void full_kept(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
+                      const signed char *keep, double seq, double kv_factor)
+{
+    double h = (double)m->hidden, a = k->heads, kv = k->kv_heads, dqk = k->qk_head_dim, dv = k->v_head_dim;
+    double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
+    double softmaxes = k->ops[OP_SOFTMAX];
+    o->shared += blocks * h * bc;
+    /* K and V repeated to the query heads before a flash kernel (repeat_kv)
+     * are what it keeps; the kv-wide originals are not saved */
+    double kv_kept = d->flash && d->repeat_kv ? a : kv;
+    double kernel = a * dqk + kv_kept * (dqk + dv) * kv_factor + a * dv;
+    if (m->attn_output_gate)
+        kernel += 2.0 * a * dv;
+    o->tp += blocks * kernel * bc * keeps(keep, SW_ATTBMM);
+    if (d->flash) {
+        /* the flash kernel keeps its statistics with q, k, v and its output */
+        o->tp += softmaxes * a * FLASH_STATS_BYTES * keeps(keep, SW_ATTBMM);
+    } else {
+        o->tp += softmaxes * a * seq * kept_score_bytes(d, keep);
+        /* eager GQA repeats k and v to the query heads for the two products,
+         * which keep the copies beside the originals */
+        if (kv < a)
+            o->tp += blocks * a * (dqk + dv) * kv_factor * bc * keeps(keep, SW_ATTBMM);
+    }
+    if (m->qk_norm) { /* Qwen3's per-head q and k RMSNorms */
+        o->tp += (a + kv) * kept_norm_bytes(m, d, keep, dqk);
+        o->layer += 2.0 * kept_norm_layer_bytes(m, keep, dqk); /* one weight of d a layer, replicated */
+        /* recomputed, the q norm keeps its input, a view of q_proj's output,
+         * which with Qwen3.5's output gate holds the gate too */
+        if (m->attn_output_gate && !keeps(keep, SW_NORMOP))
+            o->tp += a * dqk * bc;
+    }
+}
+
+/* The rotary embedding turns the share rotary_fraction (partial_rotary_factor) of each of the
+ * a/t query and kv/t key heads of d_qk. */
+static double full_rotated(const model_t *m, const layer_kind *k, double t)
+{
+    return m->rotary_fraction * (k->heads + k->kv_heads) * k->qk_head_dim / t;
+}
+
+/* q, k and v from h (a/t query heads of d_qk, kv/t key heads of d_qk and of d_v), the output
+ * from a/t heads of d_v. */
+static attention_gemms full_gemms(const model_t *m, const layer_kind *k, double t)
+{
+    (void)m;
+    return (attention_gemms){(k->heads * k->qk_head_dim + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) / t,
+                             k->heads * k->v_head_dim / t};
+}
+
 /* MLA (§11.4, DeepSeek-V2/V3): a full-flavour kind in a model with a KV latent
  * (kv_lora_rank > 0). Geometry: q/k heads of d_nope + d_rope (d_nope: qk_nope_head_dim, else
  * head_dim), v heads of v_head_dim (else head_dim). Weights:
@@ -74,6 +132,45 @@ static double mla_params(const model_t *m, const layer_kind *k)
     double query = cq > 0 ? h * cq + cq + cq * a * (dn + dr) : h * a * (dn + dr);
     double kv = h * (ckv + dr) + ckv + ckv * k->kv_heads * (dn + dv);
     return blocks * (query + kv + a * dv * h);
+}
+
+/* What MLA keeps for backward, one block, as Transformers' DeepseekV3Attention keeps it:
+ * replicated over TP, the input h, the q latent's RMSNorm and its output
+ * (q_b_proj's input), the kv latent's RMSNorm (recomputed: its input, a view
+ * of kv_a_proj's whole output, latent and rope) and its output (kv_b_proj's
+ * input); per head, the query and key (d_nope + d_rope each), kv_b_proj's
+ * output (d_nope + d_v, which the value views), the kernel's output and
+ * statistics. attUp switches the key and kv_b_proj's output, which the
+ * latent rebuilds. */
+static void mla_kept(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
+                     const signed char *keep, double seq, double kv_factor)
+{
+    double h = (double)m->hidden, a = k->heads, dqk = k->qk_head_dim, dv = k->v_head_dim, dr = (double)m->rope_head_dim;
+    double dn = dqk - dr, cq = (double)m->q_lora_rank, ckv = (double)m->kv_lora_rank;
+    double bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
+    double norms = cq > 0 ? kept_norm_bytes(m, d, keep, cq) : 0.0;
+    norms += keeps(keep, SW_NORMOP) ? kept_norm_bytes(m, d, keep, ckv) : (ckv + dr) * bc;
+    o->shared += blocks * ((h + cq + ckv) * bc + norms);
+    double up = (a * dqk + a * (dn + dv)) * kv_factor * keeps(keep, SW_ATTUP);
+    o->tp += blocks * (a * dqk + a * dv + up) * bc * keeps(keep, SW_ATTBMM);
+    if (d->flash)
+        o->tp += k->ops[OP_SOFTMAX] * a * FLASH_STATS_BYTES * keeps(keep, SW_ATTBMM);
+    else
+        o->tp += k->ops[OP_SOFTMAX] * a * seq * kept_score_bytes(d, keep);
+}
+
+/* The d_rope part of each of the a/t query heads, and the one shared rope key, which every rank
+ * computes whole. */
+static double mla_rotated(const model_t *m, const layer_kind *k, double t)
+{
+    double dr = (double)m->rope_head_dim;
+    return k->heads * dr / t + dr;
+}
+
+/* The low-rank projections taken as one projection of the same weights from h. */
+static attention_gemms mla_gemms(const model_t *m, const layer_kind *k, double t)
+{
+    return (attention_gemms){k->params.attention / (double)m->hidden / t, 0.0};
 }
 
 /* Linear attention, the gated DeltaNet (Qwen3-Next / Qwen3.5): a kind of the linear flavour; it
@@ -123,11 +220,63 @@ static attention_flops linear_flops(const layer_kind *k, double s, double causal
     return (attention_flops){0.0, k->heads * (2 * DELTA_RULE_CHUNK * (3 * dk + 2 * dv) + 6 * dk * dv)};
 }
 
+/* What the gated DeltaNet (Qwen3-Next / Qwen3.5 linear attention) keeps, with the chunked
+ * delta rule as a fused kernel keeps it (flash-linear-attention's
+ * chunk_gated_delta_rule; HyperParallel's kernel contract), per token:
+ *   replicated   the input h (the four input projections read it)
+ *   convolution  its input and output, 2·kd + vd each (and K − 1 positions of
+ *                output more once a layer), and SiLU's output, whose v part
+ *                the kernel keeps
+ *   the rule     q and k L2-normalised to the value heads (2·nv·dk) and their
+ *                fp32 inverse norms (2·nv·4), the fp32 gate (nv·4), beta
+ *                (nv·bc), one row of the chunk's solved matrix (nv·C·bc, C = 64),
+ *                softplus's fp32 input and output (2·nv·4); once a layer the
+ *                fp32 tensors derived from A_log and dt_bias (6·nv·4)
+ *   gated norm   its fp32 input (4·vd), rstd (nv·4), the normalised and the
+ *                weighted rows (2·vd·bc), fp32 z and silu(z) (8·vd); recomputed,
+ *                its inputs, the rule's output and z (2·vd·bc)
+ *   out_proj     its input (vd·bc) */
+static void linear_kept(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d,
+                        const signed char *keep, double seq, double kv_factor)
+{
+    (void)seq;
+    (void)kv_factor;
+    double h = (double)m->hidden, nv = k->heads, dk = k->qk_head_dim, dv = k->v_head_dim;
+    double kd = k->kv_heads * dk, vd = nv * dv, bc = d->bytes_compute, mixed = 2 * kd + vd;
+    o->shared += h * bc;
+    o->tp += 3.0 * mixed * bc;
+    o->layer_tp += ((double)m->lin_conv - 1) * mixed * bc + 6.0 * nv * 4.0;
+    o->tp += k->ops[OP_LINREC] *
+             (2 * nv * dk * bc + 2 * nv * 4.0 + nv * 4.0 + nv * bc + nv * DELTA_RULE_CHUNK * bc + 2 * nv * 4.0);
+    if (keeps(keep, SW_NORMOP))
+        o->tp += 4.0 * vd + nv * 4.0 + 2.0 * vd * bc + 8.0 * vd;
+    else
+        o->tp += 2.0 * vd * bc;
+    o->tp += vd * bc;
+}
+
 /* The recurrent state, one d_k × d_v matrix a value head, in fp32 (4 bytes), as the
  * chunked rule carries it from one block of the sequence to the next. */
 static double linear_cp_state(const layer_kind *k)
 {
     return k->heads * k->qk_head_dim * k->v_head_dim * 4.0;
+}
+
+/* A linear attention has no rotary embedding, and its projections are not priced by shape. */
+static double linear_rotated(const model_t *m, const layer_kind *k, double t)
+{
+    (void)m;
+    (void)k;
+    (void)t;
+    return 0.0;
+}
+
+static attention_gemms linear_gemms(const model_t *m, const layer_kind *k, double t)
+{
+    (void)m;
+    (void)k;
+    (void)t;
+    return (attention_gemms){0.0, 0.0};
 }
 
 /* A softmax form passes K and V, no state. */
@@ -148,10 +297,12 @@ static const char *no_check(const model_t *m, const layer_kind *k, char *err, in
 }
 
 const attention_desc ATTENTION_FORMS[ATTENTION_FORM_COUNT] = {
-    [FORM_FULL] = {"full", true, full_applies, no_check, full_geometry, full_params, softmax_flops, no_state},
-    [FORM_MLA] = {"mla", true, mla_applies, no_check, mla_geometry, mla_params, softmax_flops, no_state},
-    [FORM_LINEAR] = {"linear", false, linear_applies, linear_check, linear_geometry, linear_params, linear_flops,
-                    linear_cp_state},
+    [FORM_FULL] = {"full", true, true, full_applies, no_check, full_geometry, full_params, softmax_flops, no_state,
+                   full_kept, full_rotated, full_gemms},
+    [FORM_MLA] = {"mla", true, false, mla_applies, no_check, mla_geometry, mla_params, softmax_flops, no_state,
+                  mla_kept, mla_rotated, mla_gemms},
+    [FORM_LINEAR] = {"linear", false, false, linear_applies, linear_check, linear_geometry, linear_params,
+                     linear_flops, linear_cp_state, linear_kept, linear_rotated, linear_gemms},
 };
 
 attention_form attention_form_of(const model_t *m, attention_flavour a)

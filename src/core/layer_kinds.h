@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "derive.h"
+#include "kept_bytes.h"
 #include "model.h"
 
 /* The forward FLOPs per token of a layer's attention beyond its projections (which are
@@ -11,6 +13,12 @@
 typedef struct {
     double scores, recurrence;
 } attention_flops;
+
+/* The widths of an attention's projection GEMMs on one rank: its input projection (h to `in`) and
+ * its output projection (`out` to h; 0: priced with the input one as a single GEMM). */
+typedef struct {
+    double in, out;
+} attention_gemms;
 
 /* One attention form: what a layer kind of it is, costs and keeps, stated in one row of
  * ATTENTION_FORMS. A form is settled from the kind's attention flavour and the model's
@@ -22,6 +30,10 @@ typedef struct {
      * them, the rotary embedding turns q and k, HyperParallel's attention swap moves what it
      * keeps. Else a recurrence (linear attention): CP passes its state, and none of those. */
     bool softmax;
+    /* K and V per KV head (GQA): a runtime's repeat_kv copies them to the query heads, and a
+     * model's per-head q/k norms (qk_norm) run on the query and key heads. MLA builds each
+     * head's key from the latent and one shared rope key; a linear attention has neither. */
+    bool per_head_kv;
     /* Whether a kind of flavour `a` in model m is of this form (the rows are asked in order). */
     bool (*applies)(const model_t *m, attention_flavour a);
     /* A message when m lacks a dimension the form needs (NULL: none lacks); err holds it. */
@@ -36,6 +48,16 @@ typedef struct {
     /* Bytes of the state a layer passes between CP ranks in place of K and V, all its heads
      * (0: a softmax form, which passes K/V blocks or all-to-alls instead). */
     double (*cp_state)(const layer_kind *k);
+    /* What one layer keeps for backward of its attention, added to o: keep is the switch set of a
+     * selectively recomputed layer (NULL: a plain layer), seq the sequence it runs at, kv_factor
+     * the share of K/V it keeps whole (ring CP: cp). */
+    void (*kept)(act_split *o, const model_t *m, const layer_kind *k, const derived_t *d, const signed char *keep,
+                 double seq, double kv_factor);
+    /* Elements of the queries and keys a token's rotary embedding turns on one of t TP ranks
+     * (for a model of rotary positions). */
+    double (*rotated)(const model_t *m, const layer_kind *k, double t);
+    /* Its projection GEMMs' widths on one of t TP ranks (a softmax form's; timing's shape price). */
+    attention_gemms (*gemms)(const model_t *m, const layer_kind *k, double t);
 } attention_desc;
 
 extern const attention_desc ATTENTION_FORMS[ATTENTION_FORM_COUNT];

@@ -293,13 +293,10 @@ static double qk_moved_per_token(const model_t *m, const layer_kind *k, const ru
         return 0.0;
     double t = (double)r->tp, bc = d->bytes_compute, blocks = k->ops[OP_ATTMM] / 4.0;
     double rotated = 0.0;
-    if (!m->family.no_rope && m->learned_positions == 0) {
-        double dr = (double)m->rope_head_dim;
-        rotated = k->mla ? k->heads * dr / t + dr
-                         : m->rotary_fraction * (k->heads + k->kv_heads) * k->qk_head_dim / t;
-    }
+    if (!m->family.no_rope && m->learned_positions == 0)
+        rotated = kind_form(k)->rotated(m, k, t); /* by its attention form (layer_kinds.c) */
     double moved = rotated * rope_bytes_per_element(r->kernels.rope, bc);
-    if (d->repeat_kv && !k->mla && k->kv_heads < k->heads)
+    if (d->repeat_kv && kind_form(k)->per_head_kv && k->kv_heads < k->heads)
         moved += 2.0 * (k->heads + k->kv_heads) * (k->qk_head_dim + k->v_head_dim) * bc / t;
     return blocks * moved / 3.0;
 }
@@ -347,7 +344,7 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     hidden_dropouts drop = act_hidden_dropouts(k, r, d);
     double hidden = k->ops[OP_NORMOP] * h * norm + 2.0 * 3.0 * h * bc + drop.ops * h * (2.0 * bc + drop.mask_bytes);
     moved += hidden / sp;
-    if (m->qk_norm && !k->mla && kind_form(k)->softmax)
+    if (m->qk_norm && kind_form(k)->per_head_kv)
         moved += k->ops[OP_ATTMM] / 4.0 * (k->heads + k->kv_heads) * k->qk_head_dim / t * norm;
     double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
     double over_tp = kind_ffn(k)->tp_width(m, k); /* its FFN form's parts (layer_kinds.c) */
@@ -490,16 +487,14 @@ static gemm_excess_flops layer_gemm_excess(const model_t *m, const layer_kind *k
     double tokens = d->tokens, h = (double)m->hidden, t = (double)r->tp, bc = d->bytes_compute;
     if (kind_form(k)->softmax && k->ops[OP_ATTMM] > 0) {
         double blocks = k->ops[OP_ATTMM] / 4.0;
-        if (k->mla)
-            add_excess(&x, blocks, gemm_excess(g, tokens, h, k->params.attention / h / t, 1.0, bc));
-        else {
-            double in = (k->heads * k->qk_head_dim + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) / t;
-            gemm_excess_flops a = gemm_excess(g, tokens, h, in, 1.0, bc);
-            gemm_excess_flops o = gemm_excess(g, tokens, k->heads * k->v_head_dim / t, h, 1.0, bc);
+        attention_gemms p = kind_form(k)->gemms(m, k, t); /* by its attention form (layer_kinds.c) */
+        gemm_excess_flops a = gemm_excess(g, tokens, h, p.in, 1.0, bc);
+        if (p.out > 0) {
+            gemm_excess_flops o = gemm_excess(g, tokens, p.out, h, 1.0, bc);
             a.forward += o.forward;
             a.backward += o.backward;
-            add_excess(&x, blocks, a);
         }
+        add_excess(&x, blocks, a);
     }
     double gate = k->ops[OP_FFMM] < 3 ? 1.0 : 2.0, over_tp = kind_ffn(k)->tp_width(m, k);
     if (over_tp > 0) { /* its FFN form's part over TP (layer_kinds.c): dense, or shared experts */
