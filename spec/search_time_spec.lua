@@ -226,6 +226,34 @@ describe("a whole step priced by hand (nd.core.step_time)", function()
     assert.is_true(spec.fsdp_prefetch)
   end)
 
+  it("Megatron's DDP buckets under --overlap-grad-reduce: all but the last bucket behind the last backward", function()
+    -- DP 2 all-reduce of W = 259328 in 2 B: 518656 B at 1 GB/s = 5.18656e-4 s (as above), the backward
+    -- H = 2F/1e12 = 1.08265472e-4 s. The profile's share is 0.5 here, so the fixed share leaves 2.59328e-4 s.
+    local half = { peak_tflops = 2, sustained_tflops = 1, levels = { { gbps = 1 } },
+                   overlap = { dp = 0.5, tp = 0, cp = 0, ep = 0, pp = 0 } }
+    local fields = { seq_length = 128, dp = 2, overlapped_grad_reduce = true }
+    local t = core.step_time(dense, nd.run(fields), half)
+    assert.is_true(math.abs(t.parts.dp_s - 2.59328e-4) < 1e-15)
+    -- buckets of 100000 of the 259328 parameters, e = 100000/259328: (1 - e)(5.18656e-4 - 1.08265472e-4)
+    -- behind the backward, and the last bucket e · 5.18656e-4 = 2e-4 s after it: 4.521389978914117e-4 s
+    fields.reduce_bucket = 100000
+    t = core.step_time(dense, nd.run(fields), half)
+    local e = 100000 / 259328
+    assert.is_true(math.abs(t.parts.dp_s - ((1 - e) * (5.18656e-4 - 1.08265472e-4) + 2e-4)) < 1e-15)
+    assert.is_true(math.abs(t.parts.dp_s - 4.521389978914117e-4) < 1e-15)
+    -- Megatron's default bucket (-1): max(4e7, 1e6 · 2) = 4e7 parameters hold the whole model: one bucket,
+    -- reduced after the backward, all of it exposed
+    fields.reduce_bucket = -1
+    t = core.step_time(dense, nd.run(fields), half)
+    assert.is_true(math.abs(t.parts.dp_s - 5.18656e-4) < 1e-15)
+    -- without --overlap-grad-reduce the buckets do not matter: the share
+    fields.overlapped_grad_reduce = false
+    t = core.step_time(dense, nd.run(fields), half)
+    assert.is_true(math.abs(t.parts.dp_s - 2.59328e-4) < 1e-15)
+    -- the Megatron profile states Megatron's default buckets
+    assert.are.equal(-1, require("nd").run({ runtime = "megatron", dp = 2, seq_length = 128 }, dense):spec().reduce_bucket)
+  end)
+
   it("PP: the slowest stage sets the pace, the first micro-batch fills the pipe", function()
     -- pp 2, m 4: stage 0 holds layer 1 and the embedding, stage 1 layer 2 and the head (the straggler);
     -- each sends 2 · 128 · 64 · 2 B = 32768 B a micro-batch; stage times X0 = 3·147456·128/1e12 + s,

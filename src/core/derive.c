@@ -18,7 +18,7 @@ const field_desc SHARDING_FIELDS[] = {
     SB(vocab_emb_dp, true), SB(emb_dp_sharded, true), SB(shard_mtp_param, true), ST(shard_activations),
     SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false),
     SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), SB(grad_shard_opt_group, false),
-    SB(fsdp_prefetch, false), FIELD_I64(sharding_opts, "reduce_bucket", reduce_bucket, 0, (int64_t)1 << 50, 0),
+    SB(fsdp_prefetch, false), FIELD_I64(sharding_opts, "reduce_bucket", reduce_bucket, -1, (int64_t)1 << 50, 0),
     SB(emb_opt_group, false), SB(fsdp_table_units, false), FIELD_END,
 };
 

@@ -57,10 +57,12 @@ typedef struct {
      * stream, so the DP collectives are priced by the compute that hides
      * them (timing.c dp_exposed_seconds) rather than at the fixed share */
     bool fsdp_prefetch;
-    /* with fsdp_prefetch: the parameters a gradient bucket gathers before
-     * its reduce-scatter is issued (DeepSpeed ZeRO-3's reduce_bucket_size),
-     * so the last bucket's is what the backward leaves exposed; 0: one
-     * unit's (FSDP2 reduces each unit on its own) */
+    /* the parameters a gradient bucket gathers before its collective is
+     * issued, so the last bucket's is what the backward leaves exposed: with
+     * fsdp_prefetch, DeepSpeed ZeRO-3's reduce_bucket_size (0: one unit's,
+     * FSDP2 reducing each unit on its own); without sharded weights, under
+     * overlapped_grad_reduce, DDP's buckets (-1: Megatron's default,
+     * max(4e7, 1e6 x dp); 0: none, the fixed overlap share) */
     int64_t reduce_bucket;
     /* the parallel optimizer shards the embedding over the optimizer shard
      * group (optimizer_ranks), as every other parameter, not over the whole

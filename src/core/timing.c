@@ -934,6 +934,15 @@ double exposed_seconds(double comm, double compute, double units)
     return comm > compute ? (u - 1.0) / u * (comm - compute) : 0.0;
 }
 
+/* Megatron's default DDP bucket (megatron/core/distributed/
+ * distributed_data_parallel.py): max(40 000 000, 1 000 000 x dp) parameters,
+ * larger at large DP so that NCCL's ring chunks stay bandwidth-bound. */
+static double megatron_bucket(const run_t *r)
+{
+    double b = 1e6 * (double)r->dp;
+    return b > 4e7 ? b : 4e7;
+}
+
 /* The share of a backward's reduce-scatter left after its compute: the
  * last unit's, 1/u, or where the runtime fills buckets of B parameters
  * before reducing them (reduce_bucket: DeepSpeed ZeRO-3's reduce_bucket_size,
@@ -942,17 +951,40 @@ double exposed_seconds(double comm, double compute, double units)
  * independent_gradient_partition_epilogue reduces the partial last one and
  * waits for the stream) the last bucket's, B/W of the W parameters, at
  * most all of them. */
+static double bucket_share(const run_t *r, double w)
+{
+    double b = r->sharding.reduce_bucket < 0 ? megatron_bucket(r) : (double)r->sharding.reduce_bucket;
+    if (!(b > 0) || !(w > 0))
+        return 0.0;
+    return b < w ? b / w : 1.0;
+}
+
+/* The larger of the last unit's share and the last bucket's. */
 static double last_reduce_share(const run_t *r, double w, double u)
 {
-    double share = 1.0 / u;
-    if (r->sharding.reduce_bucket > 0 && w > 0) {
-        double bucket = (double)r->sharding.reduce_bucket / w;
-        if (bucket > 1.0)
-            bucket = 1.0;
-        if (bucket > share)
-            share = bucket;
-    }
-    return share;
+    double bucket = bucket_share(r, w);
+    return bucket > 1.0 / u ? bucket : 1.0 / u;
+}
+
+/* Megatron's DDP under --overlap-grad-reduce (param_and_grad_buffer.py):
+ * the gradients sync only on the last micro-batch (register_grad_ready
+ * counts them when is_last_microbatch), each bucket's all-reduce (or, with
+ * the distributed optimizer, reduce-scatter) issued asynchronously once all
+ * its gradients are ready, and finish_grad_sync waits for them after the
+ * backward. The step's DP collectives C (dp_traffic_bytes at group_gbps)
+ * over buckets of B of the stage's W parameters, e = min(1, B/W): the
+ * buckets before the last run behind the last micro-batch's backward (and
+ * recompute) H, (1 - e)·max(0, C - H) exposed (exposed_seconds over 1/e
+ * buckets), and the last bucket's e·C after it. Bucketing is Megatron's
+ * for the first model chunk only under VPP; the later chunks' one bucket
+ * each is priced alike. */
+static double ddp_bucket_seconds(const price_ctx *c, const pipeline_time *p, const hardware_t *hw)
+{
+    const run_t *r = c->r;
+    double w = p->weights;
+    double comm = seconds(dp_traffic_bytes(c, w), group_gbps(hw, r->dp, r->tp * r->cp));
+    double e = bucket_share(r, w);
+    return exposed_seconds(comm, p->hide_backward, 1.0 / e) + e * comm;
 }
 
 /* The DP seconds a step exposes, on the stage with the most weights W, u
@@ -984,13 +1016,16 @@ static double last_reduce_share(const run_t *r, double w, double u)
  * (deepspeed/runtime/zero/config.py overlap_comm_valid), reduces its
  * gradient buckets on their own stream during the backward; the backward's
  * exposed edge is then its last bucket (last_reduce_share).
- * Every other run (DDP, ZeRO-1/2, Megatron's buckets, FSDP1, MindSpore, HyperParallel):
+ * Megatron's DDP with overlapped_grad_reduce and its buckets: ddp_bucket_seconds.
+ * Every other run (DDP without buckets or overlap, ZeRO-1/2, FSDP1, MindSpore, HyperParallel):
  * dp_traffic_bytes at the spanning level's bandwidth, hidden at
  * the device's or runtime's fixed share (overlap.dp), as before. */
 static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, const hardware_t *hw)
 {
     const run_t *r = c->r;
     const derived_t *d = c->d;
+    if (!d->fsdp && r->sharding.overlapped_grad_reduce && r->sharding.reduce_bucket != 0 && r->dp > 1)
+        return ddp_bucket_seconds(c, p, hw);
     if (!d->fsdp || !r->sharding.fsdp_prefetch)
         return seconds(dp_traffic_bytes(c, p->weights), level_gbps(hw, r->tp * r->cp * r->dp)) *
                (1.0 - hw->overlap_dp);

@@ -10,7 +10,10 @@ return {
   -- Transformer Engine's userbuffer overlap (tp_comm_overlap) is on. Its DP
   -- gradient all-reduce (or reduce-scatter) runs once the backward is done
   -- unless --overlap-grad-reduce, off by default, is given (a run states it
-  -- as overlapped_grad_reduce = true, which keeps the device's DP overlap).
+  -- as overlapped_grad_reduce = true): then each gradient bucket of
+  -- max(4e7, 1e6 x dp) parameters is reduced as soon as its gradients are
+  -- ready in the last micro-batch's backward (sharding.reduce_bucket = -1;
+  -- src/core/timing.c ddp_bucket_seconds).
   overlap = { tp = 0, dp = 0 },
   run = {
     precision = {
@@ -44,6 +47,9 @@ return {
       -- the bf16 params nor the grad buffer, which hold the embedding and the
       -- output layer too; both are split over TP (VocabParallelEmbedding).
       param_shard = false, grad_shard = false, vocab_emb_dp = false,
+      -- DistributedDataParallel's buckets: bucket_size = max(40000000,
+      -- 1000000 x dp) when overlap_grad_reduce (distributed_data_parallel.py).
+      reduce_bucket = -1,
     },
     kernels = {
       -- TE's fused RMSNorm/LayerNorm keep the input and fp32 statistics;
