@@ -155,8 +155,8 @@ function sections.balance()
   local dense = { stat = 800, fwd = 1, act = { off = 900, selective = 500, full = 60 }, time = { off = 3, selective = 3.1, full = 4 } }
   local moe = { stat = 2600, fwd = 2, act = { off = 1200, selective = 700, full = 70 }, time = { off = 5, selective = 5.2, full = 7 } }
   local mtp = { stat = 3000, fwd = 2, act = { off = 1500, full = 90 }, time = { off = 6, full = 8 } }
-  for _, case in ipairs { { 16, 1 }, { 8, 2 }, { 16, 2 } } do
-    local S, I, seq, inflight = case[1], case[2], {}, {}
+  for _, case in ipairs { { 16, 1 }, { 8, 2 }, { 16, 2 }, { 16, 2, "v" } } do
+    local S, I, order, seq, inflight = case[1], case[2], case[3], {}, {}
     for i = 1, 61 do seq[i] = i <= 3 and 1 or i == 61 and 3 or 2 end
     for s = 1, S do
       inflight[s] = {}
@@ -164,9 +164,10 @@ function sections.balance()
     end
     local a, b = core.balance_coeffs { pp = S, vpp = I, micro = 32 }
     local p = { stages = S, chunks = I, micro = 32, limit = 40000, kinds = { dense, moe, mtp }, sequence = seq,
-                inflight = inflight, coef_sum = a, coef_max = b }
+                inflight = inflight, coef_sum = a, coef_max = b, order = order }
     local t = median(function() return core.balance(p).solve_s end)
-    report(string.format("DeepSeek-V3-like kinds (61 layers) S%d m32 I%d 40000 MB, step objective", S, I), t / 1000, "ms")
+    report(string.format("DeepSeek-V3-like kinds (61 layers) S%d m32 I%d%s 40000 MB, step objective", S, I,
+      order and " (DualPipeV's V order)" or ""), t / 1000, "ms")
   end
 end
 

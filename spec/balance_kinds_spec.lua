@@ -33,10 +33,12 @@ local function rng(seed)
 end
 
 -- The cells in model order, each with its stage, chunk, pinned layers and in-flight count.
+-- Order "v" (DualPipeV's V shape): chunk 2 runs over the stages downward.
 local function model_cells(p)
   local S, I, cells = p.stages, p.chunks, {}
   for v = 1, I do
-    for s = 1, S do
+    for j = 1, S do
+      local s = (p.order == "v" and v == 2) and S + 1 - j or j
       local pinned = {}
       if p.head and v == 1 and s == 1 then pinned[#pinned + 1] = p.head end
       if p.tail and v == I and s == (p.tail_stage or S) then pinned[#pinned + 1] = p.tail end
@@ -421,6 +423,82 @@ describe("balance with layer kinds in model order", function()
                                sequence = seq, inflight = inflight, coef_sum = a, coef_max = b }
     assert.is_true(got.feasible and got.optimal)
     assert.is_true(got.moves < 500000, "moves priced: " .. tostring(got.moves))
+  end)
+
+  it("keeps DualPipeV's V-shaped order: 120 random problems against the enumeration (S <= 4, I = 2, <= 12 layers)", function()
+    -- order "v": chunk 1 runs the stages upward, chunk 2 then runs them
+    -- downward, so stage 1 holds the body's first run and its last, and the
+    -- last stage the two runs that meet in the middle; the enumeration walks
+    -- the cells in that order (model_cells), the solver meets in the middle.
+    local r = rng(20261209)
+    local feasible, infeasible = 0, 0
+    for n = 1, 120 do
+      local p = problem(r)
+      p.chunks, p.order = 2, "v"
+      for s = 1, p.stages do
+        p.inflight[s] = { r(0, 1) == 0 and 2 * (p.stages - s) + 1 or r(0, 4), r(0, 1) == 0 and 2 * s or r(0, 4) }
+      end
+      if p.tail then p.tail_stage = r(0, 2) > 0 and 1 or nil end -- DualPipeV's head sits on the first stage
+      local least_cells = 2 * p.stages - (p.head and 1 or 0) - (p.tail and 1 or 0)
+      local N = r(math.max(1, least_cells - 1), math.min(12, least_cells + 6))
+      local seq = {}
+      for i = 1, N do seq[i] = p.sequence[(i - 1) % #p.sequence + 1] end
+      p.sequence = seq
+      local want = enumerate(p)
+      local got = core.balance(p)
+      local where = ("problem %d: S=%d N=%d limit=%s"):format(n, p.stages, N, p.limit)
+      assert.is_true(got.optimal, where)
+      if want == nil then
+        infeasible = infeasible + 1
+        assert.is_false(got.feasible, where)
+      else
+        feasible = feasible + 1
+        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
+        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
+        local ok, step = evaluate(p, got)
+        assert.is_true(ok, where .. ": the plan breaks a rule")
+        assert.near(want, step, 1e-9 * math.max(1, want), where)
+        local c_ok, c_step = core.balance_evaluate(p, got.kind_cells)
+        assert.is_true(c_ok, where .. ": the C rules refuse the plan")
+        assert.near(want, c_step, 1e-9 * math.max(1, want), where)
+      end
+    end
+    assert.is_true(feasible >= 50, "feasible " .. feasible)
+    assert.is_true(infeasible >= 10, "infeasible " .. infeasible)
+  end)
+
+  it("keeps DualPipeV's V-shaped order (a case by hand)", function()
+    -- Two stages, two chunks, order "v": the model order of the cells is
+    -- (stage 1, chunk 1), (stage 2, chunk 1), (stage 2, chunk 2), (stage 1, chunk 2).
+    -- Body D M M D (dense D: stat 1, off act 4 time 3; MoE M: stat 3, off act 2
+    -- time 5; off only), one micro-batch kept everywhere, limit 10, step = max T.
+    -- Each cell holds one layer, in model order D, M, M, D: stage 1 holds the
+    -- first D and the last D (memory 5 + 5 = 10, time 6), stage 2 the two M
+    -- (memory 5 + 5 = 10, time 10): step 10. In the up order stage 1 would hold
+    -- D and M (cells 1 and 3) and stage 2 M and D: time 8 each, step 8.
+    local d = { stat = 1, fwd = 1, act = { off = 4 }, time = { off = 3 } }
+    local m = { stat = 3, fwd = 2, act = { off = 2 }, time = { off = 5 } }
+    local p = {
+      stages = 2, chunks = 2, micro = 2, limit = 10, coef_sum = 0, coef_max = 1, order = "v",
+      inflight = { { 1, 1 }, { 1, 1 } }, kinds = { d, m }, sequence = { 1, 2, 2, 1 },
+    }
+    local got = core.balance(p)
+    assert.is_true(got.feasible and got.optimal)
+    assert.equal(10, got.objective)
+    assert.same({ 6, 10 }, got.stage_time)
+    assert.same({ first = 1, count = 1 }, got.runs[1][1])
+    assert.same({ first = 2, count = 1 }, got.runs[2][1])
+    assert.same({ first = 3, count = 1 }, got.runs[2][2])
+    assert.same({ first = 4, count = 1 }, got.runs[1][2])
+    p.order = nil
+    assert.equal(8, core.balance(p).objective)
+    p.order = "w"
+    assert.equal('balance: order must be "up" (each chunk over the stages upward) or "v" (DualPipeV: chunk 2 over them downward)',
+      refusal(function() core.balance(p) end))
+    p.order, p.chunks = "v", 1
+    p.inflight = { { 1 }, { 1 } }
+    assert.equal('balance: order "v" (DualPipeV) takes two chunks and the step objective',
+      refusal(function() core.balance(p) end))
   end)
 
   -- By hand: dense D (stat 1; off: act 4, time 3; full: act 1, time 4) then

@@ -293,6 +293,15 @@ static void read_problem(lua_State *L, bal_problem *p)
         nd_bad_input(L, "balance: the sapp objective's separate bound for m = S with two chunks is not reproduced");
     if (has_kinds && is_sapp)
         nd_bad_input(L, "balance: the sapp objective takes one kind of body layer (layer), not kinds");
+    char *order = field_string(L, 1, "", "order", "up");
+    int up = order != NULL && strcmp(order, "up") == 0, vee = order != NULL && strcmp(order, "v") == 0;
+    free(order);
+    if (!up && !vee)
+        nd_bad_input(L, "balance: order must be \"up\" (each chunk over the stages upward) or \"v\" (DualPipeV: "
+                        "chunk 2 over them downward)");
+    if (vee && (p->chunks != 2 || is_sapp))
+        nd_bad_input(L, "balance: order \"v\" (DualPipeV) takes two chunks and the step objective");
+    p->vshape = vee;
     if (has_kinds)
         read_kinds(L, 1, p);
     else
@@ -326,7 +335,7 @@ static void read_problem(lua_State *L, bal_problem *p)
 /* balance(problem): problem = {stages, chunks, micro, body, limit, layer (or kinds = {layer, ...} and
  * sequence = {kind, ...} in model order), head, tail, tail_stage (1-based),
  * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step" | "sapp", sapp_level,
- * less_memory}. */
+ * less_memory, order = "up" | "v" (DualPipeV's model order: chunk 2 over the stages downward)}. */
 static int lnd_balance_solve(lua_State *L)
 {
     bal_problem p;

@@ -234,7 +234,7 @@ static int valid(const bal_problem *p)
     for (int c = 0; c < p->stages * p->chunks; c++)
         if (!(p->inflight[c] >= 0))
             return 0;
-    return 1;
+    return !p->vshape || (p->chunks == 2 && p->objective == BAL_OBJ_STEP);
 }
 
 /* ---- the program over the stages ---- */
@@ -327,7 +327,8 @@ static int fill_first(const bal_problem *p, bal_plan *out)
     if (out->first == NULL)
         return -1;
     int at = 0;
-    for (size_t c = 0; c < cells; c++) {
+    for (size_t j = 0; j < cells; j++) { /* model order */
+        size_t c = (size_t)bal_model_cell(p, (int)j);
         out->first[c] = at;
         for (int r = 0; r < BAL_OPTIONS && out->count != NULL; r++)
             at += out->count[c * BAL_OPTIONS + (size_t)r];
@@ -368,7 +369,7 @@ static int *as_one_kind(const bal_problem *p, bal_problem *q)
     return zeros;
 }
 
-/* Offloading offered: the kinds solver, a uniform body as one kind. */
+/* Offloading offered or the V-shaped order: the kinds solver, a uniform body as one kind. */
 static int solve_offload(const bal_problem *p, bal_plan *out)
 {
     if (p->nkinds > 0)
@@ -390,7 +391,7 @@ int bal_solve(const bal_problem *p, bal_plan *out)
     if (p == NULL || !valid(p))
         return -1;
     int rc;
-    if (bal_offloads(p))
+    if (bal_offloads(p) || p->vshape)
         rc = p->objective == BAL_OBJ_STEP ? solve_offload(p, out) : -1;
     else if (p->nkinds > 0 && sole_kind(p) >= 0)
         rc = solve_sole(p, sole_kind(p), out);

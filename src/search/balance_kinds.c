@@ -19,6 +19,12 @@
  * so far, which is exact for a·Σ T + b·max T with a, b ≥ 0 (a label another
  * equals or beats in both can never lead to a better step).
  *
+ * DualPipeV's V-shaped order (p->vshape, two chunks): chunk 1 runs the stages
+ * downward, so stage s holds chunk 0's s-th run and chunk 1's (S − 1 − s)-th.
+ * The program then walks chunk 0 up from the body's start and chunk 1 down
+ * from its end, one stage at a time; the last stage holds what lies between
+ * them, split where they meet. No chunk start is guessed: one program.
+ *
  * What keeps it fast, each step exact: the chunk starts are tried from the
  * even split outward, the first against its own even split's step, so an
  * incumbent plan exists from the start; a label is dropped when a lower
@@ -303,14 +309,18 @@ typedef struct {
 } labels;
 
 typedef struct {
-    int *q;          /* [I + 1]: chunk v runs over body layers [q[v], q[v + 1]) */
-    size_t *stride;  /* [I + 1]: state index = Σ (pos[v] − q[v]) · stride[v] */
+    int *q;          /* [I + 1]: chunk v runs over body layers [q[v], q[v + 1]) (V-shaped: q[0] only) */
+    int vshape, N;   /* the V-shaped order (balance_problem.h): chunk 1 runs down from N to meet chunk 0 */
+    size_t *stride;  /* [I + 1]: state index = Σ digit(v, pos[v]) · stride[v] */
+    size_t final_at; /* the final state of the best plan of the last run */
     size_t states;
     labels *lab;     /* [(S + 1) · states] of lab_size, kept from run to run (so are its lists) */
     double *later;   /* [as lab]: bal_rest_bound of the state, NAN until needed */
     size_t lab_size;
     double a, b, incumbent;
-    int *pos, *next, *lo, *hi; /* [I] */
+    int *pos, *next;  /* [I]: where each chunk stands before and after a stage */
+    int *d, *lo, *hi; /* [I]: the odometer of moves: next's digits and their ranges */
+    int *cb, *ce;     /* [I]: the runs [cb, ce) of a stage's cells */
     long runs;       /* chunk starts tried */
 } program;
 
@@ -326,6 +336,8 @@ static double slack(const program *pg) { return 1e-9 * (fabs(pg->incumbent) > 1 
 static double rest_time(const ksolver *ks, const program *pg, int s, const int *at)
 {
     double r = ks->fixed_after[s];
+    if (pg->vshape) /* the layers between the two chunks */
+        return r + ks->fastest[at[1]] - ks->fastest[at[0]];
     for (int v = 0; v < ks->I; v++)
         r += ks->fastest[pg->q[v + 1]] - ks->fastest[at[v]];
     return r;
@@ -367,18 +379,36 @@ static int insert_label(labels *L, label x)
     return 0;
 }
 
+/* Chunk v's digit when it stands at body layer at, and back: chunks run up
+ * from q[v], but in the V-shaped order chunk 1 runs down from the body's end.
+ * A larger digit always means a longer way come. */
+static int digit(const program *pg, int v, int at) { return pg->vshape && v == 1 ? pg->N - at : at - pg->q[v]; }
+static int position(const program *pg, int v, int d) { return pg->vshape && v == 1 ? pg->N - d : pg->q[v] + d; }
+/* The largest digit of chunk v. */
+static int digits(const program *pg, int v) { return pg->vshape ? pg->N : pg->q[v + 1] - pg->q[v]; }
+
+/* The runs of a stage's cells, into pg->cb and pg->ce, as each chunk v goes from pos[v] to next[v]. */
+static void cell_runs(program *pg, int I, const int *pos, const int *next)
+{
+    for (int v = 0; v < I; v++) {
+        int down = pg->vshape && v == 1;
+        pg->cb[v] = down ? next[v] : pos[v];
+        pg->ce[v] = down ? pos[v] : next[v];
+    }
+}
+
 static size_t index_of(const program *pg, int I, const int *pos)
 {
     size_t at = 0;
     for (int v = 0; v < I; v++)
-        at += (size_t)(pos[v] - pg->q[v]) * pg->stride[v];
+        at += (size_t)digit(pg, v, pos[v]) * pg->stride[v];
     return at;
 }
 
 static void decode(const program *pg, int I, size_t at, int *pos)
 {
     for (int v = 0; v < I; v++)
-        pos[v] = pg->q[v] + (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v]));
+        pos[v] = position(pg, v, (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v])));
 }
 
 /* The first chunk whose cell of stage s is left empty where it may not be, or −1. */
@@ -396,8 +426,9 @@ static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from
 {
     size_t to_at = (size_t)(s + 1) * pg->states + index_of(pg, ks->I, pg->next);
     labels *to = &pg->lab[to_at];
-    if (isnan(pg->later[to_at]))
-        pg->later[to_at] = bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
+    if (isnan(pg->later[to_at])) /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
+        pg->later[to_at] = pg->vshape ? bal_rest_bound(&ks->rest, s + 1, pg->next, pg->next + 1)
+                                      : bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
     double rest = pg->later[to_at], cut = pg->incumbent + slack(pg);
     if (rest == INFINITY)
         return 0;
@@ -417,16 +448,32 @@ static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from
 static int advance(program *pg, int I, int skip)
 {
     for (int v = 0; v <= skip; v++)
-        pg->next[v] = pg->hi[v];
+        pg->d[v] = pg->hi[v];
     int v = 0;
-    while (v < I && pg->next[v] >= pg->hi[v]) {
-        pg->next[v] = pg->lo[v];
+    while (v < I && pg->d[v] >= pg->hi[v]) {
+        pg->d[v] = pg->lo[v];
         v++;
     }
     if (v == I)
         return 0;
-    pg->next[v]++;
+    pg->d[v]++;
     return 1;
+}
+
+/* The last stage of the V-shaped order: its two cells hold what is left
+ * between the chunks, [pos[0], pos[1]), split where the chunks meet. */
+static int expand_meeting(ksolver *ks, program *pg, int s, size_t at, const labels *from)
+{
+    for (int m = pg->pos[0]; m <= pg->pos[1]; m++) {
+        pg->next[0] = pg->next[1] = m;
+        cell_runs(pg, 2, pg->pos, pg->next);
+        if (first_empty(ks, s, pg->cb, pg->ce) >= 0)
+            continue;
+        double t = stage_time(ks, s, pg->cb, pg->ce);
+        if (t < INFINITY && extend(ks, pg, s, at, from, t) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Every move of stage s from the state at: the labels it extends.
@@ -449,16 +496,23 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
         minmax = from->l[i].max < minmax ? from->l[i].max : minmax;
     }
     decode(pg, I, at, pg->pos);
+    if (last && pg->vshape)
+        return expand_meeting(ks, pg, s, at, from);
     for (int v = 0; v < I; v++) {
-        pg->hi[v] = pg->q[v + 1];
-        pg->lo[v] = pg->next[v] = last ? pg->hi[v] : pg->pos[v];
+        pg->hi[v] = digits(pg, v);
+        pg->lo[v] = pg->d[v] = last ? pg->hi[v] : digit(pg, v, pg->pos[v]);
     }
     for (;;) {
-        int skip = -1, empty = first_empty(ks, s, pg->pos, pg->next);
+        for (int v = 0; v < I; v++)
+            pg->next[v] = position(pg, v, pg->d[v]);
+        cell_runs(pg, I, pg->pos, pg->next);
+        /* V-shaped: chunks that pass each other never fit, nor do longer moves */
+        int crossed = pg->vshape && pg->next[0] > pg->next[1];
+        int skip = -1, empty = crossed ? -1 : first_empty(ks, s, pg->cb, pg->ce);
         if (empty > 0) {
             skip = empty - 1; /* the lower digits cannot fill chunk empty's cell */
         } else if (empty < 0) {
-            double t = stage_time(ks, s, pg->pos, pg->next);
+            double t = crossed ? INFINITY : stage_time(ks, s, pg->cb, pg->ce);
             int dead = t == INFINITY;
             if (!dead) {
                 double total = minsum + t + rest_time(ks, pg, s + 1, pg->next);
@@ -468,7 +522,7 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
             }
             if (dead) {
                 skip = 0; /* the lowest digit above its first value, and those below it */
-                while (skip < I && pg->next[skip] == pg->lo[skip])
+                while (skip < I && pg->d[skip] == pg->lo[skip])
                     skip++;
                 if (skip == I)
                     return 0;
@@ -522,7 +576,7 @@ static int run_program(ksolver *ks, program *pg, double *best, int *best_label)
     int S = ks->S, I = ks->I;
     pg->stride[0] = 1;
     for (int v = 0; v < I; v++) {
-        size_t r = (size_t)(pg->q[v + 1] - pg->q[v]) + 1;
+        size_t r = (size_t)digits(pg, v) + 1;
         if (pg->stride[v] > ((size_t)1 << 24) / r)
             return -1; /* too many states to hold */
         pg->stride[v + 1] = pg->stride[v] * r;
@@ -536,12 +590,19 @@ static int run_program(ksolver *ks, program *pg, double *best, int *best_label)
         for (size_t at = 0; at < pg->states; at++)
             if (pg->lab[(size_t)s * pg->states + at].n > 0 && expand(ks, pg, s, at) != 0)
                 return -1;
-    const labels *fin = &pg->lab[(size_t)S * pg->states + pg->states - 1];
-    for (int i = 0; i < fin->n; i++) {
-        double x = score(pg, fin->l[i].sum, fin->l[i].max);
-        if (x < *best) {
-            *best = x;
-            *best_label = i;
+    /* the final states: every chunk at its end; V-shaped, the chunks met anywhere */
+    for (int m = pg->vshape ? 0 : ks->N; m <= ks->N; m++) {
+        for (int v = 0; v < I; v++)
+            pg->pos[v] = pg->vshape ? m : pg->q[v + 1];
+        size_t at = index_of(pg, I, pg->pos);
+        const labels *fin = &pg->lab[(size_t)S * pg->states + at];
+        for (int i = 0; i < fin->n; i++) {
+            double x = score(pg, fin->l[i].sum, fin->l[i].max);
+            if (x < *best) {
+                *best = x;
+                *best_label = i;
+                pg->final_at = at;
+            }
         }
     }
     return 0;
@@ -551,12 +612,13 @@ static int run_program(ksolver *ks, program *pg, double *best, int *best_label)
 static void trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko)
 {
     int I = ks->I;
-    size_t st = pg->states - 1;
+    size_t st = pg->final_at;
     for (int s = ks->S; s > 0; s--) {
         const label *x = &pg->lab[(size_t)s * pg->states + st].l[at];
         decode(pg, I, x->from, pg->pos);
         decode(pg, I, st, pg->next);
-        stage_cost(ks, s - 1, pg->pos, pg->next, kc, ko);
+        cell_runs(pg, I, pg->pos, pg->next);
+        stage_cost(ks, s - 1, pg->cb, pg->ce, kc, ko);
         st = x->from;
         at = x->from_label;
     }
@@ -604,9 +666,9 @@ static int setup_rest(ksolver *ks)
     bal_point *pts = malloc(sizeof *pts * (size_t)K * BAL_REST_MOST);
     const bal_point **one = malloc(sizeof *one * (size_t)K);
     int *n = malloc(sizeof *n * (size_t)K);
-    double *stat = malloc(sizeof *stat * ((size_t)K + (size_t)S));
+    double *stat = malloc(sizeof *stat * ((size_t)K + 2 * (size_t)S));
     if (pts != NULL && one != NULL && n != NULL && stat != NULL) {
-        double *room = stat + K;
+        double *room = stat + K, *flight = room + S;
         for (int k = 0; k < K; k++) { /* a kind's choices: its frontier of one layer (absent kinds: none, at 0) */
             const frontier *f = ks->total[k] > 0 ? &ks->fr[k][1] : &ks->fr[k][0];
             one[k] = pts + (size_t)k * BAL_REST_MOST;
@@ -615,9 +677,14 @@ static int setup_rest(ksolver *ks)
                 pts[(size_t)k * BAL_REST_MOST + (size_t)j] = (bal_point){f->pt[j].act, f->pt[j].time};
             stat[k] = p->kinds[k].stat;
         }
-        for (int s = 0; s < S; s++)
+        for (int s = 0; s < S; s++) {
             room[s] = ks->limit - ks->fixed_stat[s] - ks->fixed_act[s];
-        rc = bal_rest_build(&ks->rest, S, ks->I, K, ks->prefix, one, n, stat, p->inflight, room, ks->fixed_time);
+            /* V-shaped: the layers between the chunks may go to either, so the bound
+             * pools them as one chunk keeping the fewer micro-batches of the two */
+            flight[s] = !p->vshape ? 0 : p->inflight[s] < p->inflight[S + s] ? p->inflight[s] : p->inflight[S + s];
+        }
+        rc = p->vshape ? bal_rest_build(&ks->rest, S, 1, K, ks->prefix, one, n, stat, flight, room, ks->fixed_time)
+                       : bal_rest_build(&ks->rest, S, ks->I, K, ks->prefix, one, n, stat, p->inflight, room, ks->fixed_time);
     }
     free(pts);
     free(one);
@@ -708,10 +775,11 @@ static int needs(const ksolver *ks, int v)
     return n;
 }
 
-/* The step of pg->q's even split (each chunk's layers dealt to the stages in
- * turn, the odd ones to the last stages when late, else to the first), the
- * better of the two, or INFINITY when neither fits: a plan the program for
- * these starts will find or beat, so an incumbent to prune its first run. */
+/* The step of pg->q's even split (each chunk's layers dealt to its cells in
+ * model order in turn, the odd ones to the last cells when late, else to the
+ * first; V-shaped, the body halved between the chunks), the better of the
+ * two, or INFINITY when neither fits: a plan the program for these starts
+ * will find or beat, so an incumbent to prune its first run. */
 static double even_split(ksolver *ks, program *pg)
 {
     double best = INFINITY;
@@ -719,13 +787,15 @@ static double even_split(ksolver *ks, program *pg)
         double sum = 0, max = 0;
         for (int s = 0; s < ks->S && sum < INFINITY; s++) {
             for (int v = 0; v < ks->I; v++) {
-                long n = pg->q[v + 1] - pg->q[v];
-                long from = late ? n * s / ks->S : (n * s + ks->S - 1) / ks->S;
-                long to = late ? n * (s + 1) / ks->S : (n * (s + 1) + ks->S - 1) / ks->S;
-                pg->pos[v] = pg->q[v] + (int)from;
-                pg->next[v] = pg->q[v] + (int)to;
+                int start = pg->vshape ? (v == 0 ? 0 : ks->N / 2) : pg->q[v];
+                int end = pg->vshape ? (v == 0 ? ks->N / 2 : ks->N) : pg->q[v + 1];
+                long n = end - start, j = pg->vshape && v == 1 ? ks->S - 1 - s : s; /* the cell's place in its chunk */
+                long from = late ? n * j / ks->S : (n * j + ks->S - 1) / ks->S;
+                long to = late ? n * (j + 1) / ks->S : (n * (j + 1) + ks->S - 1) / ks->S;
+                pg->cb[v] = start + (int)from;
+                pg->ce[v] = start + (int)to;
             }
-            double t = first_empty(ks, s, pg->pos, pg->next) >= 0 ? INFINITY : stage_time(ks, s, pg->pos, pg->next);
+            double t = first_empty(ks, s, pg->cb, pg->ce) >= 0 ? INFINITY : stage_time(ks, s, pg->cb, pg->ce);
             sum += t;
             max = t > max ? t : max;
         }
@@ -739,8 +809,8 @@ static double even_split(ksolver *ks, program *pg)
 static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q)
 {
     int I = ks->I;
-    if (v == I - 1) {
-        if (ks->N - pg->q[v] < needs(ks, v))
+    if (v == I - 1 || pg->vshape) { /* V-shaped: one program, the chunks meet where they may */
+        if (!pg->vshape && ks->N - pg->q[v] < needs(ks, v))
             return 0;
         int at = -1;
         double before = *best;
@@ -827,7 +897,7 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
         goto done;
     pg.q = calloc((size_t)I + 1, sizeof(int));
     pg.stride = calloc((size_t)I + 1, sizeof(size_t));
-    pg.pos = calloc((size_t)I * 4, sizeof(int));
+    pg.pos = calloc((size_t)I * 7, sizeof(int));
     best_q = calloc((size_t)I + 1, sizeof(int));
     out->count = calloc(cells * BAL_OPTIONS, sizeof(int));
     out->kind_count = calloc(cells * (size_t)K * BAL_OPTIONS, sizeof(int));
@@ -843,8 +913,13 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
             goto done;
     }
     pg.next = pg.pos + I;
-    pg.lo = pg.pos + 2 * I;
-    pg.hi = pg.pos + 3 * I;
+    pg.d = pg.pos + 2 * I;
+    pg.lo = pg.pos + 3 * I;
+    pg.hi = pg.pos + 4 * I;
+    pg.cb = pg.pos + 5 * I;
+    pg.ce = pg.pos + 6 * I;
+    pg.vshape = p->vshape;
+    pg.N = p->body;
     pg.a = p->coef_sum;
     pg.b = p->coef_max;
     pg.incumbent = INFINITY;
@@ -931,8 +1006,8 @@ int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, const int *k
     double sum = 0, most = 0;
     for (int s = 0; s < S; s++)
         stage_time[s] = stage_mem[s] = 0;
-    for (int c = 0; c < S * I; c++) { /* model order */
-        int s = c % S, own = 0;
+    for (int j = 0; j < S * I; j++) { /* model order */
+        int c = bal_model_cell(p, j), s = c % S, own = 0;
         double n = p->inflight[c];
         int held = (c == 0 ? add_pinned(&p->head, n, &stage_mem[s], &stage_time[s]) : 0) +
                    (c == tail_cell ? add_pinned(&p->tail, n, &stage_mem[s], &stage_time[s]) : 0);

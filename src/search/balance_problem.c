@@ -59,3 +59,9 @@ int bal_pinned_at(const bal_problem *p, int v, int s, const bal_pinned *out[2])
         out[n++] = &p->tail;
     return n;
 }
+
+int bal_model_cell(const bal_problem *p, int j)
+{
+    int S = p->stages, v = j / S, s = j % S;
+    return v * S + (p->vshape && v == 1 ? S - 1 - s : s);
+}

@@ -44,6 +44,11 @@ typedef struct {
     int nkinds;
     const bal_layer *kinds;
     const int *kind_of;
+    /* DualPipeV's V-shaped model order (chunks 2, step objective): chunk 0
+     * runs the stages upward, chunk 1 then runs them downward, so stage s
+     * holds the s-th run of chunk 0 and the (S − 1 − s)-th of chunk 1, and
+     * the last stage holds the two runs that meet in the middle of the body. */
+    int vshape;
     bal_pinned head, tail;   /* head on (0, 0); tail on (chunks − 1, tail_stage) */
     int tail_stage;
     double limit;            /* memory per device, in the unit of the bytes given */
@@ -85,6 +90,9 @@ typedef struct {
 int bal_undominated_options(const bal_layer *l, int prune, int *opt);
 /* The same over n choices given as arrays, offered a bit mask. */
 int bal_undominated(const double *act, const double *time, unsigned offered, int n, int prune, int *opt);
+
+/* The cell (v · stages + s) that comes j-th in p's model order. */
+int bal_model_cell(const bal_problem *p, int j);
 
 /* Whether any body layer of p may offload. */
 int bal_offloads(const bal_problem *p);
