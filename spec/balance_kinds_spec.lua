@@ -96,6 +96,22 @@ local function stage_least(p, cells, runs)
   return best
 end
 
+-- The body layers pinned to the first cell of the model order (kinds with
+-- pin = "first", opening the sequence) and to the last (pin = "last", closing it).
+local function pinned_ends(p)
+  local N, first, last = #p.sequence, 0, 0
+  while first < N and p.kinds[p.sequence[first + 1]].pin == "first" do first = first + 1 end
+  while last < N - first and p.kinds[p.sequence[N - last]].pin == "last" do last = last + 1 end
+  return first, last
+end
+
+-- Whether counts (the body layers of each cell in model order) keep the pinned layers at the ends.
+local function pins_kept(p, counts)
+  local first, last = pinned_ends(p)
+  local before_last = #p.sequence - counts[#counts]
+  return counts[1] >= first and before_last <= #p.sequence - last
+end
+
 -- The exhaustive answer: least step, or nil when no split fits.
 local function enumerate(p)
   local S, N = p.stages, #p.sequence
@@ -138,7 +154,7 @@ local function enumerate(p)
     end
     for k = (#cells[i].pinned > 0 and 0 or 1), left do
       counts[i] = k
-      place(i + 1, left - k)
+      if i < #cells or pins_kept(p, counts) then place(i + 1, left - k) end
     end
   end
   place(1, N)
@@ -184,6 +200,9 @@ local function evaluate(p, plan)
     at = at + run.count
   end
   if at ~= #p.sequence + 1 then ok = false end
+  local counts = {}
+  for _, c in ipairs(model_cells(p)) do counts[#counts + 1] = plan.runs[c.s][c.v].count end
+  if not pins_kept(p, counts) then ok = false end
   for s = 1, p.stages do
     if mem[s] > p.limit then ok = false end
     sum = sum + time[s]
@@ -498,6 +517,84 @@ describe("balance with layer kinds in model order", function()
     p.order, p.chunks = "v", 1
     p.inflight = { { 1 }, { 1 } }
     assert.equal('balance: order "v" (DualPipeV) takes two chunks and the step objective',
+      refusal(function() core.balance(p) end))
+  end)
+
+  it("keeps kinds pinned to the ends (vision first, MTP last): 120 random problems against the enumeration", function()
+    -- A kind with pin = "first" (a vision tower before the embedding) keeps
+    -- all its layers in the first cell of the model order, one with pin =
+    -- "last" (MTP after the last body layer) in the last cell: chunk I's
+    -- last stage, or stage 1 in DualPipeV's V order. The enumeration leaves
+    -- out every split that breaks that (pins_kept).
+    local r = rng(20261210)
+    local feasible, infeasible, orders = 0, 0, {}
+    for n = 1, 120 do
+      local p = problem(r)
+      if n % 3 == 0 then -- the V order
+        p.chunks, p.order = 2, "v"
+        for s = 1, p.stages do p.inflight[s] = { r(0, 4), r(0, 4) } end
+      end
+      local vision, mtp = random_kind(r), random_kind(r)
+      vision.pin, mtp.pin = "first", "last"
+      p.kinds[#p.kinds + 1] = vision
+      p.kinds[#p.kinds + 1] = mtp
+      local before, after, seq = r(0, 3), r(0, 2), {}
+      if before + after == 0 then before = 1 end
+      for _ = 1, before do seq[#seq + 1] = #p.kinds - 1 end
+      for i = 1, r(1, 9 - before - after) do seq[#seq + 1] = p.sequence[(i - 1) % #p.sequence + 1] end
+      for _ = 1, after do seq[#seq + 1] = #p.kinds end
+      p.sequence = seq
+      local want = enumerate(p)
+      local got = core.balance(p)
+      local where = ("problem %d: S=%d I=%d N=%d %s limit=%s"):format(n, p.stages, p.chunks, #seq, p.order or "up", p.limit)
+      assert.is_true(got.optimal, where)
+      if want == nil then
+        infeasible = infeasible + 1
+        assert.is_false(got.feasible, where)
+      else
+        feasible = feasible + 1
+        orders[p.order or "up"] = true
+        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
+        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
+        local ok, step = evaluate(p, got)
+        assert.is_true(ok, where .. ": the plan breaks a rule")
+        assert.near(want, step, 1e-9 * math.max(1, want), where)
+        assert.is_true((core.balance_evaluate(p, got.kind_cells)), where .. ": the C rules refuse the plan")
+      end
+    end
+    assert.is_true(feasible >= 40, "feasible " .. feasible)
+    assert.is_true(infeasible >= 10, "infeasible " .. infeasible)
+    assert.is_true(orders.up and orders.v, "both orders have a feasible case")
+  end)
+
+  it("keeps kinds pinned to the ends (a case by hand)", function()
+    -- Vision V (time 1), dense D (time 2), MTP T (time 3), each stat 1 and
+    -- off act 1; 3 stages, one chunk, one micro-batch kept, a limit that never
+    -- binds, step = max T. Sequence V V D D T with V pinned first and T last:
+    -- stage 1 holds both V, stage 3 the T; V V D | D | T (4, 2, 3) and
+    -- V V | D D | T (2, 4, 3) both give 4, and nothing less does (9 s of work
+    -- over 3 stages with V V together and T alone).
+    local v = { stat = 1, act = { off = 1 }, time = { off = 1 }, pin = "first" }
+    local d = { stat = 1, act = { off = 1 }, time = { off = 2 } }
+    local t = { stat = 1, act = { off = 1 }, time = { off = 3 }, pin = "last" }
+    local p = {
+      stages = 3, micro = 1, limit = 100, coef_sum = 0, coef_max = 1, inflight = { { 1 }, { 1 }, { 1 } },
+      kinds = { v, d, t }, sequence = { 1, 1, 2, 2, 3 },
+    }
+    local got = core.balance(p)
+    assert.equal(4, got.objective)
+    assert.is_true(got.runs[1][1].count >= 2)
+    assert.same({ first = 5, count = 1 }, got.runs[3][1])
+    t.pin = nil
+    p.sequence = { 1, 1, 2, 2, 3, 3 } -- two trailing layers, no longer pinned: V V D | D T | T
+    assert.equal(5, core.balance(p).objective)
+    t.pin = "last" -- pinned, both T in the last cell: V V D | D | T T is 4, 2, 6; V V | D D | T T 2, 4, 6: 6
+    assert.equal(6, core.balance(p).objective)
+    p.sequence = { 1, 2, 1, 2, 3, 3 } -- a vision layer after a dense one
+    assert.equal("balance: the layers of a kind pinned first must open the sequence, and those pinned last close it",
+      refusal(function() core.balance(p) end))
+    d.pin = "middle"
+    assert.equal('balance: kinds[2].pin must be "first" (the first cell: a vision tower) or "last" (the last cell: MTP)',
       refusal(function() core.balance(p) end))
   end)
 

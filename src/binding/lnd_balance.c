@@ -82,7 +82,24 @@ static void read_layer(lua_State *L, int t, bal_layer *l)
     if (lua_getfield(L, t, "layer") != LUA_TTABLE)
         nd_bad_input(L, "balance: layer must be a table (or give kinds and sequence)");
     read_layer_at(L, lua_gettop(L), "layer", l);
+    if (field_present(L, lua_gettop(L), "pin"))
+        nd_bad_input(L, "balance: layer.pin: only a kind is pinned (kinds = {...} with sequence)");
     lua_pop(L, 1);
+}
+
+/* A kind's pin = "first" | "last" at lt (the first or the last cell of the model order), if any. */
+static int read_pin(lua_State *L, int lt, const char *name)
+{
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "balance: %s.", name);
+    char *pin = field_string(L, lt, prefix, "pin", "");
+    int first = pin != NULL && strcmp(pin, "first") == 0, last = pin != NULL && strcmp(pin, "last") == 0;
+    int none = pin != NULL && pin[0] == '\0';
+    free(pin);
+    if (!first && !last && !none)
+        nd_bad_input(L, "balance: %s.pin must be \"first\" (the first cell: a vision tower) or \"last\" (the last cell: "
+                        "MTP)", name);
+    return first ? BAL_PIN_FIRST : last ? BAL_PIN_LAST : BAL_PIN_NONE;
 }
 
 /* t.kinds (a list of layer tables) and t.sequence (the 1-based kind of each body layer in
@@ -103,6 +120,7 @@ static void read_kinds(lua_State *L, int t, bal_problem *p)
         if (lua_rawgeti(L, kt, k + 1) != LUA_TTABLE)
             nd_bad_input(L, "balance: %s must be a layer table", name);
         read_layer_at(L, lua_gettop(L), name, &kinds[k]);
+        kinds[k].pin = read_pin(L, lua_gettop(L), name);
         lua_pop(L, 1);
     }
     if (lua_getfield(L, t, "sequence") != LUA_TTABLE)
@@ -129,6 +147,9 @@ static void read_kinds(lua_State *L, int t, bal_problem *p)
     p->kinds = kinds;
     p->kind_of = kind_of;
     p->body = (int)n;
+    int first, last;
+    if (bal_pinned_ends(p, &first, &last) != 0)
+        nd_bad_input(L, "balance: the layers of a kind pinned first must open the sequence, and those pinned last close it");
 }
 
 static void read_pinned(lua_State *L, int t, const char *key, bal_pinned *p)

@@ -231,6 +231,11 @@ static int valid(const bal_problem *p)
     for (int i = 0; p->nkinds > 0 && i < p->body; i++)
         if (p->kind_of[i] < 0 || p->kind_of[i] >= p->nkinds)
             return 0;
+    int first, last;
+    if (p->nkinds > 0 && bal_pinned_ends(p, &first, &last) != 0)
+        return 0;
+    if (p->nkinds == 0 && p->layer.pin != BAL_PIN_NONE)
+        return 0;
     for (int c = 0; c < p->stages * p->chunks; c++)
         if (!(p->inflight[c] >= 0))
             return 0;
@@ -310,13 +315,14 @@ static void explain(const solver *sv, const double *T, bal_plan *out)
     out->capacity = least > p->body ? least : most;
 }
 
-/* The one kind of a body whose layers are all alike, or −1. */
+/* The one kind of a body whose layers are all alike (and not pinned to an end), or −1. */
 static int sole_kind(const bal_problem *p)
 {
     for (int i = 1; i < p->body; i++)
         if (p->kind_of[i] != p->kind_of[0])
             return -1;
-    return p->body > 0 ? p->kind_of[0] : 0;
+    int k = p->body > 0 ? p->kind_of[0] : 0;
+    return p->kinds[k].pin == BAL_PIN_NONE ? k : -1;
 }
 
 /* A plan's first body layer per cell, from its counts in model order. */

@@ -67,6 +67,7 @@ typedef struct {
 typedef struct {
     const bal_problem *p;
     int S, I, N, K;
+    int pin_first, pin_last; /* body layers pinned to the first and the last cell (bal_pinned_ends) */
     int *total;           /* [k]: layers of kind k in the body */
     int *prefix;          /* [i · K + k]: layers of kind k among the first i */
     frontier **fr;        /* fr[k][n], n = 0..total[k] */
@@ -420,6 +421,17 @@ static int first_empty(const ksolver *ks, int s, const int *b, const int *e)
     return -1;
 }
 
+/* Whether stage s's cells (pg->cb, pg->ce) keep the kinds pinned to the ends
+ * there: the first cell of the model order (chunk 0 on stage 0) holds every
+ * layer pinned first, the last (the last chunk on the last stage; V-shaped,
+ * chunk 1 on stage 0) every layer pinned last. */
+static int pins_hold(const ksolver *ks, const program *pg, int s)
+{
+    if (s == 0 && pg->ce[0] < ks->pin_first)
+        return 0;
+    return s != (pg->vshape ? 0 : ks->S - 1) || pg->cb[ks->I - 1] <= ks->N - ks->pin_last;
+}
+
 /* Extends every label of from by a stage of time t into the state next,
  * those that bal_rest_bound shows cannot beat the incumbent left out. */
 static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from, double t)
@@ -467,7 +479,7 @@ static int expand_meeting(ksolver *ks, program *pg, int s, size_t at, const labe
     for (int m = pg->pos[0]; m <= pg->pos[1]; m++) {
         pg->next[0] = pg->next[1] = m;
         cell_runs(pg, 2, pg->pos, pg->next);
-        if (first_empty(ks, s, pg->cb, pg->ce) >= 0)
+        if (first_empty(ks, s, pg->cb, pg->ce) >= 0 || !pins_hold(ks, pg, s))
             continue;
         double t = stage_time(ks, s, pg->cb, pg->ce);
         if (t < INFINITY && extend(ks, pg, s, at, from, t) != 0)
@@ -511,7 +523,7 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
         int skip = -1, empty = crossed ? -1 : first_empty(ks, s, pg->cb, pg->ce);
         if (empty > 0) {
             skip = empty - 1; /* the lower digits cannot fill chunk empty's cell */
-        } else if (empty < 0) {
+        } else if (empty < 0 && (crossed || pins_hold(ks, pg, s))) { /* else a pinned layer left elsewhere */
             double t = crossed ? INFINITY : stage_time(ks, s, pg->cb, pg->ce);
             int dead = t == INFINITY;
             if (!dead) {
@@ -735,6 +747,8 @@ static int setup(ksolver *ks, const bal_problem *p)
             ks->fixed_time[s] += pins[i]->time;
         }
     ks->limit = p->limit + fabs(p->limit) * 1e-12;
+    if (bal_pinned_ends(p, &ks->pin_first, &ks->pin_last) != 0)
+        return -1;
     for (int s = S - 1; s >= 0; s--)
         ks->fixed_after[s] = ks->fixed_after[s + 1] + ks->fixed_time[s];
     if (build_frontiers(ks) != 0)
@@ -795,7 +809,8 @@ static double even_split(ksolver *ks, program *pg)
                 pg->cb[v] = start + (int)from;
                 pg->ce[v] = start + (int)to;
             }
-            double t = first_empty(ks, s, pg->cb, pg->ce) >= 0 ? INFINITY : stage_time(ks, s, pg->cb, pg->ce);
+            int bad = first_empty(ks, s, pg->cb, pg->ce) >= 0 || !pins_hold(ks, pg, s);
+            double t = bad ? INFINITY : stage_time(ks, s, pg->cb, pg->ce);
             sum += t;
             max = t > max ? t : max;
         }
@@ -1001,8 +1016,10 @@ static int add_layers(const bal_layer *l, int r, int x, int y, double n, double 
 int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, const int *kind_offload, double *objective,
                        double *stage_time, double *stage_mem)
 {
-    int S = p->stages, I = p->chunks, K = p->nkinds, bad = 0, at = 0;
+    int S = p->stages, I = p->chunks, K = p->nkinds, bad = 0, at = 0, first = 0, last = 0;
     int tail_cell = (I - 1) * S + p->tail_stage;
+    if (bal_pinned_ends(p, &first, &last) != 0)
+        bad = 1;
     double sum = 0, most = 0;
     for (int s = 0; s < S; s++)
         stage_time[s] = stage_mem[s] = 0;
@@ -1021,6 +1038,8 @@ int bal_evaluate_kinds(const bal_problem *p, const int *kind_count, const int *k
             }
         if (held + own < 1 || !run_matches(p, kind_count, c, at, own))
             bad = 1;
+        if ((j == 0 && own < first) || (j == S * I - 1 && at > p->body - last))
+            bad = 1; /* a layer pinned to an end is elsewhere */
         at += own;
     }
     for (int s = 0; s < S; s++) {

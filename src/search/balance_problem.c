@@ -65,3 +65,18 @@ int bal_model_cell(const bal_problem *p, int j)
     int S = p->stages, v = j / S, s = j % S;
     return v * S + (p->vshape && v == 1 ? S - 1 - s : s);
 }
+
+int bal_pinned_ends(const bal_problem *p, int *first, int *last)
+{
+    int N = p->body, a = 0, z = 0;
+    while (a < N && p->kinds[p->kind_of[a]].pin == BAL_PIN_FIRST)
+        a++;
+    while (z < N - a && p->kinds[p->kind_of[N - 1 - z]].pin == BAL_PIN_LAST)
+        z++;
+    *first = a;
+    *last = z;
+    for (int i = a; i < N - z; i++)
+        if (p->kinds[p->kind_of[i]].pin != BAL_PIN_NONE)
+            return -1;
+    return 0;
+}

@@ -20,7 +20,14 @@ typedef struct {
      * taking time[r] + offload_time[r]. */
     double offload_share, offload_time[BAL_OPTIONS];
     unsigned offload_offered;
+    /* Kinds only: BAL_PIN_FIRST keeps every layer of the kind in the first
+     * cell of the model order (a vision tower before the embedding, stage 0),
+     * BAL_PIN_LAST in the last (MTP after the last body layer); the kind's
+     * layers must then open, or close, the sequence. */
+    int pin;
 } bal_layer;
+
+enum { BAL_PIN_NONE, BAL_PIN_FIRST, BAL_PIN_LAST };
 
 /* A layer pinned to one cell (the embedding on the first, the head on the
  * last): static bytes, activations per micro-batch, forward + backward, forward. */
@@ -93,6 +100,11 @@ int bal_undominated(const double *act, const double *time, unsigned offered, int
 
 /* The cell (v · stages + s) that comes j-th in p's model order. */
 int bal_model_cell(const bal_problem *p, int j);
+
+/* Kinds: the body layers pinned to the first cell (*first, the sequence's
+ * opening ones) and to the last (*last, its closing ones); 0, or −1 when a
+ * pinned kind's layers do not all open (or close) the sequence. */
+int bal_pinned_ends(const bal_problem *p, int *first, int *last);
 
 /* Whether any body layer of p may offload. */
 int bal_offloads(const bal_problem *p);
