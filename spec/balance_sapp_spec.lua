@@ -176,6 +176,19 @@ describe_ref("balance --objective sapp against the reference's LP files", functi
     assert.is_true(plan.explored <= 24, "bounds tried: " .. plan.explored)
   end)
 
+  it("proves 70B at S=4 m=8 I=2 64000 MB trying few bounds on the slowest stage", function()
+    -- At m = 8 the (m - 2) * T_max weight is small next to W + C + P + Q, so
+    -- many bounds on T_max lie between the least feasible one and the largest
+    -- that could still win: going up one by one the proof tried 124 of them
+    -- (notes of balance32, 2026-12-07) to reach 68508.25. Halving the range,
+    -- and passing over a part whose least W + C + P + Q at its top plus
+    -- (m - 2) * its bottom cannot win, reaches the same optimum trying 12.
+    local _, plan = solve_file("llama2_70b.json", 4, 8, 2, 64000, 2)
+    assert.is_true(plan.feasible and plan.optimal)
+    assert.near(68508.25, plan.objective, 1e-9 * 68508.25)
+    assert.is_true(plan.explored <= 16, "bounds tried: " .. plan.explored)
+  end)
+
   it("finds no plan for demo.json at S=8 m=16 I=1 under 30000 MB and names the stage", function()
     -- By hand: stage 0 keeps min(8, 16) = 8 micro-batches and holds HEAD
     -- (4245 MB), TAIL's parameters again (1203, the reference's quirk) and at

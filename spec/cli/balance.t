@@ -41,7 +41,7 @@ checks the plan against the reference's LP files):
   $ ndlua balance.lua $ROOT/spec/fixtures/sapp-ppb/llama2_70b.json -s 16 -m 32 -i 2 --memory 56000MB --objective sapp | tail -3
   objective (sapp -O 2): 71361.06, proved optimal
   even split, one mode (full): 140390.44; balanced is 1.967x faster
-  solved in * s (16 bounds tried) (glob)
+  solved in * s (10 bounds tried) (glob)
 
 No plan, proved. By hand, for demo.json at S = 8, m = 16, 30 000 MB: stage s
 keeps 8 - s micro-batches; a BODY layer costs 2141 MB + 511 MB (the least

@@ -22,7 +22,10 @@
  * forward (for Q) and a claimed largest first-chunk count of the earlier
  * stages (for P, checked as the stages are added). B runs over the values
  * the tables hold, upward, until the bound L + (m − 2)·B passes the best,
- * L the least W + C + P + Q at the largest B that could still win. */
+ * L the least W + C + P + Q at the largest B that could still win; at -O 2
+ * the values between are tried by halving (try_interval), an interval passed
+ * over whole when the least W + C + P + Q at its top (which only falls as B
+ * rises) plus (m − 2)·its bottom cannot beat the best. */
 #include "balance_solvers.h"
 
 #include <math.h>
@@ -698,6 +701,33 @@ static int build_all(sapp *z, int K)
     return 0;
 }
 
+/* The bounds cand[a..b] above the least feasible one (-O 2), gb a lower
+ * bound on the least W + C + P + Q within bound cand[b]. That least only falls
+ * as the bound rises, so every plan whose slowest stage is cand[k], a ≤ k ≤ b,
+ * costs at least gb + weight·cand[a]: an interval that cannot beat *best is
+ * passed over whole; else its middle bound is tried (the plan found there may
+ * be the best) and its two halves follow, the lower first, the upper keeping
+ * gb, the lower taking the middle's least (at least as high). 0, or −1. */
+static int try_interval(sapp *z, dpwork *w, const double *cand, int a, int b, double gb, double weight, int K,
+                        int *scratch, bal_plan *out, double *best)
+{
+    if (a > b || gb + weight * cand[a] >= *best)
+        return 0;
+    int mid = a + (b - a) / 2;
+    double v, t;
+    out->explored++;
+    memset(scratch, 0, sizeof(int) * (size_t)z->S * (size_t)z->I * BAL_OPTIONS);
+    if (dp_run(z, w, cand[mid], K, &v, scratch, &t) != 0)
+        return -1;
+    if (v != INFINITY && v + weight * t < *best) {
+        *best = v + weight * t;
+        memcpy(out->count, scratch, sizeof(int) * (size_t)z->S * (size_t)z->I * BAL_OPTIONS);
+    }
+    if (try_interval(z, w, cand, a, mid - 1, v > gb ? v : gb, weight, K, scratch, out, best) != 0)
+        return -1;
+    return try_interval(z, w, cand, mid + 1, b, gb, weight, K, scratch, out, best);
+}
+
 int bal_solve_sapp(const bal_problem *p, bal_plan *out)
 {
     sapp z;
@@ -853,19 +883,8 @@ int bal_solve_sapp(const bal_problem *p, bal_plan *out)
             goto done;
         if (build_all(&z, Khi) != 0 || needs_between(&z, Khi, B1, Bhi, &cand, &nc) != 0)
             goto done;
-        for (int i = 0; i < nc; i++) {
-            if (L + weight * cand[i] >= best)
-                break;
-            out->explored++;
-            double v, t;
-            memset(scratch, 0, sizeof(int) * (size_t)S * (size_t)I * BAL_OPTIONS);
-            if (dp_run(&z, &w, cand[i], Khi, &v, scratch, &t) != 0)
-                goto done;
-            if (v != INFINITY && v + weight * t < best) {
-                best = v + weight * t;
-                memcpy(out->count, scratch, sizeof(int) * (size_t)S * (size_t)I * BAL_OPTIONS);
-            }
-        }
+        if (try_interval(&z, &w, cand, 0, nc - 1, L, weight, Khi, scratch, out, &best) != 0)
+            goto done;
     }
     out->feasible = 1;
     out->optimal = 1;
