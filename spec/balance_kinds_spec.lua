@@ -41,7 +41,8 @@ local function model_cells(p)
       local s = (p.order == "v" and v == 2) and S + 1 - j or j
       local pinned = {}
       if p.head and v == 1 and s == 1 then pinned[#pinned + 1] = p.head end
-      if p.tail and v == I and s == (p.tail_stage or S) then pinned[#pinned + 1] = p.tail end
+      -- the tail follows the last body layer: the last stage, or the first in the V order
+      if p.tail and v == I and s == (p.tail_stage or (p.order == "v" and 1 or S)) then pinned[#pinned + 1] = p.tail end
       cells[#cells + 1] = { v = v, s = s, pinned = pinned, n = p.inflight[s][v] }
     end
   end
@@ -457,7 +458,7 @@ describe("balance with layer kinds in model order", function()
       for s = 1, p.stages do
         p.inflight[s] = { r(0, 1) == 0 and 2 * (p.stages - s) + 1 or r(0, 4), r(0, 1) == 0 and 2 * s or r(0, 4) }
       end
-      if p.tail then p.tail_stage = r(0, 2) > 0 and 1 or nil end -- DualPipeV's head sits on the first stage
+      if p.tail then p.tail_stage = ({ nil, 1, p.stages })[r(1, 3)] end -- DualPipeV's tail: stage 1 (the default)
       local least_cells = 2 * p.stages - (p.head and 1 or 0) - (p.tail and 1 or 0)
       local N = r(math.max(1, least_cells - 1), math.min(12, least_cells + 6))
       local seq = {}

@@ -297,7 +297,6 @@ static void read_problem(lua_State *L, bal_problem *p)
     int has_kinds = field_present(L, 1, "kinds");
     p->body = (int)field_int(L, 1, "", "body", 0, 1 << 20, 0, !has_kinds);
     p->limit = field_number(L, 1, "", "limit", 0, DBL_MAX, 0);
-    p->tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p->stages, p->stages, false) - 1;
     p->coef_sum = field_number(L, 1, "", "coef_sum", 0, DBL_MAX, 1);
     p->coef_max = field_number(L, 1, "", "coef_max", 0, DBL_MAX, 0);
     char *obj = field_string(L, 1, "", "objective", "step");
@@ -323,6 +322,8 @@ static void read_problem(lua_State *L, bal_problem *p)
     if (vee && (p->chunks != 2 || is_sapp))
         nd_bad_input(L, "balance: order \"v\" (DualPipeV) takes two chunks and the step objective");
     p->vshape = vee;
+    /* the tail follows the last body layer: on the last stage, or in the V order on the first */
+    p->tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p->stages, vee ? 1 : p->stages, false) - 1;
     if (has_kinds)
         read_kinds(L, 1, p);
     else
@@ -356,7 +357,8 @@ static void read_problem(lua_State *L, bal_problem *p)
 /* balance(problem): problem = {stages, chunks, micro, body, limit, layer (or kinds = {layer, ...} and
  * sequence = {kind, ...} in model order), head, tail, tail_stage (1-based),
  * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step" | "sapp", sapp_level,
- * less_memory, order = "up" | "v" (DualPipeV's model order: chunk 2 over the stages downward)}. */
+ * less_memory, order = "up" | "v" (DualPipeV's model order: chunk 2 over the stages downward; tail_stage
+ * then defaults to 1)}. */
 static int lnd_balance_solve(lua_State *L)
 {
     bal_problem p;
