@@ -138,6 +138,101 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at vpp 1", function()
   end
 end)
 
+describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", function()
+  -- 61 layers (3 dense, then 58 MoE) and the two tables' slots over 32 cells:
+  -- the layout puts the embedding and 2 dense layers in stage 0's first
+  -- chunk, the third dense layer before an MoE one in stage 1's (the
+  -- estimate's rows): the dense layers span two cells, so the problem takes
+  -- both kinds in model order (nd.core.balance kinds and sequence)
+  local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
+  run = run:with { pp = 16, vpp = 2, offset = nd.null }
+  local hw = balance_run.hardware("A3", run)
+  for _, mode in ipairs(balance_run.MODES) do
+    it("gives back the estimate's stages and step with every layer " .. mode, function()
+      local q = balance_run.problem(model, run, hw, { modes = { mode } })
+      assert.are.equal(2, #q.kinds)
+      assert.is_nil(q.layer)
+      assert.are.equal(61, #q.sequence)
+      for i = 1, 61 do assert.are.equal(i <= 3 and 1 or 2, q.sequence[i]) end
+      assert.are.equal(2, q.run.kind_counts[1][1][1])
+      assert.are.equal(1, q.run.kind_counts[1][2][1])
+      assert.are.equal(1, q.run.kind_counts[2][2][1])
+      -- a dense layer holds no experts: fewer static bytes than an MoE one
+      assert.is_true(q.kinds[1].stat < q.kinds[2].stat)
+      local r = run:with { offset = nd.null, recompute = mode }
+      local e = nd.estimate(model, r)
+      local t = nd.step_time(model, r, "A3")
+      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
+      for s = 1, 16 do
+        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
+          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
+      end
+      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s)
+    end)
+  end
+
+  it("solves it and lays the plan out cell by cell, the recomputed layers first", function()
+    local r = assert(balance_run.solve(model, run, hw))
+    assert.is_true(r.feasible)
+    assert.is_truthy(r.plan.kind_cells)
+    local layout = nd.layout(model, r.run)
+    for s = 1, 16 do
+      for v = 1, 2 do
+        local n, rec, plain_seen, prefix = 0, 0, false, true
+        for _, run_ in ipairs(layout[s].chunks[v].runs) do
+          n = n + run_.count
+          if run_.recompute ~= "off" then
+            rec = rec + run_.count
+            prefix = prefix and not plain_seen
+          else
+            plain_seen = true
+          end
+        end
+        local c = r.plan.cells[s][v]
+        assert.are.equal((c.off or 0) + (c.selective or 0) + (c.full or 0), n)
+        assert.are.equal(c[r.family[2]] or 0, rec)
+        assert.is_true(prefix)
+      end
+    end
+  end)
+end)
+
+describe("nd.balance_run.written_plan", function()
+  -- two stages, one chunk; layers d d m | m m m (d: dense kind 1, m: MoE kind 2)
+  local dense = { stat = 1, fwd = 1, act = { off = 4, full = 1 }, time = { off = 3, full = 4 } }
+  local moe = { stat = 3, fwd = 2, act = { off = 2, full = 1 }, time = { off = 5, full = 6 } }
+  local p = { stages = 2, chunks = 1, micro = 2, limit = 1000, kinds = { dense, moe },
+              sequence = { 1, 1, 2, 2, 2, 2 }, inflight = { { 2 }, { 1 } }, coef_sum = 1, coef_max = 0 }
+  local runs = { { { first = 1, count = 3 } }, { { first = 4, count = 3 } } }
+
+  it("keeps a plan whose recompute is each cell's first layers", function()
+    local plan = { feasible = true, optimal = true, runs = runs, kind_cells = {
+      { { { off = 0, full = 2 }, { off = 0, full = 1 } } }, { { { off = 0, full = 0 }, { off = 2, full = 1 } } } } }
+    assert.are.equal(plan, balance_run.written_plan(p, plan, "full"))
+  end)
+
+  it("writes a per-kind mix as the shortest first-k holding it, priced again", function()
+    -- stage 0 recomputes 1 of its 2 dense layers and its MoE one: the layout's
+    -- list recomputes a chunk's first k layers, so k = 3 (d d m, both dense)
+    local plan = { feasible = true, optimal = true, objective = 1, runs = runs, kind_cells = {
+      { { { off = 1, full = 1 }, { off = 0, full = 1 } } }, { { { off = 0, full = 0 }, { off = 2, full = 1 } } } } }
+    local w = balance_run.written_plan(p, plan, "full")
+    assert.is_true(w.widened)
+    assert.is_false(w.optimal)
+    assert.are.same({ off = 0, full = 3 }, w.cells[1][1])
+    assert.are.same({ off = 2, full = 1 }, w.cells[2][1])
+    assert.are.same({ off = 0, full = 2 }, w.kind_cells[1][1][1])
+    -- by hand (coef_sum 1, coef_max 0: the sum of the stages' seconds):
+    -- stage 0: 2 dense full 2 x 4 + 1 MoE full 6 = 14; stage 1: 6 + 2 x 5 = 16
+    assert.are.equal(30, w.objective)
+    assert.are.same({ 14, 16 }, w.stage_time)
+    -- bytes: stage 0 (2 in flight) 2 x (1 + 1 x 2) + (3 + 1 x 2) = 11;
+    -- stage 1 (1 in flight) 3 x 3 + 1 x 1 + 2 x 2 = 14
+    assert.are.same({ 11, 14 }, w.stage_mem)
+    assert.is_true(w.feasible)
+  end)
+end)
+
 describe("nd.balance_run.solve", function()
   it("balances the example at 40 GiB, faster than any uniform even split, and lays it out exactly", function()
     local model, run, hw = load(40)

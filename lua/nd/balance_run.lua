@@ -10,6 +10,13 @@
 -- step are the estimate's: `evaluate` of the even split gives back the
 -- estimate's per-stage totals and step time (spec/balance_run_spec.lua).
 --
+-- Two body kinds in model order (DeepSeek-V3's dense layers before its MoE
+-- ones): a first kind held in the first stage's first chunk is pinned there;
+-- one spanning more cells (pp 16 vpp 2) is balanced with nd.core.balance's
+-- kinds and sequence, each kind priced by a probe of its own (at vpp <= 2:
+-- the kinds balancer is fast there only), and its plan written as each
+-- cell's first layers (M.written_plan).
+--
 -- A plan is written as the per-stage forms the run and the train.yaml read:
 -- `offset` (vpp lists of one entry per stage) and either `full_recompute`
 -- or `selective_recompute` (per stage and chunk: the first layers of each
@@ -38,11 +45,49 @@ local function refuse(fmt, ...)
   error({ balance_refused = string.format(fmt, ...) }, 0)
 end
 
+-- The body of an estimate whose first kind spans more than one cell
+-- (DeepSeek-V3's 3 dense layers over stage 0's and stage 1's first chunks
+-- at pp 16 vpp 2): every body layer of either kind, in model order (chunk by
+-- chunk, each over the stages upward; inside a cell the estimate's rows in
+-- their order), for nd.core.balance's kinds and sequence. counts[s][v] is a
+-- cell's layers of every kind; cell_kinds[s][v] the kind of each, in order.
+local function kinds_of(e, S, I, kinds, inflight, where)
+  if I > 2 then
+    -- the kinds balancer is fast at I <= 2 only (src/search/balance_kinds.c
+    -- bounds its chunk starts there); at I 3 and 4 it took 0.1-62 s a
+    -- DeepSeek-V3 problem in the 1024-device search, past its 1 s
+    refuse("the model's %s layers span more than one cell at vpp %d (the kinds balancer takes vpp <= 2)",
+           kinds[1].name, I)
+  end
+  local index, counts, cell_kinds, sequence = {}, {}, {}, {}
+  for k, kind in ipairs(kinds) do index[kind.name] = k end
+  for s = 1, S do
+    counts[s], cell_kinds[s] = {}, {}
+    for v = 1, I do counts[s][v], cell_kinds[s][v] = 0, {} end
+    for _, row in ipairs(e.stages[s].rows) do
+      local k = index[row.kind]
+      if k then
+        local list = cell_kinds[s][row.chunk + 1]
+        for _ = 1, row.count do list[#list + 1] = k end
+        counts[s][row.chunk + 1] = counts[s][row.chunk + 1] + row.count
+      end
+    end
+  end
+  for v = 1, I do
+    for s = 1, S do
+      for _, k in ipairs(cell_kinds[s][v]) do sequence[#sequence + 1] = k end
+    end
+  end
+  return { counts = counts, inflight = inflight, where = where, prefix = 0, kinds = kinds,
+           cell_kinds = cell_kinds, sequence = sequence, kind = kinds[#kinds].name }
+end
+
 -- The body layers of an estimate: per stage and chunk (1-based) the count,
 -- the micro-batches in flight, and the stages holding the tables. The body
 -- is one layer kind; a first kind before it (DeepSeek-V3's dense layers
 -- before its MoE ones) is taken as pinned to the first stage's first chunk
--- where the even split holds it all there (`prefix` layers of it).
+-- where the even split holds it all there (`prefix` layers of it), and both
+-- kinds go to the balancer in model order where it does not (kinds_of).
 local function body_of(e, S, I)
   local inflight, where, kinds, by_kind = {}, {}, {}, {}
   for s = 1, S do
@@ -81,9 +126,7 @@ local function body_of(e, S, I)
     for s = 1, S do
       for v = 1, I do total = total + first.counts[s][v] end
     end
-    if first.counts[1][1] ~= total then
-      refuse("the model's %s layers span more than the first stage's first chunk", first.name)
-    end
+    if first.counts[1][1] ~= total then return kinds_of(e, S, I, kinds, inflight, where) end
     prefix = total
   end
   return { counts = body.counts, inflight = inflight, row = body.row, kind = body.name, where = where,
@@ -142,29 +185,76 @@ function M.hardware(name, run)
   return core_hw, profile
 end
 
+-- With kinds: for kind k, the even split with one layer of that kind moved
+-- into a cell from the next cell in model order (the earlier cell takes the
+-- later one's first layer) or from the previous one (the later cell takes
+-- the earlier one's last), priced, and the cell that took it. Where the
+-- giving cell holds one layer, the boundaries after it (before it) move too,
+-- up to the first cell holding two or more, which gives one layer; each cell
+-- between gives one and takes one (as the one-kind probe moves a layer from
+-- the last stage to the first). Those cells are on other stages than the
+-- taking cell's, so its stage grows by exactly the one layer of kind k.
+local function kind_probe(model, run, hw, mode, b, S, I, in_offset, k)
+  local order = {}
+  for v = 1, I do
+    for s = 1, S do order[#order + 1] = { s, v } end
+  end
+  local function held(c) return b.cell_kinds[c[1]][c[2]] end
+  -- the first cell from i on (step +1 or -1) holding two or more layers, no
+  -- cell on the way on stage `stage`; or nil
+  local function giver(i, step, stage)
+    while i >= 1 and i <= #order and order[i][1] ~= stage do
+      if #held(order[i]) >= 2 then return order[i] end
+      i = i + step
+    end
+  end
+  for i = 1, #order - 1 do
+    local a, c = order[i], order[i + 1]
+    local gain, give
+    if held(c)[1] == k then
+      gain, give = a, giver(i + 1, 1, a[1])
+    end
+    if not give and held(a)[#held(a)] == k then
+      gain, give = c, giver(i, -1, c[1])
+    end
+    if give then
+      local o = even_offset(b, S, I, in_offset)
+      o[gain[2]][gain[1]], o[give[2]][give[1]] = o[gain[2]][gain[1]] + 1, o[give[2]][give[1]] - 1
+      return { moved = price(model, run:with { offset = o, recompute = mode }, hw), cell = gain }
+    end
+  end
+  refuse("no cell boundary moves a %s layer with a layer left on each side", b.kinds[k].name)
+end
+
 -- Per mode: the even split and the split with one layer moved from the last
--- stage's last chunk to the first stage's, priced.
+-- stage's last chunk to the first stage's, priced (with kinds: one such
+-- split a kind, kind_probe).
 local function probes(model, run, hw, S, I, modes, in_offset)
   local out = {}
   for _, mode in ipairs(modes) do
     local r = run:with { offset = core.null, recompute = mode }
     local even = price(model, r, hw)
     local b = body_of(even.e, S, I)
-    local o = even_offset(b, S, I, in_offset)
-    if b.counts[S][I] < 2 or b.counts[1][I] < 1 then refuse("too few layers a stage to probe") end
-    o[I][1], o[I][S] = o[I][1] + 1, o[I][S] - 1
-    local moved = price(model, run:with { offset = o, recompute = mode }, hw)
-    out[mode] = { even = even, moved = moved, body = b, offset = even_offset(b, S, I, in_offset) }
+    if b.kinds then
+      local by_kind = {}
+      for k = 1, #b.kinds do by_kind[k] = kind_probe(model, run, hw, mode, b, S, I, in_offset, k) end
+      out[mode] = { even = even, kinds = by_kind, body = b, offset = even_offset(b, S, I, in_offset) }
+    else
+      local o = even_offset(b, S, I, in_offset)
+      if b.counts[S][I] < 2 or b.counts[1][I] < 1 then refuse("too few layers a stage to probe") end
+      o[I][1], o[I][S] = o[I][1] + 1, o[I][S] - 1
+      local moved = price(model, run:with { offset = o, recompute = mode }, hw)
+      out[mode] = { even = even, moved = moved, body = b, offset = even_offset(b, S, I, in_offset) }
+    end
   end
   return out
 end
 
 -- The problem offered `modes`, from the probes of every mode it offers.
-local function assemble(run, pr, modes)
-  local spec = run:spec()
-  local first = pr[modes[1]]
-  local b = first.body
-  local S, I = #b.counts, #b.counts[1]
+-- One body kind: the layer's prices per mode, and per stage what it holds
+-- beside its body layers (per mode: its buffers and its last layer's
+-- backward overhead) and its seconds beside theirs.
+local function layer_prices(pr, modes, b, S, I)
   local layer = { act = {}, time = {} }
   local stat, fwd = -math.huge, {}
   for _, mode in ipairs(modes) do
@@ -179,8 +269,6 @@ local function assemble(run, pr, modes)
     fwd[mode] = p.moved.fwd[1] - p.even.fwd[1]
   end
   layer.stat, layer.fwd = stat, fwd[modes[1]]
-  -- what each stage holds beside its body layers (per mode: its buffers and
-  -- its last layer's backward overhead), and its seconds beside theirs
   local const, pinned = {}, {}
   for s = 1, S do
     const[s] = {}
@@ -198,6 +286,59 @@ local function assemble(run, pr, modes)
         pinned[s] = math.max(pinned[s] or -math.huge, t)
       end
     end
+  end
+  return layer, const, pinned
+end
+
+-- Several kinds in model order: each kind's prices per mode, read off its
+-- own probe (the stage that took one layer of it: its bytes grew by the
+-- layer's static bytes and its activations times that cell's micro-batches,
+-- its seconds by the layer's), and per stage what it holds and takes beside
+-- its layers of every kind.
+local function kinds_prices(pr, modes, b, S, I)
+  local kinds = {}
+  for k in ipairs(b.kinds) do
+    local q, stat = { act = {}, time = {} }, -math.huge
+    for _, mode in ipairs(modes) do
+      local p = pr[mode]
+      local probe = p.kinds[k]
+      local s, v = probe.cell[1], probe.cell[2]
+      local act = p.body.kinds[k].row.activation_bytes_per_layer
+      stat = math.max(stat, probe.moved.e.stages[s].allocated - p.even.e.stages[s].allocated - act * b.inflight[s][v])
+      q.act[mode], q.time[mode] = act, probe.moved.x[s] - p.even.x[s]
+      q.fwd = q.fwd or probe.moved.fwd[s] - p.even.fwd[s]
+    end
+    q.stat, kinds[k] = stat, q
+  end
+  local const, pinned = {}, {}
+  for s = 1, S do
+    const[s] = {}
+    for _, mode in ipairs(modes) do
+      local p = pr[mode]
+      local bytes, secs = 0, 0
+      for k, q in ipairs(kinds) do
+        for v = 1, I do
+          local n = b.kinds[k].counts[s][v]
+          bytes, secs = bytes + n * (q.stat + q.act[mode] * b.inflight[s][v]), secs + n * q.time[mode]
+        end
+      end
+      const[s][mode] = p.even.e.stages[s].allocated - bytes
+      pinned[s] = math.max(pinned[s] or -math.huge, p.even.x[s] - secs)
+    end
+  end
+  return kinds, const, pinned
+end
+
+local function assemble(run, pr, modes)
+  local spec = run:spec()
+  local first = pr[modes[1]]
+  local b = first.body
+  local S, I = #b.counts, #b.counts[1]
+  local layer, kinds, const, pinned
+  if b.kinds then
+    kinds, const, pinned = kinds_prices(pr, modes, b, S, I)
+  else
+    layer, const, pinned = layer_prices(pr, modes, b, S, I)
   end
   local function most(s)
     -- the first kind's layers (on stage 1) recompute with the family's mode
@@ -231,14 +372,18 @@ local function assemble(run, pr, modes)
     tail = tail_stage == head_stage and { stat = 0, act = 0, time = 0, fwd = 0 } or pin(tail_stage),
     tail_stage = tail_stage, inflight = b.inflight,
     coef_sum = coef_sum, coef_max = coef_max, objective = "step",
+    kinds = kinds, sequence = kinds and b.sequence,
   }
   problem.run = {
     modes = modes, const = const, mid_time = mid_time, mid_const = mid_const, reserve = reserve, frag = frag,
     counts = b.counts, offset = first.offset, head_stage = head_stage, kind = b.kind,
-    prefix = b.prefix, prefix_kind = b.prefix_kind,
+    prefix = b.prefix, prefix_kind = b.prefix_kind, kind_counts = kinds and {},
     -- the step beyond the pipeline's: DP's exposed seconds and the optimizer's
     extra = first.even.step - core.pipeline_step(run, first.even.x),
   }
+  if kinds then
+    for k, kind in ipairs(b.kinds) do problem.run.kind_counts[k] = kind.counts end
+  end
   return problem
 end
 
@@ -296,7 +441,14 @@ function M.even_cells(problem, mode)
   local cells = {}
   for s = 1, problem.stages do
     cells[s] = {}
-    for v = 1, problem.chunks do cells[s][v] = { [mode] = problem.run.counts[s][v] } end
+    for v = 1, problem.chunks do
+      if problem.kinds then -- per kind, as balance_evaluate reads a kinds problem's cells
+        cells[s][v] = {}
+        for k, counts in ipairs(problem.run.kind_counts) do cells[s][v][k] = { [mode] = counts[s][v] } end
+      else
+        cells[s][v] = { [mode] = problem.run.counts[s][v] }
+      end
+    end
   end
   return cells
 end
@@ -309,11 +461,14 @@ local LIST_KEY = { selective = "selective_recompute", full = "full_recompute" }
 
 -- A problem's numbers as one string: the memo's key.
 local function key_of(p)
-  local parts = { p.stages, p.chunks, p.micro, p.body, p.limit, p.coef_sum, p.coef_max, p.tail_stage,
-                  p.layer.stat, p.layer.fwd }
-  for _, mode in ipairs(M.MODES) do
-    parts[#parts + 1] = ("%s=%s/%s"):format(mode, tostring(p.layer.act[mode]), tostring(p.layer.time[mode]))
+  local parts = { p.stages, p.chunks, p.micro, p.body, p.limit, p.coef_sum, p.coef_max, p.tail_stage }
+  for _, layer in ipairs(p.kinds or { p.layer }) do
+    parts[#parts + 1], parts[#parts + 2] = layer.stat, layer.fwd
+    for _, mode in ipairs(M.MODES) do
+      parts[#parts + 1] = ("%s=%s/%s"):format(mode, tostring(layer.act[mode]), tostring(layer.time[mode]))
+    end
   end
+  if p.sequence then parts[#parts + 1] = table.concat(p.sequence, ",") end
   for _, t in ipairs { p.head, p.tail } do
     parts[#parts + 1] = ("%.17g/%.17g"):format(t.stat, t.time)
   end
@@ -367,6 +522,54 @@ function M.changes(problem, plan, family)
   return out
 end
 
+-- A kinds plan as the layout writes it. The layout's recompute lists
+-- (full_recompute / selective_recompute: per stage and chunk, the number of
+-- the chunk's FIRST layers that recompute; nd.layout reads them as
+-- HyperParallel's per-stage lists) say how many of a cell's layers recompute,
+-- not which kind: a plan recomputing k of a cell's layers is written as the
+-- cell's first k in model order. Where the solver recomputes a later kind's
+-- layers but not all of an earlier kind's in the same cell (a per-kind mix:
+-- say 1 of the cell's 2 dense layers and 2 of its MoE layers), the written
+-- prefix is the shortest one holding as many of each kind as the plan
+-- recomputes, so it recomputes more layers than the plan (less memory, more
+-- seconds): that plan is priced by the count model again, and marked not
+-- proved optimal (`widened`). Returns the plan, or the written one.
+function M.written_plan(p, plan, mode)
+  if not p.kinds or not plan.feasible then return plan end
+  local cells, kind_cells, widened = {}, {}, false
+  for s = 1, p.stages do
+    cells[s], kind_cells[s] = {}, {}
+    for v = 1, p.chunks do
+      local run, want, have, n, left = plan.runs[s][v], {}, {}, {}, 0
+      for k = 1, #p.kinds do
+        want[k], have[k], n[k] = plan.kind_cells[s][v][k][mode] or 0, 0, 0
+        if want[k] > 0 then left = left + 1 end
+      end
+      for i = run.first, run.first + run.count - 1 do
+        local k = p.sequence[i]
+        n[k] = n[k] + 1
+        if left > 0 then
+          have[k] = have[k] + 1
+          if have[k] == want[k] then left = left - 1 end
+        end
+      end
+      local total = { off = 0, [mode] = 0 }
+      kind_cells[s][v] = {}
+      for k = 1, #p.kinds do
+        widened = widened or have[k] ~= want[k]
+        kind_cells[s][v][k] = { off = n[k] - have[k], [mode] = have[k] }
+        total.off, total[mode] = total.off + n[k] - have[k], total[mode] + have[k]
+      end
+      cells[s][v] = total
+    end
+  end
+  if not widened then return plan end
+  local ok, obj, stage_time, stage_mem = core.balance_evaluate(p, kind_cells)
+  return setmetatable({ optimal = false, widened = true, feasible = ok, objective = obj, cells = cells,
+                        kind_cells = kind_cells, stage_time = stage_time, stage_mem = stage_mem },
+                      { __index = plan })
+end
+
 -- The estimate and step of a run, as the search prices a candidate.
 local function priced(model, run, hw)
   local e = api.estimate(model, run)
@@ -418,12 +621,12 @@ function M.solve(model, run, hw, opts)
   local out = { feasible = false, solve_s = 0 }
   for _, family in ipairs(M.FAMILIES) do
     local p = assemble(run, pr, family)
-    local plan = solve_memo(p, opts.memo)
+    local plan = M.written_plan(p, solve_memo(p, opts.memo), family[2])
     if plan.feasible and empty_table_cell(p, plan) then
       -- the layout would move the table to the next chunk holding layers:
       -- solve again with the tables' bytes on every stage, no cell empty
       p = spread_tables(p)
-      plan = solve_memo(p, opts.memo)
+      plan = M.written_plan(p, solve_memo(p, opts.memo), family[2])
       if plan.feasible then plan = setmetatable({ optimal = false }, { __index = plan }) end
     end
     out.solve_s = out.solve_s + plan.solve_s

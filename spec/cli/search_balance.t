@@ -112,3 +112,37 @@ bytes on all 16 stages (largest difference 0 B), its peak and its step:
       - 3
       - 4
       - 4
+
+The same search with VPP kept at the example's 2 (-l without VPP): at pp 16
+the 3 dense layers span two cells (stage 0's first chunk holds the embedding
+and 2 of them, stage 1's the third before an MoE layer), so each candidate
+is balanced with both kinds in model order (nd.core.balance kinds and
+sequence). The top row, dp 4 x tp 16 x pp 16 at 512 micro-batches, is
+balanced to 23.469 s against its even split's 26.656 s (full recompute on
+every layer; 1.136x), proved optimal for the count model; estimate.lua reads
+resolved.yaml back to the search's bytes on all 16 stages (largest
+difference 0 B), its peak and its step. The lists (per chunk, then stage)
+recompute each cell's first layers: both dense cells recompute all theirs
+(stage 1's first chunk: its dense layer, not its MoE one):
+
+  $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 1024 -b 2048 -A A3 -M 58GB --recompute auto -j 1 -t 1 --balance -l DP TP SP PP CP EP OP MB MBS --json -o ds2 > ds2.json 2>/dev/null
+  $ ndlua estimate.lua ds2/resolved.yaml -d 1024 -M 58GB -A A3 --json > back2.json 2>/dev/null
+  $ ndlua -e '
+  > local nd = require "nd"
+  > local s, e = nd.json.load("ds2.json"), nd.json.load("back2.json")
+  > local c = s.candidates[1]
+  > local worst = 0
+  > for i, st in ipairs(e.stages) do worst = math.max(worst, math.abs(st.bytes.total - c.balance.stage_bytes[i])) end
+  > print(c.dp, c.tp, c.pp, c.vpp, c.cp, c.recompute, #e.stages, worst, e.peak_bytes == c.peak_bytes, c.balance.optimal)
+  > print(("even %.3f s, balanced %.3f s, read back %.3f s"):format(c.balance.even_step_s, c.step_time_s, e.step.step_time_s))
+  > local model, run = nd.load("ds2/resolved.yaml", { quiet = true })
+  > local l = nd.layout(model, run)
+  > for s = 1, 2 do
+  >   local t = {}
+  >   for _, r in ipairs(l[s].chunks[1].runs) do t[#t + 1] = r.count .. " " .. r.kind .. " " .. r.recompute end
+  >   print("stage " .. (s - 1) .. " chunk 0: " .. table.concat(t, ", "))
+  > end' | tr '\t' ' '
+  4 16 16 2 1 off+full 16 0 true true
+  even 26.656 s, balanced 23.469 s, read back 23.469 s
+  stage 0 chunk 0: 2 dense full
+  stage 1 chunk 0: 1 dense full, 1 moe off
