@@ -13,81 +13,81 @@ local model_spec = require "nd.model.spec"
 
 local keys = {}
 
-local function set(list)
-  local s = {}
-  for _, k in ipairs(list) do s[k] = true end
-  return s
-end
-
 -- The keys of each checked section: those ndlua's rules read (README,
 -- "Reading train.yaml"), then those of the trainer's schemas that it does
 -- not need (as the upstream recipes of ../shared/examples-upstream state
 -- them). Sections not listed (dataset's loaders, checkpoint, profiling,
 -- compile, lr_scheduler, ...) are the trainer's alone and are not checked.
 local ACCELERATOR = {
-  "tp_size", "tp_degree", "pp_size", "pipeline_parallel_degree", "cp_size", "context_parallel_degree", "ep_size",
-  "expert_parallel_degree", "expert_tensor_parallel_degree", "pp_interleave_num", "dp_shard", "dp_replicate",
-  "sequence_parallel", "use_seq_parallel", "pipeline_scheduler", "context_parallel_algo", "loss_parallel",
-  "enable_parallel_optimizer", "optimizer_weight_shard_size", "gradient_accumulation_shard",
+  tp_size = true, tp_degree = true, pp_size = true, pipeline_parallel_degree = true, cp_size = true,
+  context_parallel_degree = true, ep_size = true, expert_parallel_degree = true, expert_tensor_parallel_degree = true,
+  pp_interleave_num = true, dp_shard = true, dp_replicate = true, sequence_parallel = true, use_seq_parallel = true,
+  pipeline_scheduler = true, context_parallel_algo = true, loss_parallel = true, enable_parallel_optimizer = true,
+  optimizer_weight_shard_size = true, gradient_accumulation_shard = true,
   -- the trainer's, not priced
-  "comm_fusion",
+  comm_fusion = true,
 }
 local TRAINING = {
-  "micro_batch_size", "micro_batch_num", "global_batch_size", "max_grad_norm",
+  micro_batch_size = true, micro_batch_num = true, global_batch_size = true, max_grad_norm = true,
   -- the trainer's
-  "backend", "enable_full_determinism", "eval_iters", "init_device", "loss_aggregation", "seed", "train_iters",
-  "train_samples", "max_steps", "num_train_epochs", "logging", "checkpoint", "debug",
+  backend = true, enable_full_determinism = true, eval_iters = true, init_device = true, loss_aggregation = true,
+  seed = true, train_iters = true, train_samples = true, max_steps = true, num_train_epochs = true, logging = true,
+  checkpoint = true, debug = true,
 }
+-- The legacy schema's train section: its sections and training's keys.
+local TRAIN = { accelerator = true, gradient_checkpointing = true, mixed_precision = true, optimizer = true }
+for k in pairs(TRAINING) do TRAIN[k] = true end
 local OPTIMIZER = {
-  "_target_", "type", "fp32_main_params", "max_grad_norm",
+  _target_ = true, type = true, fp32_main_params = true, max_grad_norm = true,
   -- the trainer's
-  "adamw_config", "muon_config", "no_decay_params", "betas", "eps", "loss_aggregation", "lr", "lr_decay_style",
-  "lr_min", "lr_warmup_ratio", "weight_decay",
+  adamw_config = true, muon_config = true, no_decay_params = true, betas = true, eps = true, loss_aggregation = true,
+  lr = true, lr_decay_style = true, lr_min = true, lr_warmup_ratio = true, weight_decay = true,
 }
 
 keys.SECTIONS = {
-  [""] = set {
-    "model", "training", "accelerator", "fsdp_config", "activation_checkpoint", "context", "optimizer", "dataset",
-    "data", "train", "plan_overrides", "model_init_dtype",
+  [""] = {
+    model = true, training = true, accelerator = true, fsdp_config = true, activation_checkpoint = true, context = true,
+    optimizer = true, dataset = true, data = true, train = true, plan_overrides = true, model_init_dtype = true,
     -- the trainer's (and the legacy planner's)
-    "activation_swap", "checkpoint", "compile", "dataloader", "debug", "lr_scheduler", "mixed_precision",
-    "profiler", "profiling", "base_arch_mem_comp", "comm_expr", "default_pp_sched", "nodes_mem_comp", "passes",
-    "pp_sched",
+    activation_swap = true, checkpoint = true, compile = true, dataloader = true, debug = true, lr_scheduler = true,
+    mixed_precision = true, profiler = true, profiling = true, base_arch_mem_comp = true, comm_expr = true,
+    default_pp_sched = true, nodes_mem_comp = true, passes = true, pp_sched = true,
   },
-  accelerator = set(ACCELERATOR),
-  ["train.accelerator"] = set(ACCELERATOR),
-  training = set(TRAINING),
-  train = set((function()
-    local t = { "accelerator", "gradient_checkpointing", "mixed_precision", "optimizer" }
-    for _, k in ipairs(TRAINING) do t[#t + 1] = k end
-    return t
-  end)()),
-  optimizer = set(OPTIMIZER),
-  ["train.optimizer"] = set(OPTIMIZER),
-  fsdp_config = set {
-    "dp_shard_size", "edp_shard_size", "reshard_after_forward", "reshard_after_backward", "mix_precision",
-    "recompute_slice_activation",
+  accelerator = ACCELERATOR,
+  ["train.accelerator"] = ACCELERATOR,
+  training = TRAINING,
+  train = TRAIN,
+  optimizer = OPTIMIZER,
+  ["train.optimizer"] = OPTIMIZER,
+  fsdp_config = {
+    dp_shard_size = true, edp_shard_size = true, reshard_after_forward = true, reshard_after_backward = true,
+    mix_precision = true, recompute_slice_activation = true,
     -- the trainer's
-    "backward_prefetch_depth", "forward_prefetch_depth", "comm_fusion", "replicate_params", "requires_grad_sync",
+    backward_prefetch_depth = true, forward_prefetch_depth = true, comm_fusion = true, replicate_params = true,
+    requires_grad_sync = true,
     -- read: offload prices the host's share (fsdp_config.enable_offload)
-    "enable_offload",
+    enable_offload = true,
   },
-  activation_checkpoint = set { "mode", "recompute_slice_activation" },
-  ["train.gradient_checkpointing"] = set { "activation_checkpoint", "recompute_slice_activation" },
-  context = set {
-    "device_num", "max_device_memory", "visual_seq_len", "census", "census_spec", "expert_shard", "moe_dispatch",
-    "recompute", "balance", "deepep", "ep_node_limit",
+  activation_checkpoint = { mode = true, recompute_slice_activation = true },
+  ["train.gradient_checkpointing"] = { activation_checkpoint = true, recompute_slice_activation = true },
+  context = {
+    device_num = true, max_device_memory = true, visual_seq_len = true, census = true, census_spec = true,
+    expert_shard = true, moe_dispatch = true, recompute = true, balance = true, deepep = true, ep_node_limit = true,
   },
-  dataset = set { "data_transform", "data_config", "_target_", "data_path", "model_assets" },
-  ["dataset.data_transform"] = set { "max_seq_len", "_target_", "data_type", "text_keys" },
-  data = set { "max_seq_len", "num_workers", "pin_memory", "shuffle", "train_path", "type", "vl_grid_h", "vl_grid_t",
-               "vl_grid_w" },
-  model = set {
-    "pretrained_model_name_or_path", "config_path", "config_overrides", "revision", "subfolder", "name", "_target_",
-    "torch_dtype", "param_init_type", "compute_dtype", "softmax_compute_type", "freeze_modules", "offset",
+  dataset = { data_transform = true, data_config = true, _target_ = true, data_path = true, model_assets = true },
+  ["dataset.data_transform"] = { max_seq_len = true, _target_ = true, data_type = true, text_keys = true },
+  data = {
+    max_seq_len = true, num_workers = true, pin_memory = true, shuffle = true, train_path = true, type = true,
+    vl_grid_h = true, vl_grid_t = true, vl_grid_w = true,
+  },
+  model = {
+    pretrained_model_name_or_path = true, config_path = true, config_overrides = true, revision = true,
+    subfolder = true, name = true, _target_ = true, torch_dtype = true, param_init_type = true, compute_dtype = true,
+    softmax_compute_type = true, freeze_modules = true, offset = true,
     -- the trainer's
-    "attn_implementation", "experts_implementation", "force_hf", "ignore_mismatched_sizes", "local_files_only",
-    "tokenizer_path", "validate_placement", "weights_path", "trust_remote_code", "cache_dir",
+    attn_implementation = true, experts_implementation = true, force_hf = true, ignore_mismatched_sizes = true,
+    local_files_only = true, tokenizer_path = true, validate_placement = true, weights_path = true,
+    trust_remote_code = true, cache_dir = true,
   },
 }
 
