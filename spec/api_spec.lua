@@ -401,6 +401,26 @@ describe("what require 'nd' leaves unloaded", function()
     p:close()
   end)
 
+  it("nd.study loads at its first use, and is the table require 'nd.study' gives before and after (issue 35 item 6)",
+     function()
+    -- a fresh ndlua each: after require 'nd', nd.study holds no name of its own (rawget) and nd.study.format is
+    -- unloaded; reading a name loads the module into that same table, which then has no metatable left
+    local code = "local nd = require 'nd'; local s = nd.study; local before = rawget(s, 'sweep') == nil; "
+      .. "local same = require 'nd.study' == s; local format = package.loaded['nd.study.format'] == nil; "
+      .. "print(before, same, format, type(s.sweep), rawget(s, 'sweep') ~= nil, getmetatable(s) == nil, "
+      .. "require 'nd.study' == s, nd.study == s)"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
+    assert.are.equal("true\ttrue\ttrue\tfunction\ttrue\ttrue\ttrue\ttrue\n", p:read("a"))
+    p:close()
+    -- pairs loads it too: lua/nd/study.lua defines 11 functions (sweep, largest, compare, format_table,
+    -- print_table, svg_lines, svg_bars, svg_stages, k, unit_of, value), counted by hand
+    code = "local nd = require 'nd'; local n = 0; for _, v in pairs(nd.study) do n = n + (type(v) == 'function' "
+      .. "and 1 or 0) end; print(n)"
+    p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
+    assert.are.equal("11\n", p:read("a"))
+    p:close()
+  end)
+
   it("estimate.lua loads nd.compare.calibration only with -c", function()
     -- the script runs in a fresh ndlua (its standard output to /dev/null); the state is looked at after it
     local code = "arg = { [0] = 'lua/estimate.lua' }; "

@@ -40,6 +40,33 @@ local function library(t, name)
   return setmetatable(t, mt)
 end
 
+--- The module `name` as nd holds it when most scripts never use it
+-- (nd.study: estimate.lua's start skips its load): the table require(name)
+-- gives, empty until a name of it is first read or set or it is walked
+-- with pairs, when `load` (the module's require) runs and its names are
+-- copied in. package.loaded[name] is this table throughout, so require
+-- gives the same table before and after; a module already loaded is
+-- returned as it is. (The prompt's completion walks it once filled:
+-- src/program/repl.c reads a name of each such table as it starts.)
+function api.filled_on_use(name, load)
+  if package.loaded[name] ~= nil then return package.loaded[name] end
+  local t = {}
+  local function fill()
+    setmetatable(t, nil)
+    package.loaded[name] = nil
+    local ok, module = pcall(load)
+    package.loaded[name] = t
+    if not ok then error(module, 0) end
+    for k, v in pairs(module) do t[k] = v end
+  end
+  package.loaded[name] = setmetatable(t, {
+    __index = function(_, key) fill() return t[key] end,
+    __newindex = function(_, key, value) fill() t[key] = value end,
+    __pairs = function() fill() return next, t, nil end,
+  })
+  return t
+end
+
 local LOAD_OPTIONS = { devices = "positive", device_memory = "size", overrides = "table", quiet = "boolean" }
 
 --- Loads a train.yaml: see nd.load.

@@ -254,14 +254,17 @@ Tab completes the names of nd and its modules (`nd.ver` to `nd.version`,
   1.00 GiB
   {{devices = 8, gbps = 160.0}, {gbps = 45.0}}
 
-nd.svg and nd.census load their modules at their first use (lua/nd/api.lua);
-the prompt loads them as it starts, so Tab completes their names too
-(`nd.svg.nice_s` to `nd.svg.nice_step`, `nd.census.formu` to
-`nd.census.formula`, names of the modules behind the checked wrappers):
+nd.svg, nd.census and nd.study load their modules at their first use
+(lua/nd/api.lua); the prompt loads them as it starts, so Tab completes their
+names too (`nd.svg.nice_s` to `nd.svg.nice_step`, `nd.census.formu` to
+`nd.census.formula`, names of the modules behind the checked wrappers;
+`nd.study.swe` to `nd.study.sweep`):
 
-  $ printf 'type(nd.svg.nice_s\t)\ntype(nd.census.formu\t)\nos.exit(0)\n' > input
+  $ printf 'type(nd.svg.nice_s\t)\ntype(nd.census.formu\t)\ntype(nd.study.swe\t)\nos.exit(0)\n' > input
   $ TERM=dumb python3 $ROOT/spec/support/pty_session.py ndlua < input > session; tr -d '\r' < session | grep -xE 'nd> type.*|function'
   nd> type(nd.svg.nice_step)
   function
   nd> type(nd.census.formula)
+  function
+  nd> type(nd.study.sweep)
   function
