@@ -147,8 +147,11 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", funct
   local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
   run = run:with { pp = 16, vpp = 2, offset = nd.null }
   local hw = balance_run.hardware("A3", run)
-  for _, mode in ipairs(balance_run.MODES) do
-    it("gives back the estimate's stages and step with every layer " .. mode, function()
+  for _, case in ipairs { { "1f1b", "off" }, { "1f1b", "selective" }, { "1f1b", "full" },
+                          { "zero_bubble_v", "off" }, { "zero_bubble_v", "full" } } do
+    local schedule, mode = case[1], case[2]
+    it(("gives back the estimate's stages and step under %s with every layer %s"):format(schedule, mode), function()
+      local run = run:with { pp_schedule = schedule }
       local q = balance_run.problem(model, run, hw, { modes = { mode } })
       assert.are.equal(2, #q.kinds)
       assert.is_nil(q.layer)
@@ -171,30 +174,42 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", funct
     end)
   end
 
-  it("solves it and lays the plan out cell by cell, the recomputed layers first", function()
-    local r = assert(balance_run.solve(model, run, hw))
-    assert.is_true(r.feasible)
-    assert.is_truthy(r.plan.kind_cells)
-    local layout = nd.layout(model, r.run)
-    for s = 1, 16 do
-      for v = 1, 2 do
-        local n, rec, plain_seen, prefix = 0, 0, false, true
-        for _, run_ in ipairs(layout[s].chunks[v].runs) do
-          n = n + run_.count
-          if run_.recompute ~= "off" then
-            rec = rec + run_.count
-            prefix = prefix and not plain_seen
-          else
-            plain_seen = true
+  -- DualPipeV lays the second chunk over the stages downward (its V): the
+  -- problem takes the balancer's order "v", and the layout's cells hold
+  -- the kinds the plan gave them
+  for _, schedule in ipairs { "1f1b", "zero_bubble_v" } do
+    it("solves it under " .. schedule .. " and lays the plan out cell by cell, the recomputed layers first", function()
+      local r = assert(balance_run.solve(model, run:with { pp_schedule = schedule }, hw))
+      assert.is_true(r.feasible)
+      assert.are.equal(schedule == "zero_bubble_v" and "v" or nil, r.problem.order)
+      local names = { "dense", "moe" }
+      local layout = nd.layout(model, r.run)
+      for s = 1, 16 do
+        for v = 1, 2 do
+          local n, rec, plain_seen, prefix, of_kind = 0, 0, false, true, { dense = 0, moe = 0 }
+          for _, run_ in ipairs(layout[s].chunks[v].runs) do
+            n = n + run_.count
+            of_kind[run_.kind] = of_kind[run_.kind] + run_.count
+            if run_.recompute ~= "off" then
+              rec = rec + run_.count
+              prefix = prefix and not plain_seen
+            else
+              plain_seen = true
+            end
+          end
+          local c = r.plan.cells[s][v]
+          assert.are.equal((c.off or 0) + (c.selective or 0) + (c.full or 0), n)
+          assert.are.equal(c[r.family[2]] or 0, rec)
+          assert.is_true(prefix)
+          for k, name in ipairs(names) do
+            local kc = r.plan.kind_cells[s][v][k]
+            assert.are.equal((kc.off or 0) + (kc[r.family[2]] or 0), of_kind[name],
+              ("stage %d chunk %d: %s layers"):format(s - 1, v - 1, name))
           end
         end
-        local c = r.plan.cells[s][v]
-        assert.are.equal((c.off or 0) + (c.selective or 0) + (c.full or 0), n)
-        assert.are.equal(c[r.family[2]] or 0, rec)
-        assert.is_true(prefix)
       end
-    end
-  end)
+    end)
+  end
 end)
 
 describe("nd.balance_run.written_plan", function()

@@ -45,13 +45,24 @@ local function refuse(fmt, ...)
   error({ balance_refused = string.format(fmt, ...) }, 0)
 end
 
+-- The cells in model order as {stage, chunk}: chunk by chunk, each over the
+-- stages upward; under DualPipeV (`vee`) the second chunk over the stages
+-- downward, as its V lays it (the balancer's order "v", balance_kinds.c).
+local function cell_order(S, I, vee)
+  local order = {}
+  for v = 1, I do
+    for i = 1, S do order[#order + 1] = { (vee and v == 2) and S + 1 - i or i, v } end
+  end
+  return order
+end
+
 -- The body of an estimate whose first kind spans more than one cell
 -- (DeepSeek-V3's 3 dense layers over stage 0's and stage 1's first chunks
 -- at pp 16 vpp 2): every body layer of either kind, in model order (chunk by
 -- chunk, each over the stages upward; inside a cell the estimate's rows in
 -- their order), for nd.core.balance's kinds and sequence. counts[s][v] is a
 -- cell's layers of every kind; cell_kinds[s][v] the kind of each, in order.
-local function kinds_of(e, S, I, kinds, inflight, where)
+local function kinds_of(e, S, I, kinds, inflight, where, vee)
   if I > 2 then
     -- the kinds balancer is fast at I <= 2 only (src/search/balance_kinds.c
     -- bounds its chunk starts there); at I 3 and 4 it took 0.1-62 s a
@@ -73,13 +84,13 @@ local function kinds_of(e, S, I, kinds, inflight, where)
       end
     end
   end
-  for v = 1, I do
-    for s = 1, S do
-      for _, k in ipairs(cell_kinds[s][v]) do sequence[#sequence + 1] = k end
-    end
+  local order = cell_order(S, I, vee)
+  for _, c in ipairs(order) do
+    for _, k in ipairs(cell_kinds[c[1]][c[2]]) do sequence[#sequence + 1] = k end
   end
   return { counts = counts, inflight = inflight, where = where, prefix = 0, kinds = kinds,
-           cell_kinds = cell_kinds, sequence = sequence, kind = kinds[#kinds].name }
+           cell_kinds = cell_kinds, sequence = sequence, kind = kinds[#kinds].name, order = order,
+           vee = vee or nil }
 end
 
 -- The body layers of an estimate: per stage and chunk (1-based) the count,
@@ -88,7 +99,7 @@ end
 -- before its MoE ones) is taken as pinned to the first stage's first chunk
 -- where the even split holds it all there (`prefix` layers of it), and both
 -- kinds go to the balancer in model order where it does not (kinds_of).
-local function body_of(e, S, I)
+local function body_of(e, S, I, vee)
   local inflight, where, kinds, by_kind = {}, {}, {}, {}
   for s = 1, S do
     inflight[s] = {}
@@ -126,7 +137,7 @@ local function body_of(e, S, I)
     for s = 1, S do
       for v = 1, I do total = total + first.counts[s][v] end
     end
-    if first.counts[1][1] ~= total then return kinds_of(e, S, I, kinds, inflight, where) end
+    if first.counts[1][1] ~= total then return kinds_of(e, S, I, kinds, inflight, where, vee) end
     prefix = total
   end
   return { counts = body.counts, inflight = inflight, row = body.row, kind = body.name, where = where,
@@ -195,10 +206,7 @@ end
 -- the last stage to the first). Those cells are on other stages than the
 -- taking cell's, so its stage grows by exactly the one layer of kind k.
 local function kind_probe(model, run, hw, mode, b, S, I, in_offset, k)
-  local order = {}
-  for v = 1, I do
-    for s = 1, S do order[#order + 1] = { s, v } end
-  end
+  local order = b.order
   local function held(c) return b.cell_kinds[c[1]][c[2]] end
   -- the first cell from i on (step +1 or -1) holding two or more layers, no
   -- cell on the way on stage `stage`; or nil
@@ -211,7 +219,8 @@ local function kind_probe(model, run, hw, mode, b, S, I, in_offset, k)
   for i = 1, #order - 1 do
     local a, c = order[i], order[i + 1]
     local gain, give
-    if held(c)[1] == k then
+    if a[1] == c[1] then -- DualPipeV's turn: both cells on the last stage
+    elseif held(c)[1] == k then
       gain, give = a, giver(i + 1, 1, a[1])
     end
     if not give and held(a)[#held(a)] == k then
@@ -231,10 +240,11 @@ end
 -- split a kind, kind_probe).
 local function probes(model, run, hw, S, I, modes, in_offset)
   local out = {}
+  local vee = SCHEDULE[run:spec().pp_schedule or "1f1b"] == "dualpipev" and I == 2
   for _, mode in ipairs(modes) do
     local r = run:with { offset = core.null, recompute = mode }
     local even = price(model, r, hw)
-    local b = body_of(even.e, S, I)
+    local b = body_of(even.e, S, I, vee)
     if b.kinds then
       local by_kind = {}
       for k = 1, #b.kinds do by_kind[k] = kind_probe(model, run, hw, mode, b, S, I, in_offset, k) end
@@ -372,7 +382,7 @@ local function assemble(run, pr, modes)
     tail = tail_stage == head_stage and { stat = 0, act = 0, time = 0, fwd = 0 } or pin(tail_stage),
     tail_stage = tail_stage, inflight = b.inflight,
     coef_sum = coef_sum, coef_max = coef_max, objective = "step",
-    kinds = kinds, sequence = kinds and b.sequence,
+    kinds = kinds, sequence = kinds and b.sequence, order = kinds and b.vee and "v" or nil,
   }
   problem.run = {
     modes = modes, const = const, mid_time = mid_time, mid_const = mid_const, reserve = reserve, frag = frag,
