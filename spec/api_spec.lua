@@ -384,6 +384,19 @@ describe("what require 'nd' leaves unloaded", function()
     p:close()
   end)
 
+  it("nd.api.write, nd.report.table and nd.api.chart_check load at their first use (issue 35 item 6)", function()
+    -- a fresh ndlua: require 'nd' loads none of the three; nd.write_json loads the writers (nd.api.write),
+    -- nd.print_table of candidates the search's table (nd.report.table), a checked chart nd.api.chart_check
+    local code = "local nd = require 'nd'; local function loaded() local t = {} "
+      .. "for i, m in ipairs { 'nd.api.write', 'nd.report.table', 'nd.api.chart_check' } do "
+      .. "t[i] = package.loaded[m] ~= nil and 'y' or 'n' end return table.concat(t) end "
+      .. "local before = loaded(); nd.write_json('/dev/null', {}); local write = loaded(); "
+      .. "local ok = pcall(nd.svg.line_chart, {}); print(before, write, ok, loaded())"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
+    assert.are.equal("nnn\tynn\tfalse\tyny\n", p:read("a"))
+    p:close()
+  end)
+
   it("nd.svg, nd.study.charts, nd.census, nd.census.record and nd.study.format load at their first use", function()
     -- a fresh ndlua: after require 'nd' none of the five is loaded (estimate.lua's start relies on it); a
     -- name of nd.svg's module that its checked wrapper does not hold (PALETTE) loads nd.svg, drawing a chart

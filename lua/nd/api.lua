@@ -14,8 +14,6 @@ local warnings = require "nd.warnings"
 local hardware = require "nd.hardware"
 local errors = require "nd.errors"
 local models = require "nd.model"
-local table_report = require "nd.report.table"
-local files = require "nd.files"
 
 local api = {}
 
@@ -186,71 +184,18 @@ function api.candidate_run(run, c)
   return core.candidate_run(run, c)
 end
 
--- Writes a whole output: "-" to standard output (a failed write there is
--- seen when ndlua closes it at exit: "ndlua: cannot write the standard
--- output", status 2), any other path through nd.files.write, the command
--- line's writer (a temporary file beside it, every step checked, renamed
--- over it only once whole, so a failure leaves the old file as it was and
--- raises a bad-input error naming the file).
-local function write_text(path, text, what)
-  if path == "-" then return io.stdout:write(text) end
-  files.write(path, text, what)
+-- The writers and nd.print_table are nd.api.write's, loaded at the first
+-- call: estimate.lua and most studies print their own lines. A tail call,
+-- so an argument error names the calling script's line as before.
+local function writer(name)
+  return function(...) return require("nd.api.write")[name](...) end
 end
-
---- Whether rows are nd.search's candidates (they print and write as
--- search.lua's do: nd.report.table, nd.report.csv).
-function api.are_candidates(rows)
-  local c = rows[1]
-  return type(c) == "table" and type(c.parts) == "table" and c.rank ~= nil and c.dp ~= nil
-end
-
---- Rows as CSV: see nd.write_csv.
-function api.write_csv(path, rows, columns)
-  check.arg("nd.write_csv", 1, "path", path, "string")
-  check.arg("nd.write_csv", 2, "rows", rows, "table")
-  check.arg("nd.write_csv", 3, "columns", columns, "table", true)
-  if columns == nil and api.are_candidates(rows) then
-    local csv_report = require "nd.report.csv"
-    local lines = { csv_report.header() }
-    for _, c in ipairs(rows) do lines[#lines + 1] = csv_report.row(c) end
-    return write_text(path, table.concat(lines, "\n") .. "\n", "the CSV")
-  end
-  local csv_cell = require("nd.report.csv").cell
-  local format = require "nd.study.format" -- loaded here: nd's start writes no CSV
-  local cols = format.columns(columns, rows)
-  local lines, head = {}, {}
-  for j, col in ipairs(cols) do head[j] = csv_cell(col.key) end
-  lines[1] = table.concat(head, ",")
-  for i, row in ipairs(rows) do
-    local cells = {}
-    for j, col in ipairs(cols) do cells[j] = csv_cell(format.get(row, col.key)) end
-    lines[i + 1] = table.concat(cells, ",")
-  end
-  write_text(path, table.concat(lines, "\n") .. "\n", "the CSV")
-end
-
---- A value as JSON: see nd.write_json.
-function api.write_json(path, value)
-  check.arg("nd.write_json", 1, "path", path, "string")
-  write_text(path, core.json.encode(value, { indent = 2 }) .. "\n", "the JSON")
-end
-
---- A value as YAML: see nd.write_yaml.
-function api.write_yaml(path, value)
-  check.arg("nd.write_yaml", 1, "path", path, "string")
-  write_text(path, core.yaml.encode(value), "the YAML")
-end
-
---- SVG text to a file: see nd.write_svg.
-function api.write_svg(path, text)
-  check.arg("nd.write_svg", 1, "path", path, "string")
-  check.arg("nd.write_svg", 2, "svg", text, "string")
-  if not text:find("<svg", 1, true) then
-    check.fail("nd.write_svg", 2, "svg", "SVG text (from nd.study or nd.svg)", text)
-  end
-  if path == "-" then return write_text(path, text, "the chart") end
-  require("nd.svg").write(path, text)
-end
+api.are_candidates = writer("are_candidates")
+api.write_csv = writer("write_csv")
+api.write_json = writer("write_json")
+api.write_yaml = writer("write_yaml")
+api.write_svg = writer("write_svg")
+api.print_table = writer("print_table")
 
 --- Census records as a script sees them (nd.census): nd.census's
 -- functions, `attach` with its arguments checked.
@@ -261,16 +206,6 @@ api.census = library({
     return census().attach(spec, records)
   end,
 }, "nd.census")
-
---- Rows as a table with units: see nd.print_table.
-function api.print_table(rows, columns, opts)
-  if columns == nil and type(rows) == "table" and api.are_candidates(rows) then
-    local out = type(opts) == "table" and opts.out or io.stdout
-    for _, line in ipairs(table_report.table(rows)) do out:write(line, "\n") end
-    return
-  end
-  return require("nd.study").print_table(rows, columns, opts)
-end
 
 -- A library module (`name`) as a script sees it: each function named in
 -- `signatures` checks its arguments (a wrong one is an error naming it)
@@ -288,63 +223,10 @@ local function checked(name, signatures)
   return library(t, name)
 end
 
--- A finite number (not NaN, not an infinity).
-local function finite(x)
-  return type(x) == "number" and x == x and x > -math.huge and x < math.huge
-end
-
--- What a chart table of nd.svg lacks: the words of what is wanted and the
--- value found, or nil when it is whole. `kind` "line" wants series of
--- {name, points = {{x, y}...}}; "bars" wants categories and series of
--- {name, values}, a value a number (or nil: no bar, grouped bars only).
-local function chart_fault(kind, c)
-  for _, key in ipairs { "width", "height", "unit" } do
-    if c[key] ~= nil and not (finite(c[key]) and c[key] > 0) then
-      return "a chart whose " .. key .. " is a number above 0", c[key]
-    end
-  end
-  if type(c.lines) == "table" then
-    for i, l in ipairs(c.lines) do
-      if type(l) ~= "table" or not finite(l.value) then
-        return string.format("a chart whose lines[%d] is {value = a number, label}", i), l
-      end
-    end
-  elseif c.lines ~= nil then
-    return "a chart whose lines is a list of {value, label}", c.lines
-  end
-  if kind ~= "line" and (type(c.categories) ~= "table" or #c.categories == 0) then
-    return "a chart with categories, a non-empty list of bar labels", c.categories
-  end
-  if type(c.series) ~= "table" or #c.series == 0 then
-    return "a chart with series, a non-empty list of " .. (kind == "line" and "{name, points}" or "{name, values}"),
-      c.series
-  end
-  for i, sr in ipairs(c.series) do
-    local list = kind == "line" and "points" or "values"
-    if type(sr) ~= "table" or type(sr[list]) ~= "table" then
-      return string.format("a chart whose series[%d] has %s, a list", i, list), sr
-    end
-    if kind == "line" then
-      for j, pt in ipairs(sr.points) do
-        if type(pt) ~= "table" or not finite(pt[1]) or (pt[2] ~= nil and not finite(pt[2])) then
-          return string.format("a chart whose series[%d].points[%d] is {x, y}, numbers", i, j), pt
-        end
-      end
-    else
-      for j = 1, #c.categories do
-        local v = sr.values[j]
-        if not (finite(v) or (v == nil and kind == "grouped")) then
-          return string.format("a chart whose series[%d].values[%d] is a number (one a category)", i, j), v
-        end
-      end
-    end
-  end
-end
-
 local function checked_chart(kind, name)
   return function(c)
     check.arg("nd.svg." .. name, 1, "chart", c, "table")
-    local words, v = chart_fault(kind, c)
+    local words, v = require("nd.api.chart_check").fault(kind, c)
     if words then check.fail("nd.svg." .. name, 1, "chart", words, v) end
     return require("nd.svg")[name](c)
   end
