@@ -21,7 +21,7 @@ local model_yaml = require "nd.model_yaml"
 local hardware = require "nd.hardware"
 local files = require "nd.files"
 local strict = require "nd.strict"
-local table_report = require "nd.report.table"
+local report_parts = require "nd.report.parts"
 
 local COMMAND = {
   usage = "ndlua estimate.lua TRAIN_YAML|MODEL [-d N] [-M SIZE] [-A NAME] [-b B] [--tp N] [--pp N] [--cp N] [--ep N]\n"
@@ -62,7 +62,7 @@ COMMAND.options[#COMMAND.options + 1] =
 -- The byte components of a stage, in the order of the table, the JSON and
 -- the chart: the field, the column (nd.report.table.MEMORY; the chart's
 -- colours are nd.study.charts's, so every chart colours a component alike).
-local COMPONENTS = table_report.MEMORY
+local COMPONENTS = report_parts.MEMORY
 
 local function read_options(argv)
   local list, rest = overrides.split(argv)
@@ -337,10 +337,10 @@ local function step_of(model, run, opts)
 end
 
 local function print_step(t)
-  print(string.format("step time %s s on %s (%s): MFU %.1f%%, %.1f tokens/s a device", table_report.seconds(
+  print(string.format("step time %s s on %s (%s): MFU %.1f%%, %.1f tokens/s a device", report_parts.seconds(
     t.step_time_s), t.hardware, t.source, 100 * t.mfu, t.tokens_per_s_per_device))
   local parts = {}
-  for _, p in ipairs(table_report.PARTS) do
+  for _, p in ipairs(report_parts.PARTS) do
     local share = t.step_time_s > 0 and 100 * t.parts[p[1]] / t.step_time_s or 0
     parts[#parts + 1] = string.format("%s %.1f%%", p[2], share)
   end

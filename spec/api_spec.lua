@@ -434,6 +434,23 @@ describe("what require 'nd' leaves unloaded", function()
     p:close()
   end)
 
+  it("estimate.lua loads nd.report.parts, not the search's nd.report.table, whose names they are (issue 35 item 6)",
+     function()
+    -- the script runs in a fresh ndlua (its standard output to /dev/null); the state is looked at after it
+    local code = "arg = { [0] = 'lua/estimate.lua' }; "
+      .. "assert(loadfile('lua/estimate.lua'))('" .. LLAMA .. "'); "
+      .. "io.stderr:write(tostring(package.loaded['nd.report.table'] ~= nil), ' ', "
+      .. "tostring(package.loaded['nd.report.parts'] ~= nil), '\\n')"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1 >/dev/null | grep -v '^warning'", NDLUA, code)))
+    assert.are.equal("false true\n", p:read("a"))
+    p:close()
+    -- the search's table shows the same lists and seconds (the same tables and function)
+    local report, parts = require "nd.report.table", require "nd.report.parts"
+    assert.are.equal(parts.PARTS, report.PARTS)
+    assert.are.equal(parts.MEMORY, report.MEMORY)
+    assert.are.equal(parts.seconds, report.seconds)
+  end)
+
   it("estimate.lua loads nd.compare.calibration only with -c", function()
     -- the script runs in a fresh ndlua (its standard output to /dev/null); the state is looked at after it
     local code = "arg = { [0] = 'lua/estimate.lua' }; "

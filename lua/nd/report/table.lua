@@ -4,6 +4,7 @@
 
 local core = require "nd.core"
 local units = require "nd.units"
+local parts = require "nd.report.parts"
 
 local report = {}
 
@@ -22,22 +23,11 @@ function report.value(d, v)
   return string.format("%d", v)
 end
 
---- The time parts, in the order of the table, the CSV and the chart:
--- {key of candidate.parts, short name, long name (the chart's)}.
-report.PARTS = {
-  { "forward_s", "fwd", "forward" }, { "backward_s", "bwd", "backward" }, { "recompute_s", "rec", "recompute" },
-  { "tp_s", "tp", "TP comm" }, { "cp_s", "cp", "CP comm" }, { "ep_s", "ep", "EP comm" }, { "pp_s", "pp", "PP comm" },
-  { "dp_s", "dp", "DP comm" }, { "bubble_s", "bubble", "bubble" }, { "optimizer_s", "opt", "optimizer step" },
-}
-
---- The byte components of a pipeline stage (the fields of an nd.estimate
--- stage), in the order of estimate.lua's table, its JSON and the chart
--- (nd.study.charts.COMPONENTS adds each its colour): {field, column}.
-report.MEMORY = {
-  { "params", "params" }, { "grads", "grads" }, { "optimizer", "optimizer" }, { "main_params", "main" },
-  { "activations", "activations" }, { "comm", "comm" }, { "backward_overhead", "overhead" },
-  { "fragmentation", "fragment" }, { "grad_pool", "grad pool" }, { "reserve", "reserve" },
-}
+-- The time parts, the byte components of a stage and seconds as the
+-- tables print them are nd.report.parts' (estimate.lua loads that alone).
+report.PARTS = parts.PARTS
+report.MEMORY = parts.MEMORY
+report.seconds = parts.seconds
 
 local function count(n, one, many)
   return string.format("%d %s", n, n == 1 and one or (many or one .. "s"))
@@ -74,13 +64,6 @@ function report.degrees(c)
   for i, d in ipairs(report.DIMS) do out[i] = d.key .. " " .. report.value(d, c[d.key]) end
   out[#out + 1] = c.recompute
   return table.concat(out, " ")
-end
-
---- Seconds for the table: 3 decimals, or 3 significant digits below 0.01 s.
-function report.seconds(x)
-  if x >= 1000 then return string.format("%.1f", x) end
-  if x >= 0.01 then return string.format("%.3f", x) end
-  return string.format("%.3g", x)
 end
 
 -- The unit the table shows peaks in: GiB from 1 GiB up, else MiB.
