@@ -24,16 +24,27 @@ local out_path = assert(arg[1], "usage: lua5.4 scripts/lua_chunks.lua OUT.c FILE
 local PROBE = "local a, b = ...\nreturn function(x) return x + a * 2.5, b .. 'probe', #x end\n"
 
 --- The hash of the bytes of s ndlua compares (src/bridge/chunks.c,
--- text_hash): FNV-1a's steps over 8-byte little-endian words, each step
--- folding the high half into the low, then over the last bytes one by one;
--- 64-bit integers, wrapping.
+-- text_hash): FNV-1a's step over 8-byte little-endian words, each step
+-- folding the high half into the low; the words of each whole 32-byte
+-- block go to four lanes in turn (lane k starts at the offset basis xor
+-- k), the lanes are then stepped into lane 0 in order, and the words and
+-- the bytes after the last whole block follow one by one; 64-bit
+-- integers, wrapping.
 local function text_hash(s)
-  local h, prime = -3750763034362895579, 1099511628211 -- 0xcbf29ce484222325, 0x100000001b3
-  local words = #s // 8
-  for i = 0, words - 1 do
-    h = (h ~ string.unpack("<i8", s, 8 * i + 1)) * prime
-    h = h ~ (h >> 32)
+  local basis, prime = -3750763034362895579, 1099511628211 -- 0xcbf29ce484222325, 0x100000001b3
+  local function step(h, w)
+    h = (h ~ w) * prime
+    return h ~ (h >> 32)
   end
+  local lane = { basis, basis ~ 1, basis ~ 2, basis ~ 3 }
+  local blocks = #s // 32
+  for b = 0, blocks - 1 do
+    for k = 1, 4 do lane[k] = step(lane[k], string.unpack("<i8", s, 32 * b + 8 * (k - 1) + 1)) end
+  end
+  local h = lane[1]
+  for k = 2, 4 do h = step(h, lane[k]) end
+  local words = #s // 8
+  for i = 4 * blocks, words - 1 do h = step(h, string.unpack("<i8", s, 8 * i + 1)) end
   for i = 8 * words + 1, #s do
     h = (h ~ s:byte(i)) * prime
   end

@@ -48,6 +48,23 @@ line added above gib moves its body down one):
   > NDLUA_PATH=$PWD/lib ndlua -e 'require("nd.units").gib({})' 2>&1 | grep -c "/lib/nd/units.lua:$((line + 2)): "
   1
 
+A copy of the same length with one byte changed runs from its source
+wherever the byte is: in each of the four 8-byte words of a 32-byte block
+(the hash's four lanes), in the last whole word, in the bytes after it (the
+copy's bytes 1, 9, 17, 25, its last 8 and its last; lua/nd/units.lua is no
+multiple of 8 bytes long, so its last byte is after its last whole word),
+and the unchanged copy stays compiled:
+
+  $ ndlua -e 'local text = assert(io.open(os.getenv("ROOT") .. "/lua/nd/units.lua")):read("a")
+  >   local flags = {}
+  >   for _, at in ipairs({ 0, 1, 9, 17, 25, #text - 8, #text }) do
+  >     local copy = at == 0 and text or text:sub(1, at - 1) .. (text:sub(at, at) == "-" and "+" or "-") .. text:sub(at + 1)
+  >     local f = assert(io.open("lib/nd/units.lua", "wb")); f:write(copy); f:close()
+  >     flags[#flags + 1] = tostring(require("nd").compiled("lib/nd/units.lua"))
+  >   end
+  >   print(tostring(#text % 8 ~= 0) .. " " .. table.concat(flags, " "))'
+  true true false false false false false false
+
 An edited entry script runs from its source too:
 
   $ sed 's/^local nd = require "nd"$/local nd = require "nd"; print("edited")/' "$ROOT/lua/estimate.lua" > edited.lua

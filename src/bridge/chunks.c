@@ -41,23 +41,43 @@ static int probe_matches(lua_State *L)
     return known > 0;
 }
 
-/* A 64-bit hash of text[0..n): FNV-1a's steps over 8-byte little-endian
- * words, each step folding the high half into the low, then over the last
- * bytes one by one (scripts/lua_chunks.lua's text_hash). */
+#define FNV_BASIS 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+/* The 8 bytes at q as a little-endian word. */
+static uint64_t word_at(const unsigned char *q)
+{
+    return (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24 |
+           (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 | (uint64_t)q[6] << 48 | (uint64_t)q[7] << 56;
+}
+
+/* FNV-1a's step over a word, folding the high half of the product into the low. */
+static uint64_t fnv_step(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * FNV_PRIME;
+    return h ^ (h >> 32);
+}
+
+/* A 64-bit hash of text[0..n) (scripts/lua_chunks.lua's text_hash): the
+ * words of each whole 32-byte block go to four lanes in turn (lane k starts
+ * at the offset basis xor k), the lanes are then stepped into lane 0 in
+ * order, and the words and the bytes after the last whole block follow one
+ * by one. The four lanes' steps do not wait on each other, where one chain
+ * of steps waits on each multiply in turn. */
 static uint64_t text_hash(const unsigned char *p, size_t n)
 {
-    const uint64_t prime = 0x100000001b3ULL;
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t lane[4] = {FNV_BASIS, FNV_BASIS ^ 1, FNV_BASIS ^ 2, FNV_BASIS ^ 3};
     size_t i = 0;
-    for (; n - i >= 8; i += 8) {
-        const unsigned char *q = p + i;
-        uint64_t w = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24 |
-                     (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 | (uint64_t)q[6] << 48 | (uint64_t)q[7] << 56;
-        h = (h ^ w) * prime;
-        h ^= h >> 32;
-    }
+    for (; n - i >= 32; i += 32)
+        for (int k = 0; k < 4; k++)
+            lane[k] = fnv_step(lane[k], word_at(p + i + 8 * (size_t)k));
+    uint64_t h = lane[0];
+    for (int k = 1; k < 4; k++)
+        h = fnv_step(h, lane[k]);
+    for (; n - i >= 8; i += 8)
+        h = fnv_step(h, word_at(p + i));
     for (; i < n; i++)
-        h = (h ^ p[i]) * prime;
+        h = (h ^ p[i]) * FNV_PRIME;
     return h;
 }
 
