@@ -54,33 +54,33 @@ void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, lon
     t = lua_absindex(L, t);
     push_registry(L);
     lua_pushvalue(L, t);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, DOCMETA_SLOTS, 0);
     lua_pushstring(L, kind);
-    lua_setfield(L, -2, "kind");
+    lua_rawseti(L, -2, DOCMETA_KIND);
     if (file != NULL) {
         lua_pushstring(L, file);
-        lua_setfield(L, -2, "file");
+        lua_rawseti(L, -2, DOCMETA_FILE);
     }
     lua_pushinteger(L, line);
-    lua_setfield(L, -2, "line");
+    lua_rawseti(L, -2, DOCMETA_LINE);
     lua_pushinteger(L, col);
-    lua_setfield(L, -2, "col");
+    lua_rawseti(L, -2, DOCMETA_COL);
     lua_newtable(L);
-    lua_setfield(L, -2, "keys");
+    lua_rawseti(L, -2, DOCMETA_KEYS);
     lua_newtable(L);
-    lua_setfield(L, -2, "at");
+    lua_rawseti(L, -2, DOCMETA_AT);
     lua_newtable(L);
-    lua_setfield(L, -2, "key_at");
+    lua_rawseti(L, -2, DOCMETA_KEY_AT);
     lua_pushvalue(L, -1);
     lua_insert(L, -4); /* rec registry t rec */
     lua_rawset(L, -3);
     lua_pop(L, 1);
 }
 
-/* Sets the record's (index rec) table named field at key (an index) to the position. */
-static void set_position(lua_State *L, int rec, int key, const char *field, long line, long col)
+/* Sets the record's (index rec) table in slot at key (an index) to the position. */
+static void set_position(lua_State *L, int rec, int key, int slot, long line, long col)
 {
-    lua_getfield(L, rec, field);
+    lua_rawgeti(L, rec, slot);
     lua_pushvalue(L, key);
     lua_pushinteger(L, docmeta_pack(line, col));
     lua_rawset(L, -3);
@@ -89,21 +89,21 @@ static void set_position(lua_State *L, int rec, int key, const char *field, long
 
 void docmeta_note_key(lua_State *L, int rec, int key, long line, long col)
 {
-    set_position(L, lua_absindex(L, rec), lua_absindex(L, key), "key_at", line, col);
+    set_position(L, lua_absindex(L, rec), lua_absindex(L, key), DOCMETA_KEY_AT, line, col);
 }
 
 void docmeta_note(lua_State *L, int rec, int key, long line, long col)
 {
     rec = lua_absindex(L, rec);
     key = lua_absindex(L, key);
-    lua_getfield(L, rec, "at");
+    lua_rawgeti(L, rec, DOCMETA_AT);
     lua_pushvalue(L, key);
     int known = lua_rawget(L, -2) != LUA_TNIL;
     lua_pop(L, 2);
-    set_position(L, rec, key, "at", line, col);
+    set_position(L, rec, key, DOCMETA_AT, line, col);
     if (known)
         return; /* a repeated key keeps its first place in the key order */
-    lua_getfield(L, rec, "keys");
+    lua_rawgeti(L, rec, DOCMETA_KEYS);
     lua_pushvalue(L, key);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);
@@ -112,11 +112,11 @@ void docmeta_note(lua_State *L, int rec, int key, long line, long col)
 void docmeta_open_lists(lua_State *L, int rec, docmeta_lists *d)
 {
     rec = lua_absindex(L, rec);
-    lua_getfield(L, rec, "keys");
+    lua_rawgeti(L, rec, DOCMETA_KEYS);
     d->keys = lua_gettop(L);
-    lua_getfield(L, rec, "at");
+    lua_rawgeti(L, rec, DOCMETA_AT);
     d->at = lua_gettop(L);
-    lua_getfield(L, rec, "key_at");
+    lua_rawgeti(L, rec, DOCMETA_KEY_AT);
     d->key_at = lua_gettop(L);
     d->listed = (lua_Integer)lua_rawlen(L, d->keys);
 }
@@ -154,7 +154,7 @@ int docmeta_position(lua_State *L, int t, int key, long *line, long *col)
     key = lua_absindex(L, key);
     int rc = -1;
     if (docmeta_push(L, t)) {
-        lua_getfield(L, -1, "at");
+        lua_rawgeti(L, -1, DOCMETA_AT);
         lua_pushvalue(L, key);
         lua_rawget(L, -2);
         if (lua_isinteger(L, -1)) {
@@ -172,7 +172,7 @@ const char *docmeta_kind(lua_State *L, int t)
 {
     const char *kind = NULL;
     if (docmeta_push(L, t)) {
-        lua_getfield(L, -1, "kind");
+        lua_rawgeti(L, -1, DOCMETA_KIND);
         const char *k = lua_tostring(L, -1);
         if (k != NULL && strcmp(k, DOCMETA_SEQ) == 0)
             kind = DOCMETA_SEQ;
@@ -189,7 +189,7 @@ void docmeta_mark_kind(lua_State *L, int t, const char *kind)
     t = lua_absindex(L, t);
     if (docmeta_push(L, t)) {
         lua_pushstring(L, kind);
-        lua_setfield(L, -2, "kind");
+        lua_rawseti(L, -2, DOCMETA_KIND);
         lua_pop(L, 1);
         return;
     }
@@ -204,7 +204,7 @@ int docmeta_lua_keys(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     if (!docmeta_push(L, 1))
         return 1;
-    lua_getfield(L, -1, "keys");
+    lua_rawgeti(L, -1, DOCMETA_KEYS);
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
@@ -220,10 +220,10 @@ int docmeta_lua_keys(lua_State *L)
     return 1;
 }
 
-/* Pushes the entry at key (index 2) of the record's (index 3) table named field. */
-static void push_noted(lua_State *L, const char *field)
+/* Pushes the entry at key (index 2) of the record's (index 3) table in slot. */
+static void push_noted(lua_State *L, int slot)
 {
-    lua_getfield(L, 3, field);
+    lua_rawgeti(L, 3, slot);
     lua_pushvalue(L, 2);
     lua_rawget(L, -2);
     lua_remove(L, -2);
@@ -243,12 +243,12 @@ int docmeta_lua_where(lua_State *L)
     lua_settop(L, 2);
     if (!docmeta_push(L, 1))
         return 0;
-    lua_getfield(L, 3, "file");
+    lua_rawgeti(L, 3, DOCMETA_FILE);
     if (has_key) {
-        push_noted(L, of_key ? "key_at" : "at");
+        push_noted(L, of_key ? DOCMETA_KEY_AT : DOCMETA_AT);
         if (lua_isnil(L, -1) && of_key) {
             lua_pop(L, 1);
-            push_noted(L, "at");
+            push_noted(L, DOCMETA_AT);
         }
         if (lua_isnil(L, -1))
             return 0;
@@ -257,8 +257,8 @@ int docmeta_lua_where(lua_State *L)
         lua_pushinteger(L, docmeta_line(at));
         lua_pushinteger(L, column_of(at));
     } else {
-        lua_getfield(L, 3, "line");
-        lua_getfield(L, 3, "col");
+        lua_rawgeti(L, 3, DOCMETA_LINE);
+        lua_rawgeti(L, 3, DOCMETA_COL);
     }
     if (lua_tointeger(L, -2) <= 0) { /* a table built in Lua: no position */
         lua_pop(L, 2);

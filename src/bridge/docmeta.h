@@ -16,6 +16,22 @@ extern const char DOCMETA_SEQ[];
 /* Creates the registry (once per state). */
 void docmeta_open(lua_State *L);
 
+/* A record is an array of these slots (rawgeti/rawseti: an array slot is
+ * set and read without the hashing and lookup of a named field): the kind
+ * (a string, DOCMETA_MAP's or DOCMETA_SEQ's text), the file (absent for a
+ * table built in Lua), the line and column of the table, the keys in
+ * document order, and the tables of each value's and each key's position. */
+enum {
+    DOCMETA_KIND = 1,
+    DOCMETA_FILE,
+    DOCMETA_LINE,
+    DOCMETA_COL,
+    DOCMETA_KEYS,
+    DOCMETA_AT,
+    DOCMETA_KEY_AT,
+    DOCMETA_SLOTS = DOCMETA_KEY_AT
+};
+
 /* Attaches a new record to the table at index t and pushes the record. */
 void docmeta_attach(lua_State *L, int t, const char *kind, const char *file, long line, long col);
 

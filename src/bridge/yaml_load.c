@@ -327,7 +327,7 @@ static void apply_merges(lua_State *L, int t, int rec, int sources)
         collect_merge_keys(L, lua_gettop(L), order, from);
         lua_pop(L, 1);
     }
-    lua_getfield(L, rec, "keys");
+    lua_rawgeti(L, rec, DOCMETA_KEYS);
     int explicit_keys = lua_gettop(L);
     lua_createtable(L, (int)lua_rawlen(L, order), 0);
     int keys = lua_gettop(L);
@@ -349,7 +349,7 @@ static void apply_merges(lua_State *L, int t, int rec, int sources)
         }
         lua_pop(L, 2);
     }
-    lua_setfield(L, rec, "keys");
+    lua_rawseti(L, rec, DOCMETA_KEYS);
     lua_settop(L, order - 1);
 }
 
@@ -387,7 +387,7 @@ static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_
     lua_pop(L, 1);
     if (!repeated)
         return;
-    lua_getfield(L, rec, "key_at");
+    lua_rawgeti(L, rec, DOCMETA_KEY_AT);
     lua_pushvalue(L, key);
     lua_rawget(L, -2);
     long first = docmeta_line(lua_tointeger(L, -1));
