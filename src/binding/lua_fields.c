@@ -329,11 +329,13 @@ static void push_table(lua_State *L, const field_desc *d, const char *at)
     fields_push(L, d->sub, at);
 }
 
-/* Whether a descriptor of d, or of a part of d, names key. */
+/* Whether a descriptor of d, or of a part of d, names key (the first
+ * bytes compared before the rest: most names differ there). */
 static bool names_key(const field_desc *d, const char *key)
 {
     for (; d->kind != FD_END; d++) {
-        if (d->kind == FD_PART ? names_key(d->sub, key) : d->key != NULL && strcmp(key, d->key) == 0)
+        if (d->kind == FD_PART ? names_key(d->sub, key)
+                               : d->key != NULL && d->key[0] == key[0] && strcmp(key, d->key) == 0)
             return true;
     }
     return false;
