@@ -1,0 +1,302 @@
+/* balance_kinds_program.c: the kinds solver's dynamic program over the stages
+ * for one choice of chunk starts (balance_kinds_solver.h). The state after
+ * stage s is where each chunk's run has reached; at every state the program
+ * keeps the Pareto set of (Σ T, max T) of the stages so far, exact for
+ * a·Σ T + b·max T with a, b ≥ 0. A label is dropped when a lower bound on
+ * every plan it leads to (the stages so far plus bal_rest_bound's least
+ * seconds for the layers left) cannot beat the incumbent, and the moves out
+ * of a state stop growing a cell once a move cannot fit or cannot win. */
+#include "balance_kinds_solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rounding allowance of the pruning tests below: a bound that exceeds the
+ * incumbent by less may be the incumbent's own plan summed in another order. */
+static double slack(const program *pg) { return 1e-9 * (fabs(pg->incumbent) > 1 ? fabs(pg->incumbent) : 1); }
+
+/* The least forward + backward seconds stages s.. can take when each chunk v
+ * has reached at[v]: every later body layer at its fastest choice, plus the
+ * pinned layers of those stages (memory left out, so never more than the truth). */
+static double rest_time(const ksolver *ks, const program *pg, int s, const int *at)
+{
+    double r = ks->fixed_after[s];
+    if (pg->vshape) /* the layers between the two chunks */
+        return r + ks->fastest[at[1]] - ks->fastest[at[0]];
+    for (int v = 0; v < ks->I; v++)
+        r += ks->fastest[pg->q[v + 1]] - ks->fastest[at[v]];
+    return r;
+}
+
+/* A lower bound on the step of every plan whose first s stages took sum in
+ * all and max at most, with rest (rest_time) still to come: Σ T ≥ sum + rest;
+ * max T ≥ max, ≥ the mean of all S stages, ≥ the mean of the S − s left. */
+static double bound(const program *pg, int S, int s, double sum, double max, double rest)
+{
+    double total = sum + rest, most = max;
+    if (total / S > most)
+        most = total / S;
+    if (s < S && rest / (S - s) > most)
+        most = rest / (S - s);
+    return score(pg, total, most);
+}
+
+/* Adds (sum, max) to L unless a label there equals or beats it; drops those it beats. */
+static int insert_label(labels *L, label x)
+{
+    for (int i = 0; i < L->n; i++)
+        if (L->l[i].sum <= x.sum && L->l[i].max <= x.max)
+            return 0;
+    if (L->n == L->cap) { /* room for one more before those x beats go */
+        int cap = 2 * L->cap + 4;
+        label *more = realloc(L->l, sizeof *more * (size_t)cap);
+        L->l = more != NULL ? more : L->l;
+        L->cap = more != NULL ? cap : L->cap;
+        if (more == NULL)
+            return -1;
+    }
+    int kept = 0;
+    for (int i = 0; i < L->n; i++)
+        if (!(x.sum <= L->l[i].sum && x.max <= L->l[i].max))
+            L->l[kept++] = L->l[i];
+    L->l[kept] = x;
+    L->n = kept + 1;
+    return 0;
+}
+
+/* Chunk v's digit when it stands at body layer at, and back: chunks run up
+ * from q[v], but in the V-shaped order chunk 1 runs down from the body's end.
+ * A larger digit always means a longer way come. */
+static int digit(const program *pg, int v, int at) { return pg->vshape && v == 1 ? pg->N - at : at - pg->q[v]; }
+static int position(const program *pg, int v, int d) { return pg->vshape && v == 1 ? pg->N - d : pg->q[v] + d; }
+/* The largest digit of chunk v. */
+static int digits(const program *pg, int v) { return pg->vshape ? pg->N : pg->q[v + 1] - pg->q[v]; }
+
+/* The runs of a stage's cells, into pg->cb and pg->ce, as each chunk v goes from pos[v] to next[v]. */
+static void cell_runs(program *pg, int I, const int *pos, const int *next)
+{
+    for (int v = 0; v < I; v++) {
+        int down = pg->vshape && v == 1;
+        pg->cb[v] = down ? next[v] : pos[v];
+        pg->ce[v] = down ? pos[v] : next[v];
+    }
+}
+
+static size_t index_of(const program *pg, int I, const int *pos)
+{
+    size_t at = 0;
+    for (int v = 0; v < I; v++)
+        at += (size_t)digit(pg, v, pos[v]) * pg->stride[v];
+    return at;
+}
+
+static void decode(const program *pg, int I, size_t at, int *pos)
+{
+    for (int v = 0; v < I; v++)
+        pos[v] = position(pg, v, (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v])));
+}
+
+/* Extends every label of from by a stage of time t into the state next,
+ * those that bal_rest_bound shows cannot beat the incumbent left out. */
+static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from, double t)
+{
+    size_t to_at = (size_t)(s + 1) * pg->states + index_of(pg, ks->I, pg->next);
+    labels *to = &pg->lab[to_at];
+    if (isnan(pg->later[to_at])) /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
+        pg->later[to_at] = pg->vshape ? bal_rest_bound(&ks->rest, s + 1, pg->next, pg->next + 1)
+                                      : bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
+    double rest = pg->later[to_at], cut = pg->incumbent + slack(pg);
+    if (rest == INFINITY)
+        return 0;
+    for (int i = 0; i < from->n; i++) {
+        label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
+        if (bound(pg, ks->S, s + 1, x.sum, x.max, rest) > cut)
+            continue;
+        if (insert_label(to, x) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The next move of the odometer over the chunks' ends (chunk 0 the fastest
+ * digit), digits 0..skip first set to their last value so that the moves
+ * they would still make are passed over; 0 when no move is left. */
+static int advance(program *pg, int I, int skip)
+{
+    for (int v = 0; v <= skip; v++)
+        pg->d[v] = pg->hi[v];
+    int v = 0;
+    while (v < I && pg->d[v] >= pg->hi[v]) {
+        pg->d[v] = pg->lo[v];
+        v++;
+    }
+    if (v == I)
+        return 0;
+    pg->d[v]++;
+    return 1;
+}
+
+/* The last stage of the V-shaped order: its two cells hold what is left
+ * between the chunks, [pos[0], pos[1]), split where the chunks meet. */
+static int expand_meeting(ksolver *ks, program *pg, int s, size_t at, const labels *from)
+{
+    for (int m = pg->pos[0]; m <= pg->pos[1]; m++) {
+        pg->next[0] = pg->next[1] = m;
+        cell_runs(pg, 2, pg->pos, pg->next);
+        if (first_empty(ks, s, pg->cb, pg->ce) >= 0 || !pins_hold(ks, pg, s))
+            continue;
+        double t = kinds_stage_time(ks, s, pg->cb, pg->ce);
+        if (t < INFINITY && extend(ks, pg, s, at, from, t) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every move of stage s from the state at: the labels it extends.
+ *
+ * A stage's least time with one more layer in a cell is at least its least
+ * time without it plus that layer's fastest choice (taking the layer out of
+ * the larger stage's best mix leaves a mix of the smaller that fits, as every
+ * byte and second is ≥ 0). So t + rest_time never falls as a cell grows, nor
+ * does a failure to fit mend: when a move cannot fit, or cannot beat the
+ * incumbent even from the best label here, neither can any move that holds
+ * at least as many layers in every cell, which the odometer would try next
+ * until a digit above the lowest grown one turns. */
+static int expand(ksolver *ks, program *pg, int s, size_t at)
+{
+    int I = ks->I, last = s == ks->S - 1;
+    const labels *from = &pg->lab[(size_t)s * pg->states + at];
+    double minsum = INFINITY, minmax = INFINITY;
+    for (int i = 0; i < from->n; i++) {
+        minsum = from->l[i].sum < minsum ? from->l[i].sum : minsum;
+        minmax = from->l[i].max < minmax ? from->l[i].max : minmax;
+    }
+    decode(pg, I, at, pg->pos);
+    if (last && pg->vshape)
+        return expand_meeting(ks, pg, s, at, from);
+    for (int v = 0; v < I; v++) {
+        pg->hi[v] = digits(pg, v);
+        pg->lo[v] = pg->d[v] = last ? pg->hi[v] : digit(pg, v, pg->pos[v]);
+    }
+    for (;;) {
+        for (int v = 0; v < I; v++)
+            pg->next[v] = position(pg, v, pg->d[v]);
+        cell_runs(pg, I, pg->pos, pg->next);
+        /* V-shaped: chunks that pass each other never fit, nor do longer moves */
+        int crossed = pg->vshape && pg->next[0] > pg->next[1];
+        int skip = -1, empty = crossed ? -1 : first_empty(ks, s, pg->cb, pg->ce);
+        if (empty > 0) {
+            skip = empty - 1; /* the lower digits cannot fill chunk empty's cell */
+        } else if (empty < 0 && (crossed || pins_hold(ks, pg, s))) { /* else a pinned layer left elsewhere */
+            double t = crossed ? INFINITY : kinds_stage_time(ks, s, pg->cb, pg->ce);
+            int dead = t == INFINITY;
+            if (!dead) {
+                double total = minsum + t + rest_time(ks, pg, s + 1, pg->next);
+                double most = minmax > t ? minmax : t;
+                most = total / ks->S > most ? total / ks->S : most;
+                dead = score(pg, total, most) > pg->incumbent + slack(pg);
+            }
+            if (dead) {
+                skip = 0; /* the lowest digit above its first value, and those below it */
+                while (skip < I && pg->d[skip] == pg->lo[skip])
+                    skip++;
+                if (skip == I)
+                    return 0;
+            } else if (extend(ks, pg, s, at, from, t) != 0) {
+                return -1;
+            }
+        }
+        if (!advance(pg, I, skip))
+            return 0;
+    }
+}
+
+void kinds_program_free(program *pg)
+{
+    for (size_t i = 0; i < pg->lab_size; i++)
+        free(pg->lab[i].l);
+    free(pg->lab);
+    free(pg->later);
+    pg->lab = NULL;
+    pg->later = NULL;
+    pg->lab_size = 0;
+}
+
+/* Empty label sets for (S + 1) · states, the lists of earlier runs kept; 0, or −1. */
+static int program_reset(program *pg, int S)
+{
+    size_t need = (size_t)(S + 1) * pg->states;
+    if (need > pg->lab_size) {
+        labels *more = realloc(pg->lab, sizeof *more * need);
+        if (more == NULL)
+            return -1;
+        memset(more + pg->lab_size, 0, sizeof *more * (need - pg->lab_size));
+        pg->lab = more;
+        double *later = realloc(pg->later, sizeof *later * need);
+        if (later == NULL)
+            return -1;
+        pg->later = later;
+        pg->lab_size = need;
+    }
+    for (size_t i = 0; i < need; i++) {
+        pg->lab[i].n = 0;
+        pg->later[i] = NAN;
+    }
+    return 0;
+}
+
+/* Runs the program for pg->q; the best final score goes to *best (left when
+ * none beats it), its label index to *best_label. 0, or −1. */
+int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label)
+{
+    int S = ks->S, I = ks->I;
+    pg->stride[0] = 1;
+    for (int v = 0; v < I; v++) {
+        size_t r = (size_t)digits(pg, v) + 1;
+        if (pg->stride[v] > ((size_t)1 << 24) / r)
+            return -1; /* too many states to hold */
+        pg->stride[v + 1] = pg->stride[v] * r;
+    }
+    pg->states = pg->stride[I];
+    if (program_reset(pg, S) != 0)
+        return -1;
+    if (insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
+        return -1;
+    for (int s = 0; s < S; s++)
+        for (size_t at = 0; at < pg->states; at++)
+            if (pg->lab[(size_t)s * pg->states + at].n > 0 && expand(ks, pg, s, at) != 0)
+                return -1;
+    /* the final states: every chunk at its end; V-shaped, the chunks met anywhere */
+    for (int m = pg->vshape ? 0 : ks->N; m <= ks->N; m++) {
+        for (int v = 0; v < I; v++)
+            pg->pos[v] = pg->vshape ? m : pg->q[v + 1];
+        size_t at = index_of(pg, I, pg->pos);
+        const labels *fin = &pg->lab[(size_t)S * pg->states + at];
+        for (int i = 0; i < fin->n; i++) {
+            double x = score(pg, fin->l[i].sum, fin->l[i].max);
+            if (x < *best) {
+                *best = x;
+                *best_label = i;
+                pg->final_at = at;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Writes the plan of final label at of the program just run into kc and ko. */
+void kinds_trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko)
+{
+    int I = ks->I;
+    size_t st = pg->final_at;
+    for (int s = ks->S; s > 0; s--) {
+        const label *x = &pg->lab[(size_t)s * pg->states + st].l[at];
+        decode(pg, I, x->from, pg->pos);
+        decode(pg, I, st, pg->next);
+        cell_runs(pg, I, pg->pos, pg->next);
+        kinds_stage_cost(ks, s - 1, pg->cb, pg->ce, kc, ko);
+        st = x->from;
+        at = x->from_label;
+    }
+}

@@ -1,0 +1,125 @@
+/* balance_kinds_solver.h: what the files of the kinds solver (bal_solve_kinds,
+ * balance_kinds.c) share: its state, the Pareto frontiers of option mixes,
+ * the program over the stages, and the functions each file gives the others.
+ * Internal to src/search/balance_kinds*.c. */
+#ifndef NDLUA_BALANCE_KINDS_SOLVER_H
+#define NDLUA_BALANCE_KINDS_SOLVER_H
+
+#include "balance_problem.h"
+#include "balance_rest.h"
+#include "balance_runs.h"
+
+#include <stddef.h>
+
+/* One frontier point: its activations and time (a mix of n layers), and the
+ * point of n − 1 layers plus one layer of choice opt it was made from (a
+ * choice: option r plain, or r + BAL_OPTIONS offloaded). */
+typedef struct {
+    double act, time;
+    int prev, opt;
+} fpoint;
+
+typedef struct {
+    fpoint *pt; /* activations ascending, time strictly descending */
+    int n;
+} frontier;
+
+typedef struct {
+    double coef;
+    const frontier *f;
+    int cell, kind, layers;
+} group;
+
+typedef struct {
+    const bal_problem *p;
+    int S, I, N, K;
+    int pin_first, pin_last; /* body layers pinned to the first and the last cell (bal_pinned_ends) */
+    int *total;           /* [k]: layers of kind k in the body */
+    int *prefix;          /* [i · K + k]: layers of kind k among the first i */
+    frontier **fr;        /* fr[k][n], n = 0..total[k] */
+    double *fixed_stat, *fixed_act, *fixed_time; /* [s]: what the pinned layers bring */
+    unsigned char *pinned; /* [cell] */
+    double limit;         /* the limit with the rounding allowance of fits() */
+    double *fastest;      /* [i], i = 0..N: Σ over body layers [0, i) of each one's fastest choice */
+    double *fixed_after;  /* [s], s = 0..S: Σ fixed_time over stages s.. */
+    bal_runs runs;        /* the body's runs numbered by their counts of each kind */
+    bal_rest rest;        /* the bound on the stages still to lay out */
+    double *memo;         /* [(s · C + id of chunk 1's run) · C + id of chunk 0's] (I ≤ 2), or NULL */
+    unsigned char *known; /* [as memo]: whether memo holds the stage's least time */
+    long moves;           /* stage_time calls: the moves priced */
+    group *g;             /* scratch: up to I · K groups */
+    double *rest_time, *rest_act;
+    int *pick, *best_pick;
+} ksolver;
+
+typedef struct {
+    double sum, max;
+    size_t from;
+    int from_label;
+} label;
+
+typedef struct {
+    label *l;
+    int n, cap;
+} labels;
+
+typedef struct {
+    int *q;          /* [I + 1]: chunk v runs over body layers [q[v], q[v + 1]) (V-shaped: q[0] only) */
+    int vshape, N;   /* the V-shaped order (balance_problem.h): chunk 1 runs down from N to meet chunk 0 */
+    size_t *stride;  /* [I + 1]: state index = Σ digit(v, pos[v]) · stride[v] */
+    size_t final_at; /* the final state of the best plan of the last run */
+    size_t states;
+    labels *lab;     /* [(S + 1) · states] of lab_size, kept from run to run (so are its lists) */
+    double *later;   /* [as lab]: bal_rest_bound of the state, NAN until needed */
+    size_t lab_size;
+    double a, b, incumbent;
+    int *pos, *next;  /* [I]: where each chunk stands before and after a stage */
+    int *d, *lo, *hi; /* [I]: the odometer of moves: next's digits and their ranges */
+    int *cb, *ce;     /* [I]: the runs [cb, ce) of a stage's cells */
+    long runs;       /* chunk starts tried */
+} program;
+
+static inline double score(const program *pg, double sum, double max) { return pg->a * sum + pg->b * max; }
+
+/* The first chunk whose cell of stage s is left empty where it may not be, or −1. */
+static inline int first_empty(const ksolver *ks, int s, const int *b, const int *e)
+{
+    for (int v = 0; v < ks->I; v++)
+        if (e[v] == b[v] && !ks->pinned[v * ks->S + s])
+            return v;
+    return -1;
+}
+
+/* Whether stage s's cells (pg->cb, pg->ce) keep the kinds pinned to the ends
+ * there: the first cell of the model order (chunk 0 on stage 0) holds every
+ * layer pinned first, the last (the last chunk on the last stage; V-shaped,
+ * chunk 1 on stage 0) every layer pinned last. */
+static inline int pins_hold(const ksolver *ks, const program *pg, int s)
+{
+    if (s == 0 && pg->ce[0] < ks->pin_first)
+        return 0;
+    return s != (pg->vshape ? 0 : ks->S - 1) || pg->cb[ks->I - 1] <= ks->N - ks->pin_last;
+}
+
+/* balance_kinds_frontier.c: fr[k][n] for every kind k and n = 0..total[k]; 0, or −1 out of memory. */
+int kinds_build_frontiers(ksolver *ks);
+
+/* balance_kinds_stage.c: the least forward + backward seconds of stage s when
+ * chunk v's cell holds body layers [b[v], e[v]) (INFINITY when it cannot);
+ * kinds_stage_cost also adds the chosen counts into kc and ko when kc is not
+ * NULL, kinds_stage_time remembers the time by what the cells hold. */
+double kinds_stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc, int *ko);
+double kinds_stage_time(ksolver *ks, int s, const int *b, const int *e);
+
+/* balance_kinds_program.c: the program over the stages for pg->q's chunk
+ * starts (kinds_run_program), the plan of its best label (kinds_trace_back),
+ * and its label sets freed (kinds_program_free). */
+int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label);
+void kinds_trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko);
+void kinds_program_free(program *pg);
+
+/* balance_kinds_setup.c: the solver's state for p (0, or −1 out of memory), and freed. */
+int kinds_setup(ksolver *ks, const bal_problem *p);
+void kinds_teardown(ksolver *ks);
+
+#endif
