@@ -5,9 +5,8 @@
 -- flattened dp_shard_cp mesh: with dp_shard 1 and CP 8 every block is still
 -- all-gathered from eight shards before its forward and backward and its
 -- gradients reduce-scattered over them. shard_spans_cp states that shard;
--- the DP buffers follow it (the ranks DP traffic spans, dp x cp), where
--- ndlua priced them only when dp > 1 and so left a CP-only FSDP run without
--- its gather and reduce-scatter buffers.
+-- the DP buffers follow it (the ranks DP traffic spans, dp x cp), so a
+-- CP-only FSDP run (dp 1) holds its gather and reduce-scatter buffers.
 --
 -- Runs name runtime "none" so that only the fields stated here apply (the
 -- default runtime, hyperparallel, states shard_spans_cp itself).

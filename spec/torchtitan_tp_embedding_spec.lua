@@ -3,7 +3,7 @@
 -- (input_layouts Replicate, output_layouts Shard(1)), the table's rows (the
 -- vocabulary) sharded over the TP ranks whatever the pipeline degree. The
 -- core's default, vocab_emb_dp (MindSpore's: the embedding data-parallel,
--- whole on each TP rank at PP 1), left it whole; the profile states false.
+-- whole on each TP rank at PP 1), keeps it whole; the profile states false.
 local nd = require "nd"
 
 -- A 2-layer model: hidden 512, vocabulary 128256, untied: the table holds
