@@ -10,7 +10,7 @@
  * are worked by hand from the two-stage pipeline
  *   comm/u + (u - 1)·max(comm, compute)/u + compute/u
  * minus the compute and the edge comm/u. */
-#include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "core/timing.h"
