@@ -163,67 +163,87 @@ static void sum_kinds(const int *per_kind, int K, size_t cells, int *total)
                 total[c * BAL_OPTIONS + (size_t)r] += per_kind[(c * (size_t)K + (size_t)k) * BAL_OPTIONS + (size_t)r];
 }
 
-int bal_solve_kinds(const bal_problem *p, bal_plan *out)
+/* The plan's counts and per-stage arrays (offloaded counts too where a layer may offload); 0, or −1. */
+static int plan_alloc(const bal_problem *p, bal_plan *out)
 {
-    int S = p->stages, I = p->chunks, K = p->nkinds, rc = -1;
-    size_t cells = (size_t)S * (size_t)I;
-    ksolver ks;
-    program pg = {0};
-    int *best_q = NULL;
-    if (kinds_setup(&ks, p) != 0)
-        goto done;
-    pg.q = calloc((size_t)I + 1, sizeof(int));
-    pg.stride = calloc((size_t)I + 1, sizeof(size_t));
-    pg.pos = calloc((size_t)I * 7, sizeof(int));
-    best_q = calloc((size_t)I + 1, sizeof(int));
+    size_t cells = (size_t)p->stages * (size_t)p->chunks, K = (size_t)p->nkinds;
     out->count = calloc(cells * BAL_OPTIONS, sizeof(int));
-    out->kind_count = calloc(cells * (size_t)K * BAL_OPTIONS, sizeof(int));
-    out->stage_time = calloc((size_t)S, sizeof(double));
-    out->stage_mem = calloc((size_t)S, sizeof(double));
-    if (!pg.q || !pg.stride || !pg.pos || !best_q || !out->count || !out->kind_count || !out->stage_time ||
-        !out->stage_mem)
-        goto done;
+    out->kind_count = calloc(cells * K * BAL_OPTIONS, sizeof(int));
+    out->stage_time = calloc((size_t)p->stages, sizeof(double));
+    out->stage_mem = calloc((size_t)p->stages, sizeof(double));
+    if (!out->count || !out->kind_count || !out->stage_time || !out->stage_mem)
+        return -1;
     if (bal_offloads(p)) {
         out->offload = calloc(cells * BAL_OPTIONS, sizeof(int));
-        out->kind_offload = calloc(cells * (size_t)K * BAL_OPTIONS, sizeof(int));
+        out->kind_offload = calloc(cells * K * BAL_OPTIONS, sizeof(int));
         if (out->offload == NULL || out->kind_offload == NULL)
-            goto done;
+            return -1;
     }
-    pg.next = pg.pos + I;
-    pg.d = pg.pos + 2 * I;
-    pg.lo = pg.pos + 3 * I;
-    pg.hi = pg.pos + 4 * I;
-    pg.cb = pg.pos + 5 * I;
-    pg.ce = pg.pos + 6 * I;
-    pg.vshape = p->vshape;
-    pg.N = p->body;
-    pg.a = p->coef_sum;
-    pg.b = p->coef_max;
-    pg.incumbent = INFINITY;
-    pg.q[I] = p->body;
-    double best = INFINITY;
-    if (try_starts(&ks, &pg, 0, &best, best_q) != 0)
-        goto done;
-    out->optimal = 1; /* proved either way */
-    if (best == INFINITY) {
-        explain(&ks, out);
-        rc = 0;
-        goto done;
-    }
-    memcpy(pg.q, best_q, sizeof(int) * (size_t)(I + 1));
+    return 0;
+}
+
+/* The program's arrays and coefficients for p, no chunk start chosen yet; 0, or −1. */
+static int program_init(program *pg, const bal_problem *p)
+{
+    int I = p->chunks;
+    pg->q = calloc((size_t)I + 1, sizeof(int));
+    pg->stride = calloc((size_t)I + 1, sizeof(size_t));
+    pg->pos = calloc((size_t)I * 7, sizeof(int));
+    if (!pg->q || !pg->stride || !pg->pos)
+        return -1;
+    pg->next = pg->pos + I;
+    pg->d = pg->pos + 2 * I;
+    pg->lo = pg->pos + 3 * I;
+    pg->hi = pg->pos + 4 * I;
+    pg->cb = pg->pos + 5 * I;
+    pg->ce = pg->pos + 6 * I;
+    pg->vshape = p->vshape;
+    pg->N = p->body;
+    pg->a = p->coef_sum;
+    pg->b = p->coef_max;
+    pg->incumbent = INFINITY;
+    pg->q[I] = p->body;
+    return 0;
+}
+
+/* Runs the program again for the best chunk starts best_q and writes its plan into out; 0, or −1. */
+static int plan_fill(ksolver *ks, program *pg, const int *best_q, bal_plan *out)
+{
+    const bal_problem *p = ks->p;
+    int I = ks->I, K = ks->K;
+    size_t cells = (size_t)ks->S * (size_t)I;
+    memcpy(pg->q, best_q, sizeof(int) * (size_t)(I + 1));
     int at = -1;
     double again = INFINITY;
-    if (kinds_run_program(&ks, &pg, &again, &at) != 0 || at < 0)
-        goto done;
-    kinds_trace_back(&ks, &pg, at, out->kind_count, out->kind_offload);
+    if (kinds_run_program(ks, pg, &again, &at) != 0 || at < 0)
+        return -1;
+    kinds_trace_back(ks, pg, at, out->kind_count, out->kind_offload);
     sum_kinds(out->kind_count, K, cells, out->count);
     if (out->offload != NULL)
         sum_kinds(out->kind_offload, K, cells, out->offload);
     out->feasible = 1;
-    out->explored = pg.runs;
-    out->moves = ks.moves;
+    out->explored = pg->runs;
+    out->moves = ks->moves;
     bal_evaluate_kinds(p, out->kind_count, out->kind_offload, &out->objective, out->stage_time, out->stage_mem);
-    rc = 0;
+    return 0;
+}
+
+int bal_solve_kinds(const bal_problem *p, bal_plan *out)
+{
+    int rc = -1;
+    ksolver ks;
+    program pg = {0};
+    int *best_q = NULL;
+    if (kinds_setup(&ks, p) != 0 || program_init(&pg, p) != 0 || plan_alloc(p, out) != 0)
+        goto done;
+    best_q = calloc((size_t)p->chunks + 1, sizeof(int));
+    double best = INFINITY;
+    if (best_q == NULL || try_starts(&ks, &pg, 0, &best, best_q) != 0)
+        goto done;
+    out->optimal = 1; /* proved either way */
+    if (best == INFINITY)
+        explain(&ks, out);
+    rc = best == INFINITY ? 0 : plan_fill(&ks, &pg, best_q, out);
 done:
     kinds_program_free(&pg);
     free(pg.q);
