@@ -53,7 +53,7 @@ void docmeta_note_key(lua_State *L, int rec, int key, long line, long col);
 
 /* A reader's hold on a record while it fills its collection: the record's
  * key order and position tables on the stack (docmeta_note and
- * docmeta_note_key look each up by name at every call), and how many keys
+ * docmeta_note_key look each up in the record at every call), and how many keys
  * the order lists. */
 typedef struct {
     int keys, at, key_at;
