@@ -100,7 +100,10 @@ static void *resize(state_heap *h, void *ptr, size_t osize, size_t nsize)
         return moved != NULL || nsize > osize ? moved : ptr;
     }
     void *p = nc == LARGE ? malloc(nsize) : take(h, nc);
-    if (p == NULL) /* Lua counts on a block that shrinks never failing: it stays where it is */
+    /* Lua counts on a block that shrinks never failing: it stays where it
+     * is. Lua frees it later by its new size, so a large block kept so goes
+     * to that size's class list, never back to free(). */
+    if (p == NULL)
         return ptr != NULL && nsize <= osize ? ptr : NULL;
     if (oc != 0) {
         memcpy(p, ptr, osize < nsize ? osize : nsize);

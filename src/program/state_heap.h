@@ -25,7 +25,8 @@ void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 void state_heap_free(state_heap *h);
 
 /* A new Lua state as luaL_newstate makes one (its panic function and its
- * warning functions, warnings off), its memory from one state_heap; a
+ * warning functions, warnings off), its memory from one static state_heap
+ * (every state state_new makes shares it; it is never freed); a
  * sanitizer build takes luaL_newstate's, so that the sanitizer sees every
  * block. NULL when out of memory. */
 lua_State *state_new(void);
