@@ -108,11 +108,40 @@ static void state(void)
     lua_close(L);
 }
 
+/* NDLUA_MALLOC=system gives a state whose allocator is not state_heap's
+ * (luaL_newstate's: malloc, block by block), for valgrind to see each block;
+ * unset, a build without a sanitizer uses state_heap_alloc. */
+static void system_malloc(void)
+{
+    CHECK(setenv("NDLUA_MALLOC", "system", 1) == 0, "setenv");
+    lua_State *L = state_new();
+    CHECK(L != NULL, "state_new makes a state under NDLUA_MALLOC=system");
+    if (L != NULL) {
+        CHECK(lua_getallocf(L, NULL) != state_heap_alloc, "NDLUA_MALLOC=system: not state_heap's allocator");
+        lua_close(L);
+    }
+    CHECK(unsetenv("NDLUA_MALLOC") == 0, "unsetenv");
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+    L = state_new();
+    CHECK(L != NULL && lua_getallocf(L, NULL) == state_heap_alloc, "unset: state_heap's allocator");
+    if (L != NULL)
+        lua_close(L);
+#endif
+}
+
 int main(void)
 {
     carving();
     moving();
     pieces();
     state();
+    system_malloc();
     return check_done();
 }

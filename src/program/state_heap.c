@@ -222,9 +222,21 @@ static void warn_on(void *ud, const char *msg, int tocont)
     warn_piece(ud, msg, tocont);
 }
 
+/* NDLUA_MALLOC=system: the state's blocks from malloc one by one, as
+ * luaL_newstate makes them, so that a memory checker that watches malloc
+ * (make valgrind) sees each block; the way PYTHONMALLOC=malloc serves
+ * CPython under valgrind. */
+static int system_malloc_asked(void)
+{
+    const char *v = getenv("NDLUA_MALLOC");
+    return v != NULL && strcmp(v, "system") == 0;
+}
+
 lua_State *state_new(void)
 {
     static state_heap heap;
+    if (system_malloc_asked())
+        return luaL_newstate();
     lua_State *L = lua_newstate(state_heap_alloc, &heap);
     if (L != NULL) {
         lua_atpanic(L, panic);

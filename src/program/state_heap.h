@@ -28,7 +28,8 @@ void state_heap_free(state_heap *h);
  * warning functions, warnings off), its memory from one static state_heap
  * (every state state_new makes shares it; it is never freed); a
  * sanitizer build takes luaL_newstate's, so that the sanitizer sees every
- * block. NULL when out of memory. */
+ * block, and so does any build when the environment sets NDLUA_MALLOC=system
+ * (make valgrind does). NULL when out of memory. */
 lua_State *state_new(void);
 
 #endif
