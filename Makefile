@@ -58,7 +58,7 @@ $(BUILD)/%.o: src/%.c $(HDR) | deps $(BUILD)
 
 # Compiled by the lua5.4 interpreter (DEPS), whose dump format the running
 # liblua5.4 checks at start against a probe before it reads any chunk.
-$(BUILD)/gen/lua_chunks.c: scripts/lua_chunks.lua $(LUA_FILES) | deps $(BUILD)
+$(BUILD)/gen/lua_chunks.c: scripts/lua_chunks.lua scripts/dump_names.lua $(LUA_FILES) | deps $(BUILD)
 	@mkdir -p $(dir $@)
 	lua5.4 -E scripts/lua_chunks.lua $@ $(LUA_FILES)
 

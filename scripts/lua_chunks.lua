@@ -7,8 +7,11 @@
 --
 -- Each file becomes a record: its path, its length and a 64-bit hash of
 -- its bytes (ndlua uses the compiled form only for a file matching both),
--- and its chunk as string.dump writes it, debug information kept, compiled
--- under the chunk name "@PATH". ndlua writes the name of the file it read
+-- and its chunk as string.dump writes it, compiled under the chunk name
+-- "@PATH", less its local-variable and upvalue names
+-- (scripts/dump_names.lua): the lines stay, so messages and tracebacks name
+-- the file and line, but not the local or upvalue (ndlua's load interns
+-- fewer strings). ndlua writes the name of the file it read
 -- in that name's place: the chunk's source is stored once, right after the
 -- header and the main function's upvalue count, at the same offset in every
 -- chunk (NAME_AT below, checked for each file). The probe is a small chunk
@@ -21,6 +24,7 @@
 -- a file that does not compile: it fails at run time, with Lua's message.
 
 local out_path = assert(arg[1], "usage: lua5.4 scripts/lua_chunks.lua OUT.c FILE.lua...")
+local dump_names = dofile((arg[0]:match("^(.*)/") or ".") .. "/dump_names.lua")
 local PROBE = "local a, b = ...\nreturn function(x) return x + a * 2.5, b .. 'probe', #x end\n"
 
 --- The hash of the bytes of s ndlua compares (src/bridge/chunks.c,
@@ -106,7 +110,12 @@ for i = 2, #arg do
   if not fn then
     io.stderr:write("lua_chunks.lua: ", err, "; ", path, " is left to compile at run time\n")
   else
-    local dump = string.dump(fn)
+    local dump = dump_names.without_names(string.dump(fn))
+    -- the same function less names: its stripped dump is the source's, and
+    -- the rewrite of its own dump gives it back
+    local again = assert(load(dump, name, "b"))
+    assert(string.dump(again, true) == string.dump(fn, true), path .. ": its chunk changed without its names")
+    assert(dump_names.without_names(string.dump(again)) == dump, path .. ": its names are not all gone")
     assert(name_at(dump, name, path) == NAME_AT, path .. ": its chunk name is not where the probe's is")
     local id = #records
     parts[#parts + 1] = string.format("static const unsigned char chunk%d[] = {\n%s\n};", id, c_bytes(dump))

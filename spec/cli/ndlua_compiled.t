@@ -1,6 +1,7 @@
 Compiled Lua at start (issue 35, item 6). The build compiles every Lua file
 of lua/ into the binary (scripts/lua_chunks.lua; src/bridge/chunks.c loads
-them), debug information kept. ndlua runs a file from its compiled form
+them), with their lines but without their local-variable and upvalue names
+(scripts/dump_names.lua). ndlua runs a file from its compiled form
 when the file's bytes are exactly those it was built with (the same length
 and 64-bit hash), wherever the file is; any other file, an edited copy among
 them, is compiled from its source as Lua does. So the sources stay what
@@ -16,12 +17,13 @@ The library's files and the entry scripts run compiled; other files do not:
   false	false	false
 
 A compiled module keeps the name of the file it was found at and its
-debug information: an error inside it names that file, the line and the
-local, as the source compiled at start would. The line is units.gib's
-body, the line after its `function`:
+lines: an error inside it names that file and the line, as the source
+compiled at start would, but not the local (the source's message ends
+"(local 'n')", below). The line is units.gib's body, the line after its
+`function`:
 
   $ ndlua -e 'require("nd.units").gib({})' 2>&1 | sed "s|$ROOT|ROOT|"
-  ndlua: ROOT/lua/nd/units.lua:*: attempt to perform arithmetic on a table value (local 'n') (glob)
+  ndlua: ROOT/lua/nd/units.lua:*: attempt to perform arithmetic on a table value (glob)
   $ line=$(grep -n '^function units.gib(' "$ROOT/lua/nd/units.lua" | cut -d: -f1)
   > ndlua -e 'require("nd.units").gib({})' 2>&1 | grep -c "/lua/nd/units.lua:$((line + 1)): "
   1
@@ -36,16 +38,28 @@ compiled, under the copy's own name:
   $ NDLUA_PATH=$PWD/lib ndlua -e 'print(package.searchpath("nd.units", package.path), require("nd").compiled("lib/nd/units.lua"))' | sed "s|$PWD|HERE|"
   HERE/lib/nd/units.lua	true
   $ NDLUA_PATH=$PWD/lib ndlua -e 'require("nd.units").gib({})' 2>&1 | sed "s|$PWD|HERE|"
-  ndlua: HERE/lib/nd/units.lua:*: attempt to perform arithmetic on a table value (local 'n') (glob)
+  ndlua: HERE/lib/nd/units.lua:*: attempt to perform arithmetic on a table value (glob)
+
+NDLUA_COMPILED=0 has every file compiled from its source, so that messages
+name locals and upvalues again and debug.getlocal finds their names:
+
+  $ NDLUA_COMPILED=0 ndlua -e 'print(require("nd").compiled(package.searchpath("nd.units", package.path)))
+  >   print(debug.getlocal(require("nd.units").gib, 1))'
+  false
+  n
+  $ ndlua -e 'print(debug.getlocal(require("nd.units").gib, 1))'
+  nil
+  $ NDLUA_COMPILED=0 ndlua -e 'require("nd.units").gib({})' 2>&1 | sed "s|$ROOT|ROOT|"
+  ndlua: ROOT/lua/nd/units.lua:*: attempt to perform arithmetic on a table value (local 'n') (glob)
 
 An edited copy runs from its source: its own code, its own lines (one
-line added above gib moves its body down one):
+line added above gib moves its body down one), its local names:
 
   $ { echo '-- edited'; sed 's/ GiB"/ GiB, edited"/' "$ROOT/lua/nd/units.lua"; } > lib/nd/units.lua
   $ NDLUA_PATH=$PWD/lib ndlua -e 'print(require("nd").compiled("lib/nd/units.lua"), require("nd.units").gib(2 ^ 30))'
   false	1.00 GiB, edited
   $ line=$(grep -n '^function units.gib(' "$ROOT/lua/nd/units.lua" | cut -d: -f1)
-  > NDLUA_PATH=$PWD/lib ndlua -e 'require("nd.units").gib({})' 2>&1 | grep -c "/lib/nd/units.lua:$((line + 2)): "
+  > NDLUA_PATH=$PWD/lib ndlua -e 'require("nd.units").gib({})' 2>&1 | grep -c "/lib/nd/units.lua:$((line + 2)): .*(local 'n')$"
   1
 
 A copy of the same length with one byte changed runs from its source

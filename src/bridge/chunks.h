@@ -1,9 +1,11 @@
 /* chunks.h: the compiled form of the Lua files ndlua is built with. At
- * build time scripts/lua_chunks.lua compiles every file of lua/ (debug
- * information kept) into a C source linked into the binary. A file whose
+ * build time scripts/lua_chunks.lua compiles every file of lua/ into a C
+ * source linked into the binary, with their lines but without their
+ * local-variable and upvalue names (scripts/dump_names.lua). A file whose
  * bytes are exactly those of one of them runs from that form, under its own
  * name; any other file, an edited one among them, is compiled as Lua
- * compiles it, so the sources stay what runs. */
+ * compiles it, so the sources stay what runs. NDLUA_COMPILED=0 has every
+ * file compiled from its source. */
 #ifndef NDLUA_CHUNKS_H
 #define NDLUA_CHUNKS_H
 
