@@ -50,7 +50,7 @@ local COMMAND = {
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "yaml", arg = "FILE", help = "also write the plan as train.yaml keys (offset, recompute lists)" },
     { name = "svg", arg = "FILE",
-      help = "also draw the plan: its pipeline timeline (1F1B order) and each stage's memory against the limit" },
+      help = "also draw the plan: its pipeline timeline in the schedule's order and each stage's memory against the limit" },
   },
 }
 
@@ -269,7 +269,10 @@ local function main(...)
   if opts.svg then
     local title = ("%s: %d stages, %d chunks, %d micro-batches, %s"):format(opts.path:match("[^/]*$"), p.stages,
       p.chunks, p.micro, opts.memory)
-    require("nd.svg").write(opts.svg, balance_svg.render(p, plan, title))
+    local text, why = balance_svg.render(p, plan, title, opts.schedule,
+      opts.objective == "sapp" and ("sapp -O " .. opts.sapp_level) or "step")
+    if not text then bad("--svg " .. opts.svg .. ": " .. why, "-m that the schedule's order runs, or no --svg") end
+    require("nd.svg").write(opts.svg, text)
     print("chart: " .. opts.svg)
   end
   if opts.yaml then

@@ -86,12 +86,40 @@ local function print_plan(result, run, model, hw, opts)
   print(("solved in %.3f s"):format(result.solve_s))
 end
 
--- The balanced run's picture: its 1F1B timeline from the time model's
--- seconds a micro-batch of each stage (forward; recompute, the difference
--- from the same layout with recompute off; the rest is backward and the
--- communication compute does not hide: timing.c's stage_micro_batch_time
--- parts), and the estimate's memory components of each stage against the
--- device's capacity (the chart estimate.lua --svg draws).
+-- The order a run's schedule draws in (nd.pipeline_timeline), or nil for a
+-- schedule the drawing has no order for (GPipe, seq-pipe: 1F1B's order, the
+-- chunks of a stage together).
+local ORDER = { ["1f1b"] = "1f1b", interleaved = "1f1b", zero_bubble_v = "dualpipev", zbv = "dualpipev",
+                dualpipev = "dualpipev" }
+
+-- Per stage and chunk {f, r, b}: the stage's seconds (times[s]) split over
+-- its chunks in proportion to the balancer's seconds of what each holds.
+local function split_over_chunks(times, p, plan)
+  local priced = require("nd.balance_svg").cell_times(p, plan)
+  local cells = {}
+  for s, t in ipairs(times) do
+    local total, w = 0, {}
+    for v = 1, p.chunks do
+      local c = priced[s][v]
+      w[v] = math.max(0, c.f + c.r + c.b)
+      total = total + w[v]
+    end
+    cells[s] = {}
+    for v = 1, p.chunks do
+      local share = total > 0 and w[v] / total or 1 / p.chunks
+      cells[s][v] = { f = t.f * share, r = t.r * share, b = t.b * share }
+    end
+  end
+  return cells
+end
+
+-- The balanced run's picture: its timeline in its schedule's order from the
+-- time model's seconds a micro-batch of each stage (forward; recompute, the
+-- difference from the same layout with recompute off; the rest is backward
+-- and the communication compute does not hide: timing.c's
+-- stage_micro_batch_time parts; over several chunks split as
+-- split_over_chunks says), and the estimate's memory components of each
+-- stage against the device's capacity (the chart estimate.lua --svg draws).
 local function write_svg(path, opts, result, model, hw, profile)
   local run, p, plan = result.run, result.problem, result.plan
   local x, fwd, step = core.stage_seconds(model, run, hw)
@@ -116,17 +144,30 @@ local function write_svg(path, opts, result, model, hw, profile)
   local title = ("%s: %s, %d stages x %d chunks, %d micro-batches, %s a device, %s"):format(
     opts.path:match("[^/]*$"), model:spec().name or "model", p.stages, p.chunks, p.micro, units.gib(spec.device_memory),
     profile.name)
-  require("nd.svg").write(path, require("nd.balance_svg").draw {
+  local balance_svg = require("nd.balance_svg")
+  local order = ORDER[spec.pp_schedule or "1f1b"]
+  local sched = order and balance_svg.drawn_schedule(order, p.chunks)
+  if sched and not require("nd.pipeline_timeline").orders(sched, p.stages, p.chunks, p.micro) then sched = nil end
+  local text, why = balance_svg.draw {
     title = title, stages = p.stages, micro = p.micro, times = times, memory = memory,
+    schedule = sched, chunks = p.chunks, cells = sched and split_over_chunks(times, p, plan),
     caption = function(span)
-      -- the drawing's order is 1F1B's whatever the run's schedule: its span
-      -- is that order's, the step the time model's of the run's schedule
-      return ("in 1F1B order, the chunks of a stage drawn together, it spans %s; the step is %s by the time "
-        .. "model (schedule %s, with data-parallel and optimizer seconds); white is the bubble"):format(
-        units.seconds(span), units.seconds(step), spec.pp_schedule or "1f1b")
+      if not sched or sched == "1f1b" then
+        -- no order for the run's schedule, or 1F1B's: the span is that
+        -- order's, the step the time model's of the run's schedule
+        return ("in 1F1B order, the chunks of a stage drawn together, it spans %s; the step is %s by the time "
+          .. "model (schedule %s, with data-parallel and optimizer seconds); white is the bubble"):format(
+          units.seconds(span), units.seconds(step), spec.pp_schedule or "1f1b")
+      end
+      return ("in %s, a colour a chunk (a stage's seconds split over its chunks as the balancer prices their "
+        .. "layers), it spans %s; the step is %s by the time model (schedule %s, with data-parallel and optimizer "
+        .. "seconds); white is the bubble"):format(balance_svg.ORDER_NAMES[sched], units.seconds(span),
+        units.seconds(step), spec.pp_schedule or "1f1b")
     end,
     when = function(len, start) return ("%.4f s from %.4f s"):format(len, start) end,
-  })
+  }
+  if not text then errors.raise { message = "--svg " .. path .. ": " .. why } end
+  require("nd.svg").write(path, text)
 end
 
 -- The train.yaml with the plan written in.

@@ -30,7 +30,7 @@ writes --help:
     -A, --hardware NAME    a TRAIN_YAML's hardware profile for the time model (default A2)
         --json             print one JSON document instead of the tables
         --yaml FILE        also write the plan as train.yaml keys (offset, recompute lists)
-        --svg FILE         also draw the plan: its pipeline timeline (1F1B order) and each stage's memory against the limit
+        --svg FILE         also draw the plan: its pipeline timeline in the schedule's order and each stage's memory against the limit
     -h, --help             print this help and exit
 
 The reference's example (llama2_70b.json, S = 16, m = 32, I = 2, 56 000 MB,
@@ -124,7 +124,7 @@ layers under each recompute option):
     - -1
     pipeline_stage_num: 8
 
---svg draws the plan: the pipeline timeline in 1F1B order (forward,
+--svg draws the plan: the pipeline timeline (forward,
 recompute and backward blocks per stage and micro-batch, the bubble left
 white) and each stage's memory against the limit. By hand, for two stages of
 one layer each (forward 1, backward (1 + 0.5) x 2 = 3 under full recompute,
@@ -155,6 +155,74 @@ file's unit:
   4
   $ grep -c 'limit 100 MB' plan.svg
   1
+
+Under interleaving and DualPipeV the timeline follows the schedule's own
+order (lua/nd/pipeline_timeline.lua; its spec derives small timelines by
+hand), one colour a chunk. Four layers over 2 stages x 2 chunks hold one a
+cell: forward 1, recompute 1, backward 2 a chunk and micro-batch (a backward
+block of 3). Megatron's interleaved 1F1B at m = 4: stage 0 runs chunk 0 of
+micro-batches 1 and 2 (0-1, 1-2), then chunk 1 of micro-batch 1 once stage
+1's chunk 0 has run it (1-2): from 2. Every stage runs 2 x m x I = 16 blocks.
+The stages are alike, so the span is timing.c's closed form, which the step
+objective prices: sum X / I + (m I - 1) max X / I with X = 2 x (1 + 3) = 8:
+16 / 2 + 7 x 8 / 2 = 36:
+
+  $ cat > four.json <<'JSON'
+  > {"layers_description": [{"name": "L", "type": "BODY", "time": 1, "nb_layer": 4,
+  >   "memory_parameter": 10, "memory_recompute": 1}]}
+  > JSON
+  $ ndlua balance.lua four.json -s 2 -m 4 -i 2 --memory 100MB --svg i.svg | tail -1
+  chart: i.svg
+  $ grep -o "Megatron-LM&#39;s interleaved 1F1B order\|it spans [0-9.]* in the layer file&#39;s unit; the plan&#39;s objective (step) is [0-9.]*" i.svg
+  Megatron-LM&#39;s interleaved 1F1B order
+  it spans 36.00 in the layer file&#39;s unit; the plan&#39;s objective (step) is 36.00
+  $ grep -c '<title>stage 0 chunk [01] [a-z]* micro-batch' i.svg
+  16
+  $ grep -c '<title>stage 1 chunk [01] [a-z]* micro-batch' i.svg
+  16
+  $ grep -o '<title>stage 0 chunk [01] forward micro-batch [12]: [^<]*' i.svg
+  <title>stage 0 chunk 0 forward micro-batch 1: 1.00 from 0.00
+  <title>stage 0 chunk 0 forward micro-batch 2: 1.00 from 1.00
+  <title>stage 0 chunk 1 forward micro-batch 1: 1.00 from 2.00
+  <title>stage 0 chunk 1 forward micro-batch 2: 1.00 from 3.00
+  $ grep -o '>[a-z]* chunk [01]<' i.svg
+  >forward chunk 0<
+  >forward chunk 1<
+  >backward chunk 0<
+  >backward chunk 1<
+
+DualPipeV (dualpipev.py's order: chunk 0 down the stages, chunk 1 back up)
+at the same cells and m = 4. By hand (the order of the spec's unit case,
+with backward blocks of 3): stage 0 F0 0-1, F0 1-2, F0 2-3, then chunk 1's
+first forward after stage 1 has run chunk 0 and chunk 1 of micro-batch 1
+(1-2, 2-3): 3-4, its backward 4-7; ... stage 1's last backward of chunk 0
+ends at 35, and stage 0's, after it, 35-38. The span is 38 where timing.c's
+DualPipeV form, the objective, gives m max X + (S - 1) max X / 2 = 32 + 4 =
+36: the drawing splits no weight gradient off a backward (the time model
+prices a backward whole) and a forward-backward pair waits for both inputs,
+as dualpipev.py does; the closed form takes half of 1F1B's bubble:
+
+  $ ndlua balance.lua four.json -s 2 -m 4 --schedule dualpipev --memory 100MB --svg v.svg | tail -1
+  chart: v.svg
+  $ grep -o "DualPipeV&#39;s order\|it spans [0-9.]* in the layer file&#39;s unit; the plan&#39;s objective (step) is [0-9.]*" v.svg
+  DualPipeV&#39;s order
+  it spans 38.00 in the layer file&#39;s unit; the plan&#39;s objective (step) is 36.00
+  $ grep -c '<title>stage 0 chunk [01] [a-z]* micro-batch' v.svg
+  16
+  $ grep -o '<title>stage 0 chunk [01] [a-z]* micro-batch 1: [^<]*' v.svg
+  <title>stage 0 chunk 0 forward micro-batch 1: 1.00 from 0.00
+  <title>stage 0 chunk 1 forward micro-batch 1: 1.00 from 3.00
+  <title>stage 0 chunk 1 backward micro-batch 1: 3.00 from 4.00
+  <title>stage 0 chunk 0 backward micro-batch 1: 3.00 from 15.00
+  $ grep -o '<title>stage 0 chunk 0 backward micro-batch 4: [^<]*' v.svg
+  <title>stage 0 chunk 0 backward micro-batch 4: 3.00 from 35.00
+
+DualPipeV's order needs at least 2S micro-batches (dualpipev.py asserts
+it); the plan is printed, the drawing refused:
+
+  $ ndlua balance.lua four.json -s 2 -m 3 --schedule dualpipev --memory 100MB --svg v.svg > /dev/null
+  --svg v.svg: DualPipeV needs at least 2 x 2 = 4 micro-batches (dualpipev.py asserts it), got 3; -m that the schedule's order runs, or no --svg
+  [2]
 
 --json gives the same split per stage (and the unit of every time):
 

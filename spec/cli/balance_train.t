@@ -47,9 +47,10 @@ span is, by hand from the table's time column above, the 1F1B pipeline's
 sum + (m - 1) x max: 0.9728 + 1.0139 + 1.0611 + 1.0573 + 31 x 1.0611 =
 37.00 s; the step beside it (39.18 s) adds the data-parallel and optimizer
 seconds. Stage 3's first forward starts when stages 0-2 have done theirs.
-The drawing keeps 1F1B's order whatever the run's schedule; the caption
-names the schedule the step is priced by (DualPipeV's run below: its
-1F1B-ordered span is not its step).
+With one chunk a stage the drawing is in 1F1B's order; a run whose
+schedule has no order here (DualPipeV with one chunk below, GPipe,
+seq-pipe) is drawn in it too, and the caption names the schedule the step
+is priced by (its 1F1B-ordered span is not its step).
 The bars carry the same activations (20.87, 21.36, 15.93, 8.14 GiB) as
 estimate.lua's table reading balanced.yaml back above:
 
@@ -77,6 +78,66 @@ estimate.lua's table reading balanced.yaml back above:
   $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB -s 8 --schedule dualpipev --svg v.svg > /dev/null
   $ grep -o '(schedule [a-z0-9_]*' v.svg
   (schedule zero_bubble_v
+
+With two chunks a stage the timeline follows the run's schedule
+(lua/nd/pipeline_timeline.lua, whose spec derives small timelines by hand):
+under 1F1B with vpp 2, Megatron's interleaved order, one colour a chunk, each
+stage's seconds split over its chunks as the balancer prices the layers
+each holds. Every stage runs 2 x m x I = 2 x 32 x 2 = 128 blocks. Stage 0
+runs chunk 0 of micro-batches 1-4, then chunk 1 of micro-batch 1 once it has
+crossed chunk 0 of all four stages: from 0.0119 + 0.0119 + 0.0126 + 0.0142 =
+0.0506 s. The plan puts 1 layer in each chunk 0 and 18-21 in chunk 1 (chunk 0
+keeps more micro-batches in flight, and timing.c's interleaved form prices
+only a stage's total: sum X / I + (m I - 1) max X / I); in the interleaved
+order so lopsided a split stalls, and the span, 56.20 s, is longer than the
+step the time model prices, 41.49 s (issue 32: the balancer's step objective
+does not see how a stage's layers split over its chunks):
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB -i 2 --svg i2.svg | grep -E '^[0-3] +[01] ' | cut -c1-21
+  0      0            1
+  0      1           18
+  1      0            1
+  1      1           18
+  2      0            1
+  2      1           19
+  3      0            1
+  3      1           21
+  $ grep -o 'Megatron-LM&#39;s interleaved 1F1B order\|it spans [0-9.]* s; the step is [0-9.]* s by the time model (schedule [a-z0-9_]*' i2.svg
+  Megatron-LM&#39;s interleaved 1F1B order
+  it spans 56.20 s; the step is 41.49 s by the time model (schedule 1f1b
+  $ for s in 0 1 2 3; do grep -c "<title>stage $s chunk [01] [a-z]* micro-batch" i2.svg; done
+  128
+  128
+  128
+  128
+  $ grep -o '<title>stage [0-3] chunk 0 forward micro-batch 1: [^<]*\|<title>stage 0 chunk 1 forward micro-batch 1: [^<]*' i2.svg
+  <title>stage 0 chunk 0 forward micro-batch 1: 0.0119 s from 0.0000 s
+  <title>stage 1 chunk 0 forward micro-batch 1: 0.0119 s from 0.0119 s
+  <title>stage 2 chunk 0 forward micro-batch 1: 0.0126 s from 0.0238 s
+  <title>stage 3 chunk 0 forward micro-batch 1: 0.0142 s from 0.0364 s
+  <title>stage 0 chunk 1 forward micro-batch 1: 0.2446 s from 0.0506 s
+
+DualPipeV with two chunks (-s 8 -i 2): dualpipev.py's V, chunk 0 down the
+stages and chunk 1 back up, so stage 0's chunk 1 forward of micro-batch 1
+starts when stage 1's ends, after stages 3, 2 and 1 ran theirs in turn:
+0.5955 + 3 x 0.1215 = 0.9600 s (0.9599 s from the unrounded seconds). Its
+span (21.48 s) is not the time model's step (21.58 s, timing.c's DualPipeV
+form m max X + (S - 1) max X / 2 plus the data-parallel and optimizer
+seconds):
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB -s 8 -i 2 --schedule dualpipev --svg v2.svg | tail -1
+  chart: v2.svg
+  $ grep -o 'DualPipeV&#39;s order\|it spans [0-9.]* s; the step is [0-9.]* s by the time model (schedule [a-z0-9_]*' v2.svg
+  DualPipeV&#39;s order
+  it spans 21.48 s; the step is 21.58 s by the time model (schedule zero_bubble_v
+  $ for s in 0 7; do grep -c "<title>stage $s chunk [01] [a-z]* micro-batch" v2.svg; done
+  128
+  128
+  $ grep -o '<title>stage [0-3] chunk 1 forward micro-batch 1: [^<]*' v2.svg
+  <title>stage 3 chunk 1 forward micro-batch 1: 0.1215 s from 0.5955 s
+  <title>stage 2 chunk 1 forward micro-batch 1: 0.1215 s from 0.7170 s
+  <title>stage 1 chunk 1 forward micro-batch 1: 0.1215 s from 0.8384 s
+  <title>stage 0 chunk 1 forward micro-batch 1: 0.1353 s from 0.9599 s
 
 The JSON form: the offset and the recompute list under the reference's names
 (step_s 39.18 s, even_step_s 51.79 s, the solver's objective and solve_s left out
