@@ -6,11 +6,9 @@
 -- log's max_memory_allocated(GB): 19.07 in iterations 1-3. The trainer's
 -- monitor (mindspeed_llm/fsdp2/utils/train_monitor.py) prints
 -- torch max_memory_allocated / 1024^3, the largest over all ranks.
--- Added as validation (an Ascend FSDP run) with its error before any
--- change (+13.4 %); calibration since issue 31 item 2, whose mechanism
--- (fsdp_table_units: the yaml's fsdp_modules wrap embed_tokens and lm_head
--- as units of their own, so FSDP2's per-unit post_backward reduces the head
--- as the backward starts) was found reading its breakdown.
+-- Calibration: its breakdown was read to find fsdp_table_units (the yaml's
+-- fsdp_modules wrap embed_tokens and lm_head as units of their own, so
+-- FSDP2's per-unit post_backward reduces the head as the backward starts).
 local SOURCE = "Ascend/MindSpeed-LLM FSDP2 fine-tuning guide (Qwen3-8B, tune_qwen3_8b_4k_fsdp2_A2.yaml, 8 NPUs), "
   .. "the log's max_memory_allocated(GB) 19.07 (bytes / 1024^3, max over ranks)"
 
@@ -34,9 +32,9 @@ return {
     run = { runtime = "torchtitan", dp = 8, tp = 1, pp = 1, micro_batch_size = 1, global_batch_size = 8,
             seq_length = 256, recompute = "full", fsdp_table_units = true },
     metric = "allocated", measured = 19.07, unit = "GiB", tolerance = 0.10,
-    known_gap = "+13.4 % on adding the case; +11.3 % with fsdp_table_units (the end no longer holds the head's "
-      .. "reduce-scatter), the start now the peak: it counts the head's FSDP buffers (8 bytes a weight) twice, in "
-      .. "the stage's buffers and in the output layer's backward overhead", reached = 0.114,
+    known_gap = "the peak is the backward's start (with fsdp_table_units the end holds no reduce-scatter of the "
+      .. "head): it counts the head's FSDP buffers (8 bytes a weight) twice, in the stage's buffers and in the "
+      .. "output layer's backward overhead", reached = 0.114,
     note = NOTE,
   },
 }

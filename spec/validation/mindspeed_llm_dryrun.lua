@@ -44,7 +44,7 @@ return {
       .. "full recomputation of every layer (uniform, 1 layer a group)",
     model = "Qwen/Qwen2.5-7B", run = run { recompute = "full" },
     metric = "allocated", measured = 35073 / 1024, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. " Before Megatron-Core's in-place loss softmax was priced (loss_inplace_softmax): +16.2 %. The real run with --recompute-granularity full --recompute-method uniform "
+    note = NOTE .. " Without Megatron-Core's in-place loss softmax (loss_inplace_softmax = false): +16.2 %. The real run with --recompute-granularity full --recompute-method uniform "
       .. "--recompute-num-layers 1: 35073M (36174M with fragments).",
   },
 }

@@ -5,9 +5,8 @@
 -- parallelism, the time of one global step as measured. Every row of a model
 -- ndlua's catalog holds is a case (Kimi K2 and GPT-OSS are not in it).
 -- Validation: never looked at while designing a mechanism or a constant, except
--- the two DeepSeek-V3 rows: DeepEP's per-node dispatch (timing.c deepep_seconds)
--- was chosen after reading them (issue 31, time31's notes), so they are
--- calibration now.
+-- the two DeepSeek-V3 rows, calibration: DeepEP's per-node dispatch (timing.c
+-- deepep_seconds) was chosen after reading them.
 local SOURCE = "NVIDIA NeMo AutoModel, docs/performance-summary.md, DGX-H100 BF16 pre-training table "
   .. "(time per global step), with examples/benchmark/configs/*_te_deepep.yaml"
 
@@ -49,8 +48,8 @@ return {
       .. "multi-token-prediction module (AutoModel's DeepseekV3ForCausalLM builds the decoder layers alone).",
     known_gap = "the expert all-to-all priced for uniform routing (4.63 remote nodes a token) and none of it "
       .. "hidden, where fake_balanced_gate sends a token's 8 experts to 8 consecutive ones, on one node "
-      .. "(the DP collectives are priced by FSDP2's prefetch and pipelining's one reduce-scatter a step since "
-      .. "issue 31 item 1: 10.57 -> 9.84 s)", reached = 0.21,
+      .. "(the DP collectives are priced with FSDP2's prefetch and pipelining's one reduce-scatter a step)",
+    reached = 0.21,
   },
   {
     id = "automodel-deepseek-v3-1024gpu", set = "calibration", group = "automodel moe time", kind = "time", source = SOURCE,

@@ -7,9 +7,8 @@
 -- (torch.cuda.max_memory_reserved) of the eager runs, on rank 0 (the first
 -- pipeline stage under PP). MoE with EP and PP with FSDP, which the
 -- calibration set has none of.
--- Validation: found after issue 31 item 2 (PP with FSDP) had landed and never
--- looked at while designing it or any other mechanism or constant; ndlua's
--- error before item 2 is stated per case.
+-- Validation: never looked at while designing a mechanism or a constant;
+-- the PP row's note gives ndlua's error without pp_unsharded_grads.
 local SOURCE = "torchtitan docs/dsv3_671b_dist_moe_256gpu_report.md (https://github.com/pytorch/torchtitan/"
   .. "blob/main/docs/dsv3_671b_dist_moe_256gpu_report.md), eager rows' Peak memory, 256 GB300"
 
@@ -34,8 +33,8 @@ return {
     run = { runtime = "torchtitan", dp = 256, ep = 64, pp = 1, micro_batch_size = 1, global_batch_size = 4096,
             seq_length = 4096, recompute = "off", reshard_params = false, flash_attention = true },
     metric = "reserved", measured = 265.08, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. " The PP1 eager row (Chien-Chin r3). No issue 31 memory mechanism applies to it (PP 1, TP 1, "
-      .. "torchtitan): ndlua's value is the same before them (-2.7 %).",
+    note = NOTE .. " The PP1 eager row (Chien-Chin r3). The pipelining and TP mechanisms do not apply to it (PP 1, "
+      .. "TP 1).",
   },
   {
     id = "torchtitan-dsv3-fsdp128-ep64-pp2-vpp8", set = "validation", group = "torchtitan moe memory",
@@ -48,8 +47,8 @@ return {
             flash_attention = true, pp_schedule = "1f1b" },
     metric = "reserved", measured = 263.25, unit = "GiB", tolerance = 0.10,
     note = NOTE .. " The PP2/VPP8 eager row without MTP (r16), 'on rank 0' (the first stage). Assumed: layers "
-      .. "split evenly over the 16 virtual stages, as ndlua's balanced split places them. Before issue 31 item 2 "
-      .. "(FSDP2 under torch.distributed.pipelining holds each stage's gradients unsharded through the "
-      .. "micro-batches) ndlua said 227.6 GiB (-13.5 %).",
+      .. "split evenly over the 16 virtual stages, as ndlua's balanced split places them. Without "
+      .. "pp_unsharded_grads (FSDP2 under torch.distributed.pipelining holds each stage's gradients unsharded "
+      .. "through the micro-batches) ndlua says 227.6 GiB (-13.5 %).",
   },
 }

@@ -9,8 +9,8 @@
 -- FSDP with TP, FSDP with PP (1F1B and interleaved), FSDP over CP.
 -- Validation: never looked at while designing a mechanism or a constant (the
 -- 8-GPU 1D row of Table 1 is the calibration case torchtitan_llama3.lua and
--- is not repeated here), but for Table 2's two 8B rows, calibration since
--- their breakdowns were read to find FSDP's buffers over the CP ranks, and
+-- is not repeated here), but for Table 2's two 8B rows, calibration: their
+-- breakdowns were read to find FSDP's buffers over the CP ranks, and
 -- Table 4's 70B row, read to find DTensor's parallel loss.
 local SOURCE = "torchtitan docs/performance.md (https://github.com/pytorch/torchtitan/blob/main/docs/performance.md), "
   .. "Tables 2-6, Memory(GiB), H100 96GB, torchtitan 9dec370 (2024-12-26)"
@@ -70,8 +70,8 @@ return {
     run = titan { dp = 8, cp = 1, micro_batch_size = 1, global_batch_size = 8, seq_length = 32768,
                   recompute = "full" },
     metric = "reserved", measured = 83.9, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. FLOAT8 .. " Calibration since issue 31's FSDP-over-CP buffers: its breakdown was compared "
-      .. "with the CP 8 256k row's (the same 32k tokens a rank) to find them.",
+    note = NOTE .. FLOAT8 .. " Calibration: its breakdown was compared with the CP 8 256k row's (the same "
+      .. "32k tokens a rank) to find FSDP's buffers over the CP ranks.",
   },
   {
     id = "torchtitan-8b-fsdp1-cp8-256k", set = "calibration", group = "torchtitan perf memory", kind = "memory",
@@ -83,8 +83,8 @@ return {
                   recompute = "full" },
     metric = "reserved", measured = 84.5, unit = "GiB", tolerance = 0.10,
     note = NOTE .. FLOAT8 .. " CP is torchtitan's ring attention (context_parallel with allgather rotation). "
-      .. "Calibration since issue 31's FSDP-over-CP buffers: its breakdown (no FSDP buffers at dp 1) beside the "
-      .. "CP 1 32k row's was read to find them (-11.7 % before).",
+      .. "Calibration: its breakdown (no FSDP buffers at dp 1) beside the CP 1 32k row's was read to find "
+      .. "FSDP's buffers over the CP ranks.",
   },
   -- Table 4: 2D (FSDP 32, TP 8) + torch.compile + Float8, Llama 3.1 70B, 256 GPUs, local batch 16, full AC.
   {
@@ -96,9 +96,9 @@ return {
     run = titan { dp = 32, tp = 8, sequence_parallel = true, loss_parallel = true, micro_batch_size = 16,
                   global_batch_size = 512, seq_length = 8192, recompute = "full" },
     metric = "reserved", measured = 71.9, unit = "GiB", tolerance = 0.10,
-    note = NOTE .. FLOAT8 .. " The '2D' row (without async TP). Calibration since issue 31's loss_parallel_decomposed: "
-      .. "its known gap (the loss of 131k tokens a micro-batch) was read to find it (-16.5 % before; -5.6 % with it, "
-      .. "-14.3 % once the embedding is split over TP as torchtitan's plan splits it).",
+    note = NOTE .. FLOAT8 .. " The '2D' row (without async TP). Calibration: its gap (the loss of 131k tokens a "
+      .. "micro-batch) was read to find loss_parallel_decomposed; without it ndlua says -25.2 %, and with the "
+      .. "embedding whole on each TP rank (vocab_emb_dp, where torchtitan's plan splits it) -5.6 %.",
     known_gap = "10.3 GiB short with DTensor's loss and the TP-split embedding, not found: float8 refused and priced as "
       .. "bf16; what the caching allocator reserves around the loss's 7.8 GiB fp32 tensors",
     reached = 0.143,
@@ -119,7 +119,7 @@ return {
       .. "torchtitan applies FSDP under PP with reshard_after_forward false (parallelize_llama: per-"
       .. "micro-batch all-gathers avoided), as its runtime profile states (pp_keeps_gathered). Async TP's symmetric-memory "
       .. "buffers are not priced.",
-    known_gap = "after item 2, 11 GiB short: float8 and async TP unpriced (issue 31 item 5), the sharded gradients the last backward adds beside the unsharded ones",
+    known_gap = "11 GiB short: float8 (refused by name, priced as bf16) and async TP unpriced, the sharded gradients the last backward adds beside the unsharded ones",
     reached = 0.14,
   },
   {
@@ -161,7 +161,7 @@ return {
                   pp_schedule = "1f1b" },
     metric = "reserved", measured = 84.9, unit = "GiB", tolerance = 0.10,
     note = NOTE .. FLOAT8 .. " Assumed: 8 micro-batches of 1, reshard_after_forward false under PP.",
-    known_gap = "after FSDP over CP's buffers, 12 GiB short: 9.6 GiB more was measured than on the CP 1 32k row of "
+    known_gap = "12 GiB short: 9.6 GiB more was measured than on the CP 1 32k row of "
       .. "the same tokens a rank, which ndlua prices 1.7 GiB apart (ring attention's buffers); float8 and async TP",
     reached = 0.142,
   },
