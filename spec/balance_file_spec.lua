@@ -1,7 +1,7 @@
 -- balance_file_spec.lua: a SAPP-PPB layer file that is not of the shape the
--- balancer reads is refused with the place of what is wrong (issue 34 item 10:
--- spec/fuzz/mutate.lua's balance target found the reader failing inside, at
--- "attempt to index a number value", on a layer that was not a table).
+-- balancer reads is refused with the place of what is wrong, never failing
+-- inside ("attempt to index a number value" on a layer that is not a table);
+-- spec/fuzz/mutate.lua's balance target mutates such files (issue 34 item 10).
 
 local balance = require("nd.balance")
 

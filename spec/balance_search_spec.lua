@@ -101,7 +101,7 @@ describe("search.lua --balance", function()
     assert.are.equal(4, plan.problem.stages)
     assert.are.equal(80, plan.problem.body)
     -- every degree the reports show (the search-dimension registry, nd.core.search_columns: dp tp pp
-    -- vpp cp ep etp op sp mb mbs) is in the plan, as in --json's candidates; sp and mbs were left out
+    -- vpp cp ep etp op sp mb mbs) is in the plan, as in --json's candidates, sp and mbs too
     for _, col in ipairs(require("nd.core").search_columns) do
       assert.is_not_nil(plan[col.key], col.key)
     end

@@ -255,7 +255,7 @@ describe("balance: the exact balancer against exhaustive enumeration", function(
     -- By hand: one stage, one chunk: head (stat 10, 5 s) and tail (stat 20,
     -- 7 s) both sit in the only cell with 2 body layers (stat 1 + act 1 x 1
     -- kept, 1 s each): memory 10 + 20 + 2 x 2 = 34, step 1 x (5 + 7 + 2) = 14.
-    -- (The tail was dropped there before: 14 MB and 7.)
+    -- (Leaving the tail out there would give 14 MB and 7.)
     local got = core.balance {
       stages = 1, micro = 1, body = 2, limit = 100, inflight = { { 1 } }, coef_sum = 1, coef_max = 0,
       layer = { stat = 1, act = { off = 1 }, time = { off = 1 } },

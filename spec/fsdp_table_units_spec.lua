@@ -32,7 +32,7 @@ local function stage(fields)
 end
 
 describe("fsdp_table_units", function()
-  it("the backward's end no longer holds the head's fp32 reduce-scatter input", function()
+  it("the backward's end holds the head's fp32 reduce-scatter input under the root group only", function()
     local root, units = stage(), stage { fsdp_table_units = true }
     -- the end is the peak of both (no activation left there)
     assert.are.equal(0, root.activations)

@@ -5,8 +5,9 @@
 -- devices that repeat a parameter and, with optimizer_weight_shard_size set,
 -- cuts them into groups of that size ("not fully use opt shard"); the
 -- parameter's slice and its optimizer states are over that group. ndlua
--- divided the embedding by the whole data-parallel degree (the seed's rule),
--- the layers and the head by the group: the first stage was short.
+-- divides the embedding by the group, as the layers and the head; divided
+-- by the whole data-parallel degree (the seed's rule) the first stage
+-- would be short.
 --
 -- The tiny dense model (spec/support/tiny.lua), 4 layers: a layer holds
 -- 65664 parameters, the embedding 1000 x 64 = 64000. PP 2: the first stage
@@ -29,8 +30,8 @@ end
 describe("MindSpore's embedding under the parallel optimizer", function()
   it("its weights and optimizer states divide by the optimizer shard (2), as the layers'", function()
     local s = first_stage()
-    assert.are.equal(FIRST * 4 / 2, s.params) -- 390656 B (was 326656: the embedding over DP 4)
-    assert.are.equal(FIRST * 8 / 2, s.optimizer) -- 781312 B (was 653312)
+    assert.are.equal(FIRST * 4 / 2, s.params) -- 390656 B (326656 with the embedding over DP 4)
+    assert.are.equal(FIRST * 8 / 2, s.optimizer) -- 781312 B (653312 with it over DP 4)
   end)
 
   it("its accu_grads stay whole over DP without gradient_accumulation_shard", function()
@@ -38,7 +39,7 @@ describe("MindSpore's embedding under the parallel optimizer", function()
   end)
 
   it("with gradient_accumulation_shard its accu_grads are sliced over the same group", function()
-    assert.are.equal(FIRST * 4 / 2, first_stage { grad_shard = true }.grads) -- was 326656
+    assert.are.equal(FIRST * 4 / 2, first_stage { grad_shard = true }.grads) -- 326656 with it over DP 4
   end)
 
   it("an optimizer shard spanning DP gives the seed's division (4)", function()

@@ -121,8 +121,8 @@ describe("the search dimensions, stated once in the core (SEARCH_DIMS)", functio
   end)
 
   it("give the reports their columns in one order, the run's etp among them", function()
-    -- the CSV's and the JSON's degree columns as search.lua --csv has written them since
-    -- issue 31 (spec/cli transcripts): each place 1..11 once
+    -- the CSV's and the JSON's degree columns as search.lua --csv writes them
+    -- (spec/cli transcripts): each place 1..11 once
     local keys = {}
     for i, col in ipairs(core.search_columns) do
       keys[i] = col.key

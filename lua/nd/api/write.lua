@@ -1,7 +1,7 @@
 --- The writers of the nd API (nd.write_csv, nd.write_json, nd.write_yaml,
 -- nd.write_svg) and nd.print_table, each checking its arguments first
 -- (nd.api.check). nd.api calls them here at their first use (a tail call,
--- so an argument error names the script's line as before): estimate.lua
+-- so an argument error names the script's line, as a direct call's would): estimate.lua
 -- and most studies print through their own lines and load none of this.
 -- The reference is lua/nd/init.lua's.
 -- @module nd.api.write
