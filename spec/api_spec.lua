@@ -434,6 +434,18 @@ describe("what require 'nd' leaves unloaded", function()
     p:close()
   end)
 
+  it("nd.svg is filled as nd.study is: pairs loads it and lists its names, the checked ones standing first", function()
+    -- a fresh ndlua: nd.svg holds its 6 checked functions (escape, document, write, stacked_bars,
+    -- grouped_bars, line_chart; lua/nd/api.lua); pairs loads nd.svg and lists lua/nd/svg.lua's 8 names (those
+    -- 6, PALETTE, nice_step), the checked write standing before the module's; no metatable is left
+    local code = "local nd = require 'nd'; local s = nd.svg; local before = package.loaded['nd.svg'] == nil; "
+      .. "local n = 0; for _ in pairs(s) do n = n + 1 end; local m = require 'nd.svg'; "
+      .. "print(before, n, s.write ~= m.write, rawget(s, 'PALETTE') == m.PALETTE, getmetatable(s) == nil)"
+    local p = assert(io.popen(string.format("%s -e %q 2>&1", NDLUA, code)))
+    assert.are.equal("true\t8\ttrue\ttrue\ttrue\n", p:read("a"))
+    p:close()
+  end)
+
   it("estimate.lua loads nd.report.parts, not the search's nd.report.table, whose names they are (issue 35 item 6)",
      function()
     -- the script runs in a fresh ndlua (its standard output to /dev/null); the state is looked at after it

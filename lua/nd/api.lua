@@ -21,48 +21,46 @@ local api = {}
 -- estimate.lua and most studies read no census and draw no chart.
 local function census() return require "nd.census" end
 
--- A library as a script sees it through nd (nd.svg, nd.census, nd.units):
--- `t`, whose metatable's __index is the module `name` once it is loaded;
--- until then, the first read of a name `t` does not hold loads it. (The
--- prompt's completion walks that __index table: src/program/repl.c loads
--- such a library as the prompt starts.)
-local function library(t, name)
-  local mt = { __index = package.loaded[name] }
-  if mt.__index == nil then
-    mt.__index = function(_, key)
-      local lib = require(name)
-      mt.__index = lib
-      return lib[key]
+--- The module `name` as nd holds it, loaded at its first use (nd.study,
+-- nd.svg, nd.census, nd.units; estimate.lua's start uses none of the first
+-- three): the table `t`, holding what stands before the module's own names
+-- (the checked functions of nd.svg, nd.units and nd.census; nothing for
+-- nd.study). The first read of a name t does not hold, or a walk with
+-- pairs, loads the module, copies in each of its names t does not hold and
+-- drops t's metatable (a load that fails leaves it, to load at the next
+-- use); a module already loaded is copied in at once. With `is_module`
+-- (nd.study) t is package.loaded[name] throughout, so require gives the
+-- same table before and after, and a module already loaded is returned as
+-- it is. (The prompt's completion walks a table's own names:
+-- src/program/repl.c reads a name of each such table as it starts.)
+function api.filled_on_use(name, t, is_module)
+  local loaded = package.loaded[name]
+  if is_module and loaded ~= nil then return loaded end
+  local function fill(module)
+    for k, v in pairs(module) do
+      if rawget(t, k) == nil then t[k] = v end
     end
   end
-  return setmetatable(t, mt)
-end
-
---- The module `name` as nd holds it when most scripts never use it
--- (nd.study: estimate.lua's start skips its load): the table require(name)
--- gives, empty until a name of it is first read or set or it is walked
--- with pairs, when `load` (the module's require) runs and its names are
--- copied in. package.loaded[name] is this table throughout, so require
--- gives the same table before and after; a module already loaded is
--- returned as it is. (The prompt's completion walks it once filled:
--- src/program/repl.c reads a name of each such table as it starts.)
-function api.filled_on_use(name, load)
-  if package.loaded[name] ~= nil then return package.loaded[name] end
-  local t = {}
-  local function fill()
-    setmetatable(t, nil)
-    package.loaded[name] = nil
-    local ok, module = pcall(load)
-    package.loaded[name] = t
-    if not ok then error(module, 0) end
-    for k, v in pairs(module) do t[k] = v end
+  if loaded ~= nil then
+    fill(loaded)
+    return t
   end
-  package.loaded[name] = setmetatable(t, {
-    __index = function(_, key) fill() return t[key] end,
-    __newindex = function(_, key, value) fill() t[key] = value end,
-    __pairs = function() fill() return next, t, nil end,
-  })
-  return t
+  local mt = {}
+  local function load() -- (t has no metatable while the module loads; again one if it fails)
+    setmetatable(t, nil)
+    if is_module then package.loaded[name] = nil end
+    local ok, module = pcall(require, name)
+    if is_module then package.loaded[name] = t end
+    if not ok then
+      setmetatable(t, mt)
+      error(module, 0)
+    end
+    fill(module)
+  end
+  mt.__index = function(_, key) load() return t[key] end
+  mt.__pairs = function() load() return next, t, nil end
+  if is_module then package.loaded[name] = t end
+  return setmetatable(t, mt)
 end
 
 local LOAD_OPTIONS = { devices = "positive", device_memory = "size", overrides = "table", quiet = "boolean" }
@@ -199,19 +197,20 @@ api.print_table = writer("print_table")
 
 --- Census records as a script sees them (nd.census): nd.census's
 -- functions, `attach` with its arguments checked.
-api.census = library({
+api.census = api.filled_on_use("nd.census", {
   attach = function(spec, records)
     check.arg("nd.census.attach", 1, "spec", spec, "table")
     check.arg("nd.census.attach", 2, "records", records, "table")
     return census().attach(spec, records)
   end,
-}, "nd.census")
+})
 
 -- A library module (`name`) as a script sees it: each function named in
 -- `signatures` checks its arguments (a wrong one is an error naming it)
--- before the library's own, which the reports call unchecked.
-local function checked(name, signatures)
-  local t = {}
+-- before the library's own, which the reports call unchecked; `t` may hold
+-- more checked functions.
+local function checked(name, signatures, t)
+  t = t or {}
   for fname, args in pairs(signatures) do
     t[fname] = function(...)
       for i, a in ipairs(args) do
@@ -220,7 +219,7 @@ local function checked(name, signatures)
       return require(name)[fname](...)
     end
   end
-  return library(t, name)
+  return api.filled_on_use(name, t)
 end
 
 local function checked_chart(kind, name)
@@ -238,10 +237,11 @@ end
 api.svg = checked("nd.svg", {
   escape = { { "text", "string" } }, document = { { "width", "positive" }, { "height", "positive" } },
   write = { { "path", "string" }, { "text", "string" } },
+}, {
+  stacked_bars = checked_chart("stacked", "stacked_bars"),
+  grouped_bars = checked_chart("grouped", "grouped_bars"),
+  line_chart = checked_chart("line", "line_chart"),
 })
-api.svg.stacked_bars = checked_chart("stacked", "stacked_bars")
-api.svg.grouped_bars = checked_chart("grouped", "grouped_bars")
-api.svg.line_chart = checked_chart("line", "line_chart")
 
 --- nd.units: sizes and times as text, checked.
 api.units = checked("nd.units", {

@@ -396,7 +396,7 @@ nd.write_svg = api.write_svg
 --- The study library (nd.study): sweep, largest, compare, print_table,
 -- svg_lines, svg_bars, svg_stages. Loaded at its first use (nd.api
 -- filled_on_use): require "nd.study" is this same table.
-nd.study = api.filled_on_use("nd.study", function() return require "nd.study" end)
+nd.study = api.filled_on_use("nd.study", {}, true)
 
 --- SVG documents and charts (nd.svg), each function checking its
 -- arguments (a wrong one is an error naming it) before the library's own,

@@ -243,10 +243,10 @@ static int read_statement(lua_State *L, struct line_reader *r)
 }
 
 /* Loads the libraries nd holds as tables whose metatable's __index is a
- * function (nd.svg, nd.census: lua/nd/api.lua loads each at its first use,
- * then makes the module that __index; nd.study: filled with the module's
- * names, its metatable dropped): completion walks a table's __index
- * only when it is a table, and runs no metamethod while readline waits, so
+ * function (nd.study, nd.svg, nd.census: lua/nd/api.lua filled_on_use
+ * loads each at its first use, copies the module's names in and drops the
+ * metatable): completion walks a table's own names (and its __index only
+ * when that is a table), and runs no metamethod while readline waits, so
  * the prompt reads one absent name (nil) of each as it starts. With nd at
  * index 1; run protected. */
 static int load_libraries(lua_State *L)
