@@ -13,8 +13,9 @@
 -- time), so the enumeration takes each stage's least time for that split.
 
 local core = require("nd.core")
+local agree = dofile("spec/support/balance_agree.lua")
 
-local OPTIONS = { "off", "selective", "comm", "both", "full" }
+local OPTIONS = agree.OPTIONS
 
 -- The message of a bad-input error f raises.
 local function refusal(f)
@@ -22,14 +23,6 @@ local function refusal(f)
   assert.is_false(ok)
   assert.is_true(type(err) == "table" and err.bad_input, tostring(err))
   return err.message
-end
-
-local function rng(seed)
-  local state = seed
-  return function(lo, hi)
-    state = (state * 1103515245 + 12345) % 2147483648
-    return lo + state % (hi - lo + 1)
-  end
 end
 
 -- The cells in model order, each with its stage, chunk, pinned layers and in-flight count.
@@ -267,7 +260,7 @@ end
 
 describe("balance with layer kinds in model order", function()
   it("offloads exactly: 200 random problems with offload shares (S <= 4, I <= 3, <= 10 layers, 1-2 kinds)", function()
-    local r = rng(20261208)
+    local r = agree.rng(20261208)
     local feasible, infeasible, uniform = 0, 0, 0
     seen_offload = false
     for n = 1, 200 do
@@ -283,26 +276,22 @@ describe("balance with layer kinds in model order", function()
       end
       local got = core.balance(given)
       local where = ("problem %d: S=%d I=%d N=%d limit=%s"):format(n, p.stages, p.chunks, #p.sequence, p.limit)
-      assert.is_true(got.optimal, where)
-      if want == nil then
-        infeasible = infeasible + 1
-        assert.is_false(got.feasible, where)
-      else
-        feasible = feasible + 1
-        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
+      local function as_kinds(plan)
         if given.layer then -- the uniform plan's cells and offload as one kind's
-          got.kind_cells, got.kind_offload = {}, {}
+          plan.kind_cells, plan.kind_offload = {}, {}
           for s = 1, p.stages do
-            got.kind_cells[s], got.kind_offload[s] = {}, {}
+            plan.kind_cells[s], plan.kind_offload[s] = {}, {}
             for v = 1, p.chunks do
-              got.kind_cells[s][v], got.kind_offload[s][v] = { got.cells[s][v] }, { got.offload[s][v] }
+              plan.kind_cells[s][v], plan.kind_offload[s][v] = { plan.cells[s][v] }, { plan.offload[s][v] }
             end
           end
         end
-        local ok, step = evaluate(p, got)
-        assert.is_true(ok, where .. ": the plan breaks a rule")
-        assert.near(want, step, 1e-9 * math.max(1, want), where)
+        return evaluate(p, plan)
+      end
+      if not agree.agrees(want, got, where, { evaluate = as_kinds }) then
+        infeasible = infeasible + 1
+      else
+        feasible = feasible + 1
         if given.layer then -- the C rules agree on the uniform plan with its offload counts
           local cells = {}
           for s = 1, p.stages do
@@ -314,7 +303,7 @@ describe("balance with layer kinds in model order", function()
           end
           local c_ok, c_step = core.balance_evaluate(given, cells)
           assert.is_true(c_ok, where)
-          assert.near(want, c_step, 1e-9 * math.max(1, want), where)
+          agree.near(want, c_step, where)
         end
       end
     end
@@ -355,33 +344,19 @@ describe("balance with layer kinds in model order", function()
   end)
 
   it("agrees with exhaustive enumeration on 220 random problems (S <= 4, I <= 3, <= 12 layers, 2-3 kinds)", function()
-    local r = rng(7122026)
+    local r = agree.rng(7122026)
     local feasible, infeasible, chunks, seen = 0, 0, {}, {}
     for n = 1, 220 do
       local p = problem(r)
       local want = enumerate(p)
       local got = core.balance(p)
       local where = ("problem %d: S=%d I=%d N=%d limit=%s"):format(n, p.stages, p.chunks, #p.sequence, p.limit)
-      assert.is_true(got.optimal, where)
-      if want == nil then
-        infeasible = infeasible + 1
-        assert.is_false(got.feasible, where)
-        assert.is_true(got.bad_stage ~= nil or got.capacity ~= nil, where)
-      else
+      if agree.agrees(want, got, where, { names_why = true, evaluate = function(plan) return evaluate(p, plan) end }) then
         feasible = feasible + 1
         chunks[p.chunks] = true
-        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
-        local ok, step = evaluate(p, got)
-        assert.is_true(ok, where .. ": the plan breaks a rule")
-        assert.near(want, step, 1e-9 * math.max(1, want), where)
-        for s = 1, p.stages do
-          for v = 1, p.chunks do
-            for name, x in pairs(got.cells[s][v]) do
-              if x > 0 then seen[name] = true end
-            end
-          end
-        end
+        agree.mark_chosen(seen, got.cells, p.stages, p.chunks)
+      else
+        infeasible = infeasible + 1
       end
     end
     assert.is_true(feasible >= 100, "feasible " .. feasible)
@@ -395,7 +370,7 @@ describe("balance with layer kinds in model order", function()
     -- drops a partial plan whose lower bound (the stages so far, plus the rest
     -- at its least seconds under the pooled memory of the stages left) cannot
     -- beat the best plan yet; these bodies are long enough that it does.
-    local r = rng(20261207)
+    local r = agree.rng(20261207)
     local feasible = 0
     for n = 1, 60 do
       local p = problem(r)
@@ -412,16 +387,8 @@ describe("balance with layer kinds in model order", function()
       local want = enumerate(p)
       local got = core.balance(p)
       local where = ("problem %d: S=%d N=%d limit=%s"):format(n, p.stages, N, p.limit)
-      assert.is_true(got.optimal, where)
-      if want == nil then
-        assert.is_false(got.feasible, where)
-      else
+      if agree.agrees(want, got, where, { evaluate = function(plan) return evaluate(p, plan) end }) then
         feasible = feasible + 1
-        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
-        local ok, step = evaluate(p, got)
-        assert.is_true(ok, where .. ": the plan breaks a rule")
-        assert.near(want, step, 1e-9 * math.max(1, want), where)
       end
     end
     assert.is_true(feasible >= 30, "feasible " .. feasible)
@@ -450,7 +417,7 @@ describe("balance with layer kinds in model order", function()
     -- downward, so stage 1 holds the body's first run and its last, and the
     -- last stage the two runs that meet in the middle; the enumeration walks
     -- the cells in that order (model_cells), the solver meets in the middle.
-    local r = rng(20261209)
+    local r = agree.rng(20261209)
     local feasible, infeasible = 0, 0
     for n = 1, 120 do
       local p = problem(r)
@@ -467,20 +434,13 @@ describe("balance with layer kinds in model order", function()
       local want = enumerate(p)
       local got = core.balance(p)
       local where = ("problem %d: S=%d N=%d limit=%s"):format(n, p.stages, N, p.limit)
-      assert.is_true(got.optimal, where)
-      if want == nil then
-        infeasible = infeasible + 1
-        assert.is_false(got.feasible, where)
-      else
+      if agree.agrees(want, got, where, { evaluate = function(plan) return evaluate(p, plan) end }) then
         feasible = feasible + 1
-        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
-        local ok, step = evaluate(p, got)
-        assert.is_true(ok, where .. ": the plan breaks a rule")
-        assert.near(want, step, 1e-9 * math.max(1, want), where)
         local c_ok, c_step = core.balance_evaluate(p, got.kind_cells)
         assert.is_true(c_ok, where .. ": the C rules refuse the plan")
-        assert.near(want, c_step, 1e-9 * math.max(1, want), where)
+        agree.near(want, c_step, where)
+      else
+        infeasible = infeasible + 1
       end
     end
     assert.is_true(feasible >= 50, "feasible " .. feasible)
@@ -527,7 +487,7 @@ describe("balance with layer kinds in model order", function()
     -- "last" (MTP after the last body layer) in the last cell: chunk I's
     -- last stage, or stage 1 in DualPipeV's V order. The enumeration leaves
     -- out every split that breaks that (pins_kept).
-    local r = rng(20261210)
+    local r = agree.rng(20261210)
     local feasible, infeasible, orders = 0, 0, {}
     for n = 1, 120 do
       local p = problem(r)
@@ -548,19 +508,12 @@ describe("balance with layer kinds in model order", function()
       local want = enumerate(p)
       local got = core.balance(p)
       local where = ("problem %d: S=%d I=%d N=%d %s limit=%s"):format(n, p.stages, p.chunks, #seq, p.order or "up", p.limit)
-      assert.is_true(got.optimal, where)
-      if want == nil then
-        infeasible = infeasible + 1
-        assert.is_false(got.feasible, where)
-      else
+      if agree.agrees(want, got, where, { evaluate = function(plan) return evaluate(p, plan) end }) then
         feasible = feasible + 1
         orders[p.order or "up"] = true
-        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
-        local ok, step = evaluate(p, got)
-        assert.is_true(ok, where .. ": the plan breaks a rule")
-        assert.near(want, step, 1e-9 * math.max(1, want), where)
         assert.is_true((core.balance_evaluate(p, got.kind_cells)), where .. ": the C rules refuse the plan")
+      else
+        infeasible = infeasible + 1
       end
     end
     assert.is_true(feasible >= 40, "feasible " .. feasible)

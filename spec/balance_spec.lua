@@ -7,23 +7,9 @@
 -- program), so agreement on 200+ random problems is a real check.
 
 local core = require("nd.core")
+local agree = dofile("spec/support/balance_agree.lua")
 
-local OPTIONS = { "off", "selective", "comm", "both", "full" }
-
--- A deterministic generator (a linear congruential one), so failures replay.
-local function rng(seed)
-  local state = seed
-  return function(lo, hi)
-    state = (state * 1103515245 + 12345) % 2147483648
-    return lo + state % (hi - lo + 1)
-  end
-end
-
-local function binom(n, k)
-  local r = 1
-  for i = 1, k do r = r * (n - k + i) / i end
-  return r
-end
+local OPTIONS = agree.OPTIONS
 
 -- The exhaustive answer: least step, or nil when no plan fits.
 local function enumerate(p)
@@ -88,27 +74,6 @@ local function enumerate(p)
   end
   place(1, N)
   return best
-end
-
--- How many plans enumerate walks (to keep the random problems small enough).
-local function space(p)
-  local R = 0
-  for _, name in ipairs(OPTIONS) do
-    if p.layer.act[name] then R = R + 1 end
-  end
-  local cells = p.stages * p.chunks
-  local ways = { [0] = 1 }
-  for n = 1, p.body do ways[n] = 0 end
-  for _ = 1, cells do
-    local nxt = {}
-    for n = 0, p.body do
-      local w = 0
-      for k = 0, n do w = w + ways[n - k] * binom(k + R - 1, R - 1) end
-      nxt[n] = w
-    end
-    ways = nxt
-  end
-  return ways[p.body]
 end
 
 -- The memory and time of the solver's plan, summed here from its cells.
@@ -176,34 +141,20 @@ end
 
 describe("balance: the exact balancer against exhaustive enumeration", function()
   it("agrees on 240 random problems (S <= 4, <= 12 body layers, every option)", function()
-    local r = rng(20261207)
+    local r = agree.rng(20261207)
     local done, feasible, infeasible, seen = 0, 0, 0, {}
     while done < 240 do
       local p = problem(r)
-      if space(p) <= 40000 then
+      if agree.space(p) <= 40000 then
         done = done + 1
         local want = enumerate(p)
         local got = core.balance(p)
         local where = ("problem %d: S=%d I=%d N=%d limit=%s"):format(done, p.stages, p.chunks, p.body, p.limit)
-        assert.is_true(got.optimal, where)
-        if want == nil then
-          infeasible = infeasible + 1
-          assert.is_false(got.feasible, where)
-          assert.is_true(got.bad_stage ~= nil or got.capacity ~= nil, where)
-        else
+        if agree.agrees(want, got, where, { names_why = true, evaluate = function(plan) return evaluate(p, plan) end }) then
           feasible = feasible + 1
-          assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-          assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
-          local ok, step = evaluate(p, got)
-          assert.is_true(ok, where .. ": the plan breaks a rule")
-          assert.near(want, step, 1e-9 * math.max(1, want), where)
-          for name in pairs(p.layer.act) do
-            for s = 1, p.stages do
-              for v = 1, p.chunks do
-                if got.cells[s][v][name] > 0 then seen[name] = true end
-              end
-            end
-          end
+          agree.mark_chosen(seen, got.cells, p.stages, p.chunks)
+        else
+          infeasible = infeasible + 1
         end
       end
     end
