@@ -12,17 +12,13 @@
 -- reduced as the backward starts, so the end holds the embedding's alone
 -- (fsdp_table_units).
 local nd = require "nd"
+local tiny = dofile("spec/support/tiny.lua")
 
 -- 24 layers, hidden 512, vocabulary 128256, untied: each table holds
 -- 128256 x 512 = 65667072 parameters. FSDP over one rank (as the H200
 -- calibration runs measure torchtitan): no gather buffers at the backward's
 -- start, so its end is the peak.
-local function model()
-  return nd.model { pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
-                    config_overrides = { hidden_size = 512, num_hidden_layers = 24, num_attention_heads = 4,
-                                         num_key_value_heads = 1, head_dim = 128, intermediate_size = 1792,
-                                         vocab_size = 128256, tie_word_embeddings = false } }
-end
+local function model() return tiny.wide_vocab_llama(24) end
 
 local function stage(fields)
   local r = { runtime = "torchtitan", dp = 1, seq_length = 128, micro_batch_size = 1, global_batch_size = 1,

@@ -7,15 +7,11 @@
 -- forward holds only the head's bf16 logits (2 bytes x V a token), where
 -- the older out-of-place code held a second fp32 tensor (4 bytes x V more).
 local nd = require "nd"
+local tiny = dofile("spec/support/tiny.lua")
 
 -- The SEO dense model (24 x 512, vocabulary 128256), DP 8, one micro-batch
 -- of 8 x 2048 = 16384 tokens, TP 1: the logits are 128256 a token.
-local function dense()
-  return nd.model { pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
-                    config_overrides = { hidden_size = 512, num_hidden_layers = 24, num_attention_heads = 4,
-                                         num_key_value_heads = 1, head_dim = 128, intermediate_size = 1792,
-                                         vocab_size = 128256, tie_word_embeddings = false } }
-end
+local function dense() return tiny.wide_vocab_llama(24) end
 
 local function overhead(fields)
   local r = { runtime = "megatron", dp = 8, seq_length = 2048, micro_batch_size = 8, global_batch_size = 64,

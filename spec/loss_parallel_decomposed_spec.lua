@@ -11,15 +11,11 @@
 -- tensor fewer at each peak: loss_parallel_decomposed adds 4 bytes a local
 -- vocabulary entry, where the logits are split over TP.
 local nd = require "nd"
+local tiny = dofile("spec/support/tiny.lua")
 
 -- A 2-layer model with a large vocabulary (128256) so that the loss is the
 -- peak: hidden 512, 4 heads of 128, 1 KV head, MLP 1792, untied.
-local function model()
-  return nd.model { pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
-                    config_overrides = { hidden_size = 512, num_hidden_layers = 2, num_attention_heads = 4,
-                                         num_key_value_heads = 1, head_dim = 128, intermediate_size = 1792,
-                                         vocab_size = 128256, tie_word_embeddings = false } }
-end
+local function model() return tiny.wide_vocab_llama(2) end
 
 local function overhead(fields)
   local r = { runtime = "torchtitan", dp = 1, tp = 2, sequence_parallel = true, loss_parallel = true,

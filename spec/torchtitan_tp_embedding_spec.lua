@@ -5,15 +5,11 @@
 -- core's default, vocab_emb_dp (MindSpore's: the embedding data-parallel,
 -- whole on each TP rank at PP 1), keeps it whole; the profile states false.
 local nd = require "nd"
+local tiny = dofile("spec/support/tiny.lua")
 
 -- A 2-layer model: hidden 512, vocabulary 128256, untied: the table holds
 -- 128256 x 512 = 65667072 parameters.
-local function model()
-  return nd.model { pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
-                    config_overrides = { hidden_size = 512, num_hidden_layers = 2, num_attention_heads = 4,
-                                         num_key_value_heads = 1, head_dim = 128, intermediate_size = 1792,
-                                         vocab_size = 128256, tie_word_embeddings = false } }
-end
+local function model() return tiny.wide_vocab_llama(2) end
 
 local function embedding_static(fields)
   local r = { runtime = "torchtitan", dp = 2, tp = 2, seq_length = 2048, micro_batch_size = 1,

@@ -37,6 +37,19 @@ function tiny.gpt(h, a, layers)
   }
 end
 
+-- Llama 3.1 8B (its catalog config, through nd.model) narrowed so that the
+-- vocabulary weighs: `layers` layers of hidden 512, 4 heads of 128, 1 KV
+-- head, MLP 1792; vocabulary 128256, untied, so each table holds
+-- 128256 x 512 = 65667072 parameters.
+function tiny.wide_vocab_llama(layers)
+  return require("nd").model {
+    pretrained_model_name_or_path = "meta-llama/Llama-3.1-8B",
+    config_overrides = { hidden_size = 512, num_hidden_layers = layers, num_attention_heads = 4,
+                         num_key_value_heads = 1, head_dim = 128, intermediate_size = 1792,
+                         vocab_size = 128256, tie_word_embeddings = false },
+  }
+end
+
 -- The first row of stage `stage` (0-based) whose kind is `kind`.
 function tiny.row(estimate, stage, kind)
   for _, row in ipairs(estimate.stages[stage + 1].rows) do
