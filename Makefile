@@ -65,7 +65,7 @@ $(BUILD)/gen/lua_chunks.c: scripts/lua_chunks.lua scripts/dump_names.lua $(LUA_F
 $(CHUNKS): $(BUILD)/gen/lua_chunks.c src/bridge/chunks.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/spec/%: spec/c/%.c spec/c/check.h $(LIBOBJ) | $(BUILD)
+$(BUILD)/spec/%: spec/c/%.c $(wildcard spec/c/*.h) $(LIBOBJ) | $(BUILD)
 	$(CC) $(CPPFLAGS) -Ispec/c $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
 
 $(BUILD):

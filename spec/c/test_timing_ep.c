@@ -5,20 +5,13 @@
  * 0.9). A rank sends 1 GB (1e9 bytes) in all, 1/(ep − 1) of it to each peer;
  * the expected seconds are worked by hand below from that split, and the
  * same bytes on DeepEP's per-node dispatch. */
-#include <stdlib.h>
-
 #include "check.h"
 #include "core/timing.h"
+#include "machine.h"
 
 int main(void)
 {
-    hardware_t hw;
-    memset(&hw, 0, sizeof hw);
-    hw.n_levels = 2;
-    hw.levels[0].devices = 8;
-    hw.levels[0].gbps = 160;
-    hw.levels[1].devices = (int64_t)1 << 40;
-    hw.levels[1].gbps = 45;
+    hardware_t hw = machine_two_levels(160, 45);
     const double gb = 1e9, tol = 1e-12;
 
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb, 1, 1), 0.0, tol, "EP 1 sends nothing");

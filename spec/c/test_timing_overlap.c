@@ -10,20 +10,13 @@
  * are worked by hand from the two-stage pipeline
  *   comm/u + (u - 1)·max(comm, compute)/u + compute/u
  * minus the compute and the edge comm/u. */
-#include <string.h>
-
 #include "check.h"
 #include "core/timing.h"
+#include "machine.h"
 
 int main(void)
 {
-    hardware_t hw;
-    memset(&hw, 0, sizeof hw);
-    hw.n_levels = 2;
-    hw.levels[0].devices = 8;
-    hw.levels[0].gbps = 360;
-    hw.levels[1].devices = (int64_t)1 << 40;
-    hw.levels[1].gbps = 45;
+    hardware_t hw = machine_two_levels(360, 45);
     const double tol = 1e-12;
 
     /* inside a node: the node's links */
