@@ -1,7 +1,7 @@
 Impossible layouts (issue 34 item 3): estimate.lua refuses, by the rules
 the search refuses its candidates with (src/core/layout.c: layout_pp_fits,
 layout_vpp_fits, layout_cp_splits, layout_cp_heads_fit; search_nest.c calls
-the same functions), a layout it used to price silently and exit 0.
+the same functions), rather than price it and exit 0.
 Qwen/Qwen3-8B has 36 layers and 8 KV heads (its config.json:
 num_hidden_layers 36, num_key_value_heads 8).
 
@@ -53,8 +53,8 @@ Sequence parallelism beside context parallelism: the search refuses every
 such candidate (its CP rule, the reference planner's "CP+SP incompatible";
 src/core/layout.c's layout_sp_cp_fits, which search_nest.c calls). The
 estimate prices that layout, since Megatron-LM and torchtitan train it
-(spec/validation's Llama 3 405B CP 16 runs use it), and now says the search
-refuses it, where it said nothing before. Here tp 2 x cp 2 on 8 devices:
+(spec/validation's Llama 3 405B CP 16 runs use it), and warns that the
+search refuses it. Here tp 2 x cp 2 on 8 devices:
 
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --tp 2 --cp 2 --accelerator.sequence_parallel=true --accelerator.context_parallel_algo=colossalai_cp 2>&1 >/dev/null
   warning: accelerator.sequence_parallel: sequence parallelism beside cp 2 is a layout the search refuses (its CP rule, the reference planner's: sequence and context parallelism together are incompatible), so no search offers it; it is priced as stated, as Megatron-LM and torchtitan train it

@@ -1,10 +1,10 @@
 Range errors name where the value came from (issue 34 item 6): the C
 core's range checks ("num_hidden_layers must be from 1 to 100000, got
 1000000000", "vpp must be from 1 to 64", "space.top must be from 0 to
-1073741824", "device_memory must be from 1 to ...") said no key, file or
-option. The bounds are the C core's (src/core/nd_limits.h, nd.core.limits:
+1073741824", "device_memory must be from 1 to ...") know no key, file or
+option, so the bounds, the C core's (src/core/nd_limits.h, nd.core.limits:
 layers 100000, a device's memory 2^50 bytes, the global batch 2^30; vpp 64
-in src/binding/lnd_run.c), now checked where the value is read.
+in src/binding/lnd_run.c), are checked where the value is read.
 
 Every bound of a model spec's, a census record's and a run's number fields
 is the C core's field tables' (src/binding/lnd_model.c, lnd_run.c), handed

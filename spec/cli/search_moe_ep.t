@@ -8,10 +8,10 @@ most of an hour over what the small searches of search.t check already.)
 Under DualPipe, the schedule DeepSeek-V3 trained with, one micro-batch's
 expert all-to-all runs under another's compute (src/core/timing.c hides 90 % of
 it): the top candidates carry no TP and EP 16 to 64 (PP 16 at EP 16
-first), the published layout's shape (PP 16, EP 64, no TP). (A CP 2
-layout of EP 4 ranked 5th until the ring's sends were bounded by the
-attention that hides them, src/core/timing.c cp_exposed_seconds: half its
-attention hides less than its sends, and it falls out of the nine.) The ep column is what
+first), the published layout's shape (PP 16, EP 64, no TP). (The ring's
+sends are bounded by the attention that hides them, src/core/timing.c
+cp_exposed_seconds: a CP 2 layout of EP 4, half its attention hiding less
+than its sends, is not among the nine.) The ep column is what
 stays exposed: a rank reaches its 7 peers in the node over NVLink (160
 GB/s) and the others over InfiniBand (45 GB/s) at once, so EP 16 sends 8
 of its 15 shares over InfiniBand, EP 32 24 of 31 and EP 64 56 of 63, and
@@ -81,8 +81,8 @@ TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
 With a vocabulary-parallel loss each TP rank runs an eighth of those
 passes and a TP layout is first again, TP 4 without PP or EP at 15
 sequences a micro-batch: its experts get 15 x 4096 x 8 / 256 = 1920 rows
-each, enough to be compute bound, where one sequence a micro-batch (TP 8,
-the first until the GEMMs' roofline was priced) leaves them 128:
+each, enough to be compute bound, where one sequence a micro-batch (TP 8)
+leaves them 128, which the GEMMs' roofline prices slower:
 
   $ $NDLUA search.lua deepseek-ai/DeepSeek-V3 -d 2048 -b 15360 -A H800 --recompute auto -o out -t 3 --accelerator.loss_parallel=true
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
