@@ -32,6 +32,33 @@ describe("micro-batches in flight (memory-model §8.1, p = 4, m = 3, stage 1)", 
   end)
 end)
 
+-- Interleaved 1F1B over one round, m = p = 8, v = 2 (torchtitan's 405B
+-- interleaved row, docs/performance.md Table 5). Derived by hand from
+-- torch.distributed.pipelining's schedules.py: rank r's warm-up is
+-- _get_warmup_ops = min((v − 1)·p + 2(p − 1 − r), m·v) forwards and one
+-- more runs before its first backward, the forwards taken chunk by chunk in
+-- groups of m (one round): chunk 0 holds min(m, W) of the W = min(23 − 2r, 16)
+-- forwards, the last chunk the rest. Before the cap ndlua gave chunk 0 of
+-- stage 0 fifteen micro-batches (base + p − 1), more than the step has.
+describe("interleaved 1F1B over one round (m = p = 8, v = 2)", function()
+  local r = nd.run { pp = 8, vpp = 2, micro_batch_num = 8 }
+  for s = 0, 7 do
+    local held = math.min(23 - 2 * s, 16)
+    it(string.format("stage %d: chunk 0 holds 8, chunk 1 %d", s, held - 8), function()
+      assert.are.same({ 8, held - 8 }, { r:micro_factor(s, 0), r:micro_factor(s, 1) })
+    end)
+  end
+  it("v = 3: stage 0 holds every forward, 8 a chunk; stage 4 23 = 8 + 8 + 7", function()
+    local r3 = nd.run { pp = 8, vpp = 3, micro_batch_num = 8 }
+    assert.are.same({ 8, 8, 8 }, { r3:micro_factor(0, 0), r3:micro_factor(0, 1), r3:micro_factor(0, 2) })
+    assert.are.same({ 8, 8, 7 }, { r3:micro_factor(4, 0), r3:micro_factor(4, 1), r3:micro_factor(4, 2) })
+  end)
+  it("m < p (p = 4, m = 3, v = 2): stage 0 runs all m·v = 6 forwards first, 3 a chunk", function()
+    local r4 = nd.run { pp = 4, vpp = 2, micro_batch_num = 3 }
+    assert.are.same({ 3, 3 }, { r4:micro_factor(0, 0), r4:micro_factor(0, 1) })
+  end)
+end)
+
 -- A 4-layer model laid out over 2 stages x 2 chunks: one layer a chunk.
 describe("layout order (memory-model §6)", function()
   local m = tiny.dense { num_hidden_layers = 4 }

@@ -108,7 +108,7 @@ yaml below, then the search over it; -d is required):
   search: deepseek_v3 on 1024 devices (A2), a global batch of 1024, 64.00 GiB a device (A2's memory 64GB, GB read as GiB, 2^30 bytes); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: PP up to 61 (the machine's 128, 61 layers over VPP 1, a batch of 1024); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   135968 candidates tested: 50920 refused (a degree out of bounds 50920), 85048 priced for memory
-  18716 fitting the budget of 64.00 GiB, 66332 dropped over it; searched in * s (glob)
+  18756 fitting the budget of 64.00 GiB, 66292 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt

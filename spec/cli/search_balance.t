@@ -14,9 +14,9 @@ column marks balanced rows and their gain over their own even split.
   search: llama on 64 devices (A3), a global batch of 64, 40.00 GiB a device (-M 40GB, GB read as GiB, 2^30 bytes); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 64); EP up to 1 (a dense model); TP up to 8 (the model's KV heads)
   7824 candidates tested: 2802 refused (a degree out of bounds 2802), 5022 priced for memory
-  311 fitting the budget of 50.00 GiB, 4711 dropped over it; searched in * s (glob)
+  313 fitting the budget of 50.00 GiB, 4709 dropped over it; searched in * s (glob)
   balanced (--balance): * of the first 64 pipelined candidates by the even split's rank took a balanced plan (* problems solved, * alike; * s); the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
-  not balanced (--balance-limit 64): the 228 candidates after #83 of 311 by the even split's rank are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
+  not balanced (--balance-limit 64): the 230 candidates after #83 of 313 by the even split's rank are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
@@ -34,7 +34,7 @@ after it). With a limit past every pipelined candidate of this search (292 of
 them) each one is balanced, that line goes, and the top 3 stays the same:
 
   $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 3 --balance --balance-limit 1000 -o all 2>/dev/null | grep -E '^ +~?[0-9] |balanced \(|balance-limit'
-  balanced (--balance): * of the first 292 pipelined candidates by the even split's rank took a balanced plan (* problems solved, * alike; * s); the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  balanced (--balance): * of the first 294 pipelined candidates by the even split's rank took a balanced plan (* problems solved, * alike; * s); the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
       1    2   8   4   1   1    1    2  on    32   1 off+sel       39.87     28.048  34.9%  28.5%  57.0%   0.0%   5.4%   0.0%   0.0%   0.6%   0.4%   8.2%   0.0%  balanced (its even split does not fit)
      ~2    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
      ~3    4   8   2   2   1    1    4  on    16   1 off+sel       38.41     28.273  34.6%  28.8%  57.7%   0.0%   5.6%   0.0%   0.0%   0.6%   4.7%   2.6%   0.0%  balanced (its even split does not fit)

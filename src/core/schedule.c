@@ -25,9 +25,21 @@ static int64_t interleaved(const run_t *r, int64_t stage, int64_t chunk, int64_t
         last += min64(1, max64(0, extra));
         extra = max64(0, extra - 1);
     }
-    if (chunk == 0)
-        return base + max64(0, extra);
-    return last;
+    int64_t first = base + max64(0, extra), m = r->micro_batch_num;
+    if (!seqpipe && first > m) {
+        /* One round (m = p, Megatron's least): the forwards the first
+         * chunk would take from a second round do not exist, and no chunk
+         * holds more than the step's m micro-batches. Both runtimes cap the
+         * warm-up at the step's m·v forwards (torch.distributed.pipelining's
+         * _get_warmup_ops, schedules.py: "We cannot have more warmup
+         * operations than there are number of microbatches"; Megatron's
+         * min(num_warmup_microbatches, total_num_microbatches)), run chunk
+         * by chunk in groups of m: the first chunk holds m, the last the
+         * rest of the stage's count, m at most. */
+        last = min64(m, last + first - m);
+        first = m;
+    }
+    return chunk == 0 ? first : last;
 }
 
 int64_t micro_factor_priced(const run_t *r, int64_t stage, int64_t chunk)
