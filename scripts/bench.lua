@@ -155,7 +155,7 @@ function sections.balance()
   local dense = { stat = 800, fwd = 1, act = { off = 900, selective = 500, full = 60 }, time = { off = 3, selective = 3.1, full = 4 } }
   local moe = { stat = 2600, fwd = 2, act = { off = 1200, selective = 700, full = 70 }, time = { off = 5, selective = 5.2, full = 7 } }
   local mtp = { stat = 3000, fwd = 2, act = { off = 1500, full = 90 }, time = { off = 6, full = 8 } }
-  for _, case in ipairs { { 16, 1 }, { 8, 2 }, { 16, 2 }, { 16, 2, "v" } } do
+  for _, case in ipairs { { 16, 1 }, { 8, 2 }, { 16, 2 }, { 16, 2, "v" }, { 8, 3 }, { 8, 4 } } do
     local S, I, order, seq, inflight = case[1], case[2], case[3], {}, {}
     for i = 1, 61 do seq[i] = i <= 3 and 1 or i == 61 and 3 or 2 end
     for s = 1, S do

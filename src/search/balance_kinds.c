@@ -25,6 +25,11 @@
  * from its end, one stage at a time; the last stage holds what lies between
  * them, split where they meet. No chunk start is guessed: one program.
  *
+ * Three or more chunks where every layer the chunks after the first can hold
+ * is of one kind (DeepSeek-V3: its dense layers all in chunk 0, MoE layers
+ * after them): one program over chunk 0's reach and the count the later
+ * chunks took, no chunk start tried (balance_kinds_alike.c says why exact).
+ *
  * What keeps it fast, each step exact: the chunk starts are tried from the
  * even split outward, the first against its own even split's step, so an
  * incumbent plan exists from the start; a label is dropped when a lower
@@ -206,25 +211,66 @@ static int program_init(program *pg, const bal_problem *p)
     return 0;
 }
 
+/* The plan's totals, objective and counts once out->kind_count (and
+ * kind_offload) hold its choices; explored: the programs run. */
+static void plan_finish(const ksolver *ks, long explored, bal_plan *out)
+{
+    const bal_problem *p = ks->p;
+    int K = ks->K;
+    size_t cells = (size_t)ks->S * (size_t)ks->I;
+    sum_kinds(out->kind_count, K, cells, out->count);
+    if (out->offload != NULL)
+        sum_kinds(out->kind_offload, K, cells, out->offload);
+    out->feasible = 1;
+    out->explored = explored;
+    out->moves = ks->moves;
+    bal_evaluate_kinds(p, out->kind_count, out->kind_offload, &out->objective, out->stage_time, out->stage_mem);
+}
+
 /* Runs the program again for the best chunk starts best_q and writes its plan into out; 0, or −1. */
 static int plan_fill(ksolver *ks, program *pg, const int *best_q, bal_plan *out)
 {
-    const bal_problem *p = ks->p;
-    int I = ks->I, K = ks->K;
-    size_t cells = (size_t)ks->S * (size_t)I;
-    memcpy(pg->q, best_q, sizeof(int) * (size_t)(I + 1));
+    memcpy(pg->q, best_q, sizeof(int) * (size_t)(ks->I + 1));
     int at = -1;
     double again = INFINITY;
     if (kinds_run_program(ks, pg, &again, &at) != 0 || at < 0)
         return -1;
     kinds_trace_back(ks, pg, at, out->kind_count, out->kind_offload);
-    sum_kinds(out->kind_count, K, cells, out->count);
-    if (out->offload != NULL)
-        sum_kinds(out->kind_offload, K, cells, out->offload);
-    out->feasible = 1;
-    out->explored = pg->runs;
-    out->moves = ks->moves;
-    bal_evaluate_kinds(p, out->kind_count, out->kind_offload, &out->objective, out->stage_time, out->stage_mem);
+    plan_finish(ks, pg->runs, out);
+    return 0;
+}
+
+/* Every layer chunks 1.. may hold of one kind (balance_kinds_alike.c): one
+ * program over (chunk 0's reach, the layers chunks 1.. took), its first
+ * incumbent the even split of pg's even chunk starts; 0, or −1. */
+static int solve_alike(ksolver *ks, program *pg, bal_plan *out)
+{
+    int S = ks->S, I = ks->I;
+    for (int v = 0; v < I - 1; v++) {
+        int start = pg->q[v] + (ks->N - pg->q[v]) / (I - v), lo = pg->q[v] + needs(ks, v);
+        pg->q[v + 1] = start < lo ? lo : start > ks->N ? ks->N : start;
+    }
+    int *cell = malloc(sizeof *cell * 2 * (size_t)S * (size_t)I);
+    double best = INFINITY;
+    if (cell == NULL || kinds_alike_solve(ks, even_split(ks, pg), &best, cell, cell + S * I) != 0) {
+        free(cell);
+        return -1;
+    }
+    out->optimal = 1; /* proved either way */
+    if (best == INFINITY) {
+        explain(ks, out);
+    } else {
+        int *b = pg->cb, *e = pg->ce;
+        for (int s = 0; s < S; s++) {
+            for (int v = 0; v < I; v++) {
+                b[v] = cell[v * S + s];
+                e[v] = cell[S * I + v * S + s];
+            }
+            kinds_stage_cost(ks, s, b, e, out->kind_count, out->kind_offload);
+        }
+        plan_finish(ks, 1, out);
+    }
+    free(cell);
     return 0;
 }
 
@@ -236,6 +282,10 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
     int *best_q = NULL;
     if (kinds_setup(&ks, p) != 0 || program_init(&pg, p) != 0 || plan_alloc(p, out) != 0)
         goto done;
+    if (kinds_alike_applies(&ks)) {
+        rc = solve_alike(&ks, &pg, out);
+        goto done;
+    }
     best_q = calloc((size_t)p->chunks + 1, sizeof(int));
     double best = INFINITY;
     if (best_q == NULL || try_starts(&ks, &pg, 0, &best, best_q) != 0)

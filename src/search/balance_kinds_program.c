@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rounding allowance of the pruning tests below: a bound that exceeds the
- * incumbent by less may be the incumbent's own plan summed in another order. */
-static double slack(const program *pg) { return 1e-9 * (fabs(pg->incumbent) > 1 ? fabs(pg->incumbent) : 1); }
-
 /* The least forward + backward seconds stages s.. can take when each chunk v
  * has reached at[v]: every later body layer at its fastest choice, plus the
  * pinned layers of those stages (memory left out, so never more than the truth). */
@@ -29,21 +25,7 @@ static double rest_time(const ksolver *ks, const program *pg, int s, const int *
     return r;
 }
 
-/* A lower bound on the step of every plan whose first s stages took sum in
- * all and max at most, with rest (rest_time) still to come: Σ T ≥ sum + rest;
- * max T ≥ max, ≥ the mean of all S stages, ≥ the mean of the S − s left. */
-static double bound(const program *pg, int S, int s, double sum, double max, double rest)
-{
-    double total = sum + rest, most = max;
-    if (total / S > most)
-        most = total / S;
-    if (s < S && rest / (S - s) > most)
-        most = rest / (S - s);
-    return score(pg, total, most);
-}
-
-/* Adds (sum, max) to L unless a label there equals or beats it; drops those it beats. */
-static int insert_label(labels *L, label x)
+int kinds_insert_label(labels *L, label x)
 {
     for (int i = 0; i < L->n; i++)
         if (L->l[i].sum <= x.sum && L->l[i].max <= x.max)
@@ -106,14 +88,14 @@ static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from
     if (isnan(pg->later[to_at])) /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
         pg->later[to_at] = pg->vshape ? bal_rest_bound(&ks->rest, s + 1, pg->next, pg->next + 1)
                                       : bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
-    double rest = pg->later[to_at], cut = pg->incumbent + slack(pg);
+    double rest = pg->later[to_at], cut = pg->incumbent + kinds_slack(pg->incumbent);
     if (rest == INFINITY)
         return 0;
     for (int i = 0; i < from->n; i++) {
         label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
-        if (bound(pg, ks->S, s + 1, x.sum, x.max, rest) > cut)
+        if (kinds_bound(pg->a, pg->b, ks->S, s + 1, x.sum, x.max, rest) > cut)
             continue;
-        if (insert_label(to, x) != 0)
+        if (kinds_insert_label(to, x) != 0)
             return -1;
     }
     return 0;
@@ -195,7 +177,7 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
                 double total = minsum + t + rest_time(ks, pg, s + 1, pg->next);
                 double most = minmax > t ? minmax : t;
                 most = total / ks->S > most ? total / ks->S : most;
-                dead = score(pg, total, most) > pg->incumbent + slack(pg);
+                dead = score(pg, total, most) > pg->incumbent + kinds_slack(pg->incumbent);
             }
             if (dead) {
                 skip = 0; /* the lowest digit above its first value, and those below it */
@@ -261,7 +243,7 @@ int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label)
     pg->states = pg->stride[I];
     if (program_reset(pg, S) != 0)
         return -1;
-    if (insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
+    if (kinds_insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
         return -1;
     for (int s = 0; s < S; s++)
         for (size_t at = 0; at < pg->states; at++)

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The stage times' memory, for one or two chunks and where it stays small
- * (else stage_time prices every move afresh); 0, or −1 out of memory. */
+/* The body's runs numbered (balance_runs.h), and the stage times' memory
+ * for one or two chunks, where they stay small (else stage_time prices every
+ * move afresh); 0, or −1 out of memory. */
 static int setup_memo(ksolver *ks)
 {
     const bal_problem *p = ks->p;
     const size_t most = (size_t)1 << 22;
-    if (ks->I > 2 || ks->N == 0)
+    if (ks->N == 0)
         return 0;
     double flight = INFINITY; /* the fewest micro-batches any cell keeps */
     for (int c = 0; c < ks->S * ks->I; c++)
@@ -29,8 +30,8 @@ static int setup_memo(ksolver *ks)
     /* a margin above the limit: a run is left out only where it surely cannot fit */
     int rc = bal_runs_build(&ks->runs, ks->prefix, ks->N, ks->K, least, ks->limit * (1 + 1e-9), most);
     free(least);
-    if (rc != 0)
-        return 0; /* too many runs to number: no memory of stage times */
+    if (rc != 0 || ks->I > 2)
+        return 0; /* too many runs to number, or more chunks: no memory of stage times */
     size_t C = (size_t)ks->runs.count, size = (size_t)ks->S * C;
     if (ks->I == 2 && C > most / size)
         return 0;
@@ -40,17 +41,16 @@ static int setup_memo(ksolver *ks)
     return ks->memo != NULL && ks->known != NULL ? 0 : -1;
 }
 
-/* The bound on the stages still to lay out (balance_rest.h); 0, or −1. */
-static int setup_rest(ksolver *ks)
+int kinds_setup_rest(const ksolver *ks, bal_rest *rest, int I, const double *inflight)
 {
     const bal_problem *p = ks->p;
     int S = ks->S, K = ks->K, rc = -1;
     bal_point *pts = malloc(sizeof *pts * (size_t)K * BAL_REST_MOST);
     const bal_point **one = malloc(sizeof *one * (size_t)K);
     int *n = malloc(sizeof *n * (size_t)K);
-    double *stat = malloc(sizeof *stat * ((size_t)K + 2 * (size_t)S));
+    double *stat = malloc(sizeof *stat * ((size_t)K + (size_t)S));
     if (pts != NULL && one != NULL && n != NULL && stat != NULL) {
-        double *room = stat + K, *flight = room + S;
+        double *room = stat + K;
         for (int k = 0; k < K; k++) { /* a kind's choices: its frontier of one layer (absent kinds: none, at 0) */
             const frontier *f = ks->total[k] > 0 ? &ks->fr[k][1] : &ks->fr[k][0];
             one[k] = pts + (size_t)k * BAL_REST_MOST;
@@ -59,19 +59,33 @@ static int setup_rest(ksolver *ks)
                 pts[(size_t)k * BAL_REST_MOST + (size_t)j] = (bal_point){f->pt[j].act, f->pt[j].time};
             stat[k] = p->kinds[k].stat;
         }
-        for (int s = 0; s < S; s++) {
+        for (int s = 0; s < S; s++)
             room[s] = ks->limit - ks->fixed_stat[s] - ks->fixed_act[s];
-            /* V-shaped: the layers between the chunks may go to either, so the bound
-             * pools them as one chunk keeping the fewer micro-batches of the two */
-            flight[s] = !p->vshape ? 0 : p->inflight[s] < p->inflight[S + s] ? p->inflight[s] : p->inflight[S + s];
-        }
-        rc = p->vshape ? bal_rest_build(&ks->rest, S, 1, K, ks->prefix, one, n, stat, flight, room, ks->fixed_time)
-                       : bal_rest_build(&ks->rest, S, ks->I, K, ks->prefix, one, n, stat, p->inflight, room, ks->fixed_time);
+        rc = bal_rest_build(rest, S, I, K, ks->prefix, one, n, stat, inflight, room, ks->fixed_time);
     }
     free(pts);
     free(one);
     free(n);
     free(stat);
+    return rc;
+}
+
+/* The bound on the stages still to lay out (balance_rest.h); 0, or −1. */
+static int setup_rest(ksolver *ks)
+{
+    const bal_problem *p = ks->p;
+    if (!p->vshape)
+        return kinds_setup_rest(ks, &ks->rest, ks->I, p->inflight);
+    /* V-shaped: the layers between the chunks may go to either, so the bound
+     * pools them as one chunk keeping the fewer micro-batches of the two */
+    int S = ks->S;
+    double *flight = malloc(sizeof *flight * (size_t)S);
+    if (flight == NULL)
+        return -1;
+    for (int s = 0; s < S; s++)
+        flight[s] = p->inflight[s] < p->inflight[S + s] ? p->inflight[s] : p->inflight[S + s];
+    int rc = kinds_setup_rest(ks, &ks->rest, 1, flight);
+    free(flight);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "balance_rest.h"
 #include "balance_runs.h"
 
+#include <math.h>
 #include <stddef.h>
 
 /* One frontier point: its activations and time (a mix of n layers), and the
@@ -81,6 +82,24 @@ typedef struct {
 
 static inline double score(const program *pg, double sum, double max) { return pg->a * sum + pg->b * max; }
 
+/* A lower bound on a·Σ T + b·max T of every plan whose first s of S stages
+ * took sum in all and max at most, with rest (a bound on the seconds of the
+ * stages left) still to come: Σ T ≥ sum + rest; max T ≥ max, ≥ the mean of
+ * all S stages, ≥ the mean of the S − s left. */
+static inline double kinds_bound(double a, double b, int S, int s, double sum, double max, double rest)
+{
+    double total = sum + rest, most = max;
+    if (total / S > most)
+        most = total / S;
+    if (s < S && rest / (S - s) > most)
+        most = rest / (S - s);
+    return a * total + b * most;
+}
+
+/* The rounding allowance of the pruning tests: a bound that exceeds the
+ * incumbent by less may be the incumbent's own plan summed in another order. */
+static inline double kinds_slack(double incumbent) { return 1e-9 * (fabs(incumbent) > 1 ? fabs(incumbent) : 1); }
+
 /* The first chunk whose cell of stage s is left empty where it may not be, or −1. */
 static inline int first_empty(const ksolver *ks, int s, const int *b, const int *e)
 {
@@ -117,9 +136,23 @@ double kinds_stage_time(ksolver *ks, int s, const int *b, const int *e);
 int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label);
 void kinds_trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko);
 void kinds_program_free(program *pg);
+/* Adds x to L unless a label there equals or beats it, dropping those x beats; 0, or −1. */
+int kinds_insert_label(labels *L, label x);
 
-/* balance_kinds_setup.c: the solver's state for p (0, or −1 out of memory), and freed. */
+/* balance_kinds_alike.c: the program when every body layer the chunks after
+ * the first may hold is of one kind (balance_kinds.c says when and why it is
+ * exact). kinds_alike_applies: whether it does for ks. kinds_alike_solve: the
+ * least step into *best (INFINITY when no plan fits; incumbent: a step some
+ * plan reaches, or INFINITY), and with a plan each cell's run [b, e) into
+ * cell_b and cell_e ([v · S + s]); 0, or −1 out of memory. */
+int kinds_alike_applies(const ksolver *ks);
+int kinds_alike_solve(ksolver *ks, double incumbent, double *best, int *cell_b, int *cell_e);
+
+/* balance_kinds_setup.c: the solver's state for p (0, or −1 out of memory), and freed;
+ * kinds_setup_rest: a bound on the stages left (balance_rest.h) for I chunks
+ * keeping inflight[v · S + s] micro-batches (0, or −1). */
 int kinds_setup(ksolver *ks, const bal_problem *p);
+int kinds_setup_rest(const ksolver *ks, bal_rest *rest, int I, const double *inflight);
 void kinds_teardown(ksolver *ks);
 
 #endif

@@ -86,7 +86,7 @@ typedef struct {
     int bad_stage;
     double bad_need;
     int capacity;
-    long explored;           /* bottleneck values tried (the proof's size); kinds: chunk starts tried */
+    long explored;           /* bottleneck values tried (the proof's size); kinds: chunk starts tried (1: one program) */
     long moves;              /* kinds: the moves (a stage's cells given their runs) the proof priced; else 0 */
 } bal_plan;
 
