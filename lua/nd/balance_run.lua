@@ -13,9 +13,8 @@
 -- Two body kinds in model order (DeepSeek-V3's dense layers before its MoE
 -- ones): a first kind held in the first stage's first chunk is pinned there;
 -- one spanning more cells (pp 16 vpp 2) is balanced with nd.core.balance's
--- kinds and sequence, each kind priced by a probe of its own (at vpp <= 2:
--- the kinds balancer is fast there only), and its plan written as each
--- cell's first layers (M.written_plan).
+-- kinds and sequence, each kind priced by a probe of its own, and its plan
+-- written as each cell's first layers (M.written_plan).
 --
 -- A plan is written as the per-stage forms the run and the train.yaml read:
 -- `offset` (vpp lists of one entry per stage) and either `full_recompute`
@@ -63,13 +62,6 @@ end
 -- their order), for nd.core.balance's kinds and sequence. counts[s][v] is a
 -- cell's layers of every kind; cell_kinds[s][v] the kind of each, in order.
 local function kinds_of(e, S, I, kinds, inflight, where, vee)
-  if I > 2 then
-    -- the kinds balancer is fast at I <= 2 only (src/search/balance_kinds.c
-    -- bounds its chunk starts there); at I 3 and 4 it took 0.1-62 s a
-    -- DeepSeek-V3 problem in the 1024-device search, past its 1 s
-    refuse("the model's %s layers span more than one cell at vpp %d (the kinds balancer takes vpp <= 2)",
-           kinds[1].name, I)
-  end
   local index, counts, cell_kinds, sequence = {}, {}, {}, {}
   for k, kind in ipairs(kinds) do index[kind.name] = k end
   for s = 1, S do
