@@ -271,16 +271,27 @@ local function balanced_list(opts, s, result, get)
 end
 
 local function balance_lines(s, info)
-  local lines = {
-    string.format("balanced (%s): %d of the first %d pipelined candidates by the even split's rank took a balanced "
-      .. "plan (%d problems solved, %d alike; %.3f s); the memory filter saw up to %s, each kept candidate fits %s",
-      s.balance.source, info.balanced, info.tried, info.solved, info.memo_hits, info.seconds,
-      units.gib(s.space.budget_bytes), units.gib(s.budget)),
-  }
+  local filter = string.format("the memory filter saw up to %s, each kept candidate fits %s",
+                               units.gib(s.space.budget_bytes), units.gib(s.budget))
+  local lines = {}
+  if info.exact then
+    lines[1] = string.format("balanced (%s): %d of %d pipelined candidates balanced in order of their bound (%d took "
+      .. "a balanced plan; %d problems solved, %d alike; %.3f s), %d pruned: no split or recompute of their layout "
+      .. "steps faster than the top %d's last row; %s", s.balance.source, info.tried, info.pipelined, info.balanced,
+      info.solved, info.memo_hits, info.seconds, info.pruned, info.shown, filter)
+  else
+    lines[1] = string.format("balanced (%s): %d of the first %d pipelined candidates by the even split's rank took a "
+      .. "balanced plan (%d problems solved, %d alike; %.3f s); %s", s.balance.source, info.balanced, info.tried,
+      info.solved, info.memo_hits, info.seconds, filter)
+  end
   if #info.refused > 0 then
     lines[#lines + 1] = "not balanced (candidates: why): " .. table.concat(info.refused, "; ")
   end
-  if info.unbalanced > 0 then
+  if info.unbalanced > 0 and info.exact then
+    lines[#lines + 1] = string.format("not balanced (--balance-limit %d): %d pipelined candidates past it in order "
+      .. "of their bound are priced at their even split; the top %d is that of balancing every candidate only if "
+      .. "none of them would rank there balanced (not checked)", info.limit, info.unbalanced, info.shown)
+  elseif info.unbalanced > 0 then
     -- no silent cap: what the limit left at the even split
     local after, before = info.total - info.looked, info.unbalanced - (info.total - info.looked)
     lines[#lines + 1] = string.format("not balanced (--balance-limit %d): the %d candidates after #%d of %d by the "
@@ -315,7 +326,8 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
     local info = search_info(s)
     if binfo then
       info.balance = { source = s.balance.source, balanced = binfo.balanced, tried = binfo.tried, limit = binfo.limit,
-                       unbalanced = binfo.unbalanced,
+                       unbalanced = binfo.unbalanced, exact = binfo.exact or false, pruned = binfo.pruned,
+                       pipelined = binfo.pipelined,
                        solved = binfo.solved, memo_hits = binfo.memo_hits, filter_bytes = s.space.budget_bytes,
                        refused = nd.json.array(binfo.refused),
                        plan = binfo.plan_path }

@@ -11,11 +11,26 @@
 --   per-stage peaks").
 -- * DeepSeek-V3 at 1024 devices: the top candidate's balanced step is no
 --   slower than its even split's (the bar), by the search's own numbers.
+-- * Bounds (balance_search's rank_by_bounds): the reference is balancing
+--   every pipelined candidate (opts.every, no bound); the pruned top k must be
+--   the same rows (even-split rank, step, peak, recompute), every floor
+--   (result:bound) at most its candidate's even step and its ranked step;
+--   on a layout without recompute or CP the floor is pipeline_step of every
+--   stage at the mean of nd.core.stage_seconds' stage times (timing.c's
+--   pipeline_floor_seconds: all its parts then sum over stages).
 package.path = "spec/?.lua;" .. package.path
 local nd = require "nd"
 local core = require "nd.core"
 
 local NDLUA = os.getenv("NDLUA") or "./ndlua"
+local command = require "nd.search.command"
+local warnings = require "nd.warnings"
+local policies = require "nd.policies"
+local outcome = require "nd.search.outcome"
+local search = require "nd.search"
+local api = require "nd.api"
+local balance_search = require "nd.balance_search"
+local balance_run = require "nd.balance_run"
 local LLAMA = "examples/llama-3.1-70b-tp-pp-sp/train.yaml"
 local GIB = 2 ^ 30
 
@@ -132,5 +147,77 @@ describe("search.lua --balance", function()
     assert.is_true(top.peak_bytes <= 58 * GIB)
     os.remove(dir .. "/resolved.yaml")
     os.remove(dir)
+  end)
+
+  -- a search as search.lua runs it (command.prepare, the C search, the
+  -- policy's sort), for balance_search.rank
+  local function searched(argv)
+    local opts = command.read_options(argv)
+    local s = command.prepare(opts, warnings.new { echo = false })
+    local result = core.search(s.base.model, s.base.run, s.space)
+    local function get(i) return search.candidate(result, i, nil, s.spans_cp) end
+    policies.apply(result, s.policy, outcome.policy_context(s.base.devices, s.profile, s.budget, s.gbs), get)
+    return s, result, get
+  end
+
+  local SEARCHES = {
+    { top = 3, argv = { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3" } },
+    { top = 5, argv = { "examples/qwen3-30b-a3b-fsdp8/train.yaml", "-d", "16", "-b", "64", "-M", "32GB", "-A", "A3" } },
+    { top = 5, argv = { "examples/deepseek-v3-256/train.yaml", "-d", "256", "-b", "512", "-M", "58GB", "-A", "A3",
+                        "-l", "DP", "TP", "SP", "PP", "CP", "EP", "OP", "MB", "MBS" } },
+  }
+  for _, case in ipairs(SEARCHES) do
+    it("by bounds: the top " .. case.top .. " of balancing every candidate (" .. case.argv[1] .. " -d "
+       .. case.argv[3] .. ")", function()
+      local argv = { "--recompute", "auto", "-j", "1", "--balance" }
+      for i, a in ipairs(case.argv) do table.insert(argv, i, a) end
+      local s, result, get = searched(argv)
+      local pruned, info = balance_search.rank(s, result, get, { top = case.top })
+      local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+      assert.is_true(info.exact)
+      assert.is_true(info.pruned > 0, "the bound prunes some")
+      assert.are.equal(0, info.unbalanced)
+      assert.are.equal(math.min(case.top, #all), #pruned)
+      for i, c in ipairs(pruned) do
+        local want = all[i]
+        assert.are.same({ want.even_rank, want.step_time_s, want.peak_bytes, want.recompute },
+                        { c.even_rank, c.step_time_s, c.peak_bytes, c.recompute }, "row " .. i)
+      end
+      for i = 1, result:size() do
+        local floor, step = result:bound(i)
+        assert.is_true(floor <= step, "floor of candidate " .. i)
+      end
+      for _, c in ipairs(all) do
+        assert.is_true(result:bound(c.even_rank) <= c.step_time_s, "floor of a ranked candidate")
+      end
+    end)
+  end
+
+  it("the floor of a layout without recompute or CP: every stage at the mean stage time", function()
+    local s, result = searched { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3", "--recompute", "auto",
+                                 "-j", "1", "--balance" }
+    local hw = balance_run.hardware(s.profile, s.base.run)
+    local checked, below = 0, 0
+    for i = 1, result:size() do
+      local c = result:candidate(i)
+      if c.pp > 1 and c.cp == 1 and checked < 12 then
+        local run = api.candidate_run(s.base.run, c)
+        local x = core.stage_seconds(s.base.model, run, hw)
+        local sum = 0
+        for _, t in ipairs(x) do sum = sum + t end
+        local mean = {}
+        for k = 1, #x do mean[k] = sum / #x end
+        local want = core.pipeline_step(run, mean)
+        local floor = result:bound(i)
+        if c.recompute == "off" then
+          assert.is_true(math.abs(floor - want) <= 1e-12 * want, ("candidate %d: %.17g vs %.17g"):format(i, floor, want))
+          checked = checked + 1
+        else -- the recompute's seconds are not in the floor
+          assert.is_true(floor < want)
+          below = below + 1
+        end
+      end
+    end
+    assert.is_true(checked > 0 and below > 0)
   end)
 end)

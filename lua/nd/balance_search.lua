@@ -120,19 +120,131 @@ local function comparer(policy)
   end
 end
 
---- The ranked candidates of a --balance search. s: search.lua's search
--- state (base.model, base.run, budget, profile, policy); result: the C
--- search's (sorted); get(i): its candidate i; opts.top: how many to
--- return; opts.limit: pipelined candidates to balance. Returns the list,
--- and {balanced, tried, kept, solved, memo_hits, seconds, unbalanced (the
--- candidates priced at their even split only: pipelined ones past the
--- limit, and every one after the last looked at), looked, total}.
-function M.rank(s, result, get, opts)
-  local t0 = os.clock()
+-- The candidates of rank order 1..n as the balanced ranking reads them.
+local function new_ctx(s)
   local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {},
                 layouts = {}, layout_hits = 0 }
   ctx.hw = balance_run.hardware(s.profile, s.base.run)
-  local limit, top = opts.limit or M.DEFAULT_LIMIT, opts.top
+  return ctx
+end
+
+-- The ranked top of the kept candidates, and the refusals as text.
+local function finish(kept, policy, top, ctx)
+  table.sort(kept, comparer(policy))
+  local list = {}
+  for i = 1, math.min(top, #kept) do
+    list[i] = kept[i]
+    list[i].rank = i
+  end
+  local refused = {}
+  for why, n in pairs(ctx.refused) do refused[#refused + 1] = string.format("%d: %s", n, why) end
+  table.sort(refused)
+  return list, refused
+end
+
+-- Whether the policy ranks by the step first (the bound's key): its first
+-- order key is step_time_s and no score function reorders it.
+local function step_first(policy)
+  return not policy.score and (policy.order or { "step_time_s" })[1] == "step_time_s"
+end
+
+-- Slack for rounding when a bound is compared with a step: a bound equal to
+-- a step may round above it by a few units in the last place.
+local ROUNDING = 1e-12
+
+-- The k-th smallest of the steps held (sorted ascending, at most k kept).
+local function hold(steps, k, x)
+  local i = #steps + 1
+  while i > 1 and steps[i - 1] > x do i = i - 1 end
+  if i > k then return end
+  table.insert(steps, i, x)
+  if #steps > k then steps[#steps] = nil end
+end
+
+-- An upper bound on the top's k-th step: the k-th even step among
+-- candidates that fit at their even split, one a layout (the layout's
+-- balanced candidates collapse to one row; each kept row is no slower than
+-- its even split).
+local function first_bound(result, get, bounds, budget, k)
+  local steps, layouts = {}, {}
+  for i = 1, result:size() do
+    local b = bounds[i]
+    if b.peak <= budget then
+      local key = degrees_key(get(i))
+      if not layouts[key] then
+        layouts[key] = true
+        steps[#steps + 1] = b.step
+        if #steps == k then return b.step end
+      end
+    end
+  end
+  return math.huge
+end
+
+-- Balancing every pipelined candidate, exactly, by bounds (the policy ranks
+-- by the step first). Each pipelined candidate's floor (result:bound:
+-- timing.c's pipeline_floor_seconds, no split or recompute of its layout
+-- steps faster, so neither its balanced plan nor its even split does) is a
+-- lower bound on the step it ranks at; a candidate without a pipeline ranks
+-- at its even step. Candidates are taken in order of that bound and
+-- balanced; once the next bound is above the k-th step of the rows kept so
+-- far, no candidate left can rank among the first k. `limit` caps the
+-- pipelined candidates balanced (then the top is not proved).
+local function rank_by_bounds(s, result, get, top, limit, ctx)
+  local n = result:size()
+  local bounds = {}
+  for i = 1, n do
+    local floor, step, peak, pp = result:bound(i)
+    bounds[i] = { floor = floor, step = step, peak = peak, pp = pp }
+  end
+  local ceiling = first_bound(result, get, bounds, s.budget, top)
+  local order, pipelined = {}, 0
+  for i = 1, n do
+    local b = bounds[i]
+    if b.pp > 1 then pipelined = pipelined + 1 end
+    b.key = b.pp > 1 and math.min(b.floor, b.step) or (b.peak <= s.budget and b.step or math.huge)
+    if b.key <= ceiling * (1 + ROUNDING) then order[#order + 1] = i end
+  end
+  table.sort(order, function(x, y)
+    local a, b = bounds[x].key, bounds[y].key
+    if a ~= b then return a < b end
+    return x < y
+  end)
+  local kept, steps, seen = {}, {}, {}
+  local tried, balanced, passed, looked = 0, 0, 0, 0
+  for _, i in ipairs(order) do
+    local b = bounds[i]
+    if #steps == top and b.key > steps[top] * (1 + ROUNDING) then break end
+    looked = looked + 1
+    local c = get(i)
+    c.rank, c.even_rank = i, i
+    local took = false
+    if b.pp > 1 and tried < limit then
+      tried = tried + 1
+      took = balance_one(c, ctx)
+      if took then balanced = balanced + 1 end
+    elseif b.pp > 1 then
+      passed = passed + 1
+    end
+    -- the modes of one layout balance to one plan: the first by rank is
+    -- kept (they share the bound, so they are taken in rank order)
+    local key = took and layout_key(c, c.balance) or nil
+    if c.peak_bytes <= s.budget and not (key and seen[key]) then
+      kept[#kept + 1] = c
+      if key then seen[key] = true end
+      hold(steps, top, c.step_time_s)
+    end
+  end
+  local list, refused = finish(kept, s.policy, top, ctx)
+  return list, { exact = true, balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved,
+                 refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
+                 pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
+                 limit = limit < math.huge and limit or nil }
+end
+
+-- The first `limit` pipelined candidates by the even split's rank
+-- balanced (a policy that does not rank by the step first: no bound).
+local function rank_first(s, result, get, top, limit, ctx)
   local kept, tried, balanced, seen = {}, 0, 0, {}
   local looked, passed = 0, 0
   for i = 1, result:size() do
@@ -155,20 +267,40 @@ function M.rank(s, result, get, opts)
       if key then seen[key] = true end
     end
   end
-  table.sort(kept, comparer(s.policy))
-  local list = {}
-  for i = 1, math.min(top, #kept) do
-    list[i] = kept[i]
-    list[i].rank = i
-  end
-  local refused = {}
-  for why, n in pairs(ctx.refused) do refused[#refused + 1] = string.format("%d: %s", n, why) end
-  table.sort(refused)
+  local list, refused = finish(kept, s.policy, top, ctx)
   -- what was not balanced: the pipelined candidates looked at past the
   -- limit, and every candidate after the last one looked at
   return list, { balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved, refused = refused,
-                 memo_hits = ctx.memo.hits + ctx.layout_hits, seconds = os.clock() - t0,
+                 memo_hits = ctx.memo.hits + ctx.layout_hits,
                  unbalanced = passed + (result:size() - looked), looked = looked, total = result:size(), limit = limit }
+end
+
+--- The ranked candidates of a --balance search. s: search.lua's search
+-- state (base.model, base.run, budget, profile, policy); result: the C
+-- search's (sorted); get(i): its candidate i; opts.top: how many to
+-- return; opts.limit: the most pipelined candidates to balance;
+-- opts.every: balance every pipelined candidate, no bound. Under a
+-- policy ranking by the step first, every pipelined candidate is balanced
+-- or pruned by its bound (exact = true; limit: none unless told); else the
+-- first `limit` (DEFAULT_LIMIT) by the even split's rank. Returns the list,
+-- and {exact, balanced, tried, kept, solved, memo_hits, seconds, refused,
+-- unbalanced (pipelined candidates priced at their even split only past
+-- the limit; without exact, also every one after the last looked at),
+-- pruned (exact: pipelined candidates whose bound ranks them below the
+-- top), pipelined, looked, total, limit}.
+function M.rank(s, result, get, opts)
+  local t0 = os.clock()
+  local ctx = new_ctx(s)
+  local list, info
+  if opts.every then -- every pipelined candidate balanced, no bound (the specs' reference)
+    list, info = rank_first(s, result, get, opts.top, math.huge, ctx)
+  elseif step_first(s.policy) then
+    list, info = rank_by_bounds(s, result, get, opts.top, opts.limit or math.huge, ctx)
+  else
+    list, info = rank_first(s, result, get, opts.top, opts.limit or M.DEFAULT_LIMIT, ctx)
+  end
+  info.seconds = os.clock() - t0
+  return list, info
 end
 
 --- The plan of a listed candidate as JSON (-k): its degrees, the plan and

@@ -36,7 +36,7 @@ profiles and ranking policies are files, listed from where they are found:
           --csv-limit N         write at most the first N fitting candidates (in rank order) to the --csv FILE
           --svg FILE            write a chart of the top candidates to FILE
           --balance             price pipelined candidates with their balanced plan: per-stage layers and recompute (balance.lua); the memory filter and the ranking see it (default: the search config's balance, else context.balance)
-          --balance-limit N     with --balance: the pipelined candidates balanced, in rank order (default 64)
+          --balance-limit N     with --balance: the most pipelined candidates balanced (default: every one its bound does not prune; 64 in rank order under a policy not ranking by step first)
     -k,   --plan N              with --balance: write the Nth ranked candidate's plan (layers, recompute lists, the balancer's problem) to plan-N.json in -o
           --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
     -v,   --verbosity LEVEL     0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)

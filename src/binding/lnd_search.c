@@ -264,6 +264,21 @@ static int result_candidate(lua_State *L)
     return 1;
 }
 
+/* result:bound(i) -> floor, step, peak, pp of fitting candidate i, no table made (search.lua --balance
+ * reads every candidate's): floor (seconds) is timing.c's pipeline_floor_seconds of its layout, no
+ * faster than any split of its layers with any recompute steps; step its even split's step (seconds);
+ * peak its even split's peak (bytes). */
+static int result_bound(lua_State *L)
+{
+    result_box *box = check_result(L);
+    const candidate *c = candidate_at(L, box, 2);
+    lua_pushnumber(L, c->time.floor);
+    lua_pushnumber(L, c->time.step);
+    lua_pushnumber(L, c->peak);
+    lua_pushinteger(L, (lua_Integer)c->degree[DIM_PP]);
+    return 4;
+}
+
 static int result_size(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)check_result(L)->res.n_fit);
@@ -506,7 +521,8 @@ static int lnd_pipeline_step(lua_State *L)
 static const luaL_Reg result_methods[] = {
     {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
-    {"lightest", result_lightest},   {"write_csv", result_write_csv}, {NULL, NULL},
+    {"lightest", result_lightest},   {"write_csv", result_write_csv}, {"bound", result_bound},
+    {NULL, NULL},
 };
 
 /* Pushes nd.core.search_dims: the search dimensions (SEARCH_DIMS), in the core's order, each

@@ -602,6 +602,11 @@ static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, lay
     w->tp += n * t.tp * (1.0 + again / 2.0);
     w->cp += n * t.cp * (1.0 + again / 3.0);
     w->ep += n * t.ep * (1.0 + again / 2.0);
+    w->tp_once += n * t.tp;
+    w->cp_once += n * t.cp;
+    w->ep_once += n * t.ep;
+    if (!(lt.attention_flops > 0))
+        w->cp_bare += n * t.cp;
     w->weights += n * lt.weights;
     w->layers += n;
 }
@@ -788,6 +793,74 @@ static double stage_micro_batch_time(const stage_work *w, const model_t *mo, con
     return sum;
 }
 
+/* Adds n times a stage's work to a sum of works (the fields floor_sum reads). */
+static void add_work(stage_work *sum, const stage_work *w, double n)
+{
+    sum->forward_flops += n * w->forward_flops;
+    sum->backward_extra_flops += n * w->backward_extra_flops;
+    sum->forward_attention_flops += n * w->forward_attention_flops;
+    sum->forward_moved += n * w->forward_moved;
+    sum->tp_once += n * w->tp_once;
+    sum->cp_once += n * w->cp_once;
+    sum->ep_once += n * w->ep_once;
+    sum->cp_bare += n * w->cp_bare;
+}
+
+/* A lower bound on Σ_s x_s, the stage times a micro-batch that
+ * stage_micro_batch_time gives, for every split of the layout's layers and
+ * tables over its pp stages and every recompute of them; `all` is the sum
+ * of the stages' works. Each part of x_s:
+ *   forward (parts[0]) and backward (parts[1] = 2 parts[0] + the backward
+ *     excess): linear in sums over the stage's layers and tables
+ *     (add_run, stage_work_of) that no recompute changes (rerun_of sets the
+ *     rerun fields only), so their Σ_s is that of `all`;
+ *   recompute (parts[2]): at least 0, left out;
+ *   TP and EP (parts[3], parts[5]): bytes times a factor the degrees and
+ *     the schedule fix (ep_all_to_all_seconds and deepep_seconds are
+ *     max(α·bytes, β·bytes), linear in the bytes), and a full recompute
+ *     only adds a resend: at least the `_once` bytes of `all`;
+ *   CP (parts[4], cp_exposed_seconds): at least (1 − overlap_cp)·comm,
+ *     which sums like TP's; under a ring with a flash kernel, where every
+ *     layer sending CP bytes has attention FLOPs (cp_bare = 0), each stage
+ *     with sends also exposes comm − (cp − 1)/cp·(3 A + R)/rate with R, the
+ *     rerun attention, at most A (rerun_of reruns a share <= 1 of it), and
+ *     Σ_s max(u_s, v_s) >= max(Σ u_s, Σ v_s);
+ *   PP (parts[6]): the same on every stage, pp times. */
+static double floor_sum(const stage_work *all, const model_t *mo, const run_t *r, const hardware_t *hw,
+                        double pp_bytes)
+{
+    stage_work w = *all;
+    w.recompute_flops = w.recompute_attention_flops = w.recompute_moved = 0;
+    w.tp = w.tp_once;
+    w.ep = w.ep_once;
+    w.cp = 0;
+    double parts[STAGE_PARTS];
+    double sum = stage_micro_batch_time(&w, mo, r, hw, pp_bytes, parts) + (double)(r->pp - 1) * parts[6];
+    double comm = seconds(all->cp_once, level_gbps(hw, r->tp * r->cp)), cp = comm * (1.0 - hw->overlap_cp);
+    double rate = (hw->attention_tflops > 0 ? hw->attention_tflops : hw->sustained_tflops) * 1e12;
+    if (r->cp > 1 && r->cp_algo == CP_RING && hw->overlap_cp > 0 && all->cp_bare == 0) {
+        double k = ((double)r->cp - 1.0) / (double)r->cp;
+        double exposed = comm - k * 4.0 * all->forward_attention_flops / rate;
+        if (exposed > cp)
+            cp = exposed;
+    }
+    return sum + cp;
+}
+
+/* The least step before DP and the optimizer that any split of the
+ * layout's layers over its stages with any recompute can take, from the
+ * lower bound sum of their stage times (floor_sum): every schedule of
+ * pipeline_step is a·Σ x + b·max x with a, b >= 0 (balance.c's
+ * bal_step_coeffs reads them off), and max x >= Σ x / pp, so the step is
+ * at least pipeline_step of pp stages each at the mean. */
+static double pipeline_floor_seconds(const run_t *r, double sum, double *scratch)
+{
+    for (int64_t s = 0; s < r->pp; s++)
+        scratch[s] = sum / (double)r->pp;
+    double bubble;
+    return pipeline_step(r, scratch, r->pp, &bubble);
+}
+
 void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, step_time *out)
 {
     timing_memo memo;
@@ -796,11 +869,12 @@ void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, ste
     timing_memo_free(&memo);
 }
 
-/* The scratch for pp stages: their times, then STAGE_PARTS each; NULL when out of memory. */
+/* The scratch for pp stages: their times, then STAGE_PARTS each, then pp more (the floor's); NULL when out of
+ * memory. */
 static double *stage_scratch(timing_memo *memo, int64_t pp)
 {
     if (memo->cap_x < pp) {
-        double *x = realloc(memo->stage_x, (size_t)pp * (1 + STAGE_PARTS) * sizeof *x);
+        double *x = realloc(memo->stage_x, (size_t)pp * (2 + STAGE_PARTS) * sizeof *x);
         if (x == NULL)
             return NULL;
         memo->stage_x = x;
@@ -856,6 +930,15 @@ static double optimizer_seconds(const price_ctx *c, const layout_t *l, const har
     return most / bytes_per_s;
 }
 
+/* The stages laid out like stage s (itself included) that take its prices in pipeline_of. */
+static int64_t alike_stages(const layout_t *l, int64_t s, bool vision)
+{
+    int64_t n = 1;
+    for (int64_t t = s + 1; l->same_as != NULL && t < l->pp; t++)
+        n += l->same_as[t] == s && !(s == 0 && vision);
+    return n;
+}
+
 /* The pipeline's step before DP; -1 when out of memory. */
 static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
                        pipeline_time *out)
@@ -871,6 +954,8 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)m->hidden * c->d->bytes_compute : 0.0;
     double *saved = x + pp;
     const double *worst = NULL;
+    stage_work all;
+    memset(&all, 0, sizeof all);
     for (int64_t s = 0; s < pp; s++) {
         /* a stage laid out like an earlier one takes its prices (the
          * vision tower makes stage 0 unlike any other) */
@@ -881,6 +966,7 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
             mine = saved + like * STAGE_PARTS; /* same_as names a stage priced itself: the first alike */
         } else {
             stage_work w = work_of(c, l, s, memo);
+            add_work(&all, &w, (double)alike_stages(l, s, m->vision != NULL));
             x[s] = stage_micro_batch_time(&w, c->m, r, hw, pp_bytes, mine);
             if (w.weights > out->weights) {
                 out->weights = w.weights;
@@ -896,6 +982,7 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     }
     memcpy(out->worst, worst, sizeof out->worst);
     out->step = pipeline_step(r, x, pp, &out->bubble);
+    out->floor = pipeline_floor_seconds(r, floor_sum(&all, m, r, hw, pp_bytes), saved + pp * STAGE_PARTS);
     out->epoch = memo->works_epoch;
     return 0;
 }
@@ -1093,6 +1180,7 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     out->straggler = p->straggler;
     out->optimizer = optimizer;
     out->step = p->step + dp_seconds + optimizer;
+    out->floor = p->floor; /* DP's exposed seconds and the optimizer's are at least 0 */
     timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
 }
 

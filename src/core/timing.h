@@ -41,6 +41,8 @@ typedef struct {
     double bubble;                             /* pipeline fill and drain */
     double optimizer;                          /* the optimizer step (memory bound) */
     double step;                               /* the step */
+    double floor;                              /* no split nor recompute of the layout steps faster
+                                                * (pipeline_floor_seconds) */
     int64_t straggler;                         /* that stage */
     double model_flops;                        /* 3 x forward FLOPs of the step's tokens */
     double tokens_per_s_per_device, mfu;
@@ -124,6 +126,8 @@ typedef struct {
     double forward_attention_flops, recompute_attention_flops; /* a flash kernel's share of them */
     double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
+    double tp_once, cp_once, ep_once;       /* the same without a full recompute's resend */
+    double cp_bare;                         /* cp_once of layers without a flash kernel's attention */
     double weights;                         /* weights on one rank (for DP traffic) */
     double layers;                          /* its layers (the units FSDP gathers one by one) */
     param_split updated;                    /* the parameters its optimizer steps (a trained
@@ -145,6 +149,7 @@ double cp_exposed_seconds(const stage_work *w, const run_t *r, const hardware_t 
 typedef struct {
     int64_t epoch;       /* as a stage_work's */
     double step, bubble; /* seconds: the pipeline's step before DP, its fill and drain */
+    double floor;        /* seconds: pipeline_floor_seconds of the layout */
     int64_t straggler;   /* the slowest stage */
     double worst[STAGE_PARTS]; /* its micro-batch's parts */
     double weights;      /* the most weights a stage holds on one rank */

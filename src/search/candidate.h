@@ -15,6 +15,7 @@
  * and the candidate (search_candidate_time), so they are not stored. */
 typedef struct {
     double forward, backward, recompute, tp, cp, ep, pp, dp, bubble, optimizer, step;
+    double floor; /* step_time's: no split nor recompute of its layout steps faster */
 } candidate_time;
 
 /* A priced candidate as a search result holds it: small, as a search may

@@ -61,8 +61,8 @@ local COMMAND = {
     { name = "balance", help = "price pipelined candidates with their balanced plan: per-stage layers and "
       .. "recompute (balance.lua); the memory filter and the ranking see it (default: the search config's "
       .. "balance, else context.balance)" },
-    { name = "balance-limit", arg = "N", help = "with --balance: the pipelined candidates balanced, in rank "
-      .. "order (default 64)" },
+    { name = "balance-limit", arg = "N", help = "with --balance: the most pipelined candidates balanced "
+      .. "(default: every one its bound does not prune; 64 in rank order under a policy not ranking by step first)" },
     { name = "plan", short = "k", arg = "N", help = "with --balance: write the Nth ranked candidate's plan "
       .. "(layers, recompute lists, the balancer's problem) to plan-N.json in -o" },
     require("nd.strict").OPTION,
