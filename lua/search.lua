@@ -275,14 +275,17 @@ local function balance_lines(s, info)
                                units.gib(s.space.budget_bytes), units.gib(s.budget))
   local lines = {}
   if info.exact then
-    lines[1] = string.format("balanced (%s): %d of %d pipelined candidates balanced in order of their bound (%d took "
-      .. "a balanced plan; %d problems solved, %d alike; %.3f s), %d pruned: no split or recompute of their layout "
-      .. "steps faster than the top %d's last row; %s", s.balance.source, info.tried, info.pipelined, info.balanced,
-      info.solved, info.memo_hits, info.seconds, info.pruned, info.shown, filter)
+    lines[1] = string.format("balanced (%s): %d of %d pipelined candidates taken in order of their floor (%d took "
+      .. "a balanced plan; %d layouts not solved: the recompute any plan that fits needs steps them past the top %d's "
+      .. "last row; %d problems solved, %d alike, %d proved to have no plan that fits by counting layers; %.3f s), "
+      .. "%d pruned: no split or recompute of their layout steps faster than that row; %s",
+      s.balance.source, info.tried, info.pipelined, info.balanced, info.above, info.shown, info.solved,
+      info.memo_hits, info.unfit, info.seconds, info.pruned, filter)
   else
     lines[1] = string.format("balanced (%s): %d of the first %d pipelined candidates by the even split's rank took a "
-      .. "balanced plan (%d problems solved, %d alike; %.3f s); %s", s.balance.source, info.balanced, info.tried,
-      info.solved, info.memo_hits, info.seconds, filter)
+      .. "balanced plan (%d problems solved, %d alike, %d proved to have no plan that fits by counting layers; %.3f s); "
+      .. "%s", s.balance.source, info.balanced, info.tried, info.solved, info.memo_hits, info.unfit, info.seconds,
+      filter)
   end
   if #info.refused > 0 then
     lines[#lines + 1] = "not balanced (candidates: why): " .. table.concat(info.refused, "; ")
@@ -327,6 +330,7 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
     if binfo then
       info.balance = { source = s.balance.source, balanced = binfo.balanced, tried = binfo.tried, limit = binfo.limit,
                        unbalanced = binfo.unbalanced, exact = binfo.exact or false, pruned = binfo.pruned,
+                       unfit = binfo.unfit, above = binfo.above,
                        pipelined = binfo.pipelined,
                        solved = binfo.solved, memo_hits = binfo.memo_hits, filter_bytes = s.space.budget_bytes,
                        refused = nd.json.array(binfo.refused),

@@ -325,3 +325,69 @@ describe("ndlua balance.lua train.yaml --yaml", function()
     assert.are.equal(out.peak_bytes, est.peak_bytes)
   end)
 end)
+
+describe("nd.balance_run.cannot_fit", function()
+  it("counts the layers each stage can hold at least", function()
+    -- By hand (balance_spec's case): each stage keeps 1 micro-batch and holds at
+    -- most floor(35 / (10 + 1 x 1)) = 3 layers under 35 bytes: 2 stages hold 6,
+    -- so 7 layers cannot fit and 6 may (the solver fits them)
+    local p = { stages = 2, chunks = 1, micro = 2, body = 7, limit = 35, inflight = { { 1 }, { 1 } },
+                layer = { stat = 10, act = { full = 1 }, time = { full = 1 } }, run = { modes = { "full" } } }
+    assert.is_true(balance_run.cannot_fit(p))
+    assert.is_false(core.balance(p).feasible)
+    p.body = 6
+    assert.is_false(balance_run.cannot_fit(p))
+    assert.is_true(core.balance(p).feasible)
+    -- the head's 12 static bytes on stage 1 leave it 23: 2 layers, 5 in all
+    p.head = { stat = 12, act = 0, time = 0, fwd = 0 }
+    assert.is_true(balance_run.cannot_fit(p))
+    assert.is_false(core.balance(p).feasible)
+    p.body = 5
+    assert.is_false(balance_run.cannot_fit(p))
+    assert.is_true(core.balance(p).feasible)
+  end)
+
+  it("bounds the layers a plan recomputes", function()
+    -- By hand: stage 1 keeps 2 micro-batches, stage 2 one; a layer is 10 static
+    -- bytes + 5 a micro-batch plain, 1 recomputed. Under 60 bytes stage 1 holds
+    -- 3 plain layers (20 each), stage 2 four (15 each): 7 of 9, two past them.
+    -- A recomputed layer frees 8 bytes on stage 1 (2.5 per added layer, 20 / 8)
+    -- and 4 on stage 2 (3.75): both extra layers on stage 1, 5 recomputed
+    -- (5 layers there: 100 - 60 = 40 bytes over, 40 / 8 = 5). The solver's plan,
+    -- the least step (1 s a plain layer, 1.5 recomputed, step sum + 3 max),
+    -- takes 4 + 5 layers with 3 + 4 recomputed (5.5 s and 7 s: 33.5 against
+    -- 7.5 s and 4 s, 34, for 5 + 4): 7, at least the bound.
+    local p = { stages = 2, chunks = 1, micro = 4, body = 9, limit = 60, inflight = { { 2 }, { 1 } },
+                coef_sum = 1, coef_max = 3, run = { modes = { "off", "full" } },
+                layer = { stat = 10, act = { off = 5, full = 1 }, time = { off = 1, full = 1.5 } } }
+    assert.are.equal(5, balance_run.least_recompute(p))
+    local plan = core.balance(p)
+    assert.is_true(plan.feasible)
+    assert.are.same({ 3, 4 }, { plan.cells[1][1].full, plan.cells[2][1].full })
+    assert.are.equal(33.5, plan.objective)
+    -- room for all nine plain: none; room for fewer than nine recomputed: nil
+    p.limit = 200
+    assert.are.equal(0, balance_run.least_recompute(p))
+    p.limit = 40
+    assert.is_nil(balance_run.least_recompute(p))
+  end)
+
+  it("never refuses a problem the solver fits (DeepSeek-V3 pp 16 vpp 2, both kinds, 40 to 64 GiB)", function()
+    local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
+    run = run:with { pp = 16, vpp = 2, offset = nd.null }
+    local hw = balance_run.hardware("A3", run)
+    local _, probes = balance_run.problem(model, run, hw)
+    local caught = 0
+    for gib = 40, 64, 4 do
+      for _, family in ipairs(balance_run.FAMILIES) do
+        local p = balance_run.problem(model, run:with { device_memory = gib * GIB }, hw,
+                                      { modes = family, probes = probes })
+        if balance_run.cannot_fit(p) then
+          caught = caught + 1
+          assert.is_false(core.balance(p).feasible, gib .. " GiB")
+        end
+      end
+    end
+    assert.is_true(caught > 0)
+  end)
+end)

@@ -187,9 +187,25 @@ describe("search.lua --balance", function()
         local floor, step = result:bound(i)
         assert.is_true(floor <= step, "floor of candidate " .. i)
       end
+      local hw = balance_run.hardware(s.profile, s.base.run)
+      local memory_bound = 0
       for _, c in ipairs(all) do
-        assert.is_true(result:bound(c.even_rank) <= c.step_time_s, "floor of a ranked candidate")
+        local floor = result:bound(c.even_rank)
+        assert.is_true(floor <= c.step_time_s, "floor of a ranked candidate")
+        local r = c.balance_result
+        if r then -- a balanced row: its recompute is at least the count's least (balance_run.least_recompute)
+          local even = setmetatable({ recompute = c.recompute_priced }, { __index = c })
+          local run = api.candidate_run(s.base.run, even)
+          local ones = {}
+          for k = 1, c.pp do ones[k] = 1 end
+          local y = balance_run.least_recompute(r.problem)
+          local rerun = core.rerun_seconds(s.base.model, run, hw)[r.family[2]]
+          local bound = floor + core.pipeline_step(run, ones) / c.pp * y * rerun
+          assert.is_true(bound <= c.step_time_s * (1 + 1e-12), ("bound %.6f s, step %.6f s"):format(bound, c.step_time_s))
+          if y > 0 then memory_bound = memory_bound + 1 end
+        end
       end
+      assert.is_true(memory_bound > 0, "some balanced row must recompute")
     end)
   end
 

@@ -604,9 +604,120 @@ local function spread_tables(p)
   return q
 end
 
+--- Whether no plan of a problem fits, by counting: stage s holds its pinned
+-- tables' static bytes (their activations are at least 0) and each body
+-- layer there takes at least the least of stat + act[mode] x in-flight over
+-- the layer kinds, the offered modes and the stage's chunks (the memory rule
+-- of nd.core.balance: a cell's layers each add stat + act x its in-flight
+-- micro-batches, balance_kinds_check.c add_layers, balance.c alike), so a
+-- stage holds at most floor(room / that) layers; when those counts sum
+-- below the body's layers, no split fits, and nd.core.balance would say the
+-- problem has no feasible plan. Saves the solve (the kinds solver takes up
+-- to 10 ms to prove it).
+function M.cannot_fit(p)
+  local layers, room_of = p.kinds or { p.layer }, {}
+  for s = 1, p.stages do room_of[s] = p.limit end
+  if p.head then room_of[1] = room_of[1] - p.head.stat end
+  if p.tail then room_of[p.tail_stage] = room_of[p.tail_stage] - p.tail.stat end
+  local held = 0
+  for s = 1, p.stages do
+    local least_inflight = math.huge
+    for v = 1, p.chunks do least_inflight = math.min(least_inflight, p.inflight[s][v]) end
+    local size = math.huge
+    for _, l in ipairs(layers) do
+      for _, mode in ipairs(p.run.modes) do size = math.min(size, l.stat + l.act[mode] * least_inflight) end
+    end
+    if room_of[s] >= 0 and size > 0 then
+      -- the solver's own slack (balance_kinds_check.c fits: 1e-12 of the limit)
+      held = held + math.floor((room_of[s] + math.abs(p.limit) * 1e-12) / size)
+    elseif room_of[s] >= 0 then
+      return false
+    end
+  end
+  return held < p.body
+end
+
+--- The least layers any plan of a problem that fits recomputes (at its
+-- family's mode, p.run.modes[2]), as a real number; or nil where none fits.
+-- Stage s holds its pinned tables' static bytes, and each of its layers at
+-- least `plain` bytes (the least stat + act.off x in-flight over the kinds
+-- and the stage's chunks) or, recomputed, at least `low` (the same at the
+-- mode): n layers of which y recompute need pinned + (n - y) plain + y low
+-- <= limit, so past free = (limit - pinned) / plain layers each one more
+-- needs plain / (plain - low) more recomputed, up to cap = (limit - pinned)
+-- / low layers. Relaxed to real counts, the least total is the body's
+-- layers past the stages' free room placed where that slope is least
+-- (each plan of the problem is such a point, so it recomputes at least it).
+function M.least_recompute(p)
+  local layers, mode = p.kinds or { p.layer }, p.run.modes[2]
+  local free, extra = 0, {}
+  for s = 1, p.stages do
+    local room = p.limit
+    if s == 1 and p.head then room = room - p.head.stat end
+    if s == p.tail_stage and p.tail then room = room - p.tail.stat end
+    local f = math.huge
+    for v = 1, p.chunks do f = math.min(f, p.inflight[s][v]) end
+    local plain, low = math.huge, math.huge
+    for _, l in ipairs(layers) do
+      plain = math.min(plain, l.stat + l.act.off * f)
+      low = math.min(low, l.stat + (mode and l.act[mode] or l.act.off) * f)
+    end
+    if room > 0 and plain > 0 and low > 0 then
+      local n0 = room / plain
+      free = free + n0
+      if low < plain then extra[#extra + 1] = { slope = plain / (plain - low), room = room / low - n0 } end
+    end
+  end
+  local need = p.body - free
+  if need <= 0 then return 0 end
+  table.sort(extra, function(a, b) return a.slope < b.slope end)
+  local y = 0
+  for _, e in ipairs(extra) do
+    local n = math.min(need, e.room)
+    y, need = y + n * e.slope, need - n
+    if need <= 0 then return y end
+  end
+  return nil
+end
+
+-- Whether the layout's balanced step is provably above `bound.above`
+-- (seconds): for each family's problem, any plan that fits recomputes at
+-- least M.least_recompute layers, each adding at least bound.rerun[mode]
+-- seconds to its stage's micro-batch (nd.core.rerun_seconds), on top of
+-- the stage times' floor; pipeline_step of pp stages at the mean grows by
+-- `per_second` for each second their sum grows (nd.core.pipeline_step is
+-- a sum + b max: a + b / pp), and the step is at least that (timing.c
+-- pipeline_floor_seconds). Only both families past it prune the layout:
+-- the balancer keeps the family of least objective, which may be either.
+local function above_bound(pr, run, bound)
+  local per_second = bound.per_second
+  for _, family in ipairs(M.FAMILIES) do
+    local p = assemble(run, pr, family)
+    local y = M.least_recompute(p)
+    if y and bound.floor + per_second * y * bound.rerun[family[2]] <= bound.above * (1 + 1e-12) then
+      return false
+    end
+  end
+  return true
+end
+
+-- A memo's plan of a problem, or (opts.count_first) none where counting
+-- proves that none fits (M.cannot_fit).
+local function plan_of(p, opts)
+  if opts.count_first and M.cannot_fit(p) then
+    if opts.memo then opts.memo.unfit = (opts.memo.unfit or 0) + 1 end
+    return { feasible = false, counted_unfit = true, solve_s = 0 }
+  end
+  return M.written_plan(p, solve_memo(p, opts.memo), p.run.modes[2])
+end
+
 --- Balances a run: the plan of least step over both families, laid out on
 -- the run and priced by the estimate. opts: modes (the even split's modes
--- to compare with, default all), memo (M.memo()). Returns {feasible, plan,
+-- to compare with, default all), memo (M.memo()), count_first (skip the
+-- solve of a problem M.cannot_fit proves has no plan; the memo counts them
+-- in `unfit`; out.bad then names no stage), bound ({floor, above,
+-- rerun, per_second}: where no plan of either family can step at or below
+-- `above` seconds, nothing is solved and out.above is true). Returns {feasible, plan,
 -- family, problem, changes, run (the balanced run), priced = {peak, fits,
 -- step, totals}, even = {mode, step, peak} (the fastest fitting uniform
 -- even split, or nil), solve_s}; or nil and why the run is not balanced.
@@ -620,15 +731,18 @@ function M.solve(model, run, hw, opts)
     if type(pr) == "table" and pr.balance_refused then return nil, pr.balance_refused end
     error(pr, 0)
   end
+  if opts.bound and above_bound(pr, run, opts.bound) then
+    return { feasible = false, solve_s = 0, above = true }
+  end
   local out = { feasible = false, solve_s = 0 }
   for _, family in ipairs(M.FAMILIES) do
     local p = assemble(run, pr, family)
-    local plan = M.written_plan(p, solve_memo(p, opts.memo), family[2])
+    local plan = plan_of(p, opts)
     if plan.feasible and empty_table_cell(p, plan) then
       -- the layout would move the table to the next chunk holding layers:
       -- solve again with the tables' bytes on every stage, no cell empty
       p = spread_tables(p)
-      plan = M.written_plan(p, solve_memo(p, opts.memo), family[2])
+      plan = plan_of(p, opts)
       if plan.feasible then plan = setmetatable({ optimal = false }, { __index = plan }) end
     end
     out.solve_s = out.solve_s + plan.solve_s

@@ -35,8 +35,19 @@ local function degrees_key(c)
   return table.concat(parts, ",")
 end
 
--- The balanced plan of a candidate's layout, solved once a layout.
-local function solved(c, ctx)
+-- The bound of balance_run.solve for a run whose floor is `floor`: no
+-- plan's step at or below `above` seconds, or the layout is not solved.
+local function bound_of(ctx, run, floor, above)
+  local ones = {}
+  for s = 1, run:spec().pp do ones[s] = 1 end
+  return { floor = floor, above = above, rerun = core.rerun_seconds(ctx.model, run, ctx.hw),
+           per_second = core.pipeline_step(run, ones) / #ones }
+end
+
+-- The balanced plan of a candidate's layout, solved once a layout; with
+-- `floor` and `above`, not solved where no plan of it steps at or below
+-- `above` (balance_run.solve's bound).
+local function solved(c, ctx, floor, above)
   local key = degrees_key(c)
   local hit = ctx.layouts[key]
   if hit then
@@ -45,14 +56,17 @@ local function solved(c, ctx)
   end
   local run = api.candidate_run(ctx.run, c)
   run = run:with { device_memory = ctx.budget }
-  local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo })
+  local bound = floor and above < math.huge and bound_of(ctx, run, floor, above) or nil
+  local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo, count_first = true, bound = bound })
   ctx.layouts[key] = { r, why }
+  if r and r.above then ctx.above = ctx.above + 1 end
   return r, why
 end
 
 -- Balances one candidate in place; true when it took the balanced layout.
-local function balance_one(c, ctx)
-  local r, why = solved(c, ctx)
+-- floor, above: solved's.
+local function balance_one(c, ctx, floor, above)
+  local r, why = solved(c, ctx, floor, above)
   if not r then
     ctx.refused[why] = (ctx.refused[why] or 0) + 1
     return false
@@ -123,7 +137,7 @@ end
 -- The candidates of rank order 1..n as the balanced ranking reads them.
 local function new_ctx(s)
   local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {},
-                layouts = {}, layout_hits = 0 }
+                layouts = {}, layout_hits = 0, above = 0 }
   ctx.hw = balance_run.hardware(s.profile, s.base.run)
   return ctx
 end
@@ -221,7 +235,7 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
     local took = false
     if b.pp > 1 and tried < limit then
       tried = tried + 1
-      took = balance_one(c, ctx)
+      took = balance_one(c, ctx, b.floor, #steps == top and steps[top] or math.huge)
       if took then balanced = balanced + 1 end
     elseif b.pp > 1 then
       passed = passed + 1
@@ -237,6 +251,7 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
   end
   local list, refused = finish(kept, s.policy, top, ctx)
   return list, { exact = true, balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved,
+                 unfit = ctx.memo.unfit or 0, above = ctx.above,
                  refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
                  pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
                  limit = limit < math.huge and limit or nil }
@@ -271,6 +286,7 @@ local function rank_first(s, result, get, top, limit, ctx)
   -- what was not balanced: the pipelined candidates looked at past the
   -- limit, and every candidate after the last one looked at
   return list, { balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved, refused = refused,
+                 unfit = ctx.memo.unfit or 0,
                  memo_hits = ctx.memo.hits + ctx.layout_hits,
                  unbalanced = passed + (result:size() - looked), looked = looked, total = result:size(), limit = limit }
 end
@@ -283,7 +299,8 @@ end
 -- policy ranking by the step first, every pipelined candidate is balanced
 -- or pruned by its bound (exact = true; limit: none unless told); else the
 -- first `limit` (DEFAULT_LIMIT) by the even split's rank. Returns the list,
--- and {exact, balanced, tried, kept, solved, memo_hits, seconds, refused,
+-- and {exact, balanced, tried, kept, solved, unfit (problems counting
+-- proved to have no plan, balance_run.cannot_fit), memo_hits, seconds, refused,
 -- unbalanced (pipelined candidates priced at their even split only past
 -- the limit; without exact, also every one after the last looked at),
 -- pruned (exact: pipelined candidates whose bound ranks them below the

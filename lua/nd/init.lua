@@ -144,6 +144,12 @@ local api = require "nd.api"
 -- nd.balance_run): `nd.stage_seconds(model, run, hardware)` -> x, forward, step.
 -- @function nd.stage_seconds
 
+--- The least seconds a micro-batch one recomputed layer adds to its stage,
+-- over the model's layer kinds, at each mode (the pipeline balancer's bound
+-- in search.lua --balance): `nd.rerun_seconds(model, run, hardware)` ->
+-- {selective = s, full = s}.
+-- @function nd.rerun_seconds
+
 --- Seconds `n` estimates take in C (for benchmarks): `nd.time_estimate(model, run, n)`.
 -- @function nd.time_estimate
 

@@ -481,6 +481,29 @@ static int lnd_stage_seconds(lua_State *L)
     return 3;
 }
 
+/* nd.core.rerun_seconds(model, run, hardware) -> {selective = s, full = s}: the least seconds a
+ * micro-batch that one recomputed layer adds to its stage (timing_rerun_seconds), over the model's
+ * layer kinds, at each recompute mode */
+static int lnd_rerun_seconds(lua_State *L)
+{
+    hardware_t hw;
+    price_ctx c;
+    check_priced_run(L, &hw, &c);
+    lua_createtable(L, 0, 2);
+    const recompute_mode modes[] = {REC_SELECTIVE, REC_FULL};
+    const char *names[] = {"selective", "full"};
+    for (int i = 0; i < 2; i++) {
+        double least = INFINITY;
+        for (int k = 0; k < c.m->n_kinds; k++) {
+            double x = timing_rerun_seconds(&c, &hw, k, modes[i]);
+            if (x < least)
+                least = x;
+        }
+        field_set_number(L, names[i], least);
+    }
+    return 1;
+}
+
 /* nd.core.layer_traffic(model, run, kind [, weights]) -> bytes one rank moves:
  * {tp, cp, ep} for one micro-batch of one layer of the kind, forward and
  * backward, and dp for a step over `weights` parameters (default: that layer's) */
@@ -626,5 +649,5 @@ static int lnd_candidate_run(lua_State *L)
 const luaL_Reg lnd_search_functions[] = {
     {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
-    {"stage_seconds", lnd_stage_seconds}, {NULL, NULL},
+    {"stage_seconds", lnd_stage_seconds}, {"rerun_seconds", lnd_rerun_seconds}, {NULL, NULL},
 };

@@ -1184,6 +1184,22 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
 }
 
+double timing_rerun_seconds(const price_ctx *c, const hardware_t *hw, int kind, recompute_mode mode)
+{
+    kernel_pricing g;
+    memset(&g, 0, sizeof g);
+    kernel_pricing_of(hw, &g);
+    layer_time lt = price_layer(c, &c->m->kinds[kind], mode, &g);
+    stage_work w;
+    memset(&w, 0, sizeof w);
+    w.recompute_flops = lt.rerun_flops;
+    w.recompute_attention_flops = lt.rerun_attention_flops;
+    w.recompute_moved = lt.rerun_moved;
+    double parts[STAGE_PARTS];
+    stage_micro_batch_time(&w, c->m, c->r, hw, 0.0, parts);
+    return parts[2];
+}
+
 void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, double *x, double *forward)
 {
     const run_t *r = c->r;

@@ -187,6 +187,9 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
  * entries, the sum of the stage's parts as the step prices them) and the
  * forward part of them (forward: r->pp entries, or NULL). */
 void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, double *x, double *forward);
+/* The seconds one layer of a kind at a recompute mode adds to its stage's micro-batch by its rerun
+ * (stage_micro_batch_time's recompute part: the rerun's FLOPs, its flash-kernel share, its bytes). */
+double timing_rerun_seconds(const price_ctx *c, const hardware_t *hw, int kind, recompute_mode mode);
 /* A step's model FLOPs (3 x the forward's, flops_per_token a token), its
  * tokens a second a device and its MFU, from t->step and the run. */
 void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw);
