@@ -101,7 +101,11 @@ return {
       .. "micro-batch) was read to find loss_parallel_decomposed; without it ndlua says -25.2 %, and with the "
       .. "embedding whole on each TP rank (vocab_emb_dp, where torchtitan's plan splits it) -5.6 %.",
     known_gap = "10.3 GiB short with DTensor's loss and the TP-split embedding, not found: float8 refused and priced as "
-      .. "bf16; what the caching allocator reserves around the loss's 7.8 GiB fp32 tensors",
+      .. "bf16; what the caching allocator reserves around the loss's 7.8 GiB fp32 tensors. The same table's "
+      .. "'2D + AsyncTP' row measured 67.6 GiB, 4.3 GiB less: async TP changes only the compiled blocks' TP "
+      .. "collectives, whose 2 GiB buffers (the sequence-parallel all-gather output, the row-parallel matmul's "
+      .. "output before its reduce-scatter) are not live at the loss, so about two of them weigh on the measured "
+      .. "peak, as allocator holes or in a block's backward",
     reached = 0.143,
   },
   -- Table 5: 3D (FSDP 8, TP 8, PP 8) + compile + Float8 + AsyncTP, Llama 3.1 405B, 512 GPUs,
