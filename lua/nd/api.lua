@@ -184,7 +184,7 @@ end
 
 -- The writers and nd.print_table are nd.api.write's, loaded at the first
 -- call: estimate.lua and most studies print their own lines. A tail call,
--- so an argument error names the calling script's line as before.
+-- so an argument error names the calling script's line, as a direct call's would.
 local function writer(name)
   return function(...) return require("nd.api.write")[name](...) end
 end

@@ -331,7 +331,7 @@ function nd.search(...)
   -- nd.api.search (and the modules nd.search and nd.policies it requires)
   -- is required here, not with nd: estimate.lua and most studies never search.
   -- A tail call, so the errors it raises at its caller's line name that
-  -- line; pairs(nd) and the prompt's completion see nd.search as before.
+  -- line; pairs(nd) and the prompt's completion see nd.search as any field.
   return require("nd.api.search").search(...)
 end
 

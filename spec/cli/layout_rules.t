@@ -34,7 +34,7 @@ Ulysses spreads the 8 KV heads over tp x cp = 16 ranks:
   Ulysses context parallelism spreads the model's 8 KV heads over tp 1 x cp 16 ranks, which do not divide them (the search refuses it too)
   [2]
 
-What keeps the rules is priced as before: 2 x 2 chunks of 4096 tokens, and
+What keeps the rules is priced: 2 x 2 chunks of 4096 tokens, and
 36 stages of one layer each.
 
   $ ndlua estimate.lua Qwen/Qwen3-8B -d 8 --cp 2 --seq 4096 2>/dev/null | grep -c '^run'
@@ -100,7 +100,7 @@ With SP and CP both searched the reference counts the pair among its degree
 rules (its §b.4 rule 1): under torchtitan all 6 candidates (cp 1, 2, 4, SP
 on and off) are priced, SP on beside cp 2 and cp 4 among the ranked rows
 (the columns dp, tp, cp, sp of each row); under HyperParallel SP on beside
-cp 2 and cp 4 are refused as before:
+cp 2 and cp 4 are refused:
 
   $ ndlua search.lua Qwen/Qwen3-8B -d 8 -b 8 --accelerator.tp_size=2 -l CP,SP -t 1 -o out --runtime torchtitan --top 6 > ranked
   $ sed -n 2p ranked

@@ -5,7 +5,7 @@ them), with their lines but without their local-variable and upvalue names
 when the file's bytes are exactly those it was built with (the same length
 and 64-bit hash), wherever the file is; any other file, an edited copy among
 them, is compiled from its source as Lua does. So the sources stay what
-runs: a module is found on the path as before (NDLUA_PATH first), and an
+runs: a module is found on the path as require finds it (NDLUA_PATH first), and an
 edited one wins. nd.compiled(path) says which form a file runs in.
 
 The library's files and the entry scripts run compiled; other files do not:

@@ -1106,7 +1106,7 @@ static double ddp_bucket_seconds(const price_ctx *c, const pipeline_time *p, con
  * Megatron's DDP with overlapped_grad_reduce and its buckets: ddp_bucket_seconds.
  * Every other run (DDP without buckets or overlap, ZeRO-1/2, FSDP1, MindSpore, HyperParallel):
  * dp_traffic_bytes at the spanning level's bandwidth, hidden at
- * the device's or runtime's fixed share (overlap.dp), as before. */
+ * the device's or runtime's fixed share (overlap.dp). */
 static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, const hardware_t *hw)
 {
     const run_t *r = c->r;
