@@ -1,5 +1,5 @@
--- The loss forward of Megatron-Core (issue 31, found by the held-out cases
--- of spec/validation/megatron_moe_seo.lua): since core_r0.9.0,
+-- The loss forward of Megatron-Core (issue 31; the memory breakdowns of
+-- spec/validation/megatron_moe_seo.lua show it): since core_r0.9.0,
 -- megatron/core/tensor_parallel/cross_entropy.py makes the fp32 copy of the
 -- logits inside the loss (calculate_logits_max: .float()) and turns that
 -- copy into the softmax it keeps in place ("In-place subtraction reduces
