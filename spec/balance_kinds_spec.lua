@@ -421,7 +421,7 @@ describe("balance with layer kinds in model order", function()
     -- stage's later-chunk layers priced on the cell keeping the fewest
     -- micro-batches (balance_kinds_alike.c), and says so by exploring one
     -- chunk start. The other half mix the kinds: every chunk start is tried.
-    local r = rng(20261211)
+    local r = agree.rng(20261211)
     local feasible, infeasible, one_program, starts = 0, 0, 0, 0
     for n = 1, 200 do
       local p = problem(r)
@@ -454,20 +454,13 @@ describe("balance with layer kinds in model order", function()
       local want = enumerate(p)
       local got = core.balance(p)
       local where = ("problem %d: S=%d I=%d N=%d limit=%s"):format(n, S, I, N, p.limit)
-      assert.is_true(got.optimal, where)
-      if want == nil then
-        infeasible = infeasible + 1
-        assert.is_false(got.feasible, where)
-      else
+      if agree.agrees(want, got, where, { evaluate = function(plan) return evaluate(p, plan) end }) then
         feasible = feasible + 1
         if got.explored == 1 and n % 2 == 1 then one_program = one_program + 1 end
         if got.explored > 1 then starts = starts + 1 end
-        assert.is_true(got.feasible, where .. " (enumeration found " .. want .. ")")
-        assert.near(want, got.objective, 1e-9 * math.max(1, want), where)
-        local ok, step = evaluate(p, got)
-        assert.is_true(ok, where .. ": the plan breaks a rule")
-        assert.near(want, step, 1e-9 * math.max(1, want), where)
         assert.is_true((core.balance_evaluate(p, got.kind_cells)), where .. ": the C rules refuse the plan")
+      else
+        infeasible = infeasible + 1
       end
     end
     assert.is_true(feasible >= 120, "feasible " .. feasible)
