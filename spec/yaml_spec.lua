@@ -273,6 +273,26 @@ describe("nd.yaml positions", function()
                    error_of(nd.yaml.decode, "a: 1\nb: 0\na: 2\n", "d.yaml").message)
   end)
 
+  it("notes every key of a long mapping, in order, where it and its value are", function()
+    -- 150 keys, k1..k150, one a line: "k<i>: <i>" (yaml_load.c notes a mapping's keys 64 at a time: this one
+    -- crosses two such runs); key i is on line i, at column 1, its value after "k<i>: "
+    local lines, names = {}, {}
+    for i = 1, 150 do lines[i], names[i] = "k" .. i .. ": " .. i, "k" .. i end
+    local t = nd.yaml.decode(table.concat(lines, "\n") .. "\n", "long.yaml")
+    assert.are.same(names, nd.yaml.keys(t))
+    for _, i in ipairs({ 1, 64, 65, 128, 129, 150 }) do
+      assert.are.same({ "long.yaml", i, 1 }, { nd.yaml.where(t, "k" .. i, "key") })
+      assert.are.same({ "long.yaml", i, #("k" .. i .. ": ") + 1 }, { nd.yaml.where(t, "k" .. i) })
+    end
+    -- a repeat names its first line, whether that key was read in this run of 64 or an earlier one
+    for _, case in ipairs({ { 140, 130 }, { 140, 10 }, { 60, 3 } }) do
+      local n, first = case[1], case[2]
+      local text = table.concat(lines, "\n", 1, n) .. "\nk" .. first .. ": 0\n"
+      assert.matches("^r%.yaml:" .. (n + 1) .. ":1: the key 'k" .. first .. "' is stated twice in one mapping "
+                     .. "%(first at line " .. first .. ",", error_of(nd.yaml.decode, text, "r.yaml").message)
+    end
+  end)
+
   it("places a JSON key at its value (the JSON loader notes values only)", function()
     local t = nd.json.decode('{\n  "a": 1\n}', "k.json")
     local core = require "nd.core"

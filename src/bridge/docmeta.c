@@ -131,12 +131,35 @@ void docmeta_note_new(lua_State *L, docmeta_lists *d, int key, long line, long c
     lua_rawseti(L, d->keys, ++d->listed);
 }
 
-void docmeta_note_key_at(lua_State *L, const docmeta_lists *d, int key, long line, long col)
+/* Replaces the list in the record's slot (and its stack slot at) with a new table sized for n. */
+static void sized_list(lua_State *L, int rec, int slot, int at, int narr, int nrec)
 {
-    key = lua_absindex(L, key);
-    lua_pushvalue(L, key);
-    lua_pushinteger(L, docmeta_pack(line, col));
-    lua_rawset(L, d->key_at);
+    lua_createtable(L, narr, nrec);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, rec, slot);
+    lua_replace(L, at);
+}
+
+void docmeta_note_entries(lua_State *L, docmeta_lists *d, int rec, int first, int n)
+{
+    rec = lua_absindex(L, rec);
+    first = lua_absindex(L, first);
+    if (d->listed == 0) {
+        sized_list(L, rec, DOCMETA_KEYS, d->keys, n, 0);
+        sized_list(L, rec, DOCMETA_AT, d->at, 0, n);
+        sized_list(L, rec, DOCMETA_KEY_AT, d->key_at, 0, n);
+    }
+    for (int i = 0; i < n; i++) {
+        int key = first + 3 * i;
+        lua_pushvalue(L, key);
+        lua_pushvalue(L, key + 1);
+        lua_rawset(L, d->at);
+        lua_pushvalue(L, key);
+        lua_pushvalue(L, key + 2);
+        lua_rawset(L, d->key_at);
+        lua_pushvalue(L, key);
+        lua_rawseti(L, d->keys, ++d->listed);
+    }
 }
 
 int docmeta_push(lua_State *L, int t)

@@ -65,8 +65,12 @@ void docmeta_open_lists(lua_State *L, int rec, docmeta_lists *d);
 /* docmeta_note for a key (at index key) not noted before in this record:
  * appends it to the key order and notes where its value is. */
 void docmeta_note_new(lua_State *L, docmeta_lists *d, int key, long line, long col);
-/* docmeta_note_key through the lists. */
-void docmeta_note_key_at(lua_State *L, const docmeta_lists *d, int key, long line, long col);
+/* docmeta_note_new and docmeta_note_key for the n keys not noted before at
+ * first, first + 3, ... of the stack, each followed by where its value and
+ * where the key itself were read (docmeta_pack's). Lists still empty are
+ * made anew for n entries first (the record's and the stack's slots of
+ * rec's lists), so that a map of n keys fills them without their growing. */
+void docmeta_note_entries(lua_State *L, docmeta_lists *d, int rec, int first, int n);
 /* Sets *line and *col to where the value at key (an index) of the table
  * at index t was read; returns 0, or -1 (leaving them) when unrecorded. */
 int docmeta_position(lua_State *L, int t, int key, long *line, long *col);

@@ -374,12 +374,34 @@ static void add_merge_source(lua_State *L, reader_t *r, int sources, yaml_mark_t
     lua_pop(L, 1);
 }
 
+/* The entries of a mapping waiting on the stack to be noted in its record:
+ * from `first`, three values each (the key, where its value and where the
+ * key were read, packed), n of them. They are noted NOTE_RUN at a time and
+ * at the mapping's end (docmeta_note_entries), so that a mapping of up to
+ * NOTE_RUN keys has its record's lists made at their size: noted one by one
+ * as read, each list grew by rehashing at every power of 2 (Lua 5.4
+ * ltable.c luaH_newkey -> rehash). NOTE_RUN bounds the stack they take. */
+#define NOTE_RUN 64
+typedef struct {
+    int first, n;
+} pending_keys;
+
+static void note_pending(lua_State *L, docmeta_lists *d, int rec, pending_keys *p)
+{
+    if (p->n == 0)
+        return;
+    docmeta_note_entries(L, d, rec, p->first, p->n);
+    lua_settop(L, p->first - 1);
+    p->n = 0;
+}
+
 /* Refuses a key the mapping t already states (the key below its value on
  * top of the stack), naming the line of each: PyYAML would let the later
  * silently replace the earlier, a second `accelerator:` section dropping
  * the first whole. A key a << merge supplies is no repeat: the mapping's
  * own key overrides it, as YAML's merge means. */
-static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_mark_t key_at)
+static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, const pending_keys *p,
+                                yaml_mark_t key_at)
 {
     int key = lua_gettop(L) - 1;
     lua_pushvalue(L, key);
@@ -387,11 +409,17 @@ static void refuse_repeated_key(lua_State *L, reader_t *r, int t, int rec, yaml_
     lua_pop(L, 1);
     if (!repeated)
         return;
-    lua_rawgeti(L, rec, DOCMETA_KEY_AT);
-    lua_pushvalue(L, key);
-    lua_rawget(L, -2);
-    long first = docmeta_line(lua_tointeger(L, -1));
-    lua_pop(L, 2);
+    long first = -1;
+    for (int i = 0; i < p->n && first < 0; i++) /* the first one still waits to be noted */
+        if (lua_rawequal(L, p->first + 3 * i, key))
+            first = docmeta_line(lua_tointeger(L, p->first + 3 * i + 2));
+    if (first < 0) {
+        lua_rawgeti(L, rec, DOCMETA_KEY_AT);
+        lua_pushvalue(L, key);
+        lua_rawget(L, -2);
+        first = docmeta_line(lua_tointeger(L, -1));
+        lua_pop(L, 2);
+    }
     const char *name = luaL_tolstring(L, key, NULL);
     lua_pushfstring(L, "the key '%s' is stated twice in one mapping (first at line %d, again here); ndlua "
                        "refuses a repeated key rather than let the later silently replace the earlier",
@@ -406,6 +434,8 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
     docmeta_open_lists(L, rec, &d);
     lua_newtable(L);
     int sources = lua_gettop(L);
+    luaL_checkstack(L, 3 * NOTE_RUN, "YAML document too deep");
+    pending_keys p = {sources + 1, 0};
     for (;;) {
         next_event(L, r);
         if (r->event.type == YAML_MAPPING_END_EVENT)
@@ -420,15 +450,17 @@ static void parse_mapping(lua_State *L, reader_t *r, int depth)
             lua_pop(L, 1);
             continue;
         }
-        refuse_repeated_key(L, r, t, rec, key_at);
+        refuse_repeated_key(L, r, t, rec, &p, key_at);
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, t);
         /* new: refuse_repeated_key let it through, and merges come after */
-        docmeta_note_new(L, &d, -1, line_of(value_at), col_of(value_at));
-        docmeta_note_key_at(L, &d, -1, line_of(key_at), col_of(key_at));
-        lua_pop(L, 1);
+        lua_pushinteger(L, docmeta_pack(line_of(value_at), col_of(value_at)));
+        lua_pushinteger(L, docmeta_pack(line_of(key_at), col_of(key_at)));
+        if (++p.n == NOTE_RUN)
+            note_pending(L, &d, rec, &p);
     }
+    note_pending(L, &d, rec, &p);
     if (lua_rawlen(L, sources) > 0)
         apply_merges(L, t, rec, sources);
     lua_settop(L, t);
