@@ -139,6 +139,13 @@ local api = require "nd.api"
 -- `nd.pipeline_step(run, {stage seconds...})`.
 -- @function nd.pipeline_step
 
+--- The timeline of Megatron-LM's interleaved 1F1B order ("interleaved") or
+-- its less-memory variant ("interleaved-less-memory") from per-stage,
+-- per-chunk seconds (src/core/pipeline_sim.c, as nd.pipeline_timeline):
+-- `nd.pipeline_timeline(order, S, I, m, dur)` -> span, per stage its
+-- operations {kind, chunk, mb, start}; or nil and why.
+-- @function nd.pipeline_timeline
+
 --- Each stage's seconds a micro-batch, their forward parts and the step's
 -- seconds, as the time model prices the run (the balancer's layer prices,
 -- nd.balance_run): `nd.stage_seconds(model, run, hardware)` -> x, forward, step.

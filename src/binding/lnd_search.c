@@ -13,6 +13,7 @@
 #include "search/search_csv.h"
 #include "bridge/file_write.h"
 #include "bridge/luautil.h"
+#include "core/pipeline_sim.h"
 #include "core/timing.h"
 #include "lnd_aux.h"
 #include "lnd_estimate.h"
@@ -541,6 +542,87 @@ static int lnd_pipeline_step(lua_State *L)
     return 2;
 }
 
+/* The order a name asks nd.core.pipeline_timeline for. */
+static pipe_order check_order(lua_State *L, int arg)
+{
+    const char *name = lnd_checkstring(L, arg);
+    if (strcmp(name, "interleaved") == 0)
+        return PIPE_ORDER_INTERLEAVED;
+    if (strcmp(name, "interleaved-less-memory") == 0)
+        return PIPE_ORDER_LESS_MEMORY;
+    lnd_argerror(L, arg, "interleaved or interleaved-less-memory");
+    return PIPE_ORDER_INTERLEAVED;
+}
+
+/* One stage's operations in its order, each {kind = "F" | "B", chunk, mb, start} (1-based). */
+static void push_stage_ops(lua_State *L, pipe_order o, int64_t S, int64_t v, int64_t m, int64_t s,
+                           const double *start)
+{
+    int64_t ops = 2 * m * v;
+    lua_createtable(L, (int)(ops < INT32_MAX ? ops : 0), 0);
+    for (int64_t k = 0; k < ops; k++) {
+        int backward;
+        int64_t chunk, mb;
+        pipeline_sim_op(o, S, v, m, s, k, &backward, &chunk, &mb);
+        lua_createtable(L, 0, 4);
+        field_set_string(L, "kind", backward ? "B" : "F");
+        field_set_int(L, "chunk", chunk + 1);
+        field_set_int(L, "mb", mb + 1);
+        field_set_number(L, "start", start[s * ops + k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+/* nd.core.pipeline_timeline(order, S, I, m, dur) -> span, per-stage operations | nil, why:
+ * src/core/pipeline_sim.c's timeline; dur[s][v] = {f = , r = , b = } seconds (1-based) */
+static int lnd_pipeline_timeline(lua_State *L)
+{
+    pipe_order o = check_order(L, 1);
+    int64_t S = lnd_checkinteger(L, 2), v = lnd_checkinteger(L, 3), m = lnd_checkinteger(L, 4);
+    lnd_checktype(L, 5, LUA_TTABLE);
+    const char *why = pipeline_sim_refusal(o, S, v, m);
+    size_t bytes = pipeline_sim_work_bytes(S, v, m);
+    if (why == NULL && (uint64_t)S > SIZE_MAX / sizeof(pipe_cell) / (uint64_t)v)
+        why = "the pipeline is too large to simulate";
+    if (why != NULL) {
+        lua_pushnil(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    pipe_cell *cell = lua_newuserdatauv(L, (size_t)(S * v) * sizeof *cell, 0);
+    for (int64_t s = 0; s < S; s++) {
+        lnd_argcheck(L, lua_rawgeti(L, 5, s + 1) == LUA_TTABLE, 5, "a table of chunks for every stage");
+        for (int64_t c = 0; c < v; c++) {
+            lnd_argcheck(L, lua_rawgeti(L, -1, c + 1) == LUA_TTABLE, 5, "{f, r, b} for every stage and chunk");
+            double t[3];
+            for (int i = 0; i < 3; i++) {
+                lua_getfield(L, -1, (const char *[]){"f", "r", "b"}[i]);
+                lnd_argcheck(L, lua_isnumber(L, -1), 5, "numbers f, r and b for every stage and chunk");
+                t[i] = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+            cell[s * v + c] = (pipe_cell){t[0], t[1], t[2]};
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    void *work = lua_newuserdatauv(L, bytes, 0);
+    /* the starts: 2·S·v·m doubles, fewer bytes than the workspace's */
+    double *start = lua_newuserdatauv(L, (size_t)(2 * S * v * m) * sizeof *start, 0), span;
+    if (pipeline_sim(o, S, v, m, cell, work, bytes, start, &span) != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, "the order waits on itself (a deadlock): no timeline");
+        return 2;
+    }
+    lua_pushnumber(L, span);
+    lua_createtable(L, (int)(S < INT32_MAX ? S : 0), 0);
+    for (int64_t s = 0; s < S; s++) {
+        push_stage_ops(L, o, S, v, m, s, start);
+        lua_rawseti(L, -2, s + 1);
+    }
+    return 2;
+}
+
 static const luaL_Reg result_methods[] = {
     {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
@@ -649,5 +731,6 @@ static int lnd_candidate_run(lua_State *L)
 const luaL_Reg lnd_search_functions[] = {
     {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
-    {"stage_seconds", lnd_stage_seconds}, {"rerun_seconds", lnd_rerun_seconds}, {NULL, NULL},
+    {"stage_seconds", lnd_stage_seconds}, {"rerun_seconds", lnd_rerun_seconds},
+    {"pipeline_timeline", lnd_pipeline_timeline}, {NULL, NULL},
 };
