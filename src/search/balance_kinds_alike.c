@@ -40,8 +40,12 @@ typedef struct {
     int S, I, N, A, end;  /* u layers fill [A, end), the closing layers [end, N) */
     int W;                /* N + 1: the state (p0, T) of a stage is p0 · W + T */
     labels *lab;          /* [(s · W + p0) · W + T], s = 0..S */
-    double *later;        /* [as lab]: bal_rest_bound of the state, NAN until needed */
-    double *memo;         /* [(s · C + id of chunk 0's run) · W + m]: the stage's least time, NAN until needed */
+    double *later;        /* [as lab]: bal_rest_bound of the state, where known */
+    double *memo;         /* [(s · C + id of chunk 0's run) · W + m]: the stage's least time, where known */
+    unsigned char *known; /* [as lab], then [as memo]: whether later, memo hold the value */
+    size_t *active;       /* the states holding labels, level by level, in the order reached */
+    size_t *level_at;     /* [s], s = 0..S + 1: where level s's states start in active */
+    size_t states, nactive;
     int *need_after;      /* [s], s = 0..S: cells of stages s.. that must hold a body layer */
     int *must;            /* [v · S + s]: 1 where cell (v, s) must hold a body layer */
     int *rsum;            /* [s]: Σ must over chunks 1.. on stage s */
@@ -101,9 +105,11 @@ static double stage_time(alike *a, int s, int p0, int n0, int m)
         id = bal_runs_id(&ks->runs, p0, p0 + n0);
         if (id < 0)
             return INFINITY; /* chunk 0's run alone overfills any cell */
-        slot = &a->memo[((size_t)s * (size_t)ks->runs.count + (size_t)id) * (size_t)a->W + (size_t)m];
-        if (!isnan(*slot))
+        size_t at = ((size_t)s * (size_t)ks->runs.count + (size_t)id) * (size_t)a->W + (size_t)m;
+        slot = &a->memo[at];
+        if (a->known[a->states + at])
             return *slot;
+        a->known[a->states + at] = 1;
     }
     for (int v = 1; v < a->I; v++)
         a->n[v] = a->must[v * a->S + s] + (v == a->fewest[s] ? extra : 0);
@@ -127,16 +133,21 @@ static double rest_fast(const alike *a, int s, int p0, int T)
 static int extend(alike *a, int s, size_t at, const labels *from, double t, int p0, int T)
 {
     size_t to_at = ((size_t)(s + 1) * (size_t)a->W + (size_t)p0) * (size_t)a->W + (size_t)T;
-    if (isnan(a->later[to_at])) { /* chunk 0's layers and chunks 1..'s u layers left, then the closing ones */
+    if (!a->known[to_at]) { /* chunk 0's layers and chunks 1..'s u layers left, then the closing ones */
         int at2[2] = {p0, a->end}, end2[2] = {a->end - T, s + 1 < a->S ? a->N : a->end};
         a->later[to_at] = bal_rest_bound(&a->pool, s + 1, at2, end2);
+        a->known[to_at] = 1;
     }
     double rest = a->later[to_at], cut = a->incumbent + kinds_slack(a->incumbent);
     if (rest == INFINITY)
         return 0;
     for (int i = 0; i < from->n; i++) {
         label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
-        if (kinds_bound(a->a, a->c, a->S, s + 1, x.sum, x.max, rest) <= cut && kinds_insert_label(&a->lab[to_at], x) != 0)
+        if (kinds_bound(a->a, a->c, a->S, s + 1, x.sum, x.max, rest) > cut)
+            continue;
+        if (a->lab[to_at].n == 0) /* reached first: the next level's states to expand */
+            a->active[a->nactive++] = to_at;
+        if (kinds_insert_label(&a->lab[to_at], x) != 0)
             return -1;
     }
     return 0;
@@ -285,22 +296,28 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
     a->c = p->coef_max;
     a->incumbent = incumbent;
     size_t states = (size_t)(S + 1) * (size_t)a->W * (size_t)a->W;
+    size_t memo = ks->runs.id != NULL ? (size_t)S * (size_t)ks->runs.count * (size_t)a->W : 0;
+    if (memo > ((size_t)1 << 22))
+        memo = 0; /* too large to remember: every stage priced afresh */
+    a->states = states;
     a->lab = calloc(states, sizeof *a->lab);
     a->later = malloc(sizeof *a->later * states);
+    a->known = calloc(states + memo, 1); /* untouched pages cost nothing: only the states reached are */
+    a->active = malloc(sizeof *a->active * (states + (size_t)S + 2));
+    a->memo = memo > 0 ? malloc(sizeof *a->memo * memo) : NULL;
     a->need_after = calloc((size_t)(S + 1) * 3 + (size_t)S * (size_t)I + 3 * (size_t)I, sizeof(int));
     double *flight = malloc(sizeof *flight * 2 * (size_t)S);
-    if (a->lab == NULL || a->later == NULL || a->need_after == NULL || flight == NULL) {
+    if (!a->lab || !a->later || !a->known || !a->active || (memo > 0 && !a->memo) || !a->need_after || !flight) {
         free(flight);
         return -1;
     }
+    a->level_at = a->active + states;
     a->rsum = a->need_after + S + 1;
     a->fewest = a->rsum + S + 1;
     a->must = a->fewest + S + 1;
     a->b = a->must + S * I;
     a->e = a->b + I;
     a->n = a->e + I;
-    for (size_t i = 0; i < states; i++)
-        a->later[i] = NAN;
     for (int s = S - 1; s >= 0; s--) {
         flight[s] = INFINITY; /* the pool: the fewest micro-batches any chunk keeps there */
         a->fewest[s] = 1;
@@ -318,28 +335,17 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
     }
     int rc = kinds_setup_rest(ks, &a->pool, 2, flight);
     free(flight);
-    if (rc != 0 || ks->runs.id == NULL)
-        return rc;
-    size_t memo = (size_t)S * (size_t)ks->runs.count * (size_t)a->W;
-    if (memo > ((size_t)1 << 22))
-        return 0; /* too large to remember: every stage priced afresh */
-    a->memo = malloc(sizeof *a->memo * memo);
-    if (a->memo == NULL)
-        return -1;
-    for (size_t i = 0; i < memo; i++)
-        a->memo[i] = NAN;
-    return 0;
+    return rc;
 }
 
 static void alike_free(alike *a)
 {
-    if (a->lab != NULL) {
-        size_t states = (size_t)(a->S + 1) * (size_t)a->W * (size_t)a->W;
-        for (size_t i = 0; i < states; i++)
-            free(a->lab[i].l);
-    }
+    for (size_t i = 0; i < a->nactive; i++)
+        free(a->lab[a->active[i]].l);
     free(a->lab);
     free(a->later);
+    free(a->known);
+    free(a->active);
     free(a->memo);
     free(a->need_after);
     bal_rest_free(&a->pool);
@@ -349,13 +355,18 @@ int kinds_alike_solve(ksolver *ks, double incumbent, double *best, int *cell_b, 
 {
     alike a;
     int rc = alike_init(&a, ks, incumbent);
-    if (rc == 0)
+    if (rc == 0) {
+        a.active[a.nactive++] = 0;
         rc = kinds_insert_label(&a.lab[0], (label){0, 0, 0, -1});
+    }
     size_t level = (size_t)a.W * (size_t)a.W;
-    for (int s = 0; s < a.S && rc == 0; s++)
-        for (size_t at = 0; at < level && rc == 0; at++)
-            if (a.lab[(size_t)s * level + at].n > 0)
-                rc = expand(&a, s, at);
+    if (rc == 0)
+        a.level_at[0] = 0;
+    for (int s = 0; s < a.S && rc == 0; s++) { /* level s's states were all reached from level s − 1 */
+        a.level_at[s + 1] = a.nactive;
+        for (size_t i = a.level_at[s]; i < a.level_at[s + 1] && rc == 0; i++)
+            rc = expand(&a, s, a.active[i] - (size_t)s * level);
+    }
     *best = INFINITY;
     size_t best_at = 0;
     int best_x = -1;
