@@ -138,9 +138,9 @@ return {
                   pp_schedule = "1f1b" },
     metric = "reserved", measured = 72.7, unit = "GiB", tolerance = 0.10,
     note = NOTE .. FLOAT8 .. " Assumed: two virtual stages a rank (the table does not say how many), "
-      .. "8 micro-batches of 4, reshard_after_forward false under PP (as the 1F1B row). Calibration since issue "
-      .. "31's one-round interleaved cap: its breakdown (stage 0's first chunk holding 15 of the step's 8 "
-      .. "micro-batches) was read to find it (+7.5 % before).",
+      .. "8 micro-batches of 4, reshard_after_forward false under PP (as the 1F1B row). Calibration: its breakdown "
+      .. "(stage 0's first chunk holding 15 of the step's 8 micro-batches) was read to find the one-round "
+      .. "interleaved cap (no chunk holds more than the step's micro-batches).",
   },
   -- Table 6: 4D (FSDP + TP 8 + PP 8 + CP) + compile + Float8 + AsyncTP + 1F1B, Llama 3.1 405B, 512 GPUs,
   -- local batch 8, full AC.
