@@ -372,6 +372,19 @@ describe("nd.balance_run.cannot_fit", function()
     assert.is_nil(balance_run.least_recompute(p))
   end)
 
+  it("bounds the recompute of two kinds by each kind alone", function()
+    -- By hand: the case above's 9 layers as kind 2, beside one small layer of
+    -- kind 1 (1 static byte + 1 a micro-batch, 0.5 recomputed). At the least
+    -- bytes over both kinds (kind 1's: 3 and 2 on stage 1, 2 and 1.5 on
+    -- stage 2) 20 + 30 plain layers fit: 0. Kind 2 alone needs 5 (the case
+    -- above), kind 1 alone 0: at least 5 recomputed.
+    local p = { stages = 2, chunks = 1, micro = 4, body = 10, limit = 60, inflight = { { 2 }, { 1 } },
+                coef_sum = 1, coef_max = 3, run = { modes = { "off", "full" } }, sequence = { 1, 2, 2, 2, 2, 2, 2, 2, 2, 2 },
+                kinds = { { stat = 1, act = { off = 1, full = 0.5 }, time = { off = 0.1, full = 0.2 } },
+                          { stat = 10, act = { off = 5, full = 1 }, time = { off = 1, full = 1.5 } } } }
+    assert.are.equal(5, balance_run.least_recompute(p))
+  end)
+
   it("never refuses a problem the solver fits (DeepSeek-V3 pp 16 vpp 2, both kinds, 40 to 64 GiB)", function()
     local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
     run = run:with { pp = 16, vpp = 2, offset = nd.null }

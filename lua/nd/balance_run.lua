@@ -637,19 +637,11 @@ function M.cannot_fit(p)
   return held < p.body
 end
 
---- The least layers any plan of a problem that fits recomputes (at its
--- family's mode, p.run.modes[2]), as a real number; or nil where none fits.
--- Stage s holds its pinned tables' static bytes, and each of its layers at
--- least `plain` bytes (the least stat + act.off x in-flight over the kinds
--- and the stage's chunks) or, recomputed, at least `low` (the same at the
--- mode): n layers of which y recompute need pinned + (n - y) plain + y low
--- <= limit, so past free = (limit - pinned) / plain layers each one more
--- needs plain / (plain - low) more recomputed, up to cap = (limit - pinned)
--- / low layers. Relaxed to real counts, the least total is the body's
--- layers past the stages' free room placed where that slope is least
--- (each plan of the problem is such a point, so it recomputes at least it).
-function M.least_recompute(p)
-  local layers, mode = p.kinds or { p.layer }, p.run.modes[2]
+-- The least layers recomputed (real) of `body` layers of the kinds
+-- `layers` on the problem's stages, or nil where they cannot fit
+-- (M.least_recompute).
+local function least_of(p, layers, body)
+  local mode = p.run.modes[2]
   local free, extra = 0, {}
   for s = 1, p.stages do
     local room = p.limit
@@ -668,7 +660,7 @@ function M.least_recompute(p)
       if low < plain then extra[#extra + 1] = { slope = plain / (plain - low), room = room / low - n0 } end
     end
   end
-  local need = p.body - free
+  local need = body - free
   if need <= 0 then return 0 end
   table.sort(extra, function(a, b) return a.slope < b.slope end)
   local y = 0
@@ -680,6 +672,34 @@ function M.least_recompute(p)
   return nil
 end
 
+--- The least layers any plan of a problem that fits recomputes (at its
+-- family's mode, p.run.modes[2]), as a real number; or nil where none fits.
+-- Stage s holds its pinned tables' static bytes, and each of its layers at
+-- least `plain` bytes (the least stat + act.off x in-flight over the kinds
+-- and the stage's chunks) or, recomputed, at least `low` (the same at the
+-- mode): n layers of which y recompute need pinned + (n - y) plain + y low
+-- <= limit, so past free = (limit - pinned) / plain layers each one more
+-- needs plain / (plain - low) more recomputed, up to cap = (limit - pinned)
+-- / low layers. Relaxed to real counts, the least total is the body's
+-- layers past the stages' free room placed where that slope is least
+-- (each plan of the problem is such a point, so it recomputes at least it).
+-- With kinds, also each kind alone: a plan's layers of one kind fit where
+-- the others are taken away (their bytes are at least 0), and the kinds'
+-- recomputed layers are apart, so their least counts add up; the larger of
+-- that sum and the count over every kind at the least bytes is kept.
+function M.least_recompute(p)
+  local y = least_of(p, p.kinds or { p.layer }, p.body)
+  if not y or not p.kinds then return y end
+  local count, sum = {}, 0
+  for _, k in ipairs(p.sequence) do count[k] = (count[k] or 0) + 1 end
+  for k, l in ipairs(p.kinds) do
+    local yk = least_of(p, { l }, count[k] or 0)
+    if not yk then return nil end
+    sum = sum + yk
+  end
+  return math.max(y, sum)
+end
+
 -- Whether the layout's balanced step is provably above `bound.above`
 -- (seconds): for each family's problem, any plan that fits recomputes at
 -- least M.least_recompute layers, each adding at least bound.rerun[mode]
@@ -689,10 +709,12 @@ end
 -- a sum + b max: a + b / pp), and the step is at least that (timing.c
 -- pipeline_floor_seconds). Only both families past it prune the layout:
 -- the balancer keeps the family of least objective, which may be either.
-local function above_bound(pr, run, bound)
+-- `problems` keeps each family's problem assembled, for the solve.
+local function above_bound(pr, run, bound, problems)
   local per_second = bound.per_second
-  for _, family in ipairs(M.FAMILIES) do
+  for i, family in ipairs(M.FAMILIES) do
     local p = assemble(run, pr, family)
+    problems[i] = p
     local y = M.least_recompute(p)
     if y and bound.floor + per_second * y * bound.rerun[family[2]] <= bound.above * (1 + 1e-12) then
       return false
@@ -731,12 +753,13 @@ function M.solve(model, run, hw, opts)
     if type(pr) == "table" and pr.balance_refused then return nil, pr.balance_refused end
     error(pr, 0)
   end
-  if opts.bound and above_bound(pr, run, opts.bound) then
+  local problems = {}
+  if opts.bound and above_bound(pr, run, opts.bound, problems) then
     return { feasible = false, solve_s = 0, above = true }
   end
   local out = { feasible = false, solve_s = 0 }
-  for _, family in ipairs(M.FAMILIES) do
-    local p = assemble(run, pr, family)
+  for i, family in ipairs(M.FAMILIES) do
+    local p = problems[i] or assemble(run, pr, family)
     local plan = plan_of(p, opts)
     if plan.feasible and empty_table_cell(p, plan) then
       -- the layout would move the table to the next chunk holding layers:
