@@ -41,7 +41,7 @@ typedef struct {
     int W;                /* N + 1: the state (p0, T) of a stage is p0 · W + T */
     labels *lab;          /* [(s · W + p0) · W + T], s = 0..S */
     double *later;        /* [as lab]: bal_rest_bound of the state, where known */
-    double *memo;         /* [(s · C + id of chunk 0's run) · W + m]: the stage's least time, where known */
+    double *memo;         /* [(s · C + id of chunk 0's run) · W + m]: the stage's least time, where known (in later's block) */
     unsigned char *known; /* [as lab], then [as memo]: whether later, memo hold the value */
     size_t *active;       /* the states holding labels, level by level, in the order reached */
     size_t *level_at;     /* [s], s = 0..S + 1: where level s's states start in active */
@@ -138,18 +138,12 @@ static int extend(alike *a, int s, size_t at, const labels *from, double t, int 
         a->later[to_at] = bal_rest_bound(&a->pool, s + 1, at2, end2);
         a->known[to_at] = 1;
     }
-    double rest = a->later[to_at], cut = a->incumbent + kinds_slack(a->incumbent);
-    if (rest == INFINITY)
-        return 0;
-    for (int i = 0; i < from->n; i++) {
-        label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
-        if (kinds_bound(a->a, a->c, a->S, s + 1, x.sum, x.max, rest) > cut)
-            continue;
-        if (a->lab[to_at].n == 0) /* reached first: the next level's states to expand */
-            a->active[a->nactive++] = to_at;
-        if (kinds_insert_label(&a->lab[to_at], x) != 0)
-            return -1;
-    }
+    int was = a->lab[to_at].n;
+    double step[2] = {a->a, a->c};
+    if (kinds_extend_labels(&a->lab[to_at], from, at, t, step, a->S, s + 1, a->later[to_at], a->incumbent) != 0)
+        return -1;
+    if (was == 0 && a->lab[to_at].n > 0) /* reached first: the next level's states to expand */
+        a->active[a->nactive++] = to_at;
     return 0;
 }
 
@@ -301,16 +295,16 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
         memo = 0; /* too large to remember: every stage priced afresh */
     a->states = states;
     a->lab = calloc(states, sizeof *a->lab);
-    a->later = malloc(sizeof *a->later * states);
+    a->later = malloc(sizeof *a->later * (states + memo)); /* memo after it */
     a->known = calloc(states + memo, 1); /* untouched pages cost nothing: only the states reached are */
     a->active = malloc(sizeof *a->active * (states + (size_t)S + 2));
-    a->memo = memo > 0 ? malloc(sizeof *a->memo * memo) : NULL;
     a->need_after = calloc((size_t)(S + 1) * 3 + (size_t)S * (size_t)I + 3 * (size_t)I, sizeof(int));
     double *flight = malloc(sizeof *flight * 2 * (size_t)S);
-    if (!a->lab || !a->later || !a->known || !a->active || (memo > 0 && !a->memo) || !a->need_after || !flight) {
+    if (!a->lab || !a->later || !a->known || !a->active || !a->need_after || !flight) {
         free(flight);
         return -1;
     }
+    a->memo = memo > 0 ? a->later + states : NULL;
     a->level_at = a->active + states;
     a->rsum = a->need_after + S + 1;
     a->fewest = a->rsum + S + 1;
@@ -343,10 +337,9 @@ static void alike_free(alike *a)
     for (size_t i = 0; i < a->nactive; i++)
         free(a->lab[a->active[i]].l);
     free(a->lab);
-    free(a->later);
+    free(a->later); /* memo too */
     free(a->known);
     free(a->active);
-    free(a->memo);
     free(a->need_after);
     bal_rest_free(&a->pool);
 }

@@ -25,6 +25,20 @@ static double rest_time(const ksolver *ks, const program *pg, int s, const int *
     return r;
 }
 
+int kinds_extend_labels(labels *to, const labels *from, size_t at, double t, const double *step, int S, int s,
+                        double rest, double incumbent)
+{
+    double cut = incumbent + kinds_slack(incumbent);
+    if (rest == INFINITY)
+        return 0;
+    for (int i = 0; i < from->n; i++) {
+        label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
+        if (kinds_bound(step[0], step[1], S, s, x.sum, x.max, rest) <= cut && kinds_insert_label(to, x) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int kinds_insert_label(labels *L, label x)
 {
     for (int i = 0; i < L->n; i++)
@@ -88,17 +102,8 @@ static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from
     if (isnan(pg->later[to_at])) /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
         pg->later[to_at] = pg->vshape ? bal_rest_bound(&ks->rest, s + 1, pg->next, pg->next + 1)
                                       : bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
-    double rest = pg->later[to_at], cut = pg->incumbent + kinds_slack(pg->incumbent);
-    if (rest == INFINITY)
-        return 0;
-    for (int i = 0; i < from->n; i++) {
-        label x = {from->l[i].sum + t, from->l[i].max > t ? from->l[i].max : t, at, i};
-        if (kinds_bound(pg->a, pg->b, ks->S, s + 1, x.sum, x.max, rest) > cut)
-            continue;
-        if (kinds_insert_label(to, x) != 0)
-            return -1;
-    }
-    return 0;
+    double step[2] = {pg->a, pg->b};
+    return kinds_extend_labels(to, from, at, t, step, ks->S, s + 1, pg->later[to_at], pg->incumbent);
 }
 
 /* The next move of the odometer over the chunks' ends (chunk 0 the fastest

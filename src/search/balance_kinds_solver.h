@@ -138,6 +138,11 @@ void kinds_trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko);
 void kinds_program_free(program *pg);
 /* Adds x to L unless a label there equals or beats it, dropping those x beats; 0, or −1. */
 int kinds_insert_label(labels *L, label x);
+/* Extends every label of from (state at) by a stage of t seconds into to,
+ * leaving out those whose kinds_bound (step = {a, b}, s of S stages laid
+ * out, rest still to come) passes the incumbent; 0, or −1. */
+int kinds_extend_labels(labels *to, const labels *from, size_t at, double t, const double *step, int S, int s,
+                        double rest, double incumbent);
 
 /* balance_kinds_alike.c: the program when every body layer the chunks after
  * the first may hold is of one kind (balance_kinds.c says when and why it is
