@@ -573,12 +573,14 @@ function M.written_plan(p, plan, mode)
 end
 
 -- The estimate and step of a run, as the search prices a candidate.
+-- stall: the seconds Megatron's interleaved order adds to the closed form
+-- the count model prices (the plan's chunks unequal; src/core/timing.c).
 local function priced(model, run, hw)
   local e = api.estimate(model, run)
-  local _, _, step = core.stage_seconds(model, run, hw)
+  local _, _, step, _, stall = core.stage_seconds(model, run, hw)
   local totals = {}
   for s, st in ipairs(e.stages) do totals[s] = st.total end
-  return { peak = e.peak_bytes, peak_stage = e.peak_stage, fits = e.fits, step = step, totals = totals }
+  return { peak = e.peak_bytes, peak_stage = e.peak_stage, fits = e.fits, step = step, totals = totals, stall = stall }
 end
 
 -- Whether a plan leaves a table's cell (the head's, the tail's) without a
@@ -789,6 +791,12 @@ function M.solve(model, run, hw, opts)
     out.changes = M.changes(out.problem, out.plan, out.family)
     out.run = run:with(out.changes)
     out.priced = priced(model, out.run, hw)
+    if out.priced.stall > 0 and out.plan.optimal then
+      -- the count model prices each stage's chunks as equal shares of its
+      -- seconds; the interleaved order on the plan's unequal chunks stalls
+      -- past that, so its optimum is not the step's
+      out.plan = setmetatable({ optimal = false, stalled = out.priced.stall }, { __index = out.plan })
+    end
     if not out.priced.fits then -- the count model's limit is the estimate's; a plan past it is refused
       out.feasible, out.unfit = false, out.plan
     end

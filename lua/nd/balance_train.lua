@@ -72,6 +72,10 @@ local function print_plan(result, run, model, hw, opts)
   print(("step %s (the balanced layout priced by the estimate; peak %s on stage %d); the count model's plan is %s")
     :format(units.seconds(result.priced.step), units.gib(result.priced.peak), result.priced.peak_stage,
             plan.optimal and "proved optimal" or "not proved optimal"))
+  if result.priced.stall > 0 then
+    print(("the interleaved order stalls on the plan's unequal chunks: %s past the count model's closed form, "
+      .. "which prices a stage's chunks as equal shares"):format(units.seconds(result.priced.stall)))
+  end
   if result.even and result.even.step < result.priced.step then
     -- the count model is the estimate's but for what depends on the layout
     -- (DP and optimizer seconds, buffers); priced, the plan lost

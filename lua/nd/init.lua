@@ -144,11 +144,15 @@ local api = require "nd.api"
 -- per-chunk seconds (src/core/pipeline_sim.c, as nd.pipeline_timeline):
 -- `nd.pipeline_timeline(order, S, I, m, dur)` -> span, per stage its
 -- operations {kind, chunk, mb, start}; or nil and why.
+-- `nd.pipeline_timeline(order, S, I, m, dur, true)` -> the span alone, as the
+-- time model takes it (the steady part skipped once it repeats itself).
 -- @function nd.pipeline_timeline
 
 --- Each stage's seconds a micro-batch, their forward parts and the step's
 -- seconds, as the time model prices the run (the balancer's layer prices,
--- nd.balance_run): `nd.stage_seconds(model, run, hardware)` -> x, forward, step.
+-- nd.balance_run): `nd.stage_seconds(model, run, hardware)` -> x, forward, step,
+-- cells (per stage and chunk {f, r, b}: the seconds the interleaved order is
+-- priced from) and the seconds that order's span adds to the closed form.
 -- @function nd.stage_seconds
 
 --- The least seconds a micro-batch one recomputed layer adds to its stage,

@@ -87,11 +87,13 @@ each holds. Every stage runs 2 x m x I = 2 x 32 x 2 = 128 blocks. Stage 0
 runs chunk 0 of micro-batches 1-4, then chunk 1 of micro-batch 1 once it has
 crossed chunk 0 of all four stages: from 0.0119 + 0.0119 + 0.0126 + 0.0142 =
 0.0506 s. The plan puts 1 layer in each chunk 0 and 18-21 in chunk 1 (chunk 0
-keeps more micro-batches in flight, and timing.c's interleaved form prices
-only a stage's total: sum X / I + (m I - 1) max X / I); in the interleaved
-order so lopsided a split stalls, and the span, 56.20 s, is longer than the
-step the time model prices, 41.49 s (issue 32: the balancer's step objective
-does not see how a stage's layers split over its chunks):
+keeps more micro-batches in flight, and the balancer's objective, the
+closed form sum X / I + (m I - 1) max X / I, prices only a stage's total); in
+the interleaved order so lopsided a split stalls, and the span, 56.20 s
+(chunk seconds split as the balancer prices their layers), is what the time
+model prices too: its step, 58.12 s with DP and optimizer seconds, is the
+order's span over the time model's own chunk seconds (src/core/timing.c),
+not the closed form's 41.49 s; the even split, 50.17 s, is then kept:
 
   $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB -i 2 --svg i2.svg | grep -E '^[0-3] +[01] ' | cut -c1-21
   0      0            1
@@ -104,7 +106,7 @@ does not see how a stage's layers split over its chunks):
   3      1           21
   $ grep -o 'Megatron-LM&#39;s interleaved 1F1B order\|it spans [0-9.]* s; the step is [0-9.]* s by the time model (schedule [a-z0-9_]*' i2.svg
   Megatron-LM&#39;s interleaved 1F1B order
-  it spans 56.20 s; the step is 41.49 s by the time model (schedule 1f1b
+  it spans 56.20 s; the step is 58.12 s by the time model (schedule 1f1b
   $ for s in 0 1 2 3; do grep -c "<title>stage $s chunk [01] [a-z]* micro-batch" i2.svg; done
   128
   128

@@ -25,13 +25,13 @@ solved either (spec/balance_search_spec.lua: the same top as balancing all
   bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 64); EP up to 1 (a dense model); TP up to 8 (the model's KV heads)
   7824 candidates tested: 2802 refused (a degree out of bounds 2802), 5022 priced for memory
   313 fitting the budget of 50.00 GiB, 4709 dropped over it; searched in * s (glob)
-  balanced (--balance): 178 of 294 pipelined candidates taken in order of their floor (37 took a balanced plan; 123 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 66 problems solved, 13 alike, 49 proved to have no plan that fits by counting layers; * s), 116 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  balanced (--balance): 180 of 294 pipelined candidates taken in order of their floor (29 took a balanced plan; 60 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 172 problems solved, 13 alike, 127 proved to have no plan that fits by counting layers; * s), 114 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    2   8   4   1   1    1    2  on    32   1 off+sel       39.87     28.048  34.9%  28.5%  57.0%   0.0%   5.4%   0.0%   0.0%   0.6%   0.4%   8.2%   0.0%  balanced (its even split does not fit)
      ~2    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
-     ~3    4   8   2   2   1    1    4  on    16   1 off+sel       38.41     28.273  34.6%  28.8%  57.7%   0.0%   5.6%   0.0%   0.0%   0.6%   4.7%   2.6%   0.0%  balanced (its even split does not fit)
+     ~3    4   8   2   1   1    1    4  on    16   1 off+sel       39.90     28.318  34.6%  28.1%  56.2%   0.0%   5.4%   0.0%   0.0%   0.3%   4.6%   5.3%   0.0%  balanced (its even split does not fit)
   ~ 2 rows within 12.4 % of #1's step (28.048 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
@@ -43,11 +43,11 @@ the top is then not proved (here the capped top misses the balanced dp 2 x
 tp 8 x pp 4 row):
 
   $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 3 --balance --balance-limit 20 -o all 2>/dev/null | grep -E '^ +~?[0-9] |balanced \(|balance-limit'
-  balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (4 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 10 problems solved, 0 alike, 36 proved to have no plan that fits by counting layers; * s), 59 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
-  not balanced (--balance-limit 20): 215 pipelined candidates past it in order of their bound are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
+  balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (0 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 10 problems solved, 0 alike, 36 proved to have no plan that fits by counting layers; * s), 51 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  not balanced (--balance-limit 20): 223 pipelined candidates past it in order of their bound are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
       1    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
-     ~2    4   4   4   4   1    1    4  on    16   1 off+full      39.57     30.700  31.9%  24.6%  49.2%  17.2%   2.8%   0.0%   0.0%   1.1%   0.6%   4.4%   0.0%  balanced 1.123x
-     ~3    2   4   8   4   1    1    2  on    32   1 off+full      39.13     31.575  31.0%  29.1%  58.1%   4.8%   2.4%   0.0%   0.0%   0.3%   0.4%   4.9%   0.0%  balanced 1.131x
+      2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%
+      3   32   2   1   1   1    1   32  on     2   1 full          37.60     32.522  30.1%  23.6%  47.1%  23.2%   1.0%   0.0%   0.0%   0.0%   5.0%   0.0%   0.0%
 
 resolved.yaml carries the plan (model.config_overrides.offset and sel_rec,
 the mode off under them), and estimate.lua reads it back to the search's
@@ -128,8 +128,10 @@ the 3 dense layers span two cells (stage 0's first chunk holds the embedding
 and 2 of them, stage 1's the third before an MoE layer), so each candidate
 is balanced with both kinds in model order (nd.core.balance kinds and
 sequence). The top row, dp 4 x tp 16 x pp 16 at 512 micro-batches, is
-balanced to 23.469 s against its even split's 26.656 s (full recompute on
-every layer; 1.136x), proved optimal for the count model; estimate.lua reads
+balanced to 24.862 s against its even split's 30.068 s (full recompute on
+every layer; 1.209x), both priced in the interleaved order's own timeline;
+not proved optimal: that order stalls on the plan's unequal chunks past the
+closed form the count model optimizes (src/core/timing.c); estimate.lua reads
 resolved.yaml back to the search's bytes on all 16 stages (largest
 difference 0 B), its peak and its step. The lists (per chunk, then stage)
 recompute each cell's first layers: both dense cells recompute all theirs
@@ -152,7 +154,7 @@ recompute each cell's first layers: both dense cells recompute all theirs
   >   for _, r in ipairs(l[s].chunks[1].runs) do t[#t + 1] = r.count .. " " .. r.kind .. " " .. r.recompute end
   >   print("stage " .. (s - 1) .. " chunk 0: " .. table.concat(t, ", "))
   > end' | tr '\t' ' '
-  4 16 16 2 1 off+full 16 0 true true
-  even 26.656 s, balanced 23.469 s, read back 23.469 s
+  4 16 16 2 1 off+full 16 0 true false
+  even 30.068 s, balanced 24.862 s, read back 24.862 s
   stage 0 chunk 0: 2 dense full
   stage 1 chunk 0: 1 dense full, 1 moe off

@@ -65,12 +65,12 @@ TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   3   1    8    1 off   120   1 full          64.29     28.170  27.6%  17.0%  33.9%  17.0%   0.0%   0.0%  26.3%   1.7%   0.2%   3.8%   0.2%  also #2 (sp on)
-     ~3  128   1  16   2   1    8    1 off   120   1 full          65.11     28.538  27.3%  16.8%  33.5%  16.8%   0.0%   0.0%  25.9%   1.1%   0.2%   5.6%   0.2%
+      1   64   1  32   1   1    4    1 off   240   1 full          65.25     29.052  26.8%  16.5%  32.9%  16.5%   0.0%   0.0%  21.8%   1.1%   0.2%  10.9%   0.1%  also #2 (sp on)
+     ~3  128   1  16   1   1    8    1 off   120   1 full          63.69     29.955  26.0%  16.0%  31.9%  16.0%   0.0%   0.0%  24.7%   0.5%   0.2%  10.6%   0.1%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 12.4 % of #1's step (28.170 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 12.4 % of #1's step (29.052 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
-    #3 +0.368 s (+1.3 %): bubble +0.524 s, pp -0.157 s; peak +0.82 GiB
+    #3 +0.903 s (+3.1 %): ep +1.057 s, pp -0.157 s; peak -1.56 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   every fitting candidate written to all.csv

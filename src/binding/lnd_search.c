@@ -460,7 +460,9 @@ static int lnd_step_time(lua_State *L)
 }
 
 /* nd.core.stage_seconds(model, run, hardware) -> {seconds a micro-batch of each stage},
- * {their forward parts}, the step's seconds (the pipeline balancer's prices) */
+ * {their forward parts}, the step's seconds (the pipeline balancer's prices), per stage and
+ * chunk {f, r, b} (the seconds the interleaved order's timeline is priced from), and the
+ * seconds that order's span adds to the closed form (0 where it adds none) */
 static int lnd_stage_seconds(lua_State *L)
 {
     hardware_t hw;
@@ -471,6 +473,10 @@ static int lnd_stage_seconds(lua_State *L)
     timing_stage_seconds(&c, &e->layout, &hw, x, x + r->pp);
     step_time t;
     timing_run(&c, &e->layout, &hw, &t);
+    int64_t v = e->layout.vpp;
+    pipe_cell *cell = lua_newuserdatauv(L, (size_t)(r->pp * v) * sizeof *cell, 0);
+    timing_chunk_seconds(&c, &e->layout, &hw, x, cell);
+    /* the cells stay on the stack (alive) under the five values returned */
     for (int i = 0; i < 2; i++) {
         lua_createtable(L, (int)r->pp, 0);
         for (int64_t s = 0; s < r->pp; s++) {
@@ -479,7 +485,20 @@ static int lnd_stage_seconds(lua_State *L)
         }
     }
     lua_pushnumber(L, t.step);
-    return 3;
+    lua_createtable(L, (int)r->pp, 0);
+    for (int64_t s = 0; s < r->pp; s++) {
+        lua_createtable(L, (int)v, 0);
+        for (int64_t k = 0; k < v; k++) {
+            lua_createtable(L, 0, 3);
+            field_set_number(L, "f", cell[s * v + k].f);
+            field_set_number(L, "r", cell[s * v + k].r);
+            field_set_number(L, "b", cell[s * v + k].b);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_rawseti(L, -2, s + 1);
+    }
+    lua_pushnumber(L, t.order_stall);
+    return 5;
 }
 
 /* nd.core.rerun_seconds(model, run, hardware) -> {selective = s, full = s}: the least seconds a
@@ -573,13 +592,15 @@ static void push_stage_ops(lua_State *L, pipe_order o, int64_t S, int64_t v, int
     }
 }
 
-/* nd.core.pipeline_timeline(order, S, I, m, dur) -> span, per-stage operations | nil, why:
- * src/core/pipeline_sim.c's timeline; dur[s][v] = {f = , r = , b = } seconds (1-based) */
+/* nd.core.pipeline_timeline(order, S, I, m, dur [, span_only]) -> span, per-stage operations | nil, why:
+ * src/core/pipeline_sim.c's timeline; dur[s][v] = {f = , r = , b = } seconds (1-based);
+ * span_only: the span alone, as the time model takes it (its periodic shortcut) */
 static int lnd_pipeline_timeline(lua_State *L)
 {
     pipe_order o = check_order(L, 1);
     int64_t S = lnd_checkinteger(L, 2), v = lnd_checkinteger(L, 3), m = lnd_checkinteger(L, 4);
     lnd_checktype(L, 5, LUA_TTABLE);
+    bool span_only = lua_toboolean(L, 6);
     const char *why = pipeline_sim_refusal(o, S, v, m);
     size_t bytes = pipeline_sim_work_bytes(S, v, m);
     if (why == NULL && (uint64_t)S > SIZE_MAX / sizeof(pipe_cell) / (uint64_t)v)
@@ -607,6 +628,16 @@ static int lnd_pipeline_timeline(lua_State *L)
         lua_pop(L, 1);
     }
     void *work = lua_newuserdatauv(L, bytes, 0);
+    if (span_only) { /* the span alone, by the periodic shortcut */
+        double span;
+        if (pipeline_sim(o, S, v, m, cell, work, bytes, NULL, &span) != 0) {
+            lua_pushnil(L);
+            lua_pushstring(L, "the order waits on itself (a deadlock): no timeline");
+            return 2;
+        }
+        lua_pushnumber(L, span);
+        return 1;
+    }
     /* the starts: 2·S·v·m doubles, fewer bytes than the workspace's */
     double *start = lua_newuserdatauv(L, (size_t)(2 * S * v * m) * sizeof *start, 0), span;
     if (pipeline_sim(o, S, v, m, cell, work, bytes, start, &span) != 0) {

@@ -33,26 +33,40 @@
  * O(1) per wake. */
 #include "pipeline_sim.h"
 
+#include <math.h>
 #include <stdbool.h>
 
 /* The workspace holds doubles and int64_t counters, 8 bytes each. */
 _Static_assert(sizeof(double) == 8 && sizeof(int64_t) == 8, "8-byte doubles and int64_t");
 
+/* The micro-batches a snapshot of the periodic shortcut holds at most. */
+static int64_t snap_window(int64_t S, int64_t m) { return m < 4 * S ? m : 4 * S; }
+
+/* The micro-batches whose end times are kept, in a ring by micro-batch: a
+ * micro-batch's times are read only between its first forward and its last
+ * backward at place 0 (stage 0's first chunk), and stage 0 holds fewer than
+ * 8·S micro-batches begun and not ended: its forwards run at most its
+ * warm-up, (v + 2)·S + v·(m mod S) table entries, ahead of its backwards,
+ * which span at most that over S·v plus two groups of S + (m mod S). */
+static int64_t ring_size(int64_t S, int64_t m) { return m < 8 * S ? m : 8 * S; }
+
 size_t pipeline_sim_work_bytes(int64_t S, int64_t v, int64_t m)
 {
     if (S <= 0 || v <= 0 || m <= 0)
         return 0;
-    /* 2·S·v·m end times, the 2·m·v table, 6 counters a stage: 8 bytes each */
+    /* 2·S·v·ring end times, a snapshot of 2·S·v·window end times, 9
+     * counters and two table walks (6 each) a stage: 8 bytes each (24 a
+     * stage, 21 used) */
     uint64_t cap = (uint64_t)(SIZE_MAX / 8), k = (uint64_t)S, words;
     if ((uint64_t)v > cap / k)
         return 0;
     k *= (uint64_t)v; /* places */
-    if ((uint64_t)m > cap / 4 / k)
+    if ((uint64_t)m > cap / 8 / k)
         return 0;
-    words = 2 * k * (uint64_t)m + 2 * (uint64_t)v * (uint64_t)m; /* at most 4·k·m */
-    if ((uint64_t)S > cap / 8 || words > cap - 7 * (uint64_t)S)
+    words = 2 * k * (uint64_t)ring_size(S, m) + 2 * k * (uint64_t)snap_window(S, m); /* <= 4·k·m */
+    if ((uint64_t)S > cap / 32 || words > cap - 24 * (uint64_t)S)
         return 0;
-    return (size_t)(words + 7 * (uint64_t)S) * 8;
+    return (size_t)(words + 24 * (uint64_t)S) * 8;
 }
 
 const char *pipeline_sim_refusal(pipe_order o, int64_t S, int64_t v, int64_t m)
@@ -123,12 +137,45 @@ void pipeline_sim_op(pipe_order o, int64_t S, int64_t v, int64_t m, int64_t s, i
 /* A stage's next operation is a forward while it has run fewer than its
  * warm-up, or fewer than its backwards' count past the warm-up; every
  * forward done, backwards. */
+/* A walk along the forward table without dividing: group g (the first
+ * r + S micro-batches a chunk, then S), chunk c, the j-th of the block's
+ * micro-batches, which start at `first`. */
+typedef struct {
+    int64_t g, c, j, first, size, slot; /* slot: first's slot in the ring (first mod the ring's size) */
+} table_walk;
+
+static void walk_start(table_walk *w, int64_t S, int64_t m)
+{
+    *w = (table_walk){0, 0, 0, 0, m % S + S, 0};
+}
+
+static void walk_next(table_walk *w, int64_t S, int64_t v, int64_t ring)
+{
+    if (++w->j < w->size)
+        return;
+    w->j = 0;
+    if (++w->c < v)
+        return;
+    w->c = 0;
+    w->first += w->size;
+    w->slot += w->size;
+    if (w->slot >= ring)
+        w->slot -= ring;
+    w->size = S;
+    w->g++;
+}
+
 typedef struct {
     double *done_f, *done_b, *clock; /* end times by place·m + mb (−1: not yet); a stage's clock */
-    int64_t *entry, *chunk;          /* the forward table: place·m + mb of stage 0's place, and chunk */
+    table_walk *wf, *wb;             /* a stage's next forward's and backward's table entries */
     int64_t *nf, *nb, *warm;         /* a stage's forwards and backwards run, and its warm-up */
     int64_t *stack, *queued;         /* stages to try; whether queued */
     int64_t n_stack;
+    int64_t cap;                     /* forwards run only below this table entry */
+    int64_t begun, ended;            /* micro-batches begun (forward at place 0 run) and ended (backward
+                                      * at place 0 run): both in micro-batch order, stage 0's orders */
+    int64_t ring;                    /* micro-batches the end times are kept for (ring_size) */
+    bool overflow;                   /* more micro-batches begun and not ended than the ring holds */
 } sim_state;
 
 static void wake(sim_state *st, int64_t s)
@@ -139,38 +186,58 @@ static void wake(sim_state *st, int64_t s)
     }
 }
 
+/* Marks micro-batch mb's end times at every place but the first forward's as not yet reached. */
+static void unset_column(sim_state *st, int64_t places, int64_t mb)
+{
+    double *f = st->done_f + mb * places, *b = st->done_b + mb * places;
+    b[0] = -1.0;
+    for (int64_t k = 1; k < places; k++)
+        f[k] = b[k] = -1.0;
+}
+
 /* Runs stage s until it is blocked or done; the operations it ran. The
  * (place, micro-batch) of entry e of the table on stage s is e + s·m, the
  * place before it e + s·m − m (none below 0), the one after it e + s·m + m. */
 static int64_t run_stage(sim_state *st, int64_t S, int64_t v, int64_t m, int64_t s, const pipe_cell *cell,
                          double *start)
 {
-    int64_t n = m * v, last = (S * v - 1) * m, ran = 0;
+    int64_t n = m * v, K = S * v, ran = 0;
     double clock = st->clock[s];
     for (;;) {
         int64_t nf = st->nf[s], nb = st->nb[s];
         int backward;
         if (nf < st->warm[s])
-            backward = 0;
+            backward = nf < st->cap ? 0 : -1;
         else if (nf == n)
             backward = nb < n ? 1 : -1;
         else
-            backward = nf - st->warm[s] == nb ? 0 : 1;
+            backward = nf - st->warm[s] == nb ? (nf < st->cap ? 0 : -1) : 1;
         if (backward < 0)
             break;
-        int64_t i = backward ? nb : nf, chunk = st->chunk[i], at, here;
+        const table_walk *w = backward ? &st->wb[s] : &st->wf[s];
+        int64_t chunk = w->c, mb = w->slot + w->j, k, here; /* mb: its slot in the ring */
+        if (mb >= st->ring)
+            mb -= st->ring;
         double ready, len;
         const pipe_cell *c;
         if (!backward) {
-            here = st->entry[i] + s * m;
-            at = here - m;
-            ready = at < 0 ? 0.0 : st->done_f[at];
+            k = chunk * S + s;
+            here = mb * K + k;
+            if (k == 0 && st->begun - st->ended >= st->ring) {
+                st->overflow = true;
+                break;
+            }
+            if (k == 0) /* the micro-batch's first operation: its end times start unset */
+                unset_column(st, K, mb);
+            /* a micro-batch not begun has no end times set yet */
+            ready = k == 0 ? 0.0 : w->first + w->j >= st->begun ? -1.0 : st->done_f[here - 1];
             c = &cell[s * v + chunk];
             len = c->f;
         } else {
             int64_t back = v - 1 - chunk;
-            here = st->entry[i] + (back - chunk) * S * m + s * m;
-            ready = here >= last ? st->done_f[here] : st->done_b[here + m];
+            k = back * S + s;
+            here = mb * K + k;
+            ready = k == K - 1 ? st->done_f[here] : st->done_b[here + 1];
             c = &cell[s * v + back];
             len = c->r + c->b;
         }
@@ -180,12 +247,16 @@ static int64_t run_stage(sim_state *st, int64_t S, int64_t v, int64_t m, int64_t
         if (start != NULL)
             start[s * 2 * n + nf + nb] = begin;
         clock = begin + len;
+        if (k == 0) /* place 0: stage 0's first chunk */
+            *(backward ? &st->ended : &st->begun) += 1;
         if (backward) {
             st->done_b[here] = clock;
             st->nb[s] = nb + 1;
+            walk_next(&st->wb[s], S, v, st->ring);
         } else {
             st->done_f[here] = clock;
             st->nf[s] = nf + 1;
+            walk_next(&st->wf[s], S, v, st->ring);
         }
         ran++;
     }
@@ -193,52 +264,183 @@ static int64_t run_stage(sim_state *st, int64_t S, int64_t v, int64_t m, int64_t
     return ran;
 }
 
+/* Runs every stage until none can run; the operations run. */
+static int64_t run_all(sim_state *st, int64_t S, int64_t v, int64_t m, const pipe_cell *cell, double *start)
+{
+    int64_t done = 0;
+    for (int64_t s = S - 1; s >= 0; s--)
+        wake(st, s);
+    while (st->n_stack > 0) {
+        int64_t s = st->stack[--st->n_stack];
+        st->queued[s] = 0;
+        int64_t ran = run_stage(st, S, v, m, s, cell, start);
+        if (ran > 0) {
+            done += ran;
+            wake(st, (s + 1) % S);
+            wake(st, (s + S - 1) % S);
+        }
+    }
+    return done;
+}
+
+/* The periodic shortcut. The forward table repeats every P = S·v entries
+ * past its first group (micro-batches shifted by S), and so does each
+ * stage's order between its warm-up and its cool-down. Run in rounds, the
+ * forwards capped at entry A_g = v·(m mod S) + g·P, a round takes the
+ * state (each stage's clock and counts, the end times of the micro-batches
+ * begun and not finished) to the next by one map, the same every round
+ * while the cap stays below the table's end, and that map commutes with
+ * adding a constant to every time. So once a round's state is the one
+ * before with every time λ later (and the micro-batches S on), every later
+ * round's is too: the shortcut moves the state J rounds on at once, then
+ * runs the rest. A max-plus map moves no time by more than its inputs
+ * moved, so a state matched within ε drifts at most J·ε from the
+ * simulation's; ε is 1e-12 of the times, the matches' rounding. */
+typedef struct {
+    bool have;
+    int64_t lo, hi;        /* the micro-batches begun and not finished */
+    double *val, *clock;   /* their end times by place (forwards, then backwards); the clocks */
+    int64_t *nf, *nb;
+} snapshot;
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(a); }
+
+/* Whether the state is the snapshot's, S micro-batches on and *lambda later. */
+static bool repeats(const sim_state *st, const snapshot *sn, int64_t S, int64_t v, int64_t lo, int64_t hi,
+                    double *lambda)
+{
+    int64_t P = S * v, K = S * v, w = sn->hi - sn->lo;
+    if (!sn->have || lo != sn->lo + S || hi != sn->hi + S)
+        return false;
+    double l = st->clock[0] - sn->clock[0];
+    for (int64_t s = 0; s < S; s++)
+        if (st->nf[s] != sn->nf[s] + P || st->nb[s] != sn->nb[s] + P || !near(st->clock[s], sn->clock[s] + l))
+            return false;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < w; j++) {
+            int64_t at = ((lo + j) % st->ring) * K + k;
+            double f = st->done_f[at], b = st->done_b[at];
+            double f0 = sn->val[k * w + j], b0 = sn->val[(K + k) * w + j];
+            if ((f < 0) != (f0 < 0) || (b < 0) != (b0 < 0) || (f >= 0 && !near(f, f0 + l)) ||
+                (b >= 0 && !near(b, b0 + l)))
+                return false;
+        }
+    *lambda = l;
+    return true;
+}
+
+static void take(snapshot *sn, const sim_state *st, int64_t S, int64_t v, int64_t m, int64_t lo, int64_t hi)
+{
+    int64_t K = S * v, w = hi - lo;
+    sn->have = w <= snap_window(S, m);
+    if (!sn->have)
+        return;
+    sn->lo = lo;
+    sn->hi = hi;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < w; j++) {
+            int64_t at = ((lo + j) % st->ring) * K + k;
+            sn->val[k * w + j] = st->done_f[at];
+            sn->val[(K + k) * w + j] = st->done_b[at];
+        }
+    for (int64_t s = 0; s < S; s++) {
+        sn->clock[s] = st->clock[s];
+        sn->nf[s] = st->nf[s];
+        sn->nb[s] = st->nb[s];
+    }
+}
+
+/* Moves the state J rounds on: the window's times to S·J micro-batches on,
+ * J·λ later (through the snapshot's buffer: the ring's slots may overlap),
+ * and the counts J·P on. */
+static void jump(sim_state *st, snapshot *sn, int64_t S, int64_t v, int64_t m, int64_t lo, int64_t hi, int64_t J,
+                 double lambda)
+{
+    int64_t K = S * v, shift = J * S;
+    double t = (double)J * lambda;
+    take(sn, st, S, v, m, lo, hi);
+    int64_t w = hi - lo;
+    for (int64_t j = 0; j < w; j++)
+        for (int64_t k = 0; k < K; k++) {
+            int64_t at = ((lo + j + shift) % st->ring) * K + k;
+            double f = sn->val[k * w + j], b = sn->val[(K + k) * w + j];
+            st->done_f[at] = f < 0 ? -1.0 : f + t;
+            st->done_b[at] = b < 0 ? -1.0 : b + t;
+        }
+    st->begun += shift;
+    st->ended += shift;
+    for (int64_t s = 0; s < S; s++) {
+        st->clock[s] += t;
+        st->nf[s] += J * S * v;
+        st->nb[s] += J * S * v;
+        /* both walks are past the first group: J groups on */
+        table_walk *walks[2] = {&st->wf[s], &st->wb[s]};
+        for (int i = 0; i < 2; i++) {
+            walks[i]->g += J;
+            walks[i]->first += shift;
+            walks[i]->slot = walks[i]->first % st->ring;
+        }
+    }
+}
+
 int pipeline_sim(pipe_order o, int64_t S, int64_t v, int64_t m, const pipe_cell *cell, void *work,
                  size_t work_bytes, double *start, double *span)
 {
     if (pipeline_sim_refusal(o, S, v, m) != NULL || work == NULL || work_bytes < pipeline_sim_work_bytes(S, v, m))
         return -1;
-    int64_t places = S * v, n = m * v, left = 2 * n * S;
+    int64_t places = S * v, n = m * v, left = 2 * n * S, P = S * v, base = v * (m % S);
     sim_state st;
+    snapshot sn;
     double *d = work;
     st.done_f = d;
-    st.done_b = d + places * m;
-    st.clock = d + 2 * places * m;
-    st.entry = (int64_t *)(st.clock + S);
-    st.chunk = st.entry + n;
-    st.nf = st.chunk + n;
+    st.ring = ring_size(S, m);
+    st.overflow = false;
+    st.done_b = d + places * st.ring;
+    st.clock = d + 2 * places * st.ring;
+    sn.val = st.clock + S;
+    sn.clock = sn.val + 2 * places * snap_window(S, m);
+    st.wf = (table_walk *)(sn.clock + S);
+    st.wb = st.wf + S;
+    st.nf = (int64_t *)(st.wb + S);
     st.nb = st.nf + S;
     st.warm = st.nb + S;
     st.stack = st.warm + S;
     st.queued = st.stack + S;
+    sn.nf = st.queued + S;
+    sn.nb = sn.nf + S;
     st.n_stack = 0;
-    for (int64_t i = 0; i < 2 * places * m; i++)
-        d[i] = -1.0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t chunk, mb;
-        forward_entry(S, v, m, i, &chunk, &mb);
-        st.entry[i] = chunk * S * m + mb;
-        st.chunk[i] = chunk;
-    }
+    sn.have = false;
+    sn.lo = sn.hi = 0;
+    st.begun = st.ended = 0; /* a micro-batch's end times are unset as it begins */
     for (int64_t s = S - 1; s >= 0; s--) {
         int64_t warm = warm_up(o, S, v, m, s);
         st.clock[s] = 0.0;
         st.nf[s] = st.nb[s] = st.queued[s] = 0;
         st.warm[s] = warm < n ? warm : n;
-        wake(&st, s);
+        walk_start(&st.wf[s], S, m);
+        walk_start(&st.wb[s], S, m);
     }
-    while (st.n_stack > 0) {
-        int64_t s = st.stack[--st.n_stack];
-        st.queued[s] = 0;
-        int64_t ran = run_stage(&st, S, v, m, s, cell, start);
-        if (ran > 0) {
-            left -= ran;
-            wake(&st, (s + 1) % S);
-            wake(&st, (s + S - 1) % S);
+    /* rounds (only where no start times are asked for: the shortcut skips them) */
+    for (int64_t g = 1; start == NULL && base + g * P < n; g++) {
+        st.cap = base + g * P;
+        left -= run_all(&st, S, v, m, cell, NULL);
+        int64_t lo = st.ended, hi = st.begun;
+        double lambda;
+        int64_t J = (n - 1 - base) / P - g; /* the rounds left whose cap stays below n */
+        bool steady = true;                   /* the snapshot's backwards all past the first group */
+        for (int64_t s = 0; s < S && sn.have; s++)
+            steady = steady && sn.nb[s] >= base + P;
+        if (steady && J > 0 && hi + J * S <= m && repeats(&st, &sn, S, v, lo, hi, &lambda)) {
+            jump(&st, &sn, S, v, m, lo, hi, J, lambda);
+            left -= 2 * J * P * S;
+            break;
         }
+        take(&sn, &st, S, v, m, lo, hi);
     }
-    if (left > 0)
-        return -1; /* the order waits on itself */
+    st.cap = n;
+    left -= run_all(&st, S, v, m, cell, start);
+    if (left > 0 || st.overflow)
+        return -1; /* the order waits on itself (or holds more micro-batches than the ring) */
     double most = 0.0;
     for (int64_t s = 0; s < S; s++)
         if (st.clock[s] > most)

@@ -29,11 +29,14 @@ const char *pipeline_sim_refusal(pipe_order o, int64_t S, int64_t v, int64_t m);
 /* The order's timeline: each operation starts once its stage is free and
  * its input is ready. cell: S·v entries, index stage·v + chunk. work: the
  * caller's workspace of work_bytes (at least pipeline_sim_work_bytes),
- * suitably aligned for doubles. start: NULL, or S·2·m·v entries that get
- * each stage's operations' start times in the stage's order (stage s's at
- * s·2·m·v). Sets *span to the last operation's end and returns 0; returns
- * -1 where the order refuses the sizes, the workspace is short, or the
- * order waits on itself. O(S·m·v) time. */
+ * suitably aligned for doubles. start: S·2·m·v entries that get each
+ * stage's operations' start times in the stage's order (stage s's at
+ * s·2·m·v); or NULL, and the steady part of the order, once it repeats
+ * itself, is skipped over (pipeline_sim.c: the periodic shortcut; the span
+ * within 1e-12 of the full timeline's). Sets *span to the last operation's
+ * end and returns 0; returns -1 where the order refuses the sizes, the
+ * workspace is short, or the order waits on itself. O(S·m·v) time at
+ * most. */
 int pipeline_sim(pipe_order o, int64_t S, int64_t v, int64_t m, const pipe_cell *cell, void *work,
                  size_t work_bytes, double *start, double *span);
 

@@ -9,6 +9,7 @@
 #include "layout.h"
 #include "memory.h"
 #include "model.h"
+#include "pipeline_sim.h"
 #include "pricing_ctx.h"
 #include "run.h"
 
@@ -41,6 +42,8 @@ typedef struct {
     double bubble;                             /* pipeline fill and drain */
     double optimizer;                          /* the optimizer step (memory bound) */
     double step;                               /* the step */
+    double order_stall;                        /* what the interleaved order's span adds to the
+                                                * closed form (its chunks unequal); 0 if nothing */
     double floor;                              /* no split nor recompute of the layout steps faster
                                                 * (pipeline_floor_seconds) */
     int64_t straggler;                         /* that stage */
@@ -149,6 +152,7 @@ double cp_exposed_seconds(const stage_work *w, const run_t *r, const hardware_t 
 typedef struct {
     int64_t epoch;       /* as a stage_work's */
     double step, bubble; /* seconds: the pipeline's step before DP, its fill and drain */
+    double order_stall;  /* seconds the interleaved order's span adds to the closed form */
     double floor;        /* seconds: pipeline_floor_seconds of the layout */
     int64_t straggler;   /* the slowest stage */
     double worst[STAGE_PARTS]; /* its micro-batch's parts */
@@ -165,7 +169,8 @@ typedef struct {
  * works_epoch: the caller keeps the layout and every degree but OP, which
  * no work reads; NULL: worked out each time) and the pipeline they make
  * (one entry, valid on the same terms; NULL: none), the model's FLOPs a
- * token at the sequence, and a scratch for the stage times. */
+ * token at the sequence, a scratch for the stage times and one for the
+ * interleaved order's timeline. */
 typedef struct {
     layer_time *layers;
     stage_work *works;
@@ -176,6 +181,8 @@ typedef struct {
     double flops_total;
     double *stage_x;
     int64_t cap_x;
+    void *sim;           /* the interleaved order's workspace: per-chunk seconds, then pipeline_sim's */
+    size_t sim_bytes;
     kernel_pricing gemm; /* the hardware's GEMM shape prices (set by timing_run_memo) */
 } timing_memo;
 
@@ -190,6 +197,11 @@ void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_
 /* The seconds one layer of a kind at a recompute mode adds to its stage's micro-batch by its rerun
  * (stage_micro_batch_time's recompute part: the rerun's FLOPs, its flash-kernel share, its bytes). */
 double timing_rerun_seconds(const price_ctx *c, const hardware_t *hw, int kind, recompute_mode mode);
+/* Seconds a micro-batch of each chunk takes on each stage of layout l
+ * (cell: r->pp·vpp entries, stage·vpp + chunk), forward, recompute and the
+ * rest, each stage's summing to x[stage] (timing_stage_seconds): what the
+ * interleaved order's timeline is priced from. */
+void timing_chunk_seconds(const price_ctx *c, const layout_t *l, const hardware_t *hw, const double *x, pipe_cell *cell);
 /* A step's model FLOPs (3 x the forward's, flops_per_token a token), its
  * tokens a second a device and its MFU, from t->step and the run. */
 void timing_rates(step_time *t, const run_t *r, double flops_per_token, const hardware_t *hw);
