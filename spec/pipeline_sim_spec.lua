@@ -12,14 +12,9 @@ package.path = "spec/?.lua;" .. package.path
 local core = require "nd.core"
 local tl = require "nd.pipeline_timeline"
 
--- a stage's operations as "F<chunk><mb>@start" (1-based chunk, micro-batch)
-local function lua_ops(per_stage, s)
-  local out = {}
-  for _, b in ipairs(per_stage[s]) do out[#out + 1] = ("%s%d.%d@%.17g"):format(b.kind, b.chunk, b.mb, b.start) end
-  return table.concat(out, " ")
-end
-
-local function c_ops(stages, s)
+-- a stage's operations as "F<chunk><mb>@start" (1-based chunk, micro-batch),
+-- from the Lua module's per-stage blocks or nd.core's alike
+local function ops(stages, s)
   local out = {}
   for _, b in ipairs(stages[s]) do out[#out + 1] = ("%s%d.%d@%.17g"):format(b.kind, b.chunk, b.mb, b.start) end
   return table.concat(out, " ")
@@ -55,7 +50,7 @@ describe("the interleaved timeline in C (nd.core.pipeline_timeline)", function()
         refused = refused + 1
       else
         assert.are.equal(span, c_span, where)
-        for s = 1, S do assert.are.equal(lua_ops(per_stage, s), c_ops(c_stages, s), where .. " stage " .. s) end
+        for s = 1, S do assert.are.equal(ops(per_stage, s), ops(c_stages, s), where .. " stage " .. s) end
         checked = checked + 1
       end
     end

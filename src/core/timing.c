@@ -941,12 +941,30 @@ static double optimizer_seconds(const price_ctx *c, const layout_t *l, const har
     return most / bytes_per_s;
 }
 
+/* The point-to-point bytes a stage moves a micro-batch: each chunk receives
+ * its input and sends its output gradient back, a hidden-wide activation of
+ * the micro-batch's tokens each way. */
+static double pp_send_bytes(const price_ctx *c)
+{
+    const run_t *r = c->r;
+    return r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)c->m->hidden * c->d->bytes_compute : 0.0;
+}
+
+/* The stage whose prices stage s takes: the first stage laid out like it
+ * (layout's same_as), or s itself; the vision tower makes stage 0 unlike
+ * any other. */
+static int64_t priced_like(const layout_t *l, int64_t s, bool vision)
+{
+    int64_t like = l->same_as != NULL ? l->same_as[s] : s;
+    return like == 0 && vision ? s : like;
+}
+
 /* The stages laid out like stage s (itself included) that take its prices in pipeline_of. */
 static int64_t alike_stages(const layout_t *l, int64_t s, bool vision)
 {
     int64_t n = 1;
-    for (int64_t t = s + 1; l->same_as != NULL && t < l->pp; t++)
-        n += l->same_as[t] == s && !(s == 0 && vision);
+    for (int64_t t = s + 1; t < l->pp; t++)
+        n += priced_like(l, t, vision) == s;
     return n;
 }
 
@@ -1008,8 +1026,8 @@ static int interleaved_span(const price_ctx *c, const layout_t *l, const hardwar
     if (cell == NULL)
         return -1;
     for (int64_t s = 0; s < S; s++) {
-        int64_t like = l->same_as != NULL ? l->same_as[s] : s;
-        if (like != s && !(like == 0 && c->m->vision != NULL))
+        int64_t like = priced_like(l, s, c->m->vision != NULL);
+        if (like != s)
             memcpy(cell + s * v, cell + like * v, (size_t)v * sizeof *cell);
         else
             chunk_cells(c, l, hw, memo, s, x[s], pp_bytes, cell + s * v);
@@ -1027,11 +1045,10 @@ static int interleaved_span(const price_ctx *c, const layout_t *l, const hardwar
  * last chunk, a balancer's uneven offsets) a heavy first chunk feeds the
  * next stage late and drains last, and the order stalls past the closed
  * form (Llama 3.1 70B balanced at -i 2, chunks of 1 and 18-21 layers:
- * 56.20 s against 41.49 s, notes of svg32). The closed form stays where it
- * is the larger: equal chunks whose stages split forward and backward
- * alike never spanned more in 3000 random cases, and the time model keeps
- * what it priced before wherever the order adds nothing. Returns -1 when
- * out of memory. */
+ * a span of 56.20 s where the closed form gives 41.49 s). The closed form
+ * stays where it is the larger: equal chunks whose stages split forward
+ * and backward alike never spanned more in 3000 random cases. Returns -1
+ * when out of memory. */
 static int interleaved_step(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
                             const double *x, double pp_bytes, pipeline_time *out)
 {
@@ -1067,7 +1084,7 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
         return -1;
     memset(out, 0, sizeof *out);
     /* a stage sends its activations and receives their gradients at each chunk boundary */
-    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)m->hidden * c->d->bytes_compute : 0.0;
+    double pp_bytes = pp_send_bytes(c);
     double *saved = x + pp;
     const double *worst = NULL;
     stage_work all;
@@ -1075,9 +1092,9 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     for (int64_t s = 0; s < pp; s++) {
         /* a stage laid out like an earlier one takes its prices (the
          * vision tower makes stage 0 unlike any other) */
-        int64_t like = l->same_as != NULL ? l->same_as[s] : s;
+        int64_t like = priced_like(l, s, m->vision != NULL);
         double *mine = saved + s * STAGE_PARTS;
-        if (like != s && !(like == 0 && m->vision != NULL)) {
+        if (like != s) {
             x[s] = x[like];
             mine = saved + like * STAGE_PARTS; /* same_as names a stage priced itself: the first alike */
         } else {
@@ -1325,7 +1342,7 @@ void timing_stage_seconds(const price_ctx *c, const layout_t *l, const hardware_
     kernel_pricing g;
     memset(&g, 0, sizeof g);
     kernel_pricing_of(hw, &g);
-    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)c->m->hidden * c->d->bytes_compute : 0.0;
+    double pp_bytes = pp_send_bytes(c);
     for (int64_t s = 0; s < r->pp; s++) {
         stage_work w;
         double parts[STAGE_PARTS];
@@ -1342,7 +1359,7 @@ void timing_chunk_seconds(const price_ctx *c, const layout_t *l, const hardware_
     timing_memo memo;
     memset(&memo, 0, sizeof memo);
     kernel_pricing_of(hw, &memo.gemm);
-    double pp_bytes = r->pp > 1 ? 2.0 * (double)r->vpp * c->d->tokens * (double)c->m->hidden * c->d->bytes_compute : 0.0;
+    double pp_bytes = pp_send_bytes(c);
     for (int64_t s = 0; s < r->pp; s++)
         chunk_cells(c, l, hw, &memo, s, x[s], pp_bytes, cell + s * l->vpp);
 }
