@@ -89,6 +89,29 @@ static void pieces(void)
     CHECK(h.pieces == NULL && h.next == NULL, "state_heap_free leaves an empty heap");
 }
 
+/* The pieces are cut in turn from 2 MiB regions at 2 MiB boundaries (so
+ * that the kernel may back each with one transparent huge page): a piece
+ * holds 127 blocks of 512 bytes (above), a region 2 MiB / 64 KiB = 32
+ * pieces, so the 32 * 127 + 1st block starts the next region. */
+static void regions(void)
+{
+    state_heap h = {0};
+    const uintptr_t two_mib = 2u * 1024 * 1024;
+    grab(&h, 512); /* block 1 */
+    char *first = (char *)h.pieces;
+    CHECK_INT((uintptr_t)first % two_mib, 0, "the first piece starts a region at a 2 MiB boundary");
+    for (int k = 2; k <= 128; k++)
+        grab(&h, 512);
+    CHECK((char *)h.pieces == first + 64 * 1024, "block 128 starts the second piece, right after the first");
+    for (int k = 129; k <= 32 * 127; k++)
+        grab(&h, 512);
+    CHECK((char *)h.pieces == first + 31 * 64 * 1024, "block 32 * 127 lies in the 32nd piece, the region's last");
+    grab(&h, 512);
+    CHECK_INT((uintptr_t)h.pieces % two_mib, 0, "the 33rd piece starts another region at a 2 MiB boundary");
+    state_heap_free(&h);
+    CHECK(h.pieces == NULL && h.region_next == NULL, "state_heap_free leaves an empty heap");
+}
+
 /* A state of state_new runs Lua with every library and collects. */
 static void state(void)
 {
@@ -141,6 +164,7 @@ int main(void)
     carving();
     moving();
     pieces();
+    regions();
     state();
     system_malloc();
     return check_done();

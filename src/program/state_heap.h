@@ -7,20 +7,27 @@
 #include <lua.h>
 
 /* Blocks of up to STATE_HEAP_SMALL bytes come from size classes 16 bytes
- * apart, carved from larger pieces of malloc'd memory; larger ones are
+ * apart, carved from 64 KiB pieces, which are cut in turn from 2 MiB regions
+ * mapped at 2 MiB boundaries for transparent huge pages; larger blocks are
  * malloc's. */
-enum { STATE_HEAP_GRAIN = 16, STATE_HEAP_SMALL = 512, STATE_HEAP_PIECE = 64 * 1024 };
+enum {
+    STATE_HEAP_GRAIN = 16,
+    STATE_HEAP_SMALL = 512,
+    STATE_HEAP_PIECE = 64 * 1024,
+    STATE_HEAP_REGION = 2 * 1024 * 1024
+};
 
 typedef struct state_heap {
     void *free_lists[STATE_HEAP_SMALL / STATE_HEAP_GRAIN + 1]; /* by class; [0] unused */
     char *next, *end;                                          /* the piece being carved */
     void *pieces;                                              /* the pieces, each linking the one before */
+    char *region_next, *region_end;                            /* the region the pieces come from */
 } state_heap;
 
 /* A lua_Alloc (Lua 5.4 manual, lua_Alloc) over `ud`, a zeroed state_heap. */
 void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
-/* Frees every piece (the small blocks all at once) and empties the heap;
+/* Unmaps every region (the small blocks all at once) and empties the heap;
  * its large blocks are freed one by one, by state_heap_alloc. */
 void state_heap_free(state_heap *h);
 
