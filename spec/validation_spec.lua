@@ -204,6 +204,24 @@ describe("published measured cases (spec/validation/)", function()
     end
   end)
 
+  it("state AutoModel's split of DeepSeek-V3's 61 layers over pp 4 x vpp 8", function()
+    -- generate_hf_model_fqn_per_model_part over 32 virtual stages: 61 = 32 x 1 + 29, so
+    -- virtual stages 0-28 take 2 layers and 29-31 take 1; virtual stage v is rank v % 4's
+    -- chunk v // 4, so chunk 7 of ranks 1, 2, 3 holds 1 and every other chunk 2. As a
+    -- per-chunk offset over 61 // 4 // 8 = 1: 1 everywhere but those three, 0 (by hand).
+    local want = {}
+    for c = 1, 8 do want[c] = { 1, 1, 1, 1 } end
+    want[8] = { 1, 0, 0, 0 }
+    local found = 0
+    for _, c in ipairs(cases) do
+      if c.id == "automodel-deepseek-v3-256gpu" or c.id == "automodel-deepseek-v3-1024gpu" then
+        assert.are.same(want, c.run.offset, c.id)
+        found = found + 1
+      end
+    end
+    assert.are.equal(2, found)
+  end)
+
   for _, c in ipairs(cases) do
     local name = tostring(c.id) .. " within its tolerance [" .. tostring(c.source or c.file) .. "]"
     it(name, function()
