@@ -59,12 +59,17 @@ static void moving(void)
     CHECK(q != p && holds(q, 24), "grown to another class: moved, its bytes kept");
     CHECK(grab(&h, 20) == p, "and its old block freed to its class");
     fill(q, 100);
-    unsigned char *big = state_heap_alloc(&h, q, 100, 5000);
-    CHECK(big != NULL && holds(big, 100), "grown past 512 bytes (malloc's): its bytes kept");
-    fill(big, 5000);
-    big = state_heap_alloc(&h, big, 5000, 9000);
-    CHECK(big != NULL && holds(big, 5000), "a large block resized by realloc keeps its bytes");
-    unsigned char *small = state_heap_alloc(&h, big, 9000, 10);
+    unsigned char *medium = state_heap_alloc(&h, q, 100, 5000);
+    CHECK(medium != NULL && holds(medium, 100), "grown past 512 bytes (the 8 KiB class): its bytes kept");
+    fill(medium, 5000);
+    CHECK(state_heap_alloc(&h, medium, 5000, 8192) == medium, "grown within the 8 KiB class: it stays");
+    unsigned char *big = state_heap_alloc(&h, medium, 8192, 40000);
+    CHECK(big != NULL && holds(big, 5000), "grown past 32 KiB (malloc's): its bytes kept");
+    CHECK(grab(&h, 6000) == medium, "and its 8 KiB block freed to its class");
+    fill(big, 40000);
+    big = state_heap_alloc(&h, big, 40000, 90000);
+    CHECK(big != NULL && holds(big, 40000), "a large block resized by realloc keeps its bytes");
+    unsigned char *small = state_heap_alloc(&h, big, 90000, 10);
     CHECK(small != NULL && holds(small, 10), "shrunk back to a small class: its first bytes kept");
     CHECK(state_heap_alloc(&h, small, 10, 0) == NULL, "freeing gives NULL");
     state_heap_free(&h);
@@ -110,6 +115,30 @@ static void regions(void)
     CHECK_INT((uintptr_t)h.pieces % two_mib, 0, "the 33rd piece starts another region at a 2 MiB boundary");
     state_heap_free(&h);
     CHECK(h.pieces == NULL && h.region_next == NULL, "state_heap_free leaves an empty heap");
+}
+
+/* Blocks of 513 bytes .. 32 KiB take the power of two from 1 KiB at or above
+ * their size. A fresh piece's first block starts after the 16-byte link; a
+ * 32 KiB block there leaves 65536 - 16 - 32768 = 32752 bytes, too few for a
+ * second one, which starts a new piece; the 32752 go to the lists as the
+ * largest blocks they hold in turn: 16384 + 8192 + 4096 + 2048 + 1024 + 512
+ * + 496 (class 31). */
+static void medium(void)
+{
+    state_heap h = {0};
+    char *a = grab(&h, 32768);
+    CHECK(a != NULL && a - 16 == (char *)h.pieces, "a 32 KiB block follows the piece's link");
+    char *b = grab(&h, 20000);
+    CHECK(b != NULL && b - 16 == (char *)h.pieces && b != a, "a second 32 KiB block starts a new piece");
+    CHECK(grab(&h, 9000) == a + 32768, "the rest's first 16 KiB: a 9000-byte block's class");
+    CHECK(grab(&h, 4097) == a + 32768 + 16384, "then 8 KiB");
+    CHECK(grab(&h, 4096) == a + 32768 + 16384 + 8192, "then 4 KiB");
+    CHECK(grab(&h, 1025) == a + 32768 + 16384 + 8192 + 4096, "then 2 KiB");
+    CHECK(grab(&h, 513) == a + 32768 + 16384 + 8192 + 4096 + 2048, "then 1 KiB (513 bytes is its class)");
+    CHECK(grab(&h, 512) == a + 32768 + 16384 + 8192 + 4096 + 2048 + 1024, "then 512 bytes");
+    CHECK(grab(&h, 481) == a + 32768 + 16384 + 8192 + 4096 + 2048 + 1024 + 512, "then class 31's 496 bytes");
+    CHECK(grab(&h, 1000) == b + 32768, "the 1 KiB list empty again: carved after b");
+    state_heap_free(&h);
 }
 
 /* A state of state_new runs Lua with every library and collects. */
@@ -165,6 +194,7 @@ int main(void)
     moving();
     pieces();
     regions();
+    medium();
     state();
     system_malloc();
     return check_done();

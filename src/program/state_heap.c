@@ -8,8 +8,11 @@
  * frees or resizes (Lua 5.4 manual, §4.6 lua_Alloc: "When ptr is not NULL,
  * osize is the size of the block pointed by ptr"), so blocks need no header:
  * a block of up to STATE_HEAP_SMALL bytes is one of a size class (16 bytes
- * apart), taken from its class's free list or carved from a 64 KiB piece,
- * and goes back to that list when freed. Larger blocks are malloc's.
+ * apart), one of up to STATE_HEAP_MEDIUM bytes one of a class of a power of
+ * two (1, 2, 4, ... 32 KiB: a table's parts, a function's code and line
+ * arrays, a string buffer); each is taken from its class's free list or
+ * carved from a 64 KiB piece, and goes back to that list when freed. Larger
+ * blocks are malloc's.
  *
  * The pieces are cut in turn from 2 MiB regions mapped at a 2 MiB boundary
  * and advised MADV_HUGEPAGE (madvise(2): "The kernel will also allocate
@@ -20,7 +23,8 @@
  * page: estimate.lua's state touches ~140 such pages, and on a virtual
  * machine a 4 KiB fault costs ~10-15 us. Where it does not (THP off, no
  * huge page free, another system), the region faults in page by page as a
- * malloc'd piece did.
+ * malloc'd piece did. The medium classes keep estimate.lua's ~170 KiB of
+ * blocks above 512 bytes (~40 more 4 KiB faults in malloc's heap) there too.
  * Memory a class's list holds is reused by that class only and returns to
  * the system at exit, as the state's memory did (main.c leaves the state to
  * the process's end). Lua's garbage collector counts the sizes Lua asks
@@ -36,14 +40,43 @@
 
 #include <lauxlib.h>
 
-/* The size class of a block of n bytes (1 .. STATE_HEAP_SMALL); 0 for none
+/* The classes: 1 .. SMALL_CLASSES of 16 * c bytes, then the medium ones
+ * of 1 KiB << (c - SMALL_CLASSES - 1) bytes. */
+#define SMALL_CLASSES ((size_t)(STATE_HEAP_SMALL / STATE_HEAP_GRAIN))
+#define MEDIUM_FIRST ((size_t)1024)
+
+/* The size class of a block of n bytes (1 .. STATE_HEAP_MEDIUM); 0 for none
  * (n == 0), LARGE for malloc's. */
 #define LARGE ((size_t)-1)
 static size_t class_of(size_t n)
 {
     if (n == 0)
         return 0;
-    return n <= STATE_HEAP_SMALL ? (n + STATE_HEAP_GRAIN - 1) / STATE_HEAP_GRAIN : LARGE;
+    if (n <= STATE_HEAP_SMALL)
+        return (n + STATE_HEAP_GRAIN - 1) / STATE_HEAP_GRAIN;
+    if (n > STATE_HEAP_MEDIUM)
+        return LARGE;
+    size_t c = SMALL_CLASSES + 1;
+    for (size_t size = MEDIUM_FIRST; size < n; size <<= 1)
+        c++;
+    return c;
+}
+
+/* The bytes of a block of class c. */
+static size_t class_size(size_t c)
+{
+    return c <= SMALL_CLASSES ? c * STATE_HEAP_GRAIN : MEDIUM_FIRST << (c - SMALL_CLASSES - 1);
+}
+
+/* The largest class whose blocks fit in n bytes (n >= STATE_HEAP_GRAIN). */
+static size_t class_within(size_t n)
+{
+    if (n < MEDIUM_FIRST)
+        return n < STATE_HEAP_SMALL ? n / STATE_HEAP_GRAIN : SMALL_CLASSES;
+    size_t c = SMALL_CLASSES + 1;
+    for (size_t size = MEDIUM_FIRST * 2; size <= n && size <= STATE_HEAP_MEDIUM; size <<= 1)
+        c++;
+    return c;
 }
 
 static void release(state_heap *h, void *p, size_t c)
@@ -90,16 +123,17 @@ static char *next_piece(state_heap *h)
 }
 
 /* A new piece to carve; what was left of the last one (less than a block of
- * the class asked for) goes to the list of the largest class it holds. */
+ * the class asked for) goes to the lists as blocks of the largest classes
+ * it holds, in turn. */
 static int new_piece(state_heap *h)
 {
     char *piece = next_piece(h);
     if (piece == NULL)
         return 0;
-    if (h->next != NULL) {
-        size_t left = (size_t)(h->end - h->next);
-        if (left >= STATE_HEAP_GRAIN)
-            release(h, h->next, left / STATE_HEAP_GRAIN);
+    for (char *rest = h->next; rest != NULL && (size_t)(h->end - rest) >= STATE_HEAP_GRAIN;) {
+        size_t c = class_within((size_t)(h->end - rest));
+        release(h, rest, c);
+        rest += class_size(c);
     }
     /* the piece's first grain links the piece before: all stay reachable */
     *(void **)piece = h->pieces;
@@ -116,7 +150,7 @@ static void *take(state_heap *h, size_t c)
         h->free_lists[c] = *(void **)p;
         return p;
     }
-    size_t size = c * STATE_HEAP_GRAIN;
+    size_t size = class_size(c);
     if ((h->next == NULL || (size_t)(h->end - h->next) < size) && !new_piece(h))
         return NULL;
     p = h->next;

@@ -7,18 +7,21 @@
 #include <lua.h>
 
 /* Blocks of up to STATE_HEAP_SMALL bytes come from size classes 16 bytes
- * apart, carved from 64 KiB pieces, which are cut in turn from 2 MiB regions
- * mapped at 2 MiB boundaries for transparent huge pages; larger blocks are
- * malloc's. */
+ * apart, those of up to STATE_HEAP_MEDIUM bytes from classes of powers of
+ * two from 1 KiB (six: 1 .. 32 KiB), all carved from 64 KiB pieces, which
+ * are cut in turn from 2 MiB regions mapped at 2 MiB boundaries for
+ * transparent huge pages; larger blocks are malloc's. */
 enum {
     STATE_HEAP_GRAIN = 16,
     STATE_HEAP_SMALL = 512,
+    STATE_HEAP_MEDIUM = 32 * 1024,
+    STATE_HEAP_CLASSES = STATE_HEAP_SMALL / STATE_HEAP_GRAIN + 6,
     STATE_HEAP_PIECE = 64 * 1024,
     STATE_HEAP_REGION = 2 * 1024 * 1024
 };
 
 typedef struct state_heap {
-    void *free_lists[STATE_HEAP_SMALL / STATE_HEAP_GRAIN + 1]; /* by class; [0] unused */
+    void *free_lists[STATE_HEAP_CLASSES + 1];                  /* by class; [0] unused */
     char *next, *end;                                          /* the piece being carved */
     void *pieces;                                              /* the pieces, each linking the one before */
     char *region_next, *region_end;                            /* the region the pieces come from */
