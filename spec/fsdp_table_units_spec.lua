@@ -39,6 +39,23 @@ describe("fsdp_table_units", function()
     assert.are.equal((65667072 + 512) * 4, root.allocated - units.allocated)
   end)
 
+  it("the backward's start holds the head's own unit's buffers once: the stage's FSDP buffers", function()
+    -- FSDP over 8 ranks: the head (with the final norm, 65667072 + 512 weights) gathered again
+    -- for its backward in bf16 (2 bytes a weight), its bf16 gradient (2) and the fp32
+    -- reduce-scatter input (4): 8 bytes a weight, the largest unit's buffers, which the stage's
+    -- comm holds. Under the root group the start also holds the tables' kept buffers (priced as
+    -- the head's again); as a unit of its own nothing more (by hand).
+    local root, units = stage { dp = 8, global_batch_size = 8 }, stage { dp = 8, global_batch_size = 8,
+                                                                        fsdp_table_units = true }
+    -- the start is the peak of both: no gradient lives there yet
+    assert.are.equal(0, root.grads)
+    assert.are.equal(0, units.grads)
+    assert.are.equal((65667072 + 512) * 8, root.comm)
+    assert.are.equal((65667072 + 512) * 8, units.comm)
+    assert.are.equal((65667072 + 512) * 8, root.backward_overhead - units.backward_overhead)
+    assert.are.equal((65667072 + 512) * 8, root.allocated - units.allocated)
+  end)
+
   it("stated by no runtime profile (torchtitan's root group is its default)", function()
     assert.is_not_true(nd.run({ runtime = "torchtitan" }):spec().fsdp_table_units)
   end)

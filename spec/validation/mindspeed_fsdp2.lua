@@ -8,7 +8,9 @@
 -- torch max_memory_allocated / 1024^3, the largest over all ranks.
 -- Calibration: its breakdown was read to find fsdp_table_units (the yaml's
 -- fsdp_modules wrap embed_tokens and lm_head as units of their own, so
--- FSDP2's per-unit post_backward reduces the head as the backward starts).
+-- FSDP2's per-unit post_backward reduces the head as the backward starts), and
+-- to find that the head's own unit's buffers are the only FSDP buffers at the
+-- backward's start (estimate.c head_own_unit).
 local SOURCE = "Ascend/MindSpeed-LLM FSDP2 fine-tuning guide (Qwen3-8B, tune_qwen3_8b_4k_fsdp2_A2.yaml, 8 NPUs), "
   .. "the log's max_memory_allocated(GB) 19.07 (bytes / 1024^3, max over ranks)"
 
@@ -32,9 +34,10 @@ return {
     run = { runtime = "torchtitan", dp = 8, tp = 1, pp = 1, micro_batch_size = 1, global_batch_size = 8,
             seq_length = 256, recompute = "full", fsdp_table_units = true },
     metric = "allocated", measured = 19.07, unit = "GiB", tolerance = 0.10,
-    known_gap = "the peak is the backward's start (with fsdp_table_units the end holds no reduce-scatter of the "
-      .. "head): it counts the head's FSDP buffers (8 bytes a weight) twice, in the stage's buffers and in the "
-      .. "output layer's backward overhead", reached = 0.114,
+    -- +13.4 % when added; +11.3 % with fsdp_table_units (the end without the head's reduce-scatter,
+    -- the peak then the backward's start, where the head's buffers were counted twice: in the
+    -- stage's FSDP buffers and in the output's backward overhead); +4.3 % with them counted once
+    -- (src/core/estimate.c head_own_unit), the peak now the backward's end
     note = NOTE,
   },
 }

@@ -526,6 +526,25 @@ static int add_vision(estimate_t *e, stage_estimate *st, const model_t *m, const
     return rc;
 }
 
+/* Whether a chunk of stage s holds the output head (output), else the embedding. */
+static bool holds_table(const layout_t *l, int64_t s, bool output)
+{
+    for (int64_t c = 0; c < l->vpp; c++) {
+        const chunk_layout *ch = layout_chunk(l, s, c);
+        if (output ? ch->output : ch->embedding)
+            return true;
+    }
+    return false;
+}
+
+/* Whether the head is an FSDP unit of its own on stage s (fsdp_table_units,
+ * untied): FSDP2 gathers, reduces and frees it apart from the embedding. */
+static bool head_own_unit(const pricing *p, const layout_t *l, int64_t s)
+{
+    bool tied = holds_table(l, s, false) && ties_embeddings(p->c.m, p->c.r);
+    return p->c.d->fsdp && p->c.r->sharding.fsdp_table_units && !tied;
+}
+
 /* Backward overhead of a 1F1B-like schedule (memory-model.md §8.2): the
  * last node of the stage's last chunk is priced again at one micro-batch,
  * a recomputed layer as a plain one; an output node also brings the last
@@ -540,7 +559,13 @@ static double overhead_1f1b(const pricing *p, const layout_t *l, int64_t stage)
     double o = 0.0;
     if (ch->output) {
         const kind_price *head = output_price(p);
-        o = head->working + head->comm;
+        /* The head's own FSDP unit (MindSpeed's fsdp_modules: lm_head alone,
+         * reshard_after_forward): as the backward starts its buffers (the
+         * weight gathered again, its gradient, the reduce-scatter input) are
+         * the only FSDP buffers live, and the stage's comm, the largest
+         * unit's, holds them already; the root group's (torchtitan: the
+         * embedding, norm and head together, kept gathered) hold more. */
+        o = head->working + (head_own_unit(p, l, stage) ? 0.0 : head->comm);
         if (last != NULL && !last->mtp) {
             kind_price scratch;
             const kind_price *kp = price_of(p, last, &scratch);
@@ -727,17 +752,6 @@ static void price_reserved(stage_estimate *st, const backward_ends *e, const der
         double reserved = start * (1.0 + r->allocator.fragmentation);
         st->reserved = reserved > plain ? reserved : plain;
     }
-}
-
-/* Whether a chunk of stage s holds the output head (output), else the embedding. */
-static bool holds_table(const layout_t *l, int64_t s, bool output)
-{
-    for (int64_t c = 0; c < l->vpp; c++) {
-        const chunk_layout *ch = layout_chunk(l, s, c);
-        if (output ? ch->output : ch->embedding)
-            return true;
-    }
-    return false;
 }
 
 /* FSDP's last reduce-scatter on stage s: its embedding and head (the root
