@@ -35,19 +35,20 @@ local function degrees_key(c)
   return table.concat(parts, ",")
 end
 
--- The bound of balance_run.solve for a run whose floor is `floor`: no
--- plan's step at or below `above` seconds, or the layout is not solved.
-local function bound_of(ctx, run, floor, above)
+-- The bound of balance_run.solve for a run of bounds `b` (result:bound's
+-- pipelined and dp floors): no plan's step at or below `above` seconds, or
+-- the layout is not solved.
+local function bound_of(ctx, run, b, above)
   local ones = {}
   for s = 1, run:spec().pp do ones[s] = 1 end
-  return { floor = floor, above = above, rerun = core.rerun_seconds(ctx.model, run, ctx.hw),
+  return { floor = b.pipelined, dp = b.dp, above = above, rerun = core.rerun_seconds(ctx.model, run, ctx.hw),
            per_second = core.pipeline_step(run, ones) / #ones }
 end
 
 -- The balanced plan of a candidate's layout, solved once a layout; with
--- `floor` and `above`, not solved where no plan of it steps at or below
+-- bounds `b` and `above`, not solved where no plan of it steps at or below
 -- `above` (balance_run.solve's bound).
-local function solved(c, ctx, floor, above)
+local function solved(c, ctx, b, above)
   local key = degrees_key(c)
   local hit = ctx.layouts[key]
   if hit then
@@ -56,7 +57,7 @@ local function solved(c, ctx, floor, above)
   end
   local run = api.candidate_run(ctx.run, c)
   run = run:with { device_memory = ctx.budget }
-  local bound = floor and above < math.huge and bound_of(ctx, run, floor, above) or nil
+  local bound = b and above < math.huge and bound_of(ctx, run, b, above) or nil
   local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo, count_first = true, bound = bound })
   ctx.layouts[key] = { r, why }
   if r and r.above then ctx.above = ctx.above + 1 end
@@ -64,9 +65,9 @@ local function solved(c, ctx, floor, above)
 end
 
 -- Balances one candidate in place; true when it took the balanced layout.
--- floor, above: solved's.
-local function balance_one(c, ctx, floor, above)
-  local r, why = solved(c, ctx, floor, above)
+-- b, above: solved's.
+local function balance_one(c, ctx, b, above)
+  local r, why = solved(c, ctx, b, above)
   if not r then
     ctx.refused[why] = (ctx.refused[why] or 0) + 1
     return false
@@ -197,10 +198,10 @@ end
 
 -- Balancing every pipelined candidate, exactly, by bounds (the policy ranks
 -- by the step first). Each pipelined candidate's floor (result:bound:
--- timing.c's pipeline_floor_seconds, no split or recompute of its layout
--- steps faster, so neither its balanced plan nor its even split does) is a
--- lower bound on the step it ranks at; a candidate without a pipeline ranks
--- at its even step. Candidates are taken in order of that bound and
+-- timing.c's pipeline_floor_seconds and dp_floor_seconds, no split or
+-- recompute of its layout steps faster, so neither its balanced plan nor
+-- its even split does) is a lower bound on the step it ranks at; a
+-- candidate without a pipeline ranks at its even step. Candidates are taken in order of that bound and
 -- balanced; once the next bound is above the k-th step of the rows kept so
 -- far, no candidate left can rank among the first k. `limit` caps the
 -- pipelined candidates balanced (then the top is not proved).
@@ -208,8 +209,8 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
   local n = result:size()
   local bounds = {}
   for i = 1, n do
-    local floor, step, peak, pp = result:bound(i)
-    bounds[i] = { floor = floor, step = step, peak = peak, pp = pp }
+    local floor, step, peak, pp, pipelined, dp = result:bound(i)
+    bounds[i] = { floor = floor, step = step, peak = peak, pp = pp, pipelined = pipelined, dp = dp }
   end
   local ceiling = first_bound(result, get, bounds, s.budget, top)
   local order, pipelined = {}, 0
@@ -235,7 +236,7 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
     local took = false
     if b.pp > 1 and tried < limit then
       tried = tried + 1
-      took = balance_one(c, ctx, b.floor, #steps == top and steps[top] or math.huge)
+      took = balance_one(c, ctx, b, #steps == top and steps[top] or math.huge)
       if took then balanced = balanced + 1 end
     elseif b.pp > 1 then
       passed = passed + 1

@@ -10,10 +10,11 @@ stage 1 and fits at 39.87 GiB, the fastest candidate. The recompute column
 says what the plan mixes (off+sel: plain and selective layers); the last
 column marks balanced rows and their gain over their own even split.
 Each pipelined candidate's floor (timing.c's pipeline_floor_seconds: its
-layout's stage times summed with no recompute, spread evenly) is below any
-step its plan or its even split can take; the candidates are taken in
-order of it, and the 116 whose floor is above the 3rd row's step are
-pruned. Of those taken, a layout is not solved where the layers any plan
+layout's stage times summed with no recompute, spread evenly, the largest
+stage at least its share of whole layers; dp_floor_seconds: DP's seconds at
+the stages' mean weights) is below any step its plan or its even split can
+take; the candidates are taken in order of it, and the 119 whose floor is
+above the 3rd row's step are pruned. Of those taken, a layout is not solved where the layers any plan
 that fits must recompute (balance_run.least_recompute, by counting bytes),
 each adding its rerun seconds (nd.core.rerun_seconds) to the floor, step it
 past that row; a problem where counting layers shows none fits is not
@@ -25,7 +26,7 @@ solved either (spec/balance_search_spec.lua: the same top as balancing all
   bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 64); EP up to 1 (a dense model); TP up to 8 (the model's KV heads)
   7824 candidates tested: 2802 refused (a degree out of bounds 2802), 5022 priced for memory
   313 fitting the budget of 50.00 GiB, 4709 dropped over it; searched in * s (glob)
-  balanced (--balance): 180 of 294 pipelined candidates taken in order of their floor (29 took a balanced plan; 60 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 172 problems solved, 13 alike, 127 proved to have no plan that fits by counting layers; * s), 114 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  balanced (--balance): 175 of 294 pipelined candidates taken in order of their floor (28 took a balanced plan; 56 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 174 problems solved, 13 alike, 125 proved to have no plan that fits by counting layers; * s), 119 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
@@ -43,7 +44,7 @@ the top is then not proved (here the capped top misses the balanced dp 2 x
 tp 8 x pp 4 row):
 
   $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 3 --balance --balance-limit 20 -o all 2>/dev/null | grep -E '^ +~?[0-9] |balanced \(|balance-limit'
-  balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (0 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 10 problems solved, 0 alike, 36 proved to have no plan that fits by counting layers; * s), 51 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (2 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 13 problems solved, 0 alike, 34 proved to have no plan that fits by counting layers; * s), 51 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
   not balanced (--balance-limit 20): 223 pipelined candidates past it in order of their bound are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
       1    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
       2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%

@@ -265,19 +265,23 @@ static int result_candidate(lua_State *L)
     return 1;
 }
 
-/* result:bound(i) -> floor, step, peak, pp of fitting candidate i, no table made (search.lua --balance
- * reads every candidate's): floor (seconds) is timing.c's pipeline_floor_seconds of its layout, no
- * faster than any split of its layers with any recompute steps; step its even split's step (seconds);
- * peak its even split's peak (bytes). */
+/* result:bound(i) -> floor, step, peak, pp, pipelined, dp of fitting candidate i, no table made
+ * (search.lua --balance reads every candidate's). No split of its layout's layers with any recompute
+ * steps below floor = max(pipelined, dp) (seconds), nor below max(pipelined + y, dp) where its
+ * pipeline (before DP) steps y seconds past timing.c's pipeline_floor_seconds (step_time's floor and
+ * floor_dp). step is its even split's step (seconds), peak its even split's peak (bytes). */
 static int result_bound(lua_State *L)
 {
     result_box *box = check_result(L);
     const candidate *c = candidate_at(L, box, 2);
-    lua_pushnumber(L, c->time.floor);
-    lua_pushnumber(L, c->time.step);
+    const candidate_time *t = &c->time;
+    lua_pushnumber(L, t->floor > t->floor_dp ? t->floor : t->floor_dp);
+    lua_pushnumber(L, t->step);
     lua_pushnumber(L, c->peak);
     lua_pushinteger(L, (lua_Integer)c->degree[DIM_PP]);
-    return 4;
+    lua_pushnumber(L, t->floor);
+    lua_pushnumber(L, t->floor_dp);
+    return 6;
 }
 
 static int result_size(lua_State *L)

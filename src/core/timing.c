@@ -1089,6 +1089,9 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     const double *worst = NULL;
     stage_work all;
     memset(&all, 0, sizeof all);
+    /* the weights summed as if no stage held both tied tables, less one of them */
+    double tied_table = ties_embeddings(m, r) ? (double)m->vocab * (double)m->hidden / (double)r->tp : 0.0;
+    out->weights_sum = -tied_table;
     for (int64_t s = 0; s < pp; s++) {
         /* a stage laid out like an earlier one takes its prices (the
          * vision tower makes stage 0 unlike any other) */
@@ -1099,7 +1102,9 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
             mine = saved + like * STAGE_PARTS; /* same_as names a stage priced itself: the first alike */
         } else {
             stage_work w = work_of(c, l, s, memo);
-            add_work(&all, &w, (double)alike_stages(l, s, m->vision != NULL));
+            double alike = (double)alike_stages(l, s, m->vision != NULL);
+            add_work(&all, &w, alike);
+            out->weights_sum += alike * (w.weights + (tied_here(c, &w) ? tied_table : 0.0));
             x[s] = stage_micro_batch_time(&w, c->m, r, hw, pp_bytes, mine);
             if (w.weights > out->weights) {
                 out->weights = w.weights;
@@ -1274,6 +1279,62 @@ static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, con
     return exposed;
 }
 
+/* A lower bound on the seconds DP adds to the step, for every split of the
+ * layout's layers over its stages and every recompute of them, as two
+ * numbers: a step of pipeline seconds P (before DP and the optimizer) is at
+ * least max(P, *hold) + *add. dp_exposed_seconds and fsdp_copy_bytes price
+ * the stage with the most weights, W* >= Wm = weights_sum / pp (a sum no
+ * split changes), and each term below grows with W (linear; the bucket's
+ * min(C(W), C(B))), so it is taken at Wm:
+ *   no FSDP prefetch: the whole of DP's seconds, added;
+ *   Megatron's buckets: the last bucket's e·C (what the buckets before it
+ *     expose is at least 0), added;
+ *   FSDP's prefetch: the replicas' all-reduce, and where the gradients stay
+ *     whole their one reduce-scatter Sc, added. The forward gathers G
+ *     expose (u − 1)/u·max(0, G − F) + G/u >= G − F each, the backward's
+ *     (u − 1)/u·max(0, Rg + Sc − H) + Sc·share >= Sc − H each (share >= 1/u),
+ *     F and H that stage's forward and backward with its recompute a
+ *     micro-batch: at least hold − m·(F + H), hold = k·G + m·Sc (k: m
+ *     forwards that gather, or 1 where the stage keeps them; no m·Sc where
+ *     the gradients stay whole). With x* that stage's micro-batch, F + H <=
+ *     x* and P >= m·max x >= m·x* (every schedule of pipeline_step), and
+ *     max(P0, X) + max(0, hold − X) >= max(P0, hold) for every X;
+ *   FSDP's copies through its buffers: added.
+ * The optimizer's seconds are at least 0, left out. Keep this below
+ * dp_exposed_seconds where that changes (spec/balance_search_spec.lua
+ * checks every candidate's bound against its step). */
+static void dp_floor_seconds(const price_ctx *c, const pipeline_time *p, const hardware_t *hw, double *hold,
+                             double *add)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    double w = r->pp > 0 ? p->weights_sum / (double)r->pp : 0.0;
+    *hold = *add = 0.0;
+    if (!(w > 0))
+        return;
+    if (!d->fsdp && r->sharding.overlapped_grad_reduce && r->sharding.reduce_bucket != 0 && r->dp > 1)
+        *add = bucket_share(r, w) * seconds(dp_traffic_bytes(c, w), group_gbps(hw, r->dp, r->tp * r->cp));
+    else if (!d->fsdp || !r->sharding.fsdp_prefetch)
+        *add = seconds(dp_traffic_bytes(c, w), level_gbps(hw, r->tp * r->cp * r->dp)) * (1.0 - hw->overlap_dp);
+    else {
+        int64_t inner = r->tp * r->cp, shards = d->optimizer_ranks > 0 ? d->optimizer_ranks : 1;
+        double m = (double)r->micro_batch_num, s = (double)shards, bw = group_gbps(hw, shards, inner);
+        double gather = seconds((s - 1) / s * w * d->bytes_compute, bw);
+        double scatter = seconds((s - 1) / s * w * grad_width(d), bw);
+        bool kept = r->pp > 1 && r->sharding.pp_keeps_gathered;
+        *hold = (kept ? 1.0 : m) * gather + (d->grads_whole_pp ? 0.0 : m * scatter);
+        *add = d->grads_whole_pp ? scatter : 0.0;
+        int64_t replicas = r->dp / shards;
+        if (replicas > 1)
+            *add += seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * grad_width(d),
+                            group_gbps(hw, replicas, inner * shards));
+    }
+    if (!(*add > 0))
+        *add = 0.0;
+    if (hw->memory_gbps > 0)
+        *add += fsdp_copy_bytes(c, w) / (hw->memory_gbps * 1e9);
+}
+
 /* The hardware's kernel facts a layer's pricing reads. */
 static void kernel_pricing_of(const hardware_t *hw, kernel_pricing *g)
 {
@@ -1316,7 +1377,11 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     out->optimizer = optimizer;
     out->step = p->step + dp_seconds + optimizer;
     out->order_stall = p->order_stall;
-    out->floor = p->floor; /* DP's exposed seconds and the optimizer's are at least 0 */
+    /* with P >= p->floor + y the pipeline's step, max(P, hold) + add >= max(floor + y, floor_dp) */
+    double hold, add;
+    dp_floor_seconds(c, p, hw, &hold, &add);
+    out->floor = p->floor + add;
+    out->floor_dp = hold + add;
     timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
 }
 

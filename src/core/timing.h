@@ -44,8 +44,10 @@ typedef struct {
     double step;                               /* the step */
     double order_stall;                        /* what the interleaved order's span adds to the
                                                 * closed form (its chunks unequal); 0 if nothing */
-    double floor;                              /* no split nor recompute of the layout steps faster
-                                                * (pipeline_floor_seconds) */
+    double floor, floor_dp;                    /* no split nor recompute of the layout steps
+                                                * below max(floor + y, floor_dp) where its pipeline
+                                                * (before DP) steps y seconds past
+                                                * pipeline_floor_seconds (timing_run_memo) */
     int64_t straggler;                         /* that stage */
     double model_flops;                        /* 3 x forward FLOPs of the step's tokens */
     double tokens_per_s_per_device, mfu;
@@ -157,6 +159,8 @@ typedef struct {
     int64_t straggler;   /* the slowest stage */
     double worst[STAGE_PARTS]; /* its micro-batch's parts */
     double weights;      /* the most weights a stage holds on one rank */
+    double weights_sum;  /* the stages' weights summed, at least what any split of the layout's
+                          * layers gives (a tied table counted once) */
     /* that stage's compute a micro-batch under which its DP collectives run
      * (forward; backward with its recompute), and its layers */
     double hide_forward, hide_backward, units;
