@@ -710,7 +710,8 @@ end
 -- `per_second` for each second their sum grows (nd.core.pipeline_step is
 -- a sum + b max: a + b / pp), and the pipeline's step is at least that
 -- (timing.c pipeline_floor_seconds); the step is at least the larger of it
--- (bound.floor, DP's part added) and bound.dp (timing.c dp_floor_seconds).
+-- (bound.floor, DP's part added) and bound.held, what no recompute raises
+-- (the largest stage's floor, DP's gathers: timing.c floor_held).
 -- Only both families past it prune the layout: the balancer keeps the
 -- family of least objective, which may be either. `problems` keeps each
 -- family's problem assembled, for the solve.
@@ -720,7 +721,7 @@ local function above_bound(pr, run, bound, problems)
     local p = assemble(run, pr, family)
     problems[i] = p
     local y = M.least_recompute(p)
-    local least = y and math.max(bound.floor + per_second * y * bound.rerun[family[2]], bound.dp or -math.huge)
+    local least = y and math.max(bound.floor + per_second * y * bound.rerun[family[2]], bound.held or -math.huge)
     if least and least <= bound.above * (1 + 1e-12) then return false end
   end
   return true
@@ -740,7 +741,7 @@ end
 -- the run and priced by the estimate. opts: modes (the even split's modes
 -- to compare with, default all), memo (M.memo()), count_first (skip the
 -- solve of a problem M.cannot_fit proves has no plan; the memo counts them
--- in `unfit`; out.bad then names no stage), bound ({floor, dp, above,
+-- in `unfit`; out.bad then names no stage), bound ({floor, held, above,
 -- rerun, per_second}: where no plan of either family can step at or below
 -- `above` seconds, nothing is solved and out.above is true). Returns {feasible, plan,
 -- family, problem, changes, run (the balanced run), priced = {peak, fits,

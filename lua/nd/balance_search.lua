@@ -41,7 +41,7 @@ end
 local function bound_of(ctx, run, b, above)
   local ones = {}
   for s = 1, run:spec().pp do ones[s] = 1 end
-  return { floor = b.pipelined, dp = b.dp, above = above, rerun = core.rerun_seconds(ctx.model, run, ctx.hw),
+  return { floor = b.pipelined, held = b.held, above = above, rerun = core.rerun_seconds(ctx.model, run, ctx.hw),
            per_second = core.pipeline_step(run, ones) / #ones }
 end
 
@@ -209,8 +209,8 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
   local n = result:size()
   local bounds = {}
   for i = 1, n do
-    local floor, step, peak, pp, pipelined, dp = result:bound(i)
-    bounds[i] = { floor = floor, step = step, peak = peak, pp = pp, pipelined = pipelined, dp = dp }
+    local floor, step, peak, pp, pipelined, held = result:bound(i)
+    bounds[i] = { floor = floor, step = step, peak = peak, pp = pp, pipelined = pipelined, held = held }
   end
   local ceiling = first_bound(result, get, bounds, s.budget, top)
   local order, pipelined = {}, 0

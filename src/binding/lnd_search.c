@@ -265,22 +265,23 @@ static int result_candidate(lua_State *L)
     return 1;
 }
 
-/* result:bound(i) -> floor, step, peak, pp, pipelined, dp of fitting candidate i, no table made
+/* result:bound(i) -> floor, step, peak, pp, pipelined, held of fitting candidate i, no table made
  * (search.lua --balance reads every candidate's). No split of its layout's layers with any recompute
- * steps below floor = max(pipelined, dp) (seconds), nor below max(pipelined + y, dp) where its
- * pipeline (before DP) steps y seconds past timing.c's pipeline_floor_seconds (step_time's floor and
- * floor_dp). step is its even split's step (seconds), peak its even split's peak (bytes). */
+ * steps below floor = max(pipelined, held) (seconds), nor below max(pipelined + y, held) where the
+ * stages' seconds summed grow by what raises timing.c's pipeline_floor_seconds y seconds
+ * (step_time's floor and floor_held). step is its even split's step (seconds), peak its even
+ * split's peak (bytes). */
 static int result_bound(lua_State *L)
 {
     result_box *box = check_result(L);
     const candidate *c = candidate_at(L, box, 2);
     const candidate_time *t = &c->time;
-    lua_pushnumber(L, t->floor > t->floor_dp ? t->floor : t->floor_dp);
+    lua_pushnumber(L, t->floor > t->floor_held ? t->floor : t->floor_held);
     lua_pushnumber(L, t->step);
     lua_pushnumber(L, c->peak);
     lua_pushinteger(L, (lua_Integer)c->degree[DIM_PP]);
     lua_pushnumber(L, t->floor);
-    lua_pushnumber(L, t->floor_dp);
+    lua_pushnumber(L, t->floor_held);
     return 6;
 }
 

@@ -872,6 +872,73 @@ static double pipeline_floor_seconds(const run_t *r, double sum, double *scratch
     return pipeline_step(r, scratch, r->pp, &bubble);
 }
 
+/* One layer of a kind as a stage's micro-batch holds it with no recompute,
+ * its parts that grow with the layers a stage holds: forward and backward,
+ * TP and EP sent once (ep_all_to_all_seconds and deepep_seconds are linear
+ * in the bytes), CP at the (1 − overlap) share cp_exposed_seconds never goes
+ * below; no point-to-point sends (each stage's own, the same on every
+ * stage). Each part is a sum over the stage's layers and tables of
+ * non-negative terms, so a stage holding n such layers takes at least n
+ * times this beside its sends. */
+static double layer_floor_seconds(const price_ctx *c, const hardware_t *hw, timing_memo *memo, int kind)
+{
+    const run_t *r = c->r;
+    layer_run run = {.kind = kind, .first = 0, .count = 1, .mtp = false, .mode = REC_OFF, .switches = NULL};
+    stage_work w;
+    memset(&w, 0, sizeof w);
+    add_run(&w, c, &run, memo->layers, &memo->gemm);
+    w.recompute_flops = w.recompute_attention_flops = w.recompute_moved = 0;
+    w.tp = w.tp_once;
+    w.ep = w.ep_once;
+    w.cp = 0;
+    double parts[STAGE_PARTS];
+    double x = stage_micro_batch_time(&w, c->m, r, hw, 0.0, parts);
+    return x + seconds(w.cp_once, level_gbps(hw, r->tp * r->cp)) * (1.0 - hw->overlap_cp);
+}
+
+/* A lower bound on the most a stage takes a micro-batch, for any split of
+ * the layout's layers over its pp stages and any recompute: N layers of a
+ * kind put ceil(N / pp) or more on some stage (the pigeonhole), which takes
+ * that many times layer_floor_seconds and its point-to-point sends. */
+static double stage_floor_most(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
+                               double pp_bytes)
+{
+    const run_t *r = c->r;
+    stage_work none;
+    memset(&none, 0, sizeof none);
+    double parts[STAGE_PARTS], most = 0.0;
+    double sends = stage_micro_batch_time(&none, c->m, r, hw, pp_bytes, parts);
+    for (int k = 0; k < c->m->n_kinds; k++) {
+        int64_t n = 0;
+        for (int i = 0; i < l->n_runs; i++)
+            if (l->runs[i].kind == k && !l->runs[i].mtp)
+                n += l->runs[i].count;
+        if (n == 0)
+            continue;
+        double x = (double)((n + r->pp - 1) / r->pp) * layer_floor_seconds(c, hw, memo, k);
+        if (x > most)
+            most = x;
+    }
+    return most + sends;
+}
+
+/* pipeline_floor_seconds with the largest stage at least `most`: pp stages,
+ * one at max(most, the mean) and the rest sharing what is left of the sum
+ * (the sum at least `most`), so that pipeline_step's a·Σ + b·max is at
+ * least a·Σ + b·most. */
+static double pipeline_floor_most(const run_t *r, double sum, double most, double *scratch)
+{
+    if (r->pp < 2 || !(most > sum / (double)r->pp))
+        return pipeline_floor_seconds(r, sum, scratch);
+    if (sum < most)
+        sum = most;
+    scratch[0] = most;
+    for (int64_t s = 1; s < r->pp; s++)
+        scratch[s] = (sum - most) / (double)(r->pp - 1);
+    double bubble;
+    return pipeline_step(r, scratch, r->pp, &bubble);
+}
+
 void timing_run(const price_ctx *c, const layout_t *l, const hardware_t *hw, step_time *out)
 {
     timing_memo memo;
@@ -1122,7 +1189,9 @@ static int pipeline_of(const price_ctx *c, const layout_t *l, const hardware_t *
     out->step = pipeline_step(r, x, pp, &out->bubble);
     if (interleaved_step(c, l, hw, memo, x, pp_bytes, out) != 0)
         return -1;
-    out->floor = pipeline_floor_seconds(r, floor_sum(&all, m, r, hw, pp_bytes), saved + pp * STAGE_PARTS);
+    double sum = floor_sum(&all, m, r, hw, pp_bytes);
+    out->floor = pipeline_floor_seconds(r, sum, saved + pp * STAGE_PARTS);
+    out->floor_most = pipeline_floor_most(r, sum, stage_floor_most(c, l, hw, memo, pp_bytes), saved + pp * STAGE_PARTS);
     out->epoch = memo->works_epoch;
     return 0;
 }
@@ -1377,11 +1446,13 @@ void timing_run_memo(const price_ctx *c, const layout_t *l, const hardware_t *hw
     out->optimizer = optimizer;
     out->step = p->step + dp_seconds + optimizer;
     out->order_stall = p->order_stall;
-    /* with P >= p->floor + y the pipeline's step, max(P, hold) + add >= max(floor + y, floor_dp) */
+    /* the pipeline's step P is at least p->floor + y and p->floor_most
+     * (recompute only adds to the stages), so the step, at least max(P,
+     * hold) + add, is at least max(floor + y, floor_held) */
     double hold, add;
     dp_floor_seconds(c, p, hw, &hold, &add);
     out->floor = p->floor + add;
-    out->floor_dp = hold + add;
+    out->floor_held = (p->floor_most > hold ? p->floor_most : hold) + add;
     timing_rates(out, r, model_flops_total(c->m, r->seq_length, memo), hw);
 }
 

@@ -44,9 +44,9 @@ typedef struct {
     double step;                               /* the step */
     double order_stall;                        /* what the interleaved order's span adds to the
                                                 * closed form (its chunks unequal); 0 if nothing */
-    double floor, floor_dp;                    /* no split nor recompute of the layout steps
-                                                * below max(floor + y, floor_dp) where its pipeline
-                                                * (before DP) steps y seconds past
+    double floor, floor_held;                  /* no split nor recompute of the layout steps
+                                                * below max(floor + y, floor_held), y what the
+                                                * stages' seconds summed past floor_sum's raise
                                                 * pipeline_floor_seconds (timing_run_memo) */
     int64_t straggler;                         /* that stage */
     double model_flops;                        /* 3 x forward FLOPs of the step's tokens */
@@ -156,6 +156,7 @@ typedef struct {
     double step, bubble; /* seconds: the pipeline's step before DP, its fill and drain */
     double order_stall;  /* seconds the interleaved order's span adds to the closed form */
     double floor;        /* seconds: pipeline_floor_seconds of the layout */
+    double floor_most;   /* seconds: the same with the largest stage's floor (stage_floor_most) */
     int64_t straggler;   /* the slowest stage */
     double worst[STAGE_PARTS]; /* its micro-batch's parts */
     double weights;      /* the most weights a stage holds on one rank */

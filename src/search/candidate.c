@@ -74,7 +74,7 @@ void search_candidate_time(const search_result *res, const search_space *sp, con
     out->optimizer = t->optimizer;
     out->step = t->step;
     out->floor = t->floor;
-    out->floor_dp = t->floor_dp;
+    out->floor_held = t->floor_held;
     out->straggler = c->straggler;
     run_t r;
     search_candidate_run(base, c, &r);

@@ -15,10 +15,7 @@
  * and the candidate (search_candidate_time), so they are not stored. */
 typedef struct {
     double forward, backward, recompute, tp, cp, ep, pp, dp, bubble, optimizer, step;
-    /* no split nor recompute of its layout steps below max(floor + y, floor_dp) where its pipeline
-     * (before DP) steps y seconds past step_time's floor: floor = floor + floor_add, floor_dp =
-     * floor_hold + floor_add */
-    double floor, floor_dp;
+    double floor, floor_held; /* step_time's */
 } candidate_time;
 
 /* A priced candidate as a search result holds it: small, as a search may

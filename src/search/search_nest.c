@@ -532,7 +532,7 @@ static int price(searcher *s, const probe *c)
     if (t.step < 0)
         return -1;
     rec.time = (candidate_time){t.forward, t.backward, t.recompute, t.tp, t.cp, t.ep, t.pp, t.dp, t.bubble, t.optimizer,
-                                t.step, t.floor, t.floor_dp};
+                                t.step, t.floor, t.floor_held};
     rec.straggler = (int32_t)t.straggler;
     rec.timed = true;
     rec.score = t.step;
