@@ -28,8 +28,15 @@
  * left, all of them pooled at the fewest micro-batches any chunk keeps.
  *
  * The plan's own split of m over chunks 1.. is the most even one the greedy
- * below reaches without a slower stage (a plan of the proved least step). */
+ * below reaches without a slower stage (a plan of the proved least step).
+ *
+ * The bounds let the program reach few of the (S + 1) · (N + 1)² states, so
+ * those it reaches get slots in the order reached (balance_states.h) and the
+ * stage times it prices lie in a memo by key (balance_memo.h): arrays over
+ * the whole space cost more in page faults than the program itself. */
 #include "balance_kinds_solver.h"
+#include "balance_memo.h"
+#include "balance_states.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,14 +45,15 @@
 typedef struct {
     ksolver *ks;
     int S, I, N, A, end;  /* u layers fill [A, end), the closing layers [end, N) */
-    int W;                /* N + 1: the state (p0, T) of a stage is p0 · W + T */
-    labels *lab;          /* [(s · W + p0) · W + T], s = 0..S */
-    double *later;        /* [as lab]: bal_rest_bound of the state, where known */
-    double *memo;         /* [(s · C + id of chunk 0's run) · W + m]: the stage's least time, where known (in later's block) */
-    unsigned char *known; /* [as lab], then [as memo]: whether later, memo hold the value */
-    size_t *active;       /* the states holding labels, level by level, in the order reached */
-    size_t *level_at;     /* [s], s = 0..S + 1: where level s's states start in active */
-    size_t states, nactive;
+    int W;                /* N + 1: the state (p0, T) after stage s is numbered (s · W + p0) · W + T */
+    bal_states map;       /* the states reached, in slots (balance_states.h), level by level */
+    labels *lab;          /* [slot]: the state's labels */
+    double *later;        /* [slot]: bal_rest_bound of the state */
+    size_t *key;          /* [slot]: the state's number */
+    int cap;              /* slots lab, later and key have room for */
+    int *level_at;        /* [s], s = 0..S + 1: the first slot of the states after stage s */
+    bal_memo memo;        /* the stage's least time under (s · C + id of chunk 0's run) · W + m (C runs numbered) */
+    int memo_on;          /* whether memo is kept (the runs numbered) */
     int *need_after;      /* [s], s = 0..S: cells of stages s.. that must hold a body layer */
     int *must;            /* [v · S + s]: 1 where cell (v, s) must hold a body layer */
     int *rsum;            /* [s]: Σ must over chunks 1.. on stage s */
@@ -97,19 +105,17 @@ static double stage_time(alike *a, int s, int p0, int n0, int m)
 {
     ksolver *ks = a->ks;
     ks->moves++;
-    int extra = m - a->rsum[s], id = -1;
+    int extra = m - a->rsum[s];
     if (extra < 0 || m > a->end - a->A)
         return INFINITY;
     double *slot = NULL;
-    if (a->memo != NULL) {
-        id = bal_runs_id(&ks->runs, p0, p0 + n0);
+    if (a->memo_on) {
+        int id = bal_runs_id(&ks->runs, p0, p0 + n0);
         if (id < 0)
             return INFINITY; /* chunk 0's run alone overfills any cell */
-        size_t at = ((size_t)s * (size_t)ks->runs.count + (size_t)id) * (size_t)a->W + (size_t)m;
-        slot = &a->memo[at];
-        if (a->known[a->states + at])
+        slot = bal_memo_at(&a->memo, ((size_t)s * (size_t)ks->runs.count + (size_t)id) * (size_t)a->W + (size_t)m);
+        if (slot != NULL && !isnan(*slot))
             return *slot;
-        a->known[a->states + at] = 1;
     }
     for (int v = 1; v < a->I; v++)
         a->n[v] = a->must[v * a->S + s] + (v == a->fewest[s] ? extra : 0);
@@ -129,22 +135,41 @@ static double rest_fast(const alike *a, int s, int p0, int T)
     return ks->fixed_after[s] + ks->fastest[a->end - T] - ks->fastest[p0] + last;
 }
 
-/* Extends every label of from (state at of stage s) by a stage of time t into (s + 1, p0, T). */
-static int extend(alike *a, int s, size_t at, const labels *from, double t, int p0, int T)
+/* A slot for state key, its labels empty and its bound set when it is new; the slot, or −1. */
+static int reach(alike *a, size_t key, int s, int p0, int T)
 {
-    size_t to_at = ((size_t)(s + 1) * (size_t)a->W + (size_t)p0) * (size_t)a->W + (size_t)T;
-    if (!a->known[to_at]) { /* chunk 0's layers and chunks 1..'s u layers left, then the closing ones */
-        int at2[2] = {p0, a->end}, end2[2] = {a->end - T, s + 1 < a->S ? a->N : a->end};
-        a->later[to_at] = bal_rest_bound(&a->pool, s + 1, at2, end2);
-        a->known[to_at] = 1;
+    int fresh, x = bal_states_slot(&a->map, key, &fresh);
+    if (x < 0 || !fresh)
+        return x;
+    if (x == a->cap) {
+        int cap = 2 * a->cap;
+        labels *lab = realloc(a->lab, sizeof *lab * (size_t)cap);
+        a->lab = lab != NULL ? lab : a->lab;
+        double *later = lab != NULL ? realloc(a->later, sizeof *later * (size_t)cap) : NULL;
+        a->later = later != NULL ? later : a->later;
+        size_t *keys = later != NULL ? realloc(a->key, sizeof *keys * (size_t)cap) : NULL;
+        a->key = keys != NULL ? keys : a->key;
+        if (keys == NULL)
+            return -1;
+        a->cap = cap;
     }
-    int was = a->lab[to_at].n;
-    double step[2] = {a->a, a->c};
-    if (kinds_extend_labels(&a->lab[to_at], from, at, t, step, a->S, s + 1, a->later[to_at], a->incumbent) != 0)
+    a->lab[x] = (labels){NULL, 0, 0};
+    a->key[x] = key;
+    /* chunk 0's layers and chunks 1..'s u layers left, then the closing ones */
+    int at[2] = {p0, a->end}, end[2] = {a->end - T, s < a->S ? a->N : a->end};
+    a->later[x] = bal_rest_bound(&a->pool, s, at, end);
+    return x;
+}
+
+/* Extends every label of from (slot x, stage s) by a stage of time t into (s + 1, p0, T). */
+static int extend(alike *a, int s, int x, const labels *from, double t, int p0, int T)
+{
+    size_t key = ((size_t)(s + 1) * (size_t)a->W + (size_t)p0) * (size_t)a->W + (size_t)T;
+    int to = reach(a, key, s + 1, p0, T);
+    if (to < 0)
         return -1;
-    if (was == 0 && a->lab[to_at].n > 0) /* reached first: the next level's states to expand */
-        a->active[a->nactive++] = to_at;
-    return 0;
+    double step[2] = {a->a, a->c};
+    return kinds_extend_labels(&a->lab[to], from, (size_t)x, t, step, a->S, s + 1, a->later[to], a->incumbent);
 }
 
 /* Whether a move to (p0, T) after stage s leaves too few layers for the
@@ -154,12 +179,12 @@ static int short_of_layers(const alike *a, int s, int p0, int T)
     return a->end - p0 - T < a->need_after[s + 1] || T > a->end - (p0 > a->A ? p0 : a->A);
 }
 
-/* The move of stage s from state at, labels from: n0 more layers for chunk
- * 0, m for chunks 1..; 1 when it is dead (cannot fit, or cannot beat the
- * incumbent from the best label there), −1 out of memory, else 0. */
-static int move(alike *a, int s, size_t at, const labels *from, const double *least, int n0, int m)
+/* The move of stage s from state (p0, T) in slot x, labels from: n0 more
+ * layers for chunk 0, m for chunks 1..; 1 when it is dead (cannot fit, or
+ * cannot beat the incumbent from the best label there), −1 out of memory, else 0. */
+static int move(alike *a, int s, int x, const labels *from, const double *least, int n0, int m)
 {
-    int p0 = (int)(at / (size_t)a->W), T = (int)(at % (size_t)a->W);
+    int p0 = (int)(a->key[x] % ((size_t)a->W * (size_t)a->W) / (size_t)a->W), T = (int)(a->key[x] % (size_t)a->W);
     double t = stage_time(a, s, p0, n0, m);
     if (t == INFINITY)
         return 1;
@@ -168,35 +193,37 @@ static int move(alike *a, int s, size_t at, const labels *from, const double *le
     most = total / a->S > most ? total / a->S : most;
     if (a->a * total + a->c * most > a->incumbent + kinds_slack(a->incumbent))
         return 1;
-    return extend(a, s, at, from, t, p0 + n0, T + m) != 0 ? -1 : 0;
+    return extend(a, s, x, from, t, p0 + n0, T + m) != 0 ? -1 : 0;
 }
 
 /* Every move of stage s from state at. A cell with one more layer takes at
  * least that layer's fastest choice more (balance_kinds_program.c's expand),
  * so once a move is dead so is every move with more layers for chunks 1..,
  * and, when it gave them their least, every move with more for chunk 0. */
-static int expand(alike *a, int s, size_t at)
+static int expand(alike *a, int s, int x)
 {
     ksolver *ks = a->ks;
-    const labels *from = &a->lab[(size_t)s * (size_t)a->W * (size_t)a->W + at];
+    labels copy = a->lab[x]; /* a->lab may move as the next stage's states are reached; its lists do not */
+    const labels *from = &copy;
     double least[2] = {INFINITY, INFINITY};
     for (int i = 0; i < from->n; i++) {
         least[0] = from->l[i].sum < least[0] ? from->l[i].sum : least[0];
         least[1] = from->l[i].max < least[1] ? from->l[i].max : least[1];
     }
+    size_t at = a->key[x] % ((size_t)a->W * (size_t)a->W);
     int p0 = (int)(at / (size_t)a->W), T = (int)(at % (size_t)a->W), lo = a->rsum[s];
     int n0 = !ks->pinned[s];
     if (s == 0 && n0 < ks->pin_first) /* the layers pinned first all in the first cell */
         n0 = ks->pin_first;
     for (; p0 + n0 + T + lo <= a->end; n0++) {
         if (s == a->S - 1) { /* the last stage takes what is left; chunk 1 starts among the u layers */
-            int rc = p0 + n0 >= a->A ? move(a, s, at, from, least, n0, a->end - p0 - n0 - T) : 0;
+            int rc = p0 + n0 >= a->A ? move(a, s, x, from, least, n0, a->end - p0 - n0 - T) : 0;
             if (rc < 0)
                 return -1;
             continue;
         }
         for (int m = lo;; m++) {
-            int rc = short_of_layers(a, s, p0 + n0, T + m) ? 1 : move(a, s, at, from, least, n0, m);
+            int rc = short_of_layers(a, s, p0 + n0, T + m) ? 1 : move(a, s, x, from, least, n0, m);
             if (rc < 0)
                 return -1;
             if (rc > 0 && m == lo)
@@ -236,8 +263,8 @@ static void spread_later(alike *a, int s, int p0, int n0, int m, double t)
     }
 }
 
-/* The plan of final label x of state at: each cell's run into cell_b and cell_e; 0, or −1. */
-static int trace_back(alike *a, size_t at, int x, int *cell_b, int *cell_e)
+/* The plan of final label x of the state in slot at: each cell's run into cell_b and cell_e; 0, or −1. */
+static int trace_back(alike *a, int at, int x, int *cell_b, int *cell_e)
 {
     int S = a->S, I = a->I;
     size_t W = (size_t)a->W;
@@ -246,11 +273,11 @@ static int trace_back(alike *a, size_t at, int x, int *cell_b, int *cell_e)
         return -1;
     int *T = p0 + S + 1, *count = T + S + 1; /* after each stage; [v · S + s] */
     for (int s = S; s >= 0; s--) {
-        p0[s] = (int)(at / W);
-        T[s] = (int)(at % W);
+        p0[s] = (int)(a->key[at] % (W * W) / W);
+        T[s] = (int)(a->key[at] % W);
         if (s > 0) {
-            const label *l = &a->lab[(size_t)s * W * W + at].l[x];
-            at = l->from;
+            const label *l = &a->lab[at].l[x];
+            at = (int)l->from;
             x = l->from_label;
         }
     }
@@ -289,29 +316,27 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
     a->a = p->coef_sum;
     a->c = p->coef_max;
     a->incumbent = incumbent;
-    size_t states = (size_t)(S + 1) * (size_t)a->W * (size_t)a->W;
-    size_t memo = ks->runs.id != NULL ? (size_t)S * (size_t)ks->runs.count * (size_t)a->W : 0;
-    if (memo > ((size_t)1 << 22))
-        memo = 0; /* too large to remember: every stage priced afresh */
-    a->states = states;
-    a->lab = calloc(states, sizeof *a->lab);
-    a->later = malloc(sizeof *a->later * (states + memo)); /* memo after it */
-    a->known = calloc(states + memo, 1); /* untouched pages cost nothing: only the states reached are */
-    a->active = malloc(sizeof *a->active * (states + (size_t)S + 2));
-    a->need_after = calloc((size_t)(S + 1) * 3 + (size_t)S * (size_t)I + 3 * (size_t)I, sizeof(int));
+    a->cap = 256;
+    a->lab = malloc(sizeof *a->lab * (size_t)a->cap);
+    a->later = malloc(sizeof *a->later * (size_t)a->cap);
+    a->key = malloc(sizeof *a->key * (size_t)a->cap);
+    a->memo_on = ks->runs.id != NULL; /* else every stage priced afresh */
+    if (a->memo_on && bal_memo_init(&a->memo) != 0)
+        return -1;
+    a->need_after = calloc((size_t)(S + 1) * 3 + (size_t)S * (size_t)I + 3 * (size_t)I + (size_t)S + 2, sizeof(int));
     double *flight = malloc(sizeof *flight * 2 * (size_t)S);
-    if (!a->lab || !a->later || !a->known || !a->active || !a->need_after || !flight) {
+    if (bal_states_init(&a->map) != 0 || !a->lab || !a->later || !a->key || 
+        !a->need_after || !flight) {
         free(flight);
         return -1;
     }
-    a->memo = memo > 0 ? a->later + states : NULL;
-    a->level_at = a->active + states;
     a->rsum = a->need_after + S + 1;
     a->fewest = a->rsum + S + 1;
     a->must = a->fewest + S + 1;
     a->b = a->must + S * I;
     a->e = a->b + I;
     a->n = a->e + I;
+    a->level_at = a->n + I;
     for (int s = S - 1; s >= 0; s--) {
         flight[s] = INFINITY; /* the pool: the fewest micro-batches any chunk keeps there */
         a->fewest[s] = 1;
@@ -334,12 +359,13 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
 
 static void alike_free(alike *a)
 {
-    for (size_t i = 0; i < a->nactive; i++)
-        free(a->lab[a->active[i]].l);
+    for (int i = 0; a->lab != NULL && i < a->map.n; i++)
+        free(a->lab[i].l);
+    bal_states_free(&a->map);
     free(a->lab);
-    free(a->later); /* memo too */
-    free(a->known);
-    free(a->active);
+    free(a->later);
+    free(a->key);
+    bal_memo_free(&a->memo);
     free(a->need_after);
     bal_rest_free(&a->pool);
 }
@@ -348,24 +374,18 @@ int kinds_alike_solve(ksolver *ks, double incumbent, double *best, int *cell_b, 
 {
     alike a;
     int rc = alike_init(&a, ks, incumbent);
-    if (rc == 0) {
-        a.active[a.nactive++] = 0;
-        rc = kinds_insert_label(&a.lab[0], (label){0, 0, 0, -1});
-    }
-    size_t level = (size_t)a.W * (size_t)a.W;
-    if (rc == 0)
-        a.level_at[0] = 0;
-    for (int s = 0; s < a.S && rc == 0; s++) { /* level s's states were all reached from level s − 1 */
-        a.level_at[s + 1] = a.nactive;
-        for (size_t i = a.level_at[s]; i < a.level_at[s + 1] && rc == 0; i++)
-            rc = expand(&a, s, a.active[i] - (size_t)s * level);
+    if (rc == 0) /* the state before stage 0: slot 0 */
+        rc = reach(&a, 0, 0, 0, 0) != 0 || kinds_insert_label(&a.lab[0], (label){0, 0, 0, -1}) != 0 ? -1 : 0;
+    for (int s = 0; s < a.S && rc == 0; s++) { /* the states after stage s + 1 were all reached from those after s */
+        a.level_at[s + 1] = a.map.n;
+        for (int x = a.level_at[s]; x < a.level_at[s + 1] && rc == 0; x++)
+            rc = a.lab[x].n > 0 ? expand(&a, s, x) : 0;
     }
     *best = INFINITY;
-    size_t best_at = 0;
-    int best_x = -1;
+    int best_at = -1, best_x = -1;
     for (int p0 = a.A; p0 <= a.end && rc == 0; p0++) { /* the final states: every layer placed */
-        size_t at = (size_t)p0 * (size_t)a.W + (size_t)(a.end - p0);
-        const labels *fin = &a.lab[(size_t)a.S * level + at];
+        int at = bal_states_find(&a.map, ((size_t)a.S * (size_t)a.W + (size_t)p0) * (size_t)a.W + (size_t)(a.end - p0));
+        const labels *fin = at >= 0 ? &a.lab[at] : &(labels){NULL, 0, 0};
         for (int i = 0; i < fin->n; i++)
             if (a.a * fin->l[i].sum + a.c * fin->l[i].max < *best) {
                 *best = a.a * fin->l[i].sum + a.c * fin->l[i].max;

@@ -93,17 +93,46 @@ static void decode(const program *pg, int I, size_t at, int *pos)
         pos[v] = position(pg, v, (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v])));
 }
 
-/* Extends every label of from by a stage of time t into the state next,
- * those that bal_rest_bound shows cannot beat the incumbent left out. */
-static int extend(ksolver *ks, program *pg, int s, size_t at, const labels *from, double t)
+/* A slot for the state after stage s numbered key, where the chunks stand
+ * at pg->next: its labels empty (a list kept from an earlier run reused) and
+ * its bound set, when it is new; the slot, or −1 out of memory. */
+static int reach(ksolver *ks, program *pg, int s, size_t key)
 {
-    size_t to_at = (size_t)(s + 1) * pg->states + index_of(pg, ks->I, pg->next);
-    labels *to = &pg->lab[to_at];
-    if (isnan(pg->later[to_at])) /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
-        pg->later[to_at] = pg->vshape ? bal_rest_bound(&ks->rest, s + 1, pg->next, pg->next + 1)
-                                      : bal_rest_bound(&ks->rest, s + 1, pg->next, pg->q + 1);
+    int fresh, x = bal_states_slot(&pg->map, key, &fresh);
+    if (x < 0 || !fresh)
+        return x;
+    if (x == pg->cap) {
+        int cap = 2 * pg->cap + 256;
+        labels *lab = realloc(pg->lab, sizeof *lab * (size_t)cap);
+        pg->lab = lab != NULL ? lab : pg->lab;
+        double *later = lab != NULL ? realloc(pg->later, sizeof *later * (size_t)cap) : NULL;
+        pg->later = later != NULL ? later : pg->later;
+        size_t *keys = later != NULL ? realloc(pg->key, sizeof *keys * (size_t)cap) : NULL;
+        pg->key = keys != NULL ? keys : pg->key;
+        if (keys == NULL)
+            return -1;
+        pg->cap = cap;
+    }
+    if (x == pg->given)
+        pg->lab[pg->given++] = (labels){NULL, 0, 0};
+    pg->lab[x].n = 0;
+    pg->key[x] = key;
+    /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
+    pg->later[x] = pg->vshape ? bal_rest_bound(&ks->rest, s, pg->next, pg->next + 1)
+                              : bal_rest_bound(&ks->rest, s, pg->next, pg->q + 1);
+    return x;
+}
+
+/* Extends every label of from (the state in slot x after stage s) by a stage
+ * of time t into the state pg->next, those that bal_rest_bound shows cannot
+ * beat the incumbent left out. */
+static int extend(ksolver *ks, program *pg, int s, int x, const labels *from, double t)
+{
+    int to = reach(ks, pg, s + 1, (size_t)(s + 1) * pg->states + index_of(pg, ks->I, pg->next));
+    if (to < 0)
+        return -1;
     double step[2] = {pg->a, pg->b};
-    return kinds_extend_labels(to, from, at, t, step, ks->S, s + 1, pg->later[to_at], pg->incumbent);
+    return kinds_extend_labels(&pg->lab[to], from, (size_t)x, t, step, ks->S, s + 1, pg->later[to], pg->incumbent);
 }
 
 /* The next move of the odometer over the chunks' ends (chunk 0 the fastest
@@ -126,7 +155,7 @@ static int advance(program *pg, int I, int skip)
 
 /* The last stage of the V-shaped order: its two cells hold what is left
  * between the chunks, [pos[0], pos[1]), split where the chunks meet. */
-static int expand_meeting(ksolver *ks, program *pg, int s, size_t at, const labels *from)
+static int expand_meeting(ksolver *ks, program *pg, int s, int x, const labels *from)
 {
     for (int m = pg->pos[0]; m <= pg->pos[1]; m++) {
         pg->next[0] = pg->next[1] = m;
@@ -134,7 +163,7 @@ static int expand_meeting(ksolver *ks, program *pg, int s, size_t at, const labe
         if (first_empty(ks, s, pg->cb, pg->ce) >= 0 || !pins_hold(ks, pg, s))
             continue;
         double t = kinds_stage_time(ks, s, pg->cb, pg->ce);
-        if (t < INFINITY && extend(ks, pg, s, at, from, t) != 0)
+        if (t < INFINITY && extend(ks, pg, s, x, from, t) != 0)
             return -1;
     }
     return 0;
@@ -150,18 +179,19 @@ static int expand_meeting(ksolver *ks, program *pg, int s, size_t at, const labe
  * incumbent even from the best label here, neither can any move that holds
  * at least as many layers in every cell, which the odometer would try next
  * until a digit above the lowest grown one turns. */
-static int expand(ksolver *ks, program *pg, int s, size_t at)
+static int expand(ksolver *ks, program *pg, int s, int x)
 {
     int I = ks->I, last = s == ks->S - 1;
-    const labels *from = &pg->lab[(size_t)s * pg->states + at];
+    labels copy = pg->lab[x]; /* pg->lab may move as the next stage's states are reached; its lists do not */
+    const labels *from = &copy;
     double minsum = INFINITY, minmax = INFINITY;
     for (int i = 0; i < from->n; i++) {
         minsum = from->l[i].sum < minsum ? from->l[i].sum : minsum;
         minmax = from->l[i].max < minmax ? from->l[i].max : minmax;
     }
-    decode(pg, I, at, pg->pos);
+    decode(pg, I, pg->key[x] - (size_t)s * pg->states, pg->pos);
     if (last && pg->vshape)
-        return expand_meeting(ks, pg, s, at, from);
+        return expand_meeting(ks, pg, s, x, from);
     for (int v = 0; v < I; v++) {
         pg->hi[v] = digits(pg, v);
         pg->lo[v] = pg->d[v] = last ? pg->hi[v] : digit(pg, v, pg->pos[v]);
@@ -190,7 +220,7 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
                     skip++;
                 if (skip == I)
                     return 0;
-            } else if (extend(ks, pg, s, at, from, t) != 0) {
+            } else if (extend(ks, pg, s, x, from, t) != 0) {
                 return -1;
             }
         }
@@ -199,38 +229,54 @@ static int expand(ksolver *ks, program *pg, int s, size_t at)
     }
 }
 
-void kinds_program_free(program *pg)
+static int by_key(const void *a, const void *b)
 {
-    for (size_t i = 0; i < pg->lab_size; i++)
-        free(pg->lab[i].l);
-    free(pg->lab);
-    free(pg->later);
-    pg->lab = NULL;
-    pg->later = NULL;
-    pg->lab_size = 0;
+    size_t x = ((const bal_state_entry *)a)->key, y = ((const bal_state_entry *)b)->key;
+    return (x > y) - (x < y);
 }
 
-/* Empty label sets for (S + 1) · states, the lists of earlier runs kept; 0, or −1. */
-static int program_reset(program *pg, int S)
+/* Expands the states after stage s (their labels into those after s + 1) in
+ * the order of their numbers, as a walk over every number would: the labels
+ * then reach each state in one order whatever order the states were reached
+ * in, and of plans of one step the same is kept. 0, or −1 out of memory. */
+static int expand_level(ksolver *ks, program *pg, int s)
 {
-    size_t need = (size_t)(S + 1) * pg->states;
-    if (need > pg->lab_size) {
-        labels *more = realloc(pg->lab, sizeof *more * need);
+    int from = pg->level_at[s], n = pg->level_at[s + 1] - from;
+    if (n > pg->order_cap) {
+        bal_state_entry *more = realloc(pg->order, sizeof *more * (size_t)n);
         if (more == NULL)
             return -1;
-        memset(more + pg->lab_size, 0, sizeof *more * (need - pg->lab_size));
-        pg->lab = more;
-        double *later = realloc(pg->later, sizeof *later * need);
-        if (later == NULL)
-            return -1;
-        pg->later = later;
-        pg->lab_size = need;
+        pg->order = more;
+        pg->order_cap = n;
     }
-    for (size_t i = 0; i < need; i++) {
-        pg->lab[i].n = 0;
-        pg->later[i] = NAN;
+    for (int i = 0; i < n; i++)
+        pg->order[i] = (bal_state_entry){pg->key[from + i], from + i};
+    qsort(pg->order, (size_t)n, sizeof *pg->order, by_key);
+    for (int i = 0; i < n; i++) {
+        int x = pg->order[i].slot;
+        if (pg->lab[x].n > 0 && expand(ks, pg, s, x) != 0)
+            return -1;
     }
     return 0;
+}
+
+void kinds_program_free(program *pg)
+{
+    for (int i = 0; i < pg->given; i++)
+        free(pg->lab[i].l);
+    bal_states_free(&pg->map);
+    free(pg->lab);
+    free(pg->later);
+    free(pg->key);
+    free(pg->level_at);
+    free(pg->order);
+    pg->order = NULL;
+    pg->order_cap = 0;
+    pg->lab = NULL;
+    pg->later = NULL;
+    pg->key = NULL;
+    pg->level_at = NULL;
+    pg->cap = pg->given = 0;
 }
 
 /* Runs the program for pg->q; the best final score goes to *best (left when
@@ -242,30 +288,35 @@ int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label)
     for (int v = 0; v < I; v++) {
         size_t r = (size_t)digits(pg, v) + 1;
         if (pg->stride[v] > ((size_t)1 << 24) / r)
-            return -1; /* too many states to hold */
+            return -1; /* too many states to number */
         pg->stride[v + 1] = pg->stride[v] * r;
     }
     pg->states = pg->stride[I];
-    if (program_reset(pg, S) != 0)
+    if (pg->map.e == NULL ? bal_states_init(&pg->map) != 0 : (bal_states_clear(&pg->map), 0))
         return -1;
-    if (kinds_insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
+    if (pg->level_at == NULL && (pg->level_at = calloc((size_t)S + 2, sizeof *pg->level_at)) == NULL)
         return -1;
-    for (int s = 0; s < S; s++)
-        for (size_t at = 0; at < pg->states; at++)
-            if (pg->lab[(size_t)s * pg->states + at].n > 0 && expand(ks, pg, s, at) != 0)
-                return -1;
+    for (int v = 0; v < I; v++) /* the state before stage 0: every chunk at its digit 0, number 0 */
+        pg->next[v] = position(pg, v, 0);
+    if (reach(ks, pg, 0, 0) != 0 || kinds_insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
+        return -1;
+    for (int s = 0; s < S; s++) { /* the states after stage s + 1 were all reached from those after s */
+        pg->level_at[s + 1] = pg->map.n;
+        if (expand_level(ks, pg, s) != 0)
+            return -1;
+    }
     /* the final states: every chunk at its end; V-shaped, the chunks met anywhere */
     for (int m = pg->vshape ? 0 : ks->N; m <= ks->N; m++) {
         for (int v = 0; v < I; v++)
             pg->pos[v] = pg->vshape ? m : pg->q[v + 1];
-        size_t at = index_of(pg, I, pg->pos);
-        const labels *fin = &pg->lab[(size_t)S * pg->states + at];
+        int at = bal_states_find(&pg->map, (size_t)S * pg->states + index_of(pg, I, pg->pos));
+        const labels *fin = at >= 0 ? &pg->lab[at] : &(labels){NULL, 0, 0};
         for (int i = 0; i < fin->n; i++) {
             double x = score(pg, fin->l[i].sum, fin->l[i].max);
             if (x < *best) {
                 *best = x;
                 *best_label = i;
-                pg->final_at = at;
+                pg->final_at = (size_t)at;
             }
         }
     }
@@ -278,9 +329,9 @@ void kinds_trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko)
     int I = ks->I;
     size_t st = pg->final_at;
     for (int s = ks->S; s > 0; s--) {
-        const label *x = &pg->lab[(size_t)s * pg->states + st].l[at];
-        decode(pg, I, x->from, pg->pos);
-        decode(pg, I, st, pg->next);
+        const label *x = &pg->lab[st].l[at];
+        decode(pg, I, pg->key[x->from] - (size_t)(s - 1) * pg->states, pg->pos);
+        decode(pg, I, pg->key[st] - (size_t)s * pg->states, pg->next);
         cell_runs(pg, I, pg->pos, pg->next);
         kinds_stage_cost(ks, s - 1, pg->cb, pg->ce, kc, ko);
         st = x->from;

@@ -9,8 +9,9 @@
 #include <string.h>
 
 /* The body's runs numbered (balance_runs.h), and the stage times' memory
- * for one or two chunks, where they stay small (else stage_time prices every
- * move afresh); 0, or −1 out of memory. */
+ * for one or two chunks (balance_memo.h: only the stages priced take room),
+ * where their keys stay few (else stage_time prices every move afresh); 0,
+ * or −1 out of memory. */
 static int setup_memo(ksolver *ks)
 {
     const bal_problem *p = ks->p;
@@ -32,13 +33,11 @@ static int setup_memo(ksolver *ks)
     free(least);
     if (rc != 0 || ks->I > 2)
         return 0; /* too many runs to number, or more chunks: no memory of stage times */
-    size_t C = (size_t)ks->runs.count, size = (size_t)ks->S * C;
-    if (ks->I == 2 && C > most / size)
-        return 0;
-    size *= ks->I == 2 ? C : 1;
-    ks->memo = malloc(sizeof *ks->memo * size);
-    ks->known = calloc(size, 1);
-    return ks->memo != NULL && ks->known != NULL ? 0 : -1;
+    size_t C = (size_t)ks->runs.count;
+    if (ks->I == 2 && C > most / ((size_t)ks->S * C))
+        return 0; /* a key space past `most` */
+    ks->memo_on = 1;
+    return bal_memo_init(&ks->memo);
 }
 
 int kinds_setup_rest(const ksolver *ks, bal_rest *rest, int I, const double *inflight)
@@ -158,8 +157,7 @@ void kinds_teardown(ksolver *ks)
     free(ks->fixed_stat); /* fixed_act, fixed_time, rest_time, rest_act, fixed_after, fastest too */
     free(ks->pinned);
     free(ks->g);
-    free(ks->memo);
-    free(ks->known);
+    bal_memo_free(&ks->memo);
     bal_runs_free(&ks->runs);
     bal_rest_free(&ks->rest);
 }

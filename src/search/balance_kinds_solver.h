@@ -7,6 +7,8 @@
 
 #include "balance_problem.h"
 #include "balance_rest.h"
+#include "balance_states.h"
+#include "balance_memo.h"
 #include "balance_runs.h"
 
 #include <math.h>
@@ -45,8 +47,9 @@ typedef struct {
     double *fixed_after;  /* [s], s = 0..S: Σ fixed_time over stages s.. */
     bal_runs runs;        /* the body's runs numbered by their counts of each kind */
     bal_rest rest;        /* the bound on the stages still to lay out */
-    double *memo;         /* [(s · C + id of chunk 1's run) · C + id of chunk 0's] (I ≤ 2), or NULL */
-    unsigned char *known; /* [as memo]: whether memo holds the stage's least time */
+    bal_memo memo;        /* the stage's least time under (s · C + id of chunk 1's run) · C + id of chunk 0's
+                             (I ≤ 2; C runs numbered) */
+    int memo_on;          /* whether memo is kept */
     long moves;           /* stage_time calls: the moves priced */
     group *g;             /* scratch: up to I · K groups */
     double *rest_time, *rest_act;
@@ -68,11 +71,16 @@ typedef struct {
     int *q;          /* [I + 1]: chunk v runs over body layers [q[v], q[v + 1]) (V-shaped: q[0] only) */
     int vshape, N;   /* the V-shaped order (balance_problem.h): chunk 1 runs down from N to meet chunk 0 */
     size_t *stride;  /* [I + 1]: state index = Σ digit(v, pos[v]) · stride[v] */
-    size_t final_at; /* the final state of the best plan of the last run */
-    size_t states;
-    labels *lab;     /* [(S + 1) · states] of lab_size, kept from run to run (so are its lists) */
-    double *later;   /* [as lab]: bal_rest_bound of the state, NAN until needed */
-    size_t lab_size;
+    size_t final_at; /* the slot of the final state of the best plan of the last run */
+    size_t states;   /* a stage's states: the state after stage s is numbered s · states + index */
+    bal_states map;  /* the states a run reaches, in slots (balance_states.h), level by level */
+    labels *lab;     /* [slot]: the state's labels; the lists kept from run to run */
+    double *later;   /* [slot]: bal_rest_bound of the state */
+    size_t *key;     /* [slot]: the state's number */
+    int cap, given;  /* slots lab, later and key have room for; slots whose lists exist */
+    int *level_at;   /* [s], s = 0..S + 1: the first slot of the states after stage s */
+    bal_state_entry *order; /* [order_cap]: a stage's states by number, the order they are expanded in */
+    int order_cap;
     double a, b, incumbent;
     int *pos, *next;  /* [I]: where each chunk stands before and after a stage */
     int *d, *lo, *hi; /* [I]: the odometer of moves: next's digits and their ranges */

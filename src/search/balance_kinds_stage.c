@@ -127,7 +127,7 @@ double kinds_stage_cost(ksolver *ks, int s, const int *b, const int *e, int *kc,
 double kinds_stage_time(ksolver *ks, int s, const int *b, const int *e)
 {
     ks->moves++;
-    if (ks->memo == NULL)
+    if (!ks->memo_on)
         return kinds_stage_cost(ks, s, b, e, NULL, NULL);
     size_t at = (size_t)s;
     for (int v = ks->I - 1; v >= 0; v--) {
@@ -136,9 +136,10 @@ double kinds_stage_time(ksolver *ks, int s, const int *b, const int *e)
             return INFINITY; /* its layers alone overfill any cell */
         at = at * (size_t)ks->runs.count + (size_t)id;
     }
-    if (!ks->known[at]) {
-        ks->memo[at] = kinds_stage_cost(ks, s, b, e, NULL, NULL);
-        ks->known[at] = 1;
-    }
-    return ks->memo[at];
+    double *t = bal_memo_at(&ks->memo, at);
+    if (t == NULL)
+        return kinds_stage_cost(ks, s, b, e, NULL, NULL);
+    if (isnan(*t))
+        *t = kinds_stage_cost(ks, s, b, e, NULL, NULL);
+    return *t;
 }
