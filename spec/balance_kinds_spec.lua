@@ -406,10 +406,81 @@ describe("balance with layer kinds in model order", function()
     for i = 1, 61 do seq[i] = i <= 3 and 1 or i == 61 and 3 or 2 end
     for s = 1, 16 do inflight[s] = { 16, 16 } end
     local a, b = core.balance_coeffs { pp = 16, vpp = 2, micro = 32 }
-    local got = core.balance { stages = 16, chunks = 2, micro = 32, limit = 40000, kinds = { dense, moe, mtp },
-                               sequence = seq, inflight = inflight, coef_sum = a, coef_max = b }
+    local p = { stages = 16, chunks = 2, micro = 32, limit = 40000, kinds = { dense, moe, mtp },
+                sequence = seq, inflight = inflight, coef_sum = a, coef_max = b }
+    local got = core.balance(p)
     assert.is_true(got.feasible and got.optimal)
-    assert.is_true(got.moves < 500000, "moves priced: " .. tostring(got.moves))
+    -- Chunk 2 holds MoE layers (and the MTP-like one) only, so one program
+    -- over (chunk 1's reach, the layers chunk 2 took) proves the least step
+    -- (balance_kinds_alike.c); the chunk starts are then tried from the even
+    -- one (chunk 2 from layer 31: 61 // 2 = 30 layers before it) until one
+    -- reaches that step: here the even one, so two programs run where
+    -- trying every start ran 30 (chunk 2 from layer 17 to 46: 16 cells a
+    -- chunk, none pinned, each holds a layer) and priced 421877 moves.
+    assert.equal(31, got.runs[1][2].first)
+    assert.equal(2, got.explored)
+    assert.is_true(got.moves < 50000, "moves priced: " .. tostring(got.moves))
+    p.every_start = true
+    local every = core.balance(p)
+    assert.equal(every.objective, got.objective)
+    assert.same(every.runs, got.runs)
+    assert.same(every.kind_cells, got.kind_cells)
+    assert.equal(30, every.explored)
+    assert.is_true(every.moves < 500000, "moves priced: " .. tostring(every.moves))
+  end)
+
+  it("at I = 2 with one kind after a first run: the enumeration's step and every start's plan (200 random problems)", function()
+    -- Chunk 1's cells must hold the first kind's run (as many layers as
+    -- they are, at most), so chunk 2 holds the other kind (and a closing
+    -- MTP-like layer, pinned last or not; or a kind pinned first opens the
+    -- body): the one program of balance_kinds_alike.c then proves the least
+    -- step, and the chunk starts are tried in every-start order only until
+    -- one reaches it. Its plan must be the one every_start gives (trying
+    -- every start, each proved), layer for layer, and agree with the enumeration.
+    local r = agree.rng(20261207)
+    local feasible, infeasible, fewer = 0, 0, 0
+    for n = 1, 200 do
+      local p = problem(r)
+      p.stages, p.chunks = r(2, 4), 2
+      local S = p.stages
+      p.tail_stage = p.tail and r(0, 1) == 1 and r(1, S) or nil
+      for s = 1, S do
+        p.inflight[s] = { r(0, 1) == 0 and 2 * S - s + 1 or r(0, 4), r(0, 1) == 0 and S - s + 1 or r(0, 4) }
+      end
+      local least_cells = 2 * S - (p.head and 1 or 0) - (p.tail and 1 or 0)
+      local N = r(math.max(1, least_cells - 1), math.max(least_cells, 12))
+      local first, seq = r(0, S - 1), {}
+      for i = 1, N do seq[i] = i <= first and 1 or 2 end
+      local extra = r(0, 3)
+      if extra > 0 then
+        local k = random_kind(r)
+        k.pin = extra == 1 and "last" or extra == 2 and "first" or nil
+        p.kinds = { p.kinds[1], p.kinds[2], k }
+        if extra == 2 then seq[1] = 3 else seq[N] = 3 end
+      end
+      p.sequence = seq
+      p.limit = r(5, 30 + 10 * N)
+      local want = enumerate(p)
+      local got = core.balance(p)
+      local where = ("problem %d: S=%d N=%d limit=%s"):format(n, S, N, p.limit)
+      p.every_start = true
+      local every = core.balance(p)
+      if agree.agrees(want, got, where, { evaluate = function(plan) return evaluate(p, plan) end }) then
+        feasible = feasible + 1
+        assert.equal(every.objective, got.objective, where)
+        assert.same(every.runs, got.runs, where)
+        assert.same(every.kind_cells, got.kind_cells, where)
+        if got.moves < every.moves then fewer = fewer + 1 end
+      else
+        infeasible = infeasible + 1
+        assert.is_false(every.feasible, where)
+        assert.equal(every.bad_stage, got.bad_stage, where)
+        assert.equal(every.capacity, got.capacity, where)
+      end
+    end
+    assert.is_true(feasible >= 100, "feasible " .. feasible)
+    assert.is_true(infeasible >= 30, "infeasible " .. infeasible)
+    assert.is_true(fewer >= 50, "feasible problems with fewer moves than every start's: " .. fewer)
   end)
 
   it("agrees with exhaustive enumeration at I = 3 and 4 on 200 random problems (S 2-3, <= 12 layers)", function()

@@ -322,6 +322,7 @@ static void read_problem(lua_State *L, bal_problem *p)
     if (vee && (p->chunks != 2 || is_sapp))
         nd_bad_input(L, "balance: order \"v\" (DualPipeV) takes two chunks and the step objective");
     p->vshape = vee;
+    p->every_start = field_bool(L, 1, "", "every_start", false);
     /* the tail follows the last body layer: on the last stage, or in the V order on the first */
     p->tail_stage = (int)field_int(L, 1, "", "tail_stage", 1, p->stages, vee ? 1 : p->stages, false) - 1;
     if (has_kinds)
@@ -358,7 +359,7 @@ static void read_problem(lua_State *L, bal_problem *p)
  * sequence = {kind, ...} in model order), head, tail, tail_stage (1-based),
  * inflight = {[stage] = {[chunk] = n}}, coef_sum, coef_max, objective = "step" | "sapp", sapp_level,
  * less_memory, order = "up" | "v" (DualPipeV's model order: chunk 2 over the stages downward; tail_stage
- * then defaults to 1)}. */
+ * then defaults to 1), every_start (kinds: try every chunk start, no one-program shortcut)}. */
 static int lnd_balance_solve(lua_State *L)
 {
     bal_problem p;

@@ -25,10 +25,14 @@
  * from its end, one stage at a time; the last stage holds what lies between
  * them, split where they meet. No chunk start is guessed: one program.
  *
- * Three or more chunks where every layer the chunks after the first can hold
+ * Two or more chunks where every layer the chunks after the first can hold
  * is of one kind (DeepSeek-V3: its dense layers all in chunk 0, MoE layers
  * after them): one program over chunk 0's reach and the count the later
  * chunks took, no chunk start tried (balance_kinds_alike.c says why exact).
+ * With three or more its plan is the answer; with two it proves the least
+ * step, and the chunk starts are then tried in their usual order, that step
+ * their incumbent, until one reaches it (solve_two: the plan trying every
+ * start gives, found without proving every start).
  *
  * What keeps it fast, each step exact: the chunk starts are tried from the
  * even split outward, the first against its own even split's step, so an
@@ -87,7 +91,9 @@ static double even_split(ksolver *ks, program *pg)
     return best;
 }
 
-/* Tries every start of chunks v.. (q[v] set); keeps the best in *best / best_q. */
+/* Tries every start of chunks v.. (q[v] set); keeps the best in *best /
+ * best_q. 0; 1 once a start's plan reaches pg->target (no later start can
+ * beat it); or −1 out of memory. */
 static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q)
 {
     int I = ks->I;
@@ -104,9 +110,10 @@ static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q
             return -1;
         if (*best < before) {
             pg->incumbent = *best;
+            pg->best_label = at;
             memcpy(best_q, pg->q, sizeof(int) * (size_t)(I + 1));
         }
-        return 0;
+        return *best <= pg->target;
     }
     /* the even split first, then outward from it: a good incumbent early prunes the rest */
     int lo = pg->q[v] + needs(ks, v), hi = ks->N, mid = pg->q[v] + (ks->N - pg->q[v]) / (I - v);
@@ -117,8 +124,9 @@ static int try_starts(ksolver *ks, program *pg, int v, double *best, int *best_q
             if (start < lo || start > hi)
                 continue;
             pg->q[v + 1] = start;
-            if (try_starts(ks, pg, v + 1, best, best_q) != 0)
-                return -1;
+            int rc = try_starts(ks, pg, v + 1, best, best_q);
+            if (rc != 0)
+                return rc;
         }
     return 0;
 }
@@ -207,6 +215,7 @@ static int program_init(program *pg, const bal_problem *p)
     pg->a = p->coef_sum;
     pg->b = p->coef_max;
     pg->incumbent = INFINITY;
+    pg->target = -INFINITY;
     pg->q[I] = p->body;
     return 0;
 }
@@ -240,16 +249,23 @@ static int plan_fill(ksolver *ks, program *pg, const int *best_q, bal_plan *out)
     return 0;
 }
 
+/* The chunk starts try_starts tries first: each chunk's even share of the
+ * layers the chunks before it leave, each cell that must hold a layer given one. */
+static void even_starts(ksolver *ks, program *pg)
+{
+    for (int v = 0; v < ks->I - 1; v++) {
+        int start = pg->q[v] + (ks->N - pg->q[v]) / (ks->I - v), lo = pg->q[v] + needs(ks, v);
+        pg->q[v + 1] = start < lo ? lo : start > ks->N ? ks->N : start;
+    }
+}
+
 /* Every layer chunks 1.. may hold of one kind (balance_kinds_alike.c): one
  * program over (chunk 0's reach, the layers chunks 1.. took), its first
  * incumbent the even split of pg's even chunk starts; 0, or −1. */
 static int solve_alike(ksolver *ks, program *pg, bal_plan *out)
 {
     int S = ks->S, I = ks->I;
-    for (int v = 0; v < I - 1; v++) {
-        int start = pg->q[v] + (ks->N - pg->q[v]) / (I - v), lo = pg->q[v] + needs(ks, v);
-        pg->q[v + 1] = start < lo ? lo : start > ks->N ? ks->N : start;
-    }
+    even_starts(ks, pg);
     int *cell = malloc(sizeof *cell * 2 * (size_t)S * (size_t)I);
     double best = INFINITY;
     if (cell == NULL || kinds_alike_solve(ks, even_split(ks, pg), &best, cell, cell + S * I) != 0) {
@@ -274,6 +290,40 @@ static int solve_alike(ksolver *ks, program *pg, bal_plan *out)
     return 0;
 }
 
+/* Two chunks, chunk 1's layers all of one kind (kinds_alike_applies): the
+ * alike program proves the least step in one program; the chunk starts are
+ * then tried as try_starts tries them (the even start first, then outward),
+ * that least their incumbent from the start, until one's plan reaches it.
+ * No start after it can beat it, and plan_fill's second run at the best
+ * start, which gives try_starts' plan, runs with that same incumbent: so
+ * this is try_starts' plan, found without proving every start. 0, or −1. */
+static int solve_two(ksolver *ks, program *pg, bal_plan *out, int *best_q)
+{
+    even_starts(ks, pg);
+    double least = INFINITY, best = INFINITY;
+    if (kinds_alike_solve(ks, even_split(ks, pg), &least, NULL, NULL) != 0)
+        return -1;
+    out->optimal = 1; /* proved either way */
+    if (least == INFINITY) {
+        explain(ks, out);
+        return 0;
+    }
+    pg->incumbent = pg->target = least;
+    pg->runs = 1; /* the alike program */
+    int rc = try_starts(ks, pg, 0, &best, best_q);
+    if (rc == 1) {
+        kinds_trace_back(ks, pg, pg->best_label, out->kind_count, out->kind_offload);
+        plan_finish(ks, pg->runs, out);
+        return 0;
+    }
+    if (rc == 0 && best == INFINITY) { /* the two programs' sums rounded apart: every start proved afresh */
+        pg->incumbent = INFINITY;
+        pg->target = -INFINITY;
+        rc = try_starts(ks, pg, 0, &best, best_q);
+    }
+    return rc < 0 || best == INFINITY ? -1 : plan_fill(ks, pg, best_q, out);
+}
+
 int bal_solve_kinds(const bal_problem *p, bal_plan *out)
 {
     int rc = -1;
@@ -282,11 +332,11 @@ int bal_solve_kinds(const bal_problem *p, bal_plan *out)
     int *best_q = NULL;
     if (kinds_setup(&ks, p) != 0 || program_init(&pg, p) != 0 || plan_alloc(p, out) != 0)
         goto done;
-    if (kinds_alike_applies(&ks)) {
-        rc = solve_alike(&ks, &pg, out);
+    best_q = calloc((size_t)p->chunks + 1, sizeof(int));
+    if (best_q != NULL && !p->every_start && kinds_alike_applies(&ks)) {
+        rc = ks.I == 2 ? solve_two(&ks, &pg, out, best_q) : solve_alike(&ks, &pg, out);
         goto done;
     }
-    best_q = calloc((size_t)p->chunks + 1, sizeof(int));
     double best = INFINITY;
     if (best_q == NULL || try_starts(&ks, &pg, 0, &best, best_q) != 0)
         goto done;

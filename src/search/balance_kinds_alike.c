@@ -1,5 +1,6 @@
 /* balance_kinds_alike.c: the kinds solver's program when every body layer
- * the chunks after the first may hold is of one kind u (balance_kinds_solver.h):
+ * the chunks after the first (two chunks or more) may hold is of one kind u
+ * (balance_kinds_solver.h):
  * DeepSeek-V3's dense layers open the body and all lie in chunk 0 however it
  * is split, its MoE layers fill the rest, an MTP layer closes it.
  *
@@ -75,7 +76,7 @@ int kinds_alike_applies(const ksolver *ks)
 {
     const bal_problem *p = ks->p;
     int end = ks->N - closing(ks);
-    if (ks->I < 3 || p->vshape || end < 1)
+    if (ks->I < 2 || p->vshape || end < 1)
         return 0;
     int u = p->kind_of[end - 1], A = end - 1, least = 0;
     while (A > 0 && p->kind_of[A - 1] == u)
@@ -393,7 +394,7 @@ int kinds_alike_solve(ksolver *ks, double incumbent, double *best, int *cell_b, 
                 best_x = i;
             }
     }
-    if (rc == 0 && best_x >= 0)
+    if (rc == 0 && best_x >= 0 && cell_b != NULL)
         rc = trace_back(&a, best_at, best_x, cell_b, cell_e);
     alike_free(&a);
     return rc;

@@ -82,6 +82,8 @@ typedef struct {
     bal_state_entry *order; /* [order_cap]: a stage's states by number, the order they are expanded in */
     int order_cap;
     double a, b, incumbent;
+    double target;   /* a step no plan beats (the alike program's least), or −INFINITY: try_starts stops on reaching it */
+    int best_label;  /* the label of final_at that try_starts' best start ended on */
     int *pos, *next;  /* [I]: where each chunk stands before and after a stage */
     int *d, *lo, *hi; /* [I]: the odometer of moves: next's digits and their ranges */
     int *cb, *ce;     /* [I]: the runs [cb, ce) of a stage's cells */
@@ -157,7 +159,7 @@ int kinds_extend_labels(labels *to, const labels *from, size_t at, double t, con
  * exact). kinds_alike_applies: whether it does for ks. kinds_alike_solve: the
  * least step into *best (INFINITY when no plan fits; incumbent: a step some
  * plan reaches, or INFINITY), and with a plan each cell's run [b, e) into
- * cell_b and cell_e ([v · S + s]); 0, or −1 out of memory. */
+ * cell_b and cell_e ([v · S + s]; NULL: no plan wanted); 0, or −1 out of memory. */
 int kinds_alike_applies(const ksolver *ks);
 int kinds_alike_solve(ksolver *ks, double incumbent, double *best, int *cell_b, int *cell_e);
 

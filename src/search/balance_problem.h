@@ -56,6 +56,9 @@ typedef struct {
      * holds the s-th run of chunk 0 and the (S − 1 − s)-th of chunk 1, and
      * the last stage holds the two runs that meet in the middle of the body. */
     int vshape;
+    /* Kinds: every chunk start tried, the one program of balance_kinds_alike.c
+     * not taken where it applies (the same plan, slower: for checking it). */
+    int every_start;
     bal_pinned head, tail;   /* head on (0, 0); tail on (chunks − 1, tail_stage) */
     int tail_stage;
     double limit;            /* memory per device, in the unit of the bytes given */
@@ -86,7 +89,8 @@ typedef struct {
     int bad_stage;
     double bad_need;
     int capacity;
-    long explored;           /* bottleneck values tried (the proof's size); kinds: chunk starts tried (1: one program) */
+    long explored;           /* bottleneck values tried (the proof's size); kinds: the programs run (a chunk start
+                                tried is one; the one program of balance_kinds_alike.c is one) */
     long moves;              /* kinds: the moves (a stage's cells given their runs) the proof priced; else 0 */
 } bal_plan;
 
