@@ -385,6 +385,29 @@ describe("nd.balance_run.cannot_fit", function()
     assert.are.equal(5, balance_run.least_recompute(p))
   end)
 
+  it("prices no stage seconds for a layout its bound rules out", function()
+    -- a bound no step can meet (every plan steps over 0 s): the layout is not
+    -- solved, and the probes' estimates alone (the bytes) give the bound;
+    -- with no bound the same layout is solved and its probes priced in time
+    local model, run, hw = load(40)
+    local timed, stage_seconds = 0, core.stage_seconds
+    core.stage_seconds = function(...)
+      timed = timed + 1
+      return stage_seconds(...)
+    end
+    local ok, out = pcall(balance_run.solve, model, run, hw, { bound = { floor = 1, held = 1, above = 0,
+      rerun = core.rerun_seconds(model, run, hw), per_second = 1 } })
+    local after_bound = timed
+    local ok2, solved = pcall(balance_run.solve, model, run, hw)
+    core.stage_seconds = stage_seconds
+    assert.is_true(ok, out)
+    assert.is_true(ok2, solved)
+    assert.is_true(out.above)
+    assert.are.equal(0, after_bound)
+    assert.is_true(solved.feasible)
+    assert.is_true(timed > 0)
+  end)
+
   it("never refuses a problem the solver fits (DeepSeek-V3 pp 16 vpp 2, both kinds, 40 to 64 GiB)", function()
     local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
     run = run:with { pp = 16, vpp = 2, offset = nd.null }

@@ -162,12 +162,21 @@ local function even_offset(b, S, I, in_offset)
   return o
 end
 
--- One priced layout: the estimate, the stages' seconds a micro-batch, their
--- forward parts, the step.
+-- A priced layout's stages' seconds, their forward parts and the step, worked
+-- out when first read (a layout the memory-aware bound rules out reads none).
+local TIMED = { x = 1, fwd = 2, step = 3 }
+local PRICED = {
+  __index = function(t, k)
+    if not TIMED[k] then return nil end
+    t.x, t.fwd, t.step = core.stage_seconds(t.model, t.run, t.hw)
+    return rawget(t, k)
+  end,
+}
+
+-- One priced layout: the estimate, and (when read) the stages' seconds a
+-- micro-batch, their forward parts, the step.
 local function price(model, run, hw)
-  local e = api.estimate(model, run)
-  local x, fwd, step = core.stage_seconds(model, run, hw)
-  return { e = e, x = x, fwd = fwd, step = step }
+  return setmetatable({ e = api.estimate(model, run), model = model, run = run, hw = hw }, PRICED)
 end
 
 local function stage_sum(t, S, f)
@@ -255,8 +264,9 @@ end
 -- The problem offered `modes`, from the probes of every mode it offers.
 -- One body kind: the layer's prices per mode, and per stage what it holds
 -- beside its body layers (per mode: its buffers and its last layer's
--- backward overhead) and its seconds beside theirs.
-local function layer_prices(pr, modes, b, S, I)
+-- backward overhead) and its seconds beside theirs (not `timed`: no
+-- seconds, the bytes alone).
+local function layer_prices(pr, modes, b, S, I, timed)
   local layer = { act = {}, time = {} }
   local stat, fwd = -math.huge, {}
   for _, mode in ipairs(modes) do
@@ -267,8 +277,10 @@ local function layer_prices(pr, modes, b, S, I)
     local slope = p.moved.e.stages[1].allocated - p.even.e.stages[1].allocated
     stat = math.max(stat, slope - act * b.inflight[1][I])
     layer.act[mode] = act
-    layer.time[mode] = p.moved.x[1] - p.even.x[1]
-    fwd[mode] = p.moved.fwd[1] - p.even.fwd[1]
+    if timed then
+      layer.time[mode] = p.moved.x[1] - p.even.x[1]
+      fwd[mode] = p.moved.fwd[1] - p.even.fwd[1]
+    end
   end
   layer.stat, layer.fwd = stat, fwd[modes[1]]
   local const, pinned = {}, {}
@@ -281,7 +293,7 @@ local function layer_prices(pr, modes, b, S, I)
       local body = 0
       for v = 1, I do body = body + b.counts[s][v] * (stat + layer.act[mode] * b.inflight[s][v]) end
       const[s][mode] = p.even.e.stages[s].allocated - body
-      local t = p.even.x[s] - n * layer.time[mode]
+      local t = timed and p.even.x[s] - n * layer.time[mode] or 0
       if s == 1 and b.prefix > 0 then -- the first kind's layers at the family's mode
         if mode == modes[#modes] then pinned[s] = t end
       else
@@ -296,8 +308,8 @@ end
 -- own probe (the stage that took one layer of it: its bytes grew by the
 -- layer's static bytes and its activations times that cell's micro-batches,
 -- its seconds by the layer's), and per stage what it holds and takes beside
--- its layers of every kind.
-local function kinds_prices(pr, modes, b, S, I)
+-- its layers of every kind (not `timed`: the bytes alone).
+local function kinds_prices(pr, modes, b, S, I, timed)
   local kinds = {}
   for k in ipairs(b.kinds) do
     local q, stat = { act = {}, time = {} }, -math.huge
@@ -307,8 +319,11 @@ local function kinds_prices(pr, modes, b, S, I)
       local s, v = probe.cell[1], probe.cell[2]
       local act = p.body.kinds[k].row.activation_bytes_per_layer
       stat = math.max(stat, probe.moved.e.stages[s].allocated - p.even.e.stages[s].allocated - act * b.inflight[s][v])
-      q.act[mode], q.time[mode] = act, probe.moved.x[s] - p.even.x[s]
-      q.fwd = q.fwd or probe.moved.fwd[s] - p.even.fwd[s]
+      q.act[mode] = act
+      if timed then
+        q.time[mode] = probe.moved.x[s] - p.even.x[s]
+        q.fwd = q.fwd or probe.moved.fwd[s] - p.even.fwd[s]
+      end
     end
     q.stat, kinds[k] = stat, q
   end
@@ -321,26 +336,28 @@ local function kinds_prices(pr, modes, b, S, I)
       for k, q in ipairs(kinds) do
         for v = 1, I do
           local n = b.kinds[k].counts[s][v]
-          bytes, secs = bytes + n * (q.stat + q.act[mode] * b.inflight[s][v]), secs + n * q.time[mode]
+          bytes, secs = bytes + n * (q.stat + q.act[mode] * b.inflight[s][v]), secs + n * (q.time[mode] or 0)
         end
       end
       const[s][mode] = p.even.e.stages[s].allocated - bytes
-      pinned[s] = math.max(pinned[s] or -math.huge, p.even.x[s] - secs)
+      pinned[s] = math.max(pinned[s] or -math.huge, timed and p.even.x[s] - secs or 0)
     end
   end
   return kinds, const, pinned
 end
 
-local function assemble(run, pr, modes)
+-- The problem of one family of modes; `untimed`: its bytes alone (what
+-- M.least_recompute and M.cannot_fit read), no probe's seconds read.
+local function assemble(run, pr, modes, untimed)
   local spec = run:spec()
   local first = pr[modes[1]]
   local b = first.body
   local S, I = #b.counts, #b.counts[1]
   local layer, kinds, const, pinned
   if b.kinds then
-    kinds, const, pinned = kinds_prices(pr, modes, b, S, I)
+    kinds, const, pinned = kinds_prices(pr, modes, b, S, I, not untimed)
   else
-    layer, const, pinned = layer_prices(pr, modes, b, S, I)
+    layer, const, pinned = layer_prices(pr, modes, b, S, I, not untimed)
   end
   local function most(s)
     -- the first kind's layers (on stage 1) recompute with the family's mode
@@ -381,7 +398,7 @@ local function assemble(run, pr, modes)
     counts = b.counts, offset = first.offset, head_stage = head_stage, kind = b.kind,
     prefix = b.prefix, prefix_kind = b.prefix_kind, kind_counts = kinds and {},
     -- the step beyond the pipeline's: DP's exposed seconds and the optimizer's
-    extra = first.even.step - core.pipeline_step(run, first.even.x),
+    extra = not untimed and first.even.step - core.pipeline_step(run, first.even.x) or nil,
   }
   if kinds then
     for k, kind in ipairs(b.kinds) do problem.run.kind_counts[k] = kind.counts end
@@ -713,14 +730,12 @@ end
 -- (bound.floor, DP's part added) and bound.held, what no recompute raises
 -- (the largest stage's floor, DP's gathers: timing.c floor_held).
 -- Only both families past it prune the layout: the balancer keeps the
--- family of least objective, which may be either. `problems` keeps each
--- family's problem assembled, for the solve.
-local function above_bound(pr, run, bound, problems)
+-- family of least objective, which may be either. Reads the problems'
+-- bytes alone (their seconds are read for a layout solved).
+local function above_bound(pr, run, bound)
   local per_second = bound.per_second
-  for i, family in ipairs(M.FAMILIES) do
-    local p = assemble(run, pr, family)
-    problems[i] = p
-    local y = M.least_recompute(p)
+  for _, family in ipairs(M.FAMILIES) do
+    local y = M.least_recompute(assemble(run, pr, family, true))
     local least = y and math.max(bound.floor + per_second * y * bound.rerun[family[2]], bound.held or -math.huge)
     if least and least <= bound.above * (1 + 1e-12) then return false end
   end
@@ -757,13 +772,12 @@ function M.solve(model, run, hw, opts)
     if type(pr) == "table" and pr.balance_refused then return nil, pr.balance_refused end
     error(pr, 0)
   end
-  local problems = {}
-  if opts.bound and above_bound(pr, run, opts.bound, problems) then
+  if opts.bound and above_bound(pr, run, opts.bound) then
     return { feasible = false, solve_s = 0, above = true }
   end
   local out = { feasible = false, solve_s = 0 }
-  for i, family in ipairs(M.FAMILIES) do
-    local p = problems[i] or assemble(run, pr, family)
+  for _, family in ipairs(M.FAMILIES) do
+    local p = assemble(run, pr, family)
     local plan = plan_of(p, opts)
     if plan.feasible and empty_table_cell(p, plan) then
       -- the layout would move the table to the next chunk holding layers:
