@@ -30,11 +30,14 @@
  * forwards and backwards it ran (which say its next operation). Stages
  * run until blocked; a stage that made progress wakes its two neighbours
  * (the only stages waiting on it), so the work is O(S·m·v) operations plus
- * O(1) per wake. */
+ * O(1) per wake. Which operation runs next depends only on which have run,
+ * never on their times; given a log (pipeline_sim_state.h) the interpreter
+ * writes each operation it runs, and pipeline_trace.c replays them. */
 #include "pipeline_sim.h"
+#include "pipeline_sim_state.h"
 
 #include <math.h>
-#include <stdbool.h>
+#include <stdlib.h>
 
 /* The workspace holds doubles and int64_t counters, 8 bytes each. */
 _Static_assert(sizeof(double) == 8 && sizeof(int64_t) == 8, "8-byte doubles and int64_t");
@@ -137,13 +140,6 @@ void pipeline_sim_op(pipe_order o, int64_t S, int64_t v, int64_t m, int64_t s, i
 /* A stage's next operation is a forward while it has run fewer than its
  * warm-up, or fewer than its backwards' count past the warm-up; every
  * forward done, backwards. */
-/* A walk along the forward table without dividing: group g (the first
- * r + S micro-batches a chunk, then S), chunk c, the j-th of the block's
- * micro-batches, which start at `first`. */
-typedef struct {
-    int64_t g, c, j, first, size, slot; /* slot: first's slot in the ring (first mod the ring's size) */
-} table_walk;
-
 static void walk_start(table_walk *w, int64_t S, int64_t m)
 {
     *w = (table_walk){0, 0, 0, 0, m % S + S, 0};
@@ -165,19 +161,6 @@ static void walk_next(table_walk *w, int64_t S, int64_t v, int64_t ring)
     w->g++;
 }
 
-typedef struct {
-    double *done_f, *done_b, *clock; /* end times by place·m + mb (−1: not yet); a stage's clock */
-    table_walk *wf, *wb;             /* a stage's next forward's and backward's table entries */
-    int64_t *nf, *nb, *warm;         /* a stage's forwards and backwards run, and its warm-up */
-    int64_t *stack, *queued;         /* stages to try; whether queued */
-    int64_t n_stack;
-    int64_t cap;                     /* forwards run only below this table entry */
-    int64_t begun, ended;            /* micro-batches begun (forward at place 0 run) and ended (backward
-                                      * at place 0 run): both in micro-batch order, stage 0's orders */
-    int64_t ring;                    /* micro-batches the end times are kept for (ring_size) */
-    bool overflow;                   /* more micro-batches begun and not ended than the ring holds */
-} sim_state;
-
 static void wake(sim_state *st, int64_t s)
 {
     if (!st->queued[s]) {
@@ -186,13 +169,29 @@ static void wake(sim_state *st, int64_t s)
     }
 }
 
-/* Marks micro-batch mb's end times at every place but the first forward's as not yet reached. */
-static void unset_column(sim_state *st, int64_t places, int64_t mb)
+void sim_unset(double *f, double *b, int64_t places)
 {
-    double *f = st->done_f + mb * places, *b = st->done_b + mb * places;
     b[0] = -1.0;
     for (int64_t k = 1; k < places; k++)
         f[k] = b[k] = -1.0;
+}
+
+/* Writes an operation the interpreter ran to its log (pipeline_sim_state.h). */
+static void log_op(pipe_op_log *log, int32_t dst, int32_t src, int32_t len, int32_t stage)
+{
+    if (log->short_of)
+        return;
+    if (log->n == log->cap) {
+        size_t cap = log->cap ? 2 * log->cap : 1024;
+        pipe_op *ops = log->n < log->limit && cap <= SIZE_MAX / sizeof *ops ? realloc(log->ops, cap * sizeof *ops) : NULL;
+        if (ops == NULL) {
+            log->short_of = true;
+            return;
+        }
+        log->ops = ops;
+        log->cap = cap;
+    }
+    log->ops[log->n++] = (pipe_op){dst, src, len, stage};
 }
 
 /* Runs stage s until it is blocked or done; the operations it ran. The
@@ -228,7 +227,7 @@ static int64_t run_stage(sim_state *st, int64_t S, int64_t v, int64_t m, int64_t
                 break;
             }
             if (k == 0) /* the micro-batch's first operation: its end times start unset */
-                unset_column(st, K, mb);
+                sim_unset(st->done_f + mb * K, st->done_b + mb * K, K);
             /* a micro-batch not begun has no end times set yet */
             ready = k == 0 ? 0.0 : w->first + w->j >= st->begun ? -1.0 : st->done_f[here - 1];
             c = &cell[s * v + chunk];
@@ -243,6 +242,11 @@ static int64_t run_stage(sim_state *st, int64_t S, int64_t v, int64_t m, int64_t
         }
         if (ready < 0)
             break;
+        if (st->log != NULL) { /* indices into the times: done_b lies K·ring past done_f */
+            int64_t back = K * st->ring, src = !backward ? (k == 0 ? -1 : here - 1) : k == K - 1 ? here : back + here + 1;
+            log_op(st->log, (int32_t)(backward ? back + here : here), (int32_t)src,
+                   (int32_t)(2 * (c - cell) + backward), (int32_t)s | (!backward && k == 0 ? PIPE_OP_BEGINS : 0));
+        }
         double begin = ready > clock ? ready : clock;
         if (start != NULL)
             start[s * 2 * n + nf + nb] = begin;
@@ -264,8 +268,7 @@ static int64_t run_stage(sim_state *st, int64_t S, int64_t v, int64_t m, int64_t
     return ran;
 }
 
-/* Runs every stage until none can run; the operations run. */
-static int64_t run_all(sim_state *st, int64_t S, int64_t v, int64_t m, const pipe_cell *cell, double *start)
+int64_t sim_run_all(sim_state *st, int64_t S, int64_t v, int64_t m, const pipe_cell *cell, double *start)
 {
     int64_t done = 0;
     for (int64_t s = S - 1; s >= 0; s--)
@@ -296,18 +299,10 @@ static int64_t run_all(sim_state *st, int64_t S, int64_t v, int64_t m, const pip
  * runs the rest. A max-plus map moves no time by more than its inputs
  * moved, so a state matched within ε drifts at most J·ε from the
  * simulation's; ε is 1e-12 of the times, the matches' rounding. */
-typedef struct {
-    bool have;
-    int64_t lo, hi;        /* the micro-batches begun and not finished */
-    double *val, *clock;   /* their end times by place (forwards, then backwards); the clocks */
-    int64_t *nf, *nb;
-} snapshot;
-
 static bool near(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(a); }
 
-/* Whether the state is the snapshot's, S micro-batches on and *lambda later. */
-static bool repeats(const sim_state *st, const snapshot *sn, int64_t S, int64_t v, int64_t lo, int64_t hi,
-                    double *lambda)
+bool sim_repeats(const sim_state *st, const snapshot *sn, int64_t S, int64_t v, int64_t lo, int64_t hi,
+                 double *lambda)
 {
     int64_t P = S * v, K = S * v, w = sn->hi - sn->lo;
     if (!sn->have || lo != sn->lo + S || hi != sn->hi + S)
@@ -316,20 +311,21 @@ static bool repeats(const sim_state *st, const snapshot *sn, int64_t S, int64_t 
     for (int64_t s = 0; s < S; s++)
         if (st->nf[s] != sn->nf[s] + P || st->nb[s] != sn->nb[s] + P || !near(st->clock[s], sn->clock[s] + l))
             return false;
-    for (int64_t k = 0; k < K; k++)
-        for (int64_t j = 0; j < w; j++) {
-            int64_t at = ((lo + j) % st->ring) * K + k;
-            double f = st->done_f[at], b = st->done_b[at];
+    for (int64_t j = 0; j < w; j++) {
+        int64_t at = ((lo + j) % st->ring) * K;
+        for (int64_t k = 0; k < K; k++) {
+            double f = st->done_f[at + k], b = st->done_b[at + k];
             double f0 = sn->val[k * w + j], b0 = sn->val[(K + k) * w + j];
             if ((f < 0) != (f0 < 0) || (b < 0) != (b0 < 0) || (f >= 0 && !near(f, f0 + l)) ||
                 (b >= 0 && !near(b, b0 + l)))
                 return false;
         }
+    }
     *lambda = l;
     return true;
 }
 
-static void take(snapshot *sn, const sim_state *st, int64_t S, int64_t v, int64_t m, int64_t lo, int64_t hi)
+void sim_take(snapshot *sn, const sim_state *st, int64_t S, int64_t v, int64_t m, int64_t lo, int64_t hi)
 {
     int64_t K = S * v, w = hi - lo;
     sn->have = w <= snap_window(S, m);
@@ -337,12 +333,13 @@ static void take(snapshot *sn, const sim_state *st, int64_t S, int64_t v, int64_
         return;
     sn->lo = lo;
     sn->hi = hi;
-    for (int64_t k = 0; k < K; k++)
-        for (int64_t j = 0; j < w; j++) {
-            int64_t at = ((lo + j) % st->ring) * K + k;
-            sn->val[k * w + j] = st->done_f[at];
-            sn->val[(K + k) * w + j] = st->done_b[at];
+    for (int64_t j = 0; j < w; j++) {
+        int64_t at = ((lo + j) % st->ring) * K;
+        for (int64_t k = 0; k < K; k++) {
+            sn->val[k * w + j] = st->done_f[at + k];
+            sn->val[(K + k) * w + j] = st->done_b[at + k];
         }
+    }
     for (int64_t s = 0; s < S; s++) {
         sn->clock[s] = st->clock[s];
         sn->nf[s] = st->nf[s];
@@ -350,15 +347,15 @@ static void take(snapshot *sn, const sim_state *st, int64_t S, int64_t v, int64_
     }
 }
 
-/* Moves the state J rounds on: the window's times to S·J micro-batches on,
- * J·λ later (through the snapshot's buffer: the ring's slots may overlap),
- * and the counts J·P on. */
-static void jump(sim_state *st, snapshot *sn, int64_t S, int64_t v, int64_t m, int64_t lo, int64_t hi, int64_t J,
-                 double lambda)
+/* A jump moves the state J rounds on: the window's times to S·J
+ * micro-batches on, J·λ later (through the snapshot's buffer: the ring's
+ * slots may overlap), and the counts J·P on. */
+void sim_shift_times(sim_state *st, snapshot *sn, int64_t S, int64_t v, int64_t m, int64_t lo, int64_t hi, int64_t J,
+                     double lambda)
 {
     int64_t K = S * v, shift = J * S;
     double t = (double)J * lambda;
-    take(sn, st, S, v, m, lo, hi);
+    sim_take(sn, st, S, v, m, lo, hi);
     int64_t w = hi - lo;
     for (int64_t j = 0; j < w; j++)
         for (int64_t k = 0; k < K; k++) {
@@ -367,10 +364,16 @@ static void jump(sim_state *st, snapshot *sn, int64_t S, int64_t v, int64_t m, i
             st->done_f[at] = f < 0 ? -1.0 : f + t;
             st->done_b[at] = b < 0 ? -1.0 : b + t;
         }
+    for (int64_t s = 0; s < S; s++)
+        st->clock[s] += t;
+}
+
+void sim_shift_counts(sim_state *st, int64_t S, int64_t v, int64_t J)
+{
+    int64_t shift = J * S;
     st->begun += shift;
     st->ended += shift;
     for (int64_t s = 0; s < S; s++) {
-        st->clock[s] += t;
         st->nf[s] += J * S * v;
         st->nb[s] += J * S * v;
         /* both walks are past the first group: J groups on */
@@ -383,68 +386,88 @@ static void jump(sim_state *st, snapshot *sn, int64_t S, int64_t v, int64_t m, i
     }
 }
 
+bool sim_steady(const snapshot *sn, int64_t S, int64_t from)
+{
+    for (int64_t s = 0; s < S && sn->have; s++)
+        if (sn->nb[s] < from)
+            return false;
+    return true;
+}
+
+double sim_span(const sim_state *st, int64_t S)
+{
+    double most = 0.0;
+    for (int64_t s = 0; s < S; s++)
+        if (st->clock[s] > most)
+            most = st->clock[s];
+    return most;
+}
+
+void sim_start(sim_state *st, snapshot *sn, pipe_order o, int64_t S, int64_t v, int64_t m, void *work)
+{
+    int64_t places = S * v, n = m * v;
+    double *d = work;
+    st->done_f = d;
+    st->ring = ring_size(S, m);
+    st->overflow = false;
+    st->log = NULL;
+    st->done_b = d + places * st->ring;
+    st->clock = d + 2 * places * st->ring;
+    sn->val = st->clock + S;
+    sn->clock = sn->val + 2 * places * snap_window(S, m);
+    st->wf = (table_walk *)(sn->clock + S);
+    st->wb = st->wf + S;
+    st->nf = (int64_t *)(st->wb + S);
+    st->nb = st->nf + S;
+    st->warm = st->nb + S;
+    st->stack = st->warm + S;
+    st->queued = st->stack + S;
+    sn->nf = st->queued + S;
+    sn->nb = sn->nf + S;
+    st->n_stack = 0;
+    sn->have = false;
+    sn->lo = sn->hi = 0;
+    st->begun = st->ended = 0; /* a micro-batch's end times are unset as it begins */
+    for (int64_t s = S - 1; s >= 0; s--) {
+        int64_t warm = warm_up(o, S, v, m, s);
+        st->clock[s] = 0.0;
+        st->nf[s] = st->nb[s] = st->queued[s] = 0;
+        st->warm[s] = warm < n ? warm : n;
+        walk_start(&st->wf[s], S, m);
+        walk_start(&st->wb[s], S, m);
+    }
+}
+
 int pipeline_sim(pipe_order o, int64_t S, int64_t v, int64_t m, const pipe_cell *cell, void *work,
                  size_t work_bytes, double *start, double *span)
 {
     if (pipeline_sim_refusal(o, S, v, m) != NULL || work == NULL || work_bytes < pipeline_sim_work_bytes(S, v, m))
         return -1;
-    int64_t places = S * v, n = m * v, left = 2 * n * S, P = S * v, base = v * (m % S);
+    int64_t n = m * v, left = 2 * n * S, P = S * v, base = v * (m % S);
     sim_state st;
     snapshot sn;
-    double *d = work;
-    st.done_f = d;
-    st.ring = ring_size(S, m);
-    st.overflow = false;
-    st.done_b = d + places * st.ring;
-    st.clock = d + 2 * places * st.ring;
-    sn.val = st.clock + S;
-    sn.clock = sn.val + 2 * places * snap_window(S, m);
-    st.wf = (table_walk *)(sn.clock + S);
-    st.wb = st.wf + S;
-    st.nf = (int64_t *)(st.wb + S);
-    st.nb = st.nf + S;
-    st.warm = st.nb + S;
-    st.stack = st.warm + S;
-    st.queued = st.stack + S;
-    sn.nf = st.queued + S;
-    sn.nb = sn.nf + S;
-    st.n_stack = 0;
-    sn.have = false;
-    sn.lo = sn.hi = 0;
-    st.begun = st.ended = 0; /* a micro-batch's end times are unset as it begins */
-    for (int64_t s = S - 1; s >= 0; s--) {
-        int64_t warm = warm_up(o, S, v, m, s);
-        st.clock[s] = 0.0;
-        st.nf[s] = st.nb[s] = st.queued[s] = 0;
-        st.warm[s] = warm < n ? warm : n;
-        walk_start(&st.wf[s], S, m);
-        walk_start(&st.wb[s], S, m);
-    }
+    sim_start(&st, &sn, o, S, v, m, work);
     /* rounds (only where no start times are asked for: the shortcut skips them) */
     for (int64_t g = 1; start == NULL && base + g * P < n; g++) {
         st.cap = base + g * P;
-        left -= run_all(&st, S, v, m, cell, NULL);
+        left -= sim_run_all(&st, S, v, m, cell, NULL);
         int64_t lo = st.ended, hi = st.begun;
         double lambda;
         int64_t J = (n - 1 - base) / P - g; /* the rounds left whose cap stays below n */
-        bool steady = true;                   /* the snapshot's backwards all past the first group */
-        for (int64_t s = 0; s < S && sn.have; s++)
-            steady = steady && sn.nb[s] >= base + P;
-        if (steady && J > 0 && hi + J * S <= m && repeats(&st, &sn, S, v, lo, hi, &lambda)) {
-            jump(&st, &sn, S, v, m, lo, hi, J, lambda);
+        /* the snapshot's backwards all past the first group */
+        if (sim_steady(&sn, S, base + P) && J > 0 && hi + J * S <= m &&
+            sim_repeats(&st, &sn, S, v, lo, hi, &lambda)) {
+            sim_shift_times(&st, &sn, S, v, m, lo, hi, J, lambda);
+            sim_shift_counts(&st, S, v, J);
             left -= 2 * J * P * S;
             break;
         }
-        take(&sn, &st, S, v, m, lo, hi);
+        sim_take(&sn, &st, S, v, m, lo, hi);
     }
     st.cap = n;
-    left -= run_all(&st, S, v, m, cell, start);
+    left -= sim_run_all(&st, S, v, m, cell, start);
     if (left > 0 || st.overflow)
         return -1; /* the order waits on itself (or holds more micro-batches than the ring) */
-    double most = 0.0;
-    for (int64_t s = 0; s < S; s++)
-        if (st.clock[s] > most)
-            most = st.clock[s];
-    *span = most;
+    *span = sim_span(&st, S);
     return 0;
 }

@@ -7,16 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-    PIPE_ORDER_INTERLEAVED, /* Megatron-LM's interleaved 1F1B (MindFormers' build_virtualpipeline) */
-    PIPE_ORDER_LESS_MEMORY, /* its less-memory variant (MindFormers' build_virtualpipeline2) */
-} pipe_order;
-
-/* Seconds one micro-batch of a chunk takes on a stage: forward, the
- * recompute its backward reruns first, and the backward. */
-typedef struct {
-    double f, r, b;
-} pipe_cell;
+#include "pipeline_cell.h"
 
 /* The bytes of workspace pipeline_sim needs for S stages, v chunks a stage
  * and m micro-batches; 0 when that does not fit a size_t. */

@@ -622,6 +622,9 @@ void timing_memo_free(timing_memo *memo)
 {
     free(memo->stage_x);
     free(memo->sim);
+    for (size_t i = 0; i < memo->n_traces; i++)
+        pipeline_trace_free(memo->traces[i]);
+    free(memo->traces);
     memset(memo, 0, sizeof *memo);
 }
 
@@ -1075,10 +1078,39 @@ static void *sim_scratch(timing_memo *memo, size_t bytes)
     return memo->sim;
 }
 
+/* The bytes of recordings a memo keeps: a search meets about a hundred
+ * sizes (120 on Qwen3-30B-A3B over 16384 devices), each recording a few
+ * rounds of S·v·2·S operations of 16 bytes. */
+#define TRACE_BUDGET ((size_t)64 << 20)
+
+/* The memo's recording of the interleaved order at (S, v, m), made on
+ * first use; NULL where none is made (too large, past the budget, out of
+ * memory): the interpreter runs. */
+static const pipe_trace *trace_of(timing_memo *memo, int64_t S, int64_t v, int64_t m)
+{
+    for (size_t i = memo->n_traces; i-- > 0;)
+        if (pipeline_trace_of(memo->traces[i], PIPE_ORDER_INTERLEAVED, S, v, m))
+            return memo->traces[i];
+    if (memo->traces_bytes >= TRACE_BUDGET)
+        return NULL;
+    pipe_trace **list = realloc(memo->traces, (memo->n_traces + 1) * sizeof *list);
+    if (list == NULL)
+        return NULL;
+    memo->traces = list;
+    pipe_trace *t = pipeline_trace_new(PIPE_ORDER_INTERLEAVED, S, v, m);
+    if (t == NULL)
+        return NULL;
+    memo->traces[memo->n_traces++] = t;
+    memo->traces_bytes += pipeline_trace_bytes(t);
+    return t;
+}
+
 /* The span of Megatron-LM's interleaved 1F1B order (src/core/pipeline_sim.c)
  * over the run's per-chunk seconds: in *span, returning 1; 0 when the order
  * does not run these sizes (fewer micro-batches than stages: the closed
- * form stands); -1 when out of memory. */
+ * form stands); -1 when out of memory. A recording of the order at these
+ * sizes (pipeline_trace.c) gives the same span for less work; where there
+ * is none, or it does not reach the cells' shortcut, the interpreter runs. */
 static int interleaved_span(const price_ctx *c, const layout_t *l, const hardware_t *hw, timing_memo *memo,
                             const double *x, double pp_bytes, double *span)
 {
@@ -1086,8 +1118,8 @@ static int interleaved_span(const price_ctx *c, const layout_t *l, const hardwar
     int64_t S = r->pp, v = l->vpp, m = r->micro_batch_num;
     if (pipeline_sim_refusal(PIPE_ORDER_INTERLEAVED, S, v, m) != NULL)
         return 0;
-    size_t work = pipeline_sim_work_bytes(S, v, m), cells = (size_t)(S * v) * sizeof(pipe_cell);
-    if (work > SIZE_MAX - cells)
+    size_t work = pipeline_trace_work_bytes(S, v, m), cells = (size_t)(S * v) * sizeof(pipe_cell);
+    if (work == 0 || work > SIZE_MAX - cells)
         return 0;
     pipe_cell *cell = sim_scratch(memo, cells + work);
     if (cell == NULL)
@@ -1099,7 +1131,11 @@ static int interleaved_span(const price_ctx *c, const layout_t *l, const hardwar
         else
             chunk_cells(c, l, hw, memo, s, x[s], pp_bytes, cell + s * v);
     }
-    return pipeline_sim(PIPE_ORDER_INTERLEAVED, S, v, m, cell, cell + S * v, work, NULL, span) == 0 ? 1 : 0;
+    const pipe_trace *t = trace_of(memo, S, v, m);
+    int got = t != NULL ? pipeline_trace_sim(t, cell, cell + S * v, work, span) : PIPE_TRACE_UNCOVERED;
+    if (got == PIPE_TRACE_UNCOVERED)
+        got = pipeline_sim(PIPE_ORDER_INTERLEAVED, S, v, m, cell, cell + S * v, work, NULL, span);
+    return got == 0 ? 1 : 0;
 }
 
 /* The step of an interleaved pipeline (vpp > 1 under 1F1B: Megatron-LM's

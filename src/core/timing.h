@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "model.h"
 #include "pipeline_sim.h"
+#include "pipeline_trace.h"
 #include "pricing_ctx.h"
 #include "run.h"
 
@@ -175,7 +176,8 @@ typedef struct {
  * no work reads; NULL: worked out each time) and the pipeline they make
  * (one entry, valid on the same terms; NULL: none), the model's FLOPs a
  * token at the sequence, a scratch for the stage times and one for the
- * interleaved order's timeline. */
+ * interleaved order's timeline, and the recordings of that timeline by
+ * size (pipeline_trace.h), made as sizes come and kept up to a budget. */
 typedef struct {
     layer_time *layers;
     stage_work *works;
@@ -188,6 +190,8 @@ typedef struct {
     int64_t cap_x;
     void *sim;           /* the interleaved order's workspace: per-chunk seconds, then pipeline_sim's */
     size_t sim_bytes;
+    pipe_trace **traces; /* n_traces recordings, traces_bytes in all */
+    size_t n_traces, traces_bytes;
     kernel_pricing gemm; /* the hardware's GEMM shape prices (set by timing_run_memo) */
 } timing_memo;
 
