@@ -807,6 +807,19 @@ function M.solve(model, run, hw, opts)
     out.changes = M.changes(out.problem, out.plan, out.family)
     out.run = run:with(out.changes)
     out.priced = priced(model, out.run, hw)
+    -- where the order stalls: the same stages' layers dealt evenly over the
+    -- chunks (nd.balance_resplit), kept where the estimate fits it and its
+    -- step is less
+    for _, q in ipairs(out.priced.stall > 0 and require("nd.balance_resplit").plans(out.problem, out.plan,
+      out.family[2]) or {}) do
+      local changes = M.changes(out.problem, q, out.family)
+      local r = run:with(changes)
+      local pq = priced(model, r, hw)
+      if pq.fits and pq.step < out.priced.step then
+        q.stalled_plan = { step = out.priced.step, stall = out.priced.stall }
+        out.plan, out.changes, out.run, out.priced = q, changes, r, pq
+      end
+    end
     if out.priced.stall > 0 and out.plan.optimal then
       -- the count model prices each stage's chunks as equal shares of its
       -- seconds; the interleaved order on the plan's unequal chunks stalls

@@ -72,6 +72,11 @@ local function print_plan(result, run, model, hw, opts)
   print(("step %s (the balanced layout priced by the estimate; peak %s on stage %d); the count model's plan is %s")
     :format(units.seconds(result.priced.step), units.gib(result.priced.peak), result.priced.peak_stage,
             plan.optimal and "proved optimal" or "not proved optimal"))
+  if plan.stalled_plan then
+    print(("the count model's plan stalled the interleaved order on its unequal chunks (step %s, %s past its closed "
+      .. "form): each stage's layers dealt evenly over its chunks instead, the fewest recomputed that fit"):format(
+      units.seconds(plan.stalled_plan.step), units.seconds(plan.stalled_plan.stall)))
+  end
   if result.priced.stall > 0 then
     print(("the interleaved order stalls on the plan's unequal chunks: %s past the count model's closed form, "
       .. "which prices a stage's chunks as equal shares"):format(units.seconds(result.priced.stall)))

@@ -85,39 +85,42 @@ under 1F1B with vpp 2, Megatron's interleaved order, one colour a chunk, each
 stage's seconds split over its chunks as the balancer prices the layers
 each holds. Every stage runs 2 x m x I = 2 x 32 x 2 = 128 blocks. Stage 0
 runs chunk 0 of micro-batches 1-4, then chunk 1 of micro-batch 1 once it has
-crossed chunk 0 of all four stages: from 0.0119 + 0.0119 + 0.0126 + 0.0142 =
-0.0506 s. The plan puts 1 layer in each chunk 0 and 18-21 in chunk 1 (chunk 0
-keeps more micro-batches in flight, and the balancer's objective, the
-closed form sum X / I + (m I - 1) max X / I, prices only a stage's total); in
-the interleaved order so lopsided a split stalls, and the span, 56.20 s
-(chunk seconds split as the balancer prices their layers), is what the time
-model prices too: its step, 58.12 s with DP and optimizer seconds, is the
-order's span over the time model's own chunk seconds (src/core/timing.c),
-not the closed form's 41.49 s; the even split, 50.17 s, is then kept:
+crossed chunk 0 of all four stages: from 0.4252 + 0.1636 = 0.5888 s, where
+stage 3's chunk 0 forward ends. The count model's plan puts 1 layer in each
+chunk 0 and 18-21 in chunk 1 (chunk 0 keeps more micro-batches in flight,
+and its objective, the closed form sum X / I + (m I - 1) max X / I, prices
+only a stage's total); the interleaved order stalls on so lopsided a split:
+its step, the order's span over the time model's chunk seconds
+(src/core/timing.c), is 58.12 s, not the closed form's 41.49 s. So the
+balancer deals each stage's layers evenly over its chunks (9-11 a chunk,
+nd.balance_resplit) and recomputes the fewest that fit, on chunk 0 (most in
+flight), and keeps that plan: 43.46 s, a 0.196 s stall, faster than the even
+split's 50.17 s; its span is 41.03 s, the step adding DP and optimizer
+seconds:
 
   $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 40GiB -i 2 --svg i2.svg | grep -E '^[0-3] +[01] ' | cut -c1-21
-  0      0            1
-  0      1           18
-  1      0            1
-  1      1           18
-  2      0            1
-  2      1           19
-  3      0            1
-  3      1           21
+  0      0            9
+  0      1           10
+  1      0            9
+  1      1           10
+  2      0           10
+  2      1           10
+  3      0           11
+  3      1           11
   $ grep -o 'Megatron-LM&#39;s interleaved 1F1B order\|it spans [0-9.]* s; the step is [0-9.]* s by the time model (schedule [a-z0-9_]*' i2.svg
   Megatron-LM&#39;s interleaved 1F1B order
-  it spans 56.20 s; the step is 58.12 s by the time model (schedule 1f1b
+  it spans 41.03 s; the step is 43.46 s by the time model (schedule 1f1b
   $ for s in 0 1 2 3; do grep -c "<title>stage $s chunk [01] [a-z]* micro-batch" i2.svg; done
   128
   128
   128
   128
   $ grep -o '<title>stage [0-3] chunk 0 forward micro-batch 1: [^<]*\|<title>stage 0 chunk 1 forward micro-batch 1: [^<]*' i2.svg
-  <title>stage 0 chunk 0 forward micro-batch 1: 0.0119 s from 0.0000 s
-  <title>stage 1 chunk 0 forward micro-batch 1: 0.0119 s from 0.0119 s
-  <title>stage 2 chunk 0 forward micro-batch 1: 0.0126 s from 0.0238 s
-  <title>stage 3 chunk 0 forward micro-batch 1: 0.0142 s from 0.0364 s
-  <title>stage 0 chunk 1 forward micro-batch 1: 0.2446 s from 0.0506 s
+  <title>stage 0 chunk 0 forward micro-batch 1: 0.1395 s from 0.0000 s
+  <title>stage 1 chunk 0 forward micro-batch 1: 0.1375 s from 0.1395 s
+  <title>stage 2 chunk 0 forward micro-batch 1: 0.1483 s from 0.2769 s
+  <title>stage 3 chunk 0 forward micro-batch 1: 0.1636 s from 0.4252 s
+  <title>stage 0 chunk 1 forward micro-batch 1: 0.1170 s from 0.5888 s
 
 DualPipeV with two chunks (-s 8 -i 2): dualpipev.py's V, chunk 0 down the
 stages and chunk 1 back up, so stage 0's chunk 1 forward of micro-batch 1

@@ -26,7 +26,7 @@ solved either (spec/balance_search_spec.lua: the same top as balancing all
   bounds: PP up to 16 (the machine's 16, 80 layers over VPP 1, a batch of 64); EP up to 1 (a dense model); TP up to 8 (the model's KV heads)
   7824 candidates tested: 2802 refused (a degree out of bounds 2802), 5022 priced for memory
   313 fitting the budget of 50.00 GiB, 4709 dropped over it; searched in * s (glob)
-  balanced (--balance): 175 of 294 pipelined candidates taken in order of their floor (28 took a balanced plan; 56 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 174 problems solved, 13 alike, 125 proved to have no plan that fits by counting layers; * s), 119 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  balanced (--balance): 175 of 294 pipelined candidates taken in order of their floor (48 took a balanced plan; 89 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 125 problems solved, 13 alike, 82 proved to have no plan that fits by counting layers; * s), 119 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
@@ -44,7 +44,7 @@ the top is then not proved (here the capped top misses the balanced dp 2 x
 tp 8 x pp 4 row):
 
   $ ndlua search.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -d 64 -b 64 -M 40GB -A A3 --recompute auto -j 1 -t 3 --balance --balance-limit 20 -o all 2>/dev/null | grep -E '^ +~?[0-9] |balanced \(|balance-limit'
-  balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (2 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 13 problems solved, 0 alike, 34 proved to have no plan that fits by counting layers; * s), 51 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
+  balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (6 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 13 problems solved, 0 alike, 34 proved to have no plan that fits by counting layers; * s), 51 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
   not balanced (--balance-limit 20): 223 pipelined candidates past it in order of their bound are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
       1    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
       2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%
@@ -129,10 +129,12 @@ the 3 dense layers span two cells (stage 0's first chunk holds the embedding
 and 2 of them, stage 1's the third before an MoE layer), so each candidate
 is balanced with both kinds in model order (nd.core.balance kinds and
 sequence). The top row, dp 4 x tp 16 x pp 16 at 512 micro-batches, is
-balanced to 24.862 s against its even split's 30.068 s (full recompute on
-every layer; 1.209x), both priced in the interleaved order's own timeline;
-not proved optimal: that order stalls on the plan's unequal chunks past the
-closed form the count model optimizes (src/core/timing.c); estimate.lua reads
+balanced to 23.507 s against its even split's 30.068 s (full recompute on
+every layer; 1.279x), both priced in the interleaved order's own timeline;
+not proved optimal: that order stalls on the count model's unequal chunks
+past the closed form it optimizes (src/core/timing.c: 24.862 s), so each
+stage's layers are dealt evenly over its chunks, the fewest recomputed that
+fit (nd.balance_resplit), which steps less; estimate.lua reads
 resolved.yaml back to the search's bytes on all 16 stages (largest
 difference 0 B), its peak and its step. The lists (per chunk, then stage)
 recompute each cell's first layers: both dense cells recompute all theirs
@@ -156,6 +158,6 @@ recompute each cell's first layers: both dense cells recompute all theirs
   >   print("stage " .. (s - 1) .. " chunk 0: " .. table.concat(t, ", "))
   > end' | tr '\t' ' '
   4 16 16 2 1 off+full 16 0 true false
-  even 30.068 s, balanced 24.862 s, read back 24.862 s
+  even 30.068 s, balanced 23.507 s, read back 23.507 s
   stage 0 chunk 0: 2 dense full
   stage 1 chunk 0: 1 dense full, 1 moe off
