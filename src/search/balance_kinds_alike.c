@@ -32,12 +32,11 @@
  * below reaches without a slower stage (a plan of the proved least step).
  *
  * The bounds let the program reach few of the (S + 1) · (N + 1)² states, so
- * those it reaches get slots in the order reached (balance_states.h) and the
- * stage times it prices lie in a memo by key (balance_memo.h): arrays over
- * the whole space cost more in page faults than the program itself. */
+ * those it reaches get slots in the order reached (found through one table
+ * of (N + 1)² for the stage being laid out), and the stage times it prices
+ * lie in rows given as asked for: arrays over the whole space cost more in
+ * page faults than the program itself. */
 #include "balance_kinds_solver.h"
-#include "balance_memo.h"
-#include "balance_states.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,14 +46,16 @@ typedef struct {
     ksolver *ks;
     int S, I, N, A, end;  /* u layers fill [A, end), the closing layers [end, N) */
     int W;                /* N + 1: the state (p0, T) after stage s is numbered (s · W + p0) · W + T */
-    bal_states map;       /* the states reached, in slots (balance_states.h), level by level */
+    int *slot_of;         /* [p0 · W + T]: the slot of state (p0, T) after the stage being laid out, or −1 */
+    int given;            /* slots given */
     labels *lab;          /* [slot]: the state's labels */
     double *later;        /* [slot]: bal_rest_bound of the state */
     size_t *key;          /* [slot]: the state's number */
     int cap;              /* slots lab, later and key have room for */
     int *level_at;        /* [s], s = 0..S + 1: the first slot of the states after stage s */
-    bal_memo memo;        /* the stage's least time under (s · C + id of chunk 0's run) · W + m (C runs numbered) */
-    int memo_on;          /* whether memo is kept (the runs numbered) */
+    int *row_of;          /* [s · C + id of chunk 0's run] (C runs numbered): 1 + its row of memo, 0 while none */
+    double *memo;         /* [row · W + m]: the stage's least time, NaN until known */
+    int rows, row_cap;
     int *need_after;      /* [s], s = 0..S: cells of stages s.. that must hold a body layer */
     int *must;            /* [v · S + s]: 1 where cell (v, s) must hold a body layer */
     int *rsum;            /* [s]: Σ must over chunks 1.. on stage s */
@@ -99,6 +100,28 @@ static void stage_cells(alike *a, int s, int p0, int n0)
     }
 }
 
+/* The memo's entry of stage s, chunk 0's run number id and m u layers over
+ * chunks 1.. (a row of W entries given to (s, id) when first asked for), or
+ * NULL where no room is left for a row (the stage is then priced afresh). */
+static double *memo_slot(alike *a, int s, int id, int m)
+{
+    size_t at = (size_t)s * (size_t)a->ks->runs.count + (size_t)id, W = (size_t)a->W;
+    if (a->row_of[at] == 0) {
+        if (a->rows == a->row_cap) {
+            int cap = 2 * a->row_cap + 16;
+            double *more = realloc(a->memo, sizeof *more * (size_t)cap * W);
+            if (more == NULL)
+                return NULL;
+            a->memo = more;
+            a->row_cap = cap;
+        }
+        for (size_t i = 0; i < W; i++)
+            a->memo[(size_t)a->rows * W + i] = NAN;
+        a->row_of[at] = ++a->rows;
+    }
+    return &a->memo[(size_t)(a->row_of[at] - 1) * W + (size_t)m];
+}
+
 /* The least time of stage s with chunk 0's run [p0, p0 + n0) and m u layers
  * over chunks 1..: the least each cell must hold, the rest on the cell that
  * keeps the fewest micro-batches (INFINITY when it cannot fit). */
@@ -110,11 +133,11 @@ static double stage_time(alike *a, int s, int p0, int n0, int m)
     if (extra < 0 || m > a->end - a->A)
         return INFINITY;
     double *slot = NULL;
-    if (a->memo_on) {
+    if (a->row_of != NULL) {
         int id = bal_runs_id(&ks->runs, p0, p0 + n0);
         if (id < 0)
             return INFINITY; /* chunk 0's run alone overfills any cell */
-        slot = bal_memo_at(&a->memo, ((size_t)s * (size_t)ks->runs.count + (size_t)id) * (size_t)a->W + (size_t)m);
+        slot = memo_slot(a, s, id, m);
         if (slot != NULL && !isnan(*slot))
             return *slot;
     }
@@ -136,12 +159,14 @@ static double rest_fast(const alike *a, int s, int p0, int T)
     return ks->fixed_after[s] + ks->fastest[a->end - T] - ks->fastest[p0] + last;
 }
 
-/* A slot for state key, its labels empty and its bound set when it is new; the slot, or −1. */
+/* The slot of state (p0, T) after stage s (numbered key), given with its
+ * labels empty and its bound set when it is new; the slot, or −1. */
 static int reach(alike *a, size_t key, int s, int p0, int T)
 {
-    int fresh, x = bal_states_slot(&a->map, key, &fresh);
-    if (x < 0 || !fresh)
-        return x;
+    int *at_slot = &a->slot_of[(size_t)p0 * (size_t)a->W + (size_t)T];
+    if (*at_slot >= 0)
+        return *at_slot;
+    int x = a->given;
     if (x == a->cap) {
         int cap = 2 * a->cap;
         labels *lab = realloc(a->lab, sizeof *lab * (size_t)cap);
@@ -156,6 +181,7 @@ static int reach(alike *a, size_t key, int s, int p0, int T)
     }
     a->lab[x] = (labels){NULL, 0, 0};
     a->key[x] = key;
+    *at_slot = a->given++;
     /* chunk 0's layers and chunks 1..'s u layers left, then the closing ones */
     int at[2] = {p0, a->end}, end[2] = {a->end - T, s < a->S ? a->N : a->end};
     a->later[x] = bal_rest_bound(&a->pool, s, at, end);
@@ -321,12 +347,12 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
     a->lab = malloc(sizeof *a->lab * (size_t)a->cap);
     a->later = malloc(sizeof *a->later * (size_t)a->cap);
     a->key = malloc(sizeof *a->key * (size_t)a->cap);
-    a->memo_on = ks->runs.id != NULL; /* else every stage priced afresh */
-    if (a->memo_on && bal_memo_init(&a->memo) != 0)
-        return -1;
+    if (ks->runs.id != NULL) /* else every stage priced afresh */
+        a->row_of = calloc((size_t)S * (size_t)ks->runs.count, sizeof *a->row_of);
+    a->slot_of = malloc(sizeof *a->slot_of * (size_t)a->W * (size_t)a->W);
     a->need_after = calloc((size_t)(S + 1) * 3 + (size_t)S * (size_t)I + 3 * (size_t)I + (size_t)S + 2, sizeof(int));
     double *flight = malloc(sizeof *flight * 2 * (size_t)S);
-    if (bal_states_init(&a->map) != 0 || !a->lab || !a->later || !a->key || 
+    if ((ks->runs.id != NULL && !a->row_of) || !a->slot_of || !a->lab || !a->later || !a->key || 
         !a->need_after || !flight) {
         free(flight);
         return -1;
@@ -360,13 +386,14 @@ static int alike_init(alike *a, ksolver *ks, double incumbent)
 
 static void alike_free(alike *a)
 {
-    for (int i = 0; a->lab != NULL && i < a->map.n; i++)
+    for (int i = 0; i < a->given; i++)
         free(a->lab[i].l);
-    bal_states_free(&a->map);
+    free(a->slot_of);
     free(a->lab);
     free(a->later);
     free(a->key);
-    bal_memo_free(&a->memo);
+    free(a->row_of);
+    free(a->memo);
     free(a->need_after);
     bal_rest_free(&a->pool);
 }
@@ -376,16 +403,19 @@ int kinds_alike_solve(ksolver *ks, double incumbent, double *best, int *cell_b, 
     alike a;
     int rc = alike_init(&a, ks, incumbent);
     if (rc == 0) /* the state before stage 0: slot 0 */
+        memset(a.slot_of, 0xff, sizeof *a.slot_of * (size_t)a.W * (size_t)a.W); /* all −1 */
+    if (rc == 0)
         rc = reach(&a, 0, 0, 0, 0) != 0 || kinds_insert_label(&a.lab[0], (label){0, 0, 0, -1}) != 0 ? -1 : 0;
     for (int s = 0; s < a.S && rc == 0; s++) { /* the states after stage s + 1 were all reached from those after s */
-        a.level_at[s + 1] = a.map.n;
+        a.level_at[s + 1] = a.given;
+        memset(a.slot_of, 0xff, sizeof *a.slot_of * (size_t)a.W * (size_t)a.W); /* the next stage's: none yet */
         for (int x = a.level_at[s]; x < a.level_at[s + 1] && rc == 0; x++)
             rc = a.lab[x].n > 0 ? expand(&a, s, x) : 0;
     }
     *best = INFINITY;
     int best_at = -1, best_x = -1;
     for (int p0 = a.A; p0 <= a.end && rc == 0; p0++) { /* the final states: every layer placed */
-        int at = bal_states_find(&a.map, ((size_t)a.S * (size_t)a.W + (size_t)p0) * (size_t)a.W + (size_t)(a.end - p0));
+        int at = a.slot_of[(size_t)p0 * (size_t)a.W + (size_t)(a.end - p0)]; /* the last stage's states */
         const labels *fin = at >= 0 ? &a.lab[at] : &(labels){NULL, 0, 0};
         for (int i = 0; i < fin->n; i++)
             if (a.a * fin->l[i].sum + a.c * fin->l[i].max < *best) {

@@ -5,7 +5,13 @@
  * a·Σ T + b·max T with a, b ≥ 0. A label is dropped when a lower bound on
  * every plan it leads to (the stages so far plus bal_rest_bound's least
  * seconds for the layers left) cannot beat the incumbent, and the moves out
- * of a state stop growing a cell once a move cannot fit or cannot win. */
+ * of a state stop growing a cell once a move cannot fit or cannot win.
+ *
+ * The labels, the bound and the number of a state are kept in slots given
+ * to the states reached, in the order reached, found through two tables of
+ * one stage's states (the stage laid out and the next): the bounds let the
+ * program reach few of the (S + 1) · states, and arrays over all of them
+ * cost more in page faults than the program itself. */
 #include "balance_kinds_solver.h"
 
 #include <math.h>
@@ -98,9 +104,10 @@ static void decode(const program *pg, int I, size_t at, int *pos)
  * its bound set, when it is new; the slot, or −1 out of memory. */
 static int reach(ksolver *ks, program *pg, int s, size_t key)
 {
-    int fresh, x = bal_states_slot(&pg->map, key, &fresh);
-    if (x < 0 || !fresh)
-        return x;
+    int *at_slot = &pg->slot_at[s & 1][key - (size_t)s * pg->states];
+    if (*at_slot >= 0)
+        return *at_slot;
+    int x = pg->slots;
     if (x == pg->cap) {
         int cap = 2 * pg->cap + 256;
         labels *lab = realloc(pg->lab, sizeof *lab * (size_t)cap);
@@ -117,6 +124,7 @@ static int reach(ksolver *ks, program *pg, int s, size_t key)
         pg->lab[pg->given++] = (labels){NULL, 0, 0};
     pg->lab[x].n = 0;
     pg->key[x] = key;
+    *at_slot = pg->slots++;
     /* V-shaped: the layers between the chunks, as one pool (setup_rest) */
     pg->later[x] = pg->vshape ? bal_rest_bound(&ks->rest, s, pg->next, pg->next + 1)
                               : bal_rest_bound(&ks->rest, s, pg->next, pg->q + 1);
@@ -229,34 +237,16 @@ static int expand(ksolver *ks, program *pg, int s, int x)
     }
 }
 
-static int by_key(const void *a, const void *b)
-{
-    size_t x = ((const bal_state_entry *)a)->key, y = ((const bal_state_entry *)b)->key;
-    return (x > y) - (x < y);
-}
-
 /* Expands the states after stage s (their labels into those after s + 1) in
- * the order of their numbers, as a walk over every number would: the labels
- * then reach each state in one order whatever order the states were reached
- * in, and of plans of one step the same is kept. 0, or −1 out of memory. */
+ * the order of their numbers: the labels then reach each state in one order
+ * whatever order the states were reached in. 0, or −1 out of memory. */
 static int expand_level(ksolver *ks, program *pg, int s)
 {
-    int from = pg->level_at[s], n = pg->level_at[s + 1] - from;
-    if (n > pg->order_cap) {
-        bal_state_entry *more = realloc(pg->order, sizeof *more * (size_t)n);
-        if (more == NULL)
+    const int *slot = pg->slot_at[s & 1];
+    memset(pg->slot_at[(s + 1) & 1], 0xff, sizeof(int) * pg->states); /* all −1: none reached yet */
+    for (size_t i = 0; i < pg->states; i++)
+        if (slot[i] >= 0 && pg->lab[slot[i]].n > 0 && expand(ks, pg, s, slot[i]) != 0)
             return -1;
-        pg->order = more;
-        pg->order_cap = n;
-    }
-    for (int i = 0; i < n; i++)
-        pg->order[i] = (bal_state_entry){pg->key[from + i], from + i};
-    qsort(pg->order, (size_t)n, sizeof *pg->order, by_key);
-    for (int i = 0; i < n; i++) {
-        int x = pg->order[i].slot;
-        if (pg->lab[x].n > 0 && expand(ks, pg, s, x) != 0)
-            return -1;
-    }
     return 0;
 }
 
@@ -264,18 +254,16 @@ void kinds_program_free(program *pg)
 {
     for (int i = 0; i < pg->given; i++)
         free(pg->lab[i].l);
-    bal_states_free(&pg->map);
+    free(pg->slot_at[0]);
+    free(pg->slot_at[1]);
+    pg->slot_at[0] = pg->slot_at[1] = NULL;
+    pg->table = 0;
     free(pg->lab);
     free(pg->later);
     free(pg->key);
-    free(pg->level_at);
-    free(pg->order);
-    pg->order = NULL;
-    pg->order_cap = 0;
     pg->lab = NULL;
     pg->later = NULL;
     pg->key = NULL;
-    pg->level_at = NULL;
     pg->cap = pg->given = 0;
 }
 
@@ -292,24 +280,27 @@ int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label)
         pg->stride[v + 1] = pg->stride[v] * r;
     }
     pg->states = pg->stride[I];
-    if (pg->map.e == NULL ? bal_states_init(&pg->map) != 0 : (bal_states_clear(&pg->map), 0))
-        return -1;
-    if (pg->level_at == NULL && (pg->level_at = calloc((size_t)S + 2, sizeof *pg->level_at)) == NULL)
-        return -1;
+    for (int i = 0; i < 2 && pg->states > pg->table; i++) {
+        int *more = realloc(pg->slot_at[i], sizeof *more * pg->states);
+        if (more == NULL)
+            return -1;
+        pg->slot_at[i] = more;
+    }
+    pg->table = pg->states > pg->table ? pg->states : pg->table;
+    pg->slots = 0;
+    memset(pg->slot_at[0], 0xff, sizeof(int) * pg->states);
     for (int v = 0; v < I; v++) /* the state before stage 0: every chunk at its digit 0, number 0 */
         pg->next[v] = position(pg, v, 0);
     if (reach(ks, pg, 0, 0) != 0 || kinds_insert_label(&pg->lab[0], (label){0, 0, 0, -1}) != 0)
         return -1;
-    for (int s = 0; s < S; s++) { /* the states after stage s + 1 were all reached from those after s */
-        pg->level_at[s + 1] = pg->map.n;
+    for (int s = 0; s < S; s++) /* the states after stage s + 1 are all reached from those after s */
         if (expand_level(ks, pg, s) != 0)
             return -1;
-    }
     /* the final states: every chunk at its end; V-shaped, the chunks met anywhere */
     for (int m = pg->vshape ? 0 : ks->N; m <= ks->N; m++) {
         for (int v = 0; v < I; v++)
             pg->pos[v] = pg->vshape ? m : pg->q[v + 1];
-        int at = bal_states_find(&pg->map, (size_t)S * pg->states + index_of(pg, I, pg->pos));
+        int at = pg->slot_at[S & 1][index_of(pg, I, pg->pos)];
         const labels *fin = at >= 0 ? &pg->lab[at] : &(labels){NULL, 0, 0};
         for (int i = 0; i < fin->n; i++) {
             double x = score(pg, fin->l[i].sum, fin->l[i].max);

@@ -7,7 +7,6 @@
 
 #include "balance_problem.h"
 #include "balance_rest.h"
-#include "balance_states.h"
 #include "balance_memo.h"
 #include "balance_runs.h"
 
@@ -73,14 +72,13 @@ typedef struct {
     size_t *stride;  /* [I + 1]: state index = Σ digit(v, pos[v]) · stride[v] */
     size_t final_at; /* the slot of the final state of the best plan of the last run */
     size_t states;   /* a stage's states: the state after stage s is numbered s · states + index */
-    bal_states map;  /* the states a run reaches, in slots (balance_states.h), level by level */
+    int *slot_at[2]; /* [index]: the slot of the state after stage s (table s mod 2), −1 if not reached */
+    size_t table;    /* entries slot_at's tables have room for */
+    int slots;       /* slots given in this run */
     labels *lab;     /* [slot]: the state's labels; the lists kept from run to run */
     double *later;   /* [slot]: bal_rest_bound of the state */
     size_t *key;     /* [slot]: the state's number */
     int cap, given;  /* slots lab, later and key have room for; slots whose lists exist */
-    int *level_at;   /* [s], s = 0..S + 1: the first slot of the states after stage s */
-    bal_state_entry *order; /* [order_cap]: a stage's states by number, the order they are expanded in */
-    int order_cap;
     double a, b, incumbent;
     double target;   /* a step no plan beats (the alike program's least), or −INFINITY: try_starts stops on reaching it */
     int best_label;  /* the label of final_at that try_starts' best start ended on */

@@ -1,18 +1,21 @@
-/* balance_memo.h: values the balancer's programs remember (a stage's least
- * seconds by what its cells hold), each under its key in a space far larger
- * than the keys asked for: they lie in a map (balance_states.h) and an array
- * as long as the keys asked for, so no memory is touched for the others. */
+/* balance_memo.h: values the kinds solver remembers (a stage's least seconds
+ * by what its cells hold), each under its key in a space far larger than the
+ * keys asked for (S · C² for C runs numbered): an open-addressing table as
+ * large as twice the keys asked for, so no memory is touched for the others. */
 #ifndef NDLUA_BALANCE_MEMO_H
 #define NDLUA_BALANCE_MEMO_H
-
-#include "balance_states.h"
 
 #include <stddef.h>
 
 typedef struct {
-    bal_states keys; /* key → its place in v */
-    double *v;       /* NaN until set */
-    int cap;         /* places v has room for */
+    size_t key; /* the key + 1; 0: the entry is empty */
+    double v;   /* NaN until set */
+} bal_memo_entry;
+
+typedef struct {
+    bal_memo_entry *e; /* [cap] */
+    size_t cap;        /* a power of two, at least twice n */
+    size_t n;          /* keys asked for */
 } bal_memo;
 
 /* An empty memo; 0, or −1 out of memory. */
