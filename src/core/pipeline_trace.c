@@ -20,7 +20,8 @@
  * as the interpreter does, and runs the tail. The recording is made by the
  * interpreter itself over zero seconds (every time 0: the shortcut's match
  * reduces to its counts and which times are set), which first matches at a
- * round g0 no later than any cells' match; it records 8 rounds past g0
+ * round g0 no later than any cells' match (so a replay neither compares
+ * nor keeps a round's times before g0 − 1); it records 8 rounds past g0
  * (RECORD_PAST), and a replay that has not matched by the last recorded
  * round answers PIPE_TRACE_UNCOVERED (the caller runs the interpreter). */
 #include "pipeline_trace.h"
@@ -42,6 +43,7 @@ struct pipe_trace {
     size_t n_ops;
     int64_t rounds;     /* rounds recorded */
     bool all_rounds;    /* every round whose cap stays below the table's end */
+    int64_t matched;    /* the first round the zero-second timeline matches (0: none) */
     size_t *round_end;  /* ops[0, round_end[0]) round 1, ...; the tail after round_end[rounds − 1] */
     int64_t *counts;    /* a round's nf[S], nb[S], begun, ended (2·S + 2 each) */
     size_t tail_from;
@@ -117,7 +119,7 @@ static bool record(pipe_trace *t, void *work, const pipe_cell *zero)
         if (sim_steady(&sn, S, base + P) && J > 0 && hi + J * S <= m &&
             sim_repeats(&st, &sn, S, v, lo, hi, &lambda)) {
             if (g0 == 0)
-                g0 = g;
+                t->matched = g0 = g;
             if (g >= g0 + RECORD_PAST) { /* on to the last round: the tail is all that is left */
                 sim_shift_times(&st, &sn, S, v, m, lo, hi, J, lambda);
                 sim_shift_counts(&st, S, v, J);
@@ -204,6 +206,9 @@ int pipeline_trace_sim(const pipe_trace *t, const pipe_cell *cell, void *work, s
             return PIPE_TRACE_UNCOVERED;
         replay_ops(t->ops, at, t->round_end[g - 1], len, &st, K);
         at = t->round_end[g - 1];
+        /* no cells match before the recording's first match, whose snapshot is the round before's */
+        if (t->matched == 0 || g < t->matched - 1)
+            continue;
         const int64_t *c = t->counts + (g - 1) * (2 * S + 2);
         memcpy(st.nf, c, (size_t)S * sizeof *c);
         memcpy(st.nb, c + S, (size_t)S * sizeof *c);
