@@ -22,13 +22,14 @@
  * region's memory comes in with one page fault instead of one per 4 KiB
  * page: estimate.lua's state touches ~140 such pages, and on a virtual
  * machine a 4 KiB fault costs ~10-15 us. Where it does not (THP off, no
- * huge page free, another system), the region faults in page by page as a
- * malloc'd piece did. The medium classes keep estimate.lua's ~170 KiB of
+ * huge page free, another system), the region faults in page by page, as
+ * malloc's heap does. The medium classes keep estimate.lua's ~170 KiB of
  * blocks above 512 bytes (~40 more 4 KiB faults in malloc's heap) there too.
  * Memory a class's list holds is reused by that class only and returns to
- * the system at exit, as the state's memory did (main.c leaves the state to
- * the process's end). Lua's garbage collector counts the sizes Lua asks
- * for, not the pieces, so it runs exactly as it did over malloc. */
+ * the system at exit (main.c leaves the state to the process's end). Lua's
+ * garbage collector counts the sizes Lua asks for, not the pieces (Lua 5.4
+ * lmem.c: luaM_malloc_ and luaM_realloc_ add them to GCdebt), so it runs
+ * exactly as it would over malloc. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS and madvise beside _XOPEN_SOURCE (glibc's features.h) */
 #include "state_heap.h"
 
@@ -185,9 +186,11 @@ static void *resize(state_heap *h, void *ptr, size_t osize, size_t nsize)
         return moved != NULL || nsize > osize ? moved : ptr;
     }
     void *p = nc == LARGE ? malloc(nsize) : take(h, nc);
-    /* Lua counts on a block that shrinks never failing: it stays where it
-     * is. Lua frees it later by its new size, so a large block kept so goes
-     * to that size's class list, never back to free(). */
+    /* Lua counts on a block that shrinks never failing (Lua 5.4 manual,
+     * §4.6 lua_Alloc: "Lua assumes that the allocator never fails when
+     * osize >= nsize"): it stays where it is. Lua frees it later by its
+     * new size, so a large block kept so goes to that size's class list,
+     * never back to free(). */
     if (p == NULL)
         return ptr != NULL && nsize <= osize ? ptr : NULL;
     if (oc != 0) {
