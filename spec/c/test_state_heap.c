@@ -3,9 +3,11 @@
  * bytes (1..512) is of class ceil(n / 16), 16 * class bytes carved in turn
  * from a piece whose first 16 bytes link the piece before; a freed block
  * is the next one its class gives. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -113,7 +115,18 @@ static void regions(void)
     CHECK((char *)h.pieces == first + 31 * 64 * 1024, "block 32 * 127 lies in the 32nd piece, the region's last");
     grab(&h, 512);
     CHECK_INT((uintptr_t)h.pieces % two_mib, 0, "the 33rd piece starts another region at a 2 MiB boundary");
+    char *second = (char *)h.pieces;
+    /* msync(2) fails with ENOMEM on a page that is not mapped: the first and
+     * last 4 KiB pages of both regions (the second's last one never carved) */
+    char *pages[] = {first, first + two_mib - 4096, second, second + two_mib - 4096};
+    int mapped = 0, unmapped = 0;
+    for (int i = 0; i < 4; i++)
+        mapped += msync(pages[i], 4096, MS_ASYNC) == 0;
     state_heap_free(&h);
+    for (int i = 0; i < 4; i++)
+        unmapped += msync(pages[i], 4096, MS_ASYNC) == -1 && errno == ENOMEM;
+    CHECK_INT(mapped, 4, "both regions are mapped, whole, while the heap holds them");
+    CHECK_INT(unmapped, 4, "state_heap_free unmaps both regions, whole");
     CHECK(h.pieces == NULL && h.region_next == NULL, "state_heap_free leaves an empty heap");
 }
 
