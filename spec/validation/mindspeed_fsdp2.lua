@@ -34,10 +34,9 @@ return {
     run = { runtime = "torchtitan", dp = 8, tp = 1, pp = 1, micro_batch_size = 1, global_batch_size = 8,
             seq_length = 256, recompute = "full", fsdp_table_units = true },
     metric = "allocated", measured = 19.07, unit = "GiB", tolerance = 0.10,
-    -- +13.4 % when added; +11.3 % with fsdp_table_units (the end without the head's reduce-scatter,
-    -- the peak then the backward's start, where the head's buffers were counted twice: in the
-    -- stage's FSDP buffers and in the output's backward overhead); +4.3 % with them counted once
-    -- (src/core/estimate.c head_own_unit), the peak now the backward's end
+    -- +4.3 %, the peak at the backward's end (at its start the head's own unit's buffers are the
+    -- stage's FSDP buffers, counted once: src/core/estimate.c head_own_unit). Without
+    -- fsdp_table_units (= false: the head reduced with the root group at the end): +13.4 %.
     note = NOTE,
   },
 }

@@ -78,10 +78,10 @@ return {
       .. "0.82 s and the row to -25 % (the 1024-GPU row -38 %, and the Qwen3 row, whose 8 experts then sit on "
       .. "one rank, which DeepEP sends a token to once, about -24 %): the routing alone would uncover a "
       .. "compute rate ndlua prices about a quarter too fast for this MoE stack",
-    -- 20.3 % with the interleaved step's closed form; 22.5 % once the step was priced in the
-    -- interleaved order itself (src/core/timing.c interleaved_step) over ndlua's own split, whose
-    -- short chunks (one layer) come first on three stages; 20.3 % again with AutoModel's split
-    -- (automodel_split: the short chunks last), whose order does not stall past the closed form
+    -- +20.3 %: over AutoModel's split (automodel_split: the short chunks, one layer, last) the
+    -- interleaved order (src/core/timing.c interleaved_step) does not stall past its closed form.
+    -- Without it (offset = nil: ndlua's own split, whose short chunks come first on three
+    -- stages): +22.5 %, the order stalling on them.
     reached = 0.21,
   },
   {
