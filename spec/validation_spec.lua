@@ -226,7 +226,8 @@ describe("published measured cases (spec/validation/)", function()
     -- Dubey et al. 2024, section 3.3.2: one Transformer layer fewer on the first and the last
     -- stage, the embedding and the head each in a layer's place. 126 layers + 2 over 16 stages x
     -- 2 chunks is 4 a chunk: the first chunk 3 layers and the embedding, the last 3 and the head,
-    -- the other 30 chunks 4 (by hand); ndlua's own split gave the last two stages 3 + 4.
+    -- the other 30 chunks 4 (by hand); without emb_out_in_offset ndlua's own split gives the
+    -- last two stages 3 + 4.
     local found = 0
     for _, c in ipairs(cases) do
       if c.group == "llama3 time" then
