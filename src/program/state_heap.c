@@ -46,6 +46,15 @@
 #define SMALL_CLASSES ((size_t)(STATE_HEAP_SMALL / STATE_HEAP_GRAIN))
 #define MEDIUM_FIRST ((size_t)1024)
 
+/* What the arithmetic below relies on: the last class is STATE_HEAP_MEDIUM
+ * bytes (class_of never passes free_lists' end), a fresh piece holds a block
+ * of it after its link (take never carves past a piece's end), and a region
+ * is whole pieces (next_piece reaches region_end exactly). */
+_Static_assert((MEDIUM_FIRST << (STATE_HEAP_CLASSES - SMALL_CLASSES - 1)) == STATE_HEAP_MEDIUM,
+               "the medium classes end at STATE_HEAP_MEDIUM");
+_Static_assert(STATE_HEAP_PIECE >= STATE_HEAP_GRAIN + STATE_HEAP_MEDIUM, "a piece holds its link and a largest block");
+_Static_assert(STATE_HEAP_REGION % STATE_HEAP_PIECE == 0, "a region is whole pieces");
+
 /* The size class of a block of n bytes (1 .. STATE_HEAP_MEDIUM); 0 for none
  * (n == 0), LARGE for malloc's. */
 #define LARGE ((size_t)-1)
