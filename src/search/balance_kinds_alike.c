@@ -167,18 +167,8 @@ static int reach(alike *a, size_t key, int s, int p0, int T)
     if (*at_slot >= 0)
         return *at_slot;
     int x = a->given;
-    if (x == a->cap) {
-        int cap = 2 * a->cap;
-        labels *lab = realloc(a->lab, sizeof *lab * (size_t)cap);
-        a->lab = lab != NULL ? lab : a->lab;
-        double *later = lab != NULL ? realloc(a->later, sizeof *later * (size_t)cap) : NULL;
-        a->later = later != NULL ? later : a->later;
-        size_t *keys = later != NULL ? realloc(a->key, sizeof *keys * (size_t)cap) : NULL;
-        a->key = keys != NULL ? keys : a->key;
-        if (keys == NULL)
-            return -1;
-        a->cap = cap;
-    }
+    if (x == a->cap && kinds_grow_slots(&a->lab, &a->later, &a->key, &a->cap) != 0)
+        return -1;
     a->lab[x] = (labels){NULL, 0, 0};
     a->key[x] = key;
     *at_slot = a->given++;

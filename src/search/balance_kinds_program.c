@@ -99,6 +99,21 @@ static void decode(const program *pg, int I, size_t at, int *pos)
         pos[v] = position(pg, v, (int)(at / pg->stride[v] % (pg->stride[v + 1] / pg->stride[v])));
 }
 
+int kinds_grow_slots(labels **lab, double **later, size_t **key, int *cap)
+{
+    int more = 2 * *cap + 256;
+    labels *l = realloc(*lab, sizeof *l * (size_t)more);
+    *lab = l != NULL ? l : *lab;
+    double *t = l != NULL ? realloc(*later, sizeof *t * (size_t)more) : NULL;
+    *later = t != NULL ? t : *later;
+    size_t *k = t != NULL ? realloc(*key, sizeof *k * (size_t)more) : NULL;
+    *key = k != NULL ? k : *key;
+    if (k == NULL)
+        return -1;
+    *cap = more;
+    return 0;
+}
+
 /* A slot for the state after stage s numbered key, where the chunks stand
  * at pg->next: its labels empty (a list kept from an earlier run reused) and
  * its bound set, when it is new; the slot, or −1 out of memory. */
@@ -108,18 +123,8 @@ static int reach(ksolver *ks, program *pg, int s, size_t key)
     if (*at_slot >= 0)
         return *at_slot;
     int x = pg->slots;
-    if (x == pg->cap) {
-        int cap = 2 * pg->cap + 256;
-        labels *lab = realloc(pg->lab, sizeof *lab * (size_t)cap);
-        pg->lab = lab != NULL ? lab : pg->lab;
-        double *later = lab != NULL ? realloc(pg->later, sizeof *later * (size_t)cap) : NULL;
-        pg->later = later != NULL ? later : pg->later;
-        size_t *keys = later != NULL ? realloc(pg->key, sizeof *keys * (size_t)cap) : NULL;
-        pg->key = keys != NULL ? keys : pg->key;
-        if (keys == NULL)
-            return -1;
-        pg->cap = cap;
-    }
+    if (x == pg->cap && kinds_grow_slots(&pg->lab, &pg->later, &pg->key, &pg->cap) != 0)
+        return -1;
     if (x == pg->given)
         pg->lab[pg->given++] = (labels){NULL, 0, 0};
     pg->lab[x].n = 0;

@@ -144,6 +144,9 @@ double kinds_stage_time(ksolver *ks, int s, const int *b, const int *e);
 int kinds_run_program(ksolver *ks, program *pg, double *best, int *best_label);
 void kinds_trace_back(ksolver *ks, program *pg, int at, int *kc, int *ko);
 void kinds_program_free(program *pg);
+/* Room for 2 · *cap + 256 slots in a program's per-slot arrays (labels,
+ * bound, number), *cap raised to it; 0, or −1 out of memory (all kept). */
+int kinds_grow_slots(labels **lab, double **later, size_t **key, int *cap);
 /* Adds x to L unless a label there equals or beats it, dropping those x beats; 0, or −1. */
 int kinds_insert_label(labels *L, label x);
 /* Extends every label of from (state at) by a stage of t seconds into to,
