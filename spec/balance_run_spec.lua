@@ -212,6 +212,57 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", funct
   end
 end)
 
+describe("nd.core.allocated_with_offset and stage_seconds_with_offset", function()
+  -- the probes' moved splits read their bytes and seconds off them: each
+  -- stage's allocated bytes must be the estimate's own (nd.estimate of the
+  -- run laid out with the same offset by run:with), to the byte, and its
+  -- seconds and forward parts nd.core.stage_seconds's of that run, exactly
+  local cases = {
+    { LLAMA, "A2", {} },
+    { "examples/deepseek-v3-256/train.yaml", "A3", { pp = 16, vpp = 2, offset = nd.null } },
+    { "examples/deepseek-v3-256/train.yaml", "A3", { pp = 16, vpp = 2, offset = nd.null, pp_schedule = "zero_bubble_v" } },
+  }
+  for _, case in ipairs(cases) do
+    local name = case[1] .. (case[3].pp and (" pp 16 vpp 2 " .. (case[3].pp_schedule or "1f1b")) or "")
+    it("give the estimate's bytes and the time model's seconds of each moved split (" .. name .. ")", function()
+      local model, run = nd.load(case[1], { quiet = true })
+      run = run:with(case[3])
+      local hw = balance_run.hardware(case[2], run)
+      local _, probes = balance_run.problem(model, run, hw)
+      local checked = 0
+      for _, mode in ipairs(balance_run.MODES) do
+        local moved = { probes[mode].moved }
+        for _, k in ipairs(probes[mode].kinds or {}) do moved[#moved + 1] = k.moved end
+        for _, m in ipairs(moved) do
+          local laid = run:with { offset = m.offset, recompute = mode }
+          local e = nd.estimate(model, laid)
+          local x, fwd = core.stage_seconds(model, laid, hw)
+          assert.are.equal(#e.stages, #m.allocated)
+          for s, st in ipairs(e.stages) do
+            assert.are.equal(st.allocated, m.allocated[s])
+            assert.is_true(math.type(m.allocated[s]) == "integer")
+            assert.are.equal(x[s], m.x[s])
+            assert.are.equal(fwd[s], m.fwd[s])
+          end
+          checked = checked + 1
+        end
+      end
+      assert.are.equal(case[1] == LLAMA and 3 or 6, checked)
+    end)
+  end
+
+  it("refuses a run stating an offset, and an offset of the wrong length", function()
+    local model, run = nd.load(LLAMA, { quiet = true })
+    local even = run:with { offset = nd.null }
+    local ok, err = pcall(core.allocated_with_offset, model, even, { 1, 0, -1 })
+    assert.is_false(ok)
+    assert.are.equal("nd.core.allocated_with_offset: offset (argument 3) must hold pp x vpp = 4 counts", err.message)
+    ok, err = pcall(core.allocated_with_offset, model, even:with { offset = { 1, 0, 0, -1 } }, { 1, 0, 0, -1 })
+    assert.is_false(ok)
+    assert.are.equal("nd.core.allocated_with_offset: the run (argument 2) states an offset already", err.message)
+  end)
+end)
+
 describe("nd.balance_run.written_plan", function()
   -- two stages, one chunk; layers d d m | m m m (d: dense kind 1, m: MoE kind 2)
   local dense = { stat = 1, fwd = 1, act = { off = 4, full = 1 }, time = { off = 3, full = 4 } }

@@ -179,6 +179,29 @@ local function price(model, run, hw)
   return setmetatable({ e = api.estimate(model, run), model = model, run = run, hw = hw }, PRICED)
 end
 
+-- A split with one layer moved: the even split's run `even` (offset none,
+-- at the probe's mode) with offset `o`, priced without building its run:
+-- its stages' allocated bytes at once (nd.core.allocated_with_offset: the
+-- estimate's stages[s].allocated, no estimate table), its stages' seconds
+-- and their forward parts when first read (nd.core.stage_seconds_with_offset,
+-- stage_seconds's first two).
+local MOVED = {
+  __index = function(t, k)
+    if k ~= "x" and k ~= "fwd" then return nil end
+    t.x, t.fwd = core.stage_seconds_with_offset(t.model, t.even_run, t.flat, t.hw)
+    return rawget(t, k)
+  end,
+}
+
+local function price_moved(model, hw, even, o)
+  local flat = {}
+  for v = 1, #o do
+    for s = 1, #o[v] do flat[#flat + 1] = o[v][s] end
+  end
+  return setmetatable({ allocated = core.allocated_with_offset(model, even.run, flat), offset = o, flat = flat,
+                        even_run = even.run, model = model, hw = hw }, MOVED)
+end
+
 local function stage_sum(t, S, f)
   local sum = 0
   for s = 1, S do
@@ -206,7 +229,7 @@ end
 -- between gives one and takes one (as the one-kind probe moves a layer from
 -- the last stage to the first). Those cells are on other stages than the
 -- taking cell's, so its stage grows by exactly the one layer of kind k.
-local function kind_probe(model, run, hw, mode, b, S, I, in_offset, k)
+local function kind_probe(model, hw, even, b, S, I, in_offset, k)
   local order = b.order
   local function held(c) return b.cell_kinds[c[1]][c[2]] end
   -- the first cell from i on (step +1 or -1) holding two or more layers, no
@@ -230,7 +253,7 @@ local function kind_probe(model, run, hw, mode, b, S, I, in_offset, k)
     if give then
       local o = even_offset(b, S, I, in_offset)
       o[gain[2]][gain[1]], o[give[2]][give[1]] = o[gain[2]][gain[1]] + 1, o[give[2]][give[1]] - 1
-      return { moved = price(model, run:with { offset = o, recompute = mode }, hw), cell = gain }
+      return { moved = price_moved(model, hw, even, o), cell = gain }
     end
   end
   refuse("no cell boundary moves a %s layer with a layer left on each side", b.kinds[k].name)
@@ -248,13 +271,13 @@ local function probes(model, run, hw, S, I, modes, in_offset)
     local b = body_of(even.e, S, I, vee)
     if b.kinds then
       local by_kind = {}
-      for k = 1, #b.kinds do by_kind[k] = kind_probe(model, run, hw, mode, b, S, I, in_offset, k) end
+      for k = 1, #b.kinds do by_kind[k] = kind_probe(model, hw, even, b, S, I, in_offset, k) end
       out[mode] = { even = even, kinds = by_kind, body = b, offset = even_offset(b, S, I, in_offset) }
     else
       local o = even_offset(b, S, I, in_offset)
       if b.counts[S][I] < 2 or b.counts[1][I] < 1 then refuse("too few layers a stage to probe") end
       o[I][1], o[I][S] = o[I][1] + 1, o[I][S] - 1
-      local moved = price(model, run:with { offset = o, recompute = mode }, hw)
+      local moved = price_moved(model, hw, even, o)
       out[mode] = { even = even, moved = moved, body = b, offset = even_offset(b, S, I, in_offset) }
     end
   end
@@ -274,7 +297,7 @@ local function layer_prices(pr, modes, b, S, I, timed)
     local act = p.body.row.activation_bytes_per_layer
     -- stage 1 took one more layer into its last chunk: its bytes grew by the
     -- layer's static bytes and its activations times that chunk's micro-batches
-    local slope = p.moved.e.stages[1].allocated - p.even.e.stages[1].allocated
+    local slope = p.moved.allocated[1] - p.even.e.stages[1].allocated
     stat = math.max(stat, slope - act * b.inflight[1][I])
     layer.act[mode] = act
     if timed then
@@ -318,7 +341,7 @@ local function kinds_prices(pr, modes, b, S, I, timed)
       local probe = p.kinds[k]
       local s, v = probe.cell[1], probe.cell[2]
       local act = p.body.kinds[k].row.activation_bytes_per_layer
-      stat = math.max(stat, probe.moved.e.stages[s].allocated - p.even.e.stages[s].allocated - act * b.inflight[s][v])
+      stat = math.max(stat, probe.moved.allocated[s] - p.even.e.stages[s].allocated - act * b.inflight[s][v])
       q.act[mode] = act
       if timed then
         q.time[mode] = probe.moved.x[s] - p.even.x[s]

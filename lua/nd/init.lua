@@ -155,6 +155,19 @@ local api = require "nd.api"
 -- priced from) and the seconds that order's span adds to the closed form.
 -- @function nd.stage_seconds
 
+--- A run's stages' allocated bytes with its offset replaced, without a new
+-- run or the estimate's table (the balancer's probe of one layer moved):
+-- `nd.allocated_with_offset(model, run, offset)` -> {bytes a stage}, as
+-- nd.estimate's stages[s].allocated; the run states no offset, offset holds
+-- pp x vpp whole numbers, chunk by chunk.
+-- @function nd.allocated_with_offset
+
+--- nd.stage_seconds's first two (each stage's seconds a micro-batch, their
+-- forward parts) of a run with its offset replaced, without a new run or the
+-- step: `nd.stage_seconds_with_offset(model, run, offset, hardware)` -> x,
+-- forward (offset as nd.allocated_with_offset's).
+-- @function nd.stage_seconds_with_offset
+
 --- The least seconds a micro-batch one recomputed layer adds to its stage,
 -- over the model's layer kinds, at each mode (the pipeline balancer's bound
 -- in search.lua --balance): `nd.rerun_seconds(model, run, hardware)` ->

@@ -16,6 +16,7 @@
 #include "lnd_run.h"
 #include "lua_fields.h"
 #include "core/model_params.h"
+#include "core/nd_limits.h"
 
 static const char ESTIMATE_TYPE[] = "ndlua.estimate";
 
@@ -95,14 +96,23 @@ static void push_row(lua_State *L, const estimate_row *row)
 }
 
 /* Pushes one stage's table; sets sums to its rounded total, allocated and reserved bytes. */
+/* A stage's ten parts, each rounded to bytes: the seven allocated ones, then fragmentation,
+ * the gradients' pool and the reserve. */
+static void stage_parts(lua_State *L, const stage_estimate *st, int64_t parts[10])
+{
+    /* reserved over allocated, rounded once, then split: the gradients' pool and fragmentation */
+    int64_t over = bytes(L, st->reserved - st->allocated), pool = bytes(L, st->grad_pool);
+    int64_t p[10] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
+                     bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
+                     bytes(L, st->backward_overhead), over - pool, pool, bytes(L, st->reserve)};
+    memcpy(parts, p, sizeof p);
+}
+
 static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sums[3])
 {
     const stage_estimate *st = &e->stages[s];
-    /* reserved over allocated, rounded once, then split: the gradients' pool and fragmentation */
-    int64_t over = bytes(L, st->reserved - st->allocated), pool = bytes(L, st->grad_pool);
-    int64_t parts[10] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
-                         bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
-                         bytes(L, st->backward_overhead), over - pool, pool, bytes(L, st->reserve)};
+    int64_t parts[10];
+    stage_parts(L, st, parts);
     static const char *const names[10] = {"params", "grads", "optimizer", "main_params", "activations",
                                           "comm", "backward_overhead", "fragmentation", "grad_pool", "reserve"};
     lua_createtable(L, 0, 16);
@@ -220,6 +230,55 @@ int lnd_estimate(lua_State *L)
     push_estimate(L, e, r);
     if (layout_caution(r, why, sizeof why) != NULL) /* nd.estimate (lua/nd/api.lua) words it as a note */
         field_set_string(L, "layout_caution", why);
+    return 1;
+}
+
+void lnd_offset_run(lua_State *L, const char *fn, const model_t *m, int base, int arg, run_t *out)
+{
+    const run_t *r = lnd_check_run(L, base);
+    lnd_checktype(L, arg, LUA_TTABLE);
+    if (r->pipeline.offset.form != FORM_NONE)
+        nd_bad_input(L, "%s: the run (argument %d) states an offset already", fn, base);
+    int64_t n = r->pp * r->vpp;
+    if ((int64_t)lua_rawlen(L, arg) != n)
+        nd_bad_input(L, "%s: offset (argument %d) must hold pp x vpp = %I counts", fn, arg, (lua_Integer)n);
+    int64_t *counts = lua_newuserdatauv(L, (size_t)n * sizeof *counts, 0);
+    for (int64_t i = 0; i < n; i++) {
+        lua_Integer v = (lua_rawgeti(L, arg, i + 1), lua_tointeger(L, -1));
+        if (v < -ND_MAX_LAYERS || v > ND_MAX_LAYERS)
+            nd_bad_input(L, "%s: offset holds a count past %d layers", fn, ND_MAX_LAYERS);
+        counts[i] = (int64_t)v;
+        lua_pop(L, 1);
+    }
+    *out = *r; /* shares the base's pointers; only the offset is its own */
+    out->pipeline.offset.form = n == r->pp ? FORM_STAGES : FORM_CHUNKS;
+    out->pipeline.offset.counts = counts;
+    char why[320];
+    if (layout_refusal(m, out, why, sizeof why) != NULL)
+        nd_bad_input(L, "%s", why);
+}
+
+/* nd.core.allocated_with_offset(model, run, offset) -> {each stage's allocated bytes}: the
+ * estimate's stages[s].allocated (the same rounded parts) of the run with its offset replaced
+ * (lnd_offset_run), without building the estimate's table or a new run: the balancer's probe
+ * of one layer moved (lua/nd/balance_run.lua). */
+int lnd_allocated_with_offset(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t r;
+    lnd_offset_run(L, "nd.core.allocated_with_offset", m, 2, 3, &r);
+    estimate_t *e = lnd_push_scratch(L);
+    if (estimate_run(e, m, &r) != 0)
+        return nd_bad_input(L, "%s", e->error);
+    lua_createtable(L, (int)e->pp, 0);
+    for (int64_t s = 0; s < e->pp; s++) {
+        int64_t parts[10], allocated = 0;
+        stage_parts(L, &e->stages[s], parts);
+        for (int i = 0; i < 7; i++)
+            allocated += parts[i];
+        lua_pushinteger(L, allocated);
+        lua_rawseti(L, -2, s + 1);
+    }
     return 1;
 }
 

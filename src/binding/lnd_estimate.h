@@ -20,6 +20,13 @@ price_ctx lnd_check_layer(lua_State *L, derived_t *d, const layer_kind **k);
  * activation_split(model, run, kind). */
 estimate_t *lnd_push_scratch(lua_State *L);
 int lnd_estimate(lua_State *L);
+int lnd_allocated_with_offset(lua_State *L);
+/* Into *out, the run at `base` (stating no offset) with its offset replaced by the table at
+ * `arg` (pp x vpp whole numbers, chunk-major, as nd.run settles the vpp lists); *out shares
+ * the base's pointers, and its counts live in a userdata pushed on the stack (keep it there
+ * while *out is used). A layout the estimate refuses, or a bad offset, raises a bad-input
+ * error naming fn. */
+void lnd_offset_run(lua_State *L, const char *fn, const model_t *m, int base, int arg, run_t *out);
 int lnd_layout(lua_State *L);
 int lnd_time_estimate(lua_State *L);
 int lnd_time_params(lua_State *L);

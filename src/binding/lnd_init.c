@@ -66,7 +66,8 @@ static const luaL_Reg core_functions[] = {
     {"write_file", nd_lua_write_file},    {"file_id", nd_lua_file_id},        {"list_dir", nd_lua_list_dir},
     {"mkdir_p", nd_lua_mkdir_p},          {"isatty", nd_lua_isatty},          {"float_text", nd_float_text},
     {"compiled", chunks_lua_compiled},    {"model_bounds", lnd_model_bounds}, {"run_bounds", lnd_run_bounds},
-    {"loadfile", chunks_lua_loadfile},    {NULL, NULL},
+    {"loadfile", chunks_lua_loadfile},    {"allocated_with_offset", lnd_allocated_with_offset},
+    {NULL, NULL},
 };
 
 /* Pushes nd.core.limits, the bounds of src/core/nd_limits.h as Lua integers. */

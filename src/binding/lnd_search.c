@@ -506,6 +506,34 @@ static int lnd_stage_seconds(lua_State *L)
     return 5;
 }
 
+/* nd.core.stage_seconds_with_offset(model, run, offset, hardware) -> {seconds a micro-batch of
+ * each stage}, {their forward parts}: nd.core.stage_seconds's first two of the run with its
+ * offset replaced (lnd_offset_run, nd.core.allocated_with_offset's form), without building a
+ * new run or pricing the step: the balancer's probe of one layer moved. */
+static int lnd_stage_seconds_with_offset(lua_State *L)
+{
+    model_t *m = lnd_check_model(L, 1);
+    run_t r;
+    lnd_offset_run(L, "nd.core.stage_seconds_with_offset", m, 2, 3, &r);
+    lnd_checktype(L, 4, LUA_TTABLE);
+    hardware_t hw = {0};
+    fields_read(L, 4, "hardware.", HARDWARE_FIELDS, &hw);
+    estimate_t *e = lnd_push_scratch(L);
+    if (estimate_run(e, m, &r) != 0)
+        return nd_bad_input(L, "%s", e->error);
+    price_ctx c = {m, &r, e->dv};
+    double *x = lua_newuserdatauv(L, 2 * (size_t)r.pp * sizeof *x, 0);
+    timing_stage_seconds(&c, &e->layout, &hw, x, x + r.pp);
+    for (int i = 0; i < 2; i++) {
+        lua_createtable(L, (int)r.pp, 0);
+        for (int64_t s = 0; s < r.pp; s++) {
+            lua_pushnumber(L, x[i * r.pp + s]);
+            lua_rawseti(L, -2, s + 1);
+        }
+    }
+    return 2;
+}
+
 /* nd.core.rerun_seconds(model, run, hardware) -> {selective = s, full = s}: the least seconds a
  * micro-batch that one recomputed layer adds to its stage (timing_rerun_seconds), over the model's
  * layer kinds, at each recompute mode */
@@ -768,5 +796,6 @@ const luaL_Reg lnd_search_functions[] = {
     {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
     {"stage_seconds", lnd_stage_seconds}, {"rerun_seconds", lnd_rerun_seconds},
+    {"stage_seconds_with_offset", lnd_stage_seconds_with_offset},
     {"pipeline_timeline", lnd_pipeline_timeline}, {NULL, NULL},
 };
