@@ -212,7 +212,7 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", funct
   end
 end)
 
-describe("nd.core.allocated_with_offset and stage_seconds_with_offset", function()
+describe("nd.core's probe prices: allocated_with_offset, stage_seconds_with_offset, run_at_mode", function()
   -- the probes' moved splits read their bytes and seconds off them: each
   -- stage's allocated bytes must be the estimate's own (nd.estimate of the
   -- run laid out with the same offset by run:with), to the byte, and its
@@ -250,6 +250,22 @@ describe("nd.core.allocated_with_offset and stage_seconds_with_offset", function
       assert.are.equal(case[1] == LLAMA and 3 or 6, checked)
     end)
   end
+
+  it("run_at_mode prices as run:with{offset = nd.null, recompute = mode} does (the even splits' runs)", function()
+    -- also from a run stating an offset and recompute per stage (both dropped)
+    local all = { { LLAMA, "A2", { offset = { 1, 0, 0, -1 }, full_recompute = { 2, 1, 0, 0 } } } }
+    for _, case in ipairs(cases) do all[#all + 1] = case end
+    for _, case in ipairs(all) do
+      local model, run = nd.load(case[1], { quiet = true })
+      run = run:with(case[3])
+      local hw = balance_run.hardware(case[2], run)
+      for _, mode in ipairs(balance_run.MODES) do
+        local a, b = core.run_at_mode(run, mode), run:with { offset = nd.null, recompute = mode }
+        assert.are.same(nd.estimate(model, b), nd.estimate(model, a))
+        assert.are.same({ core.stage_seconds(model, b, hw) }, { core.stage_seconds(model, a, hw) })
+      end
+    end
+  end)
 
   it("refuses a run stating an offset, and an offset of the wrong length", function()
     local model, run = nd.load(LLAMA, { quiet = true })

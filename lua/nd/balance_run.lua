@@ -266,8 +266,7 @@ local function probes(model, run, hw, S, I, modes, in_offset)
   local out = {}
   local vee = SCHEDULE[run:spec().pp_schedule or "1f1b"] == "dualpipev" and I == 2
   for _, mode in ipairs(modes) do
-    local r = run:with { offset = core.null, recompute = mode }
-    local even = price(model, r, hw)
+    local even = price(model, core.run_at_mode(run, mode), hw)
     local b = body_of(even.e, S, I, vee)
     if b.kinds then
       local by_kind = {}

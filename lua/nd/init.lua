@@ -168,6 +168,11 @@ local api = require "nd.api"
 -- forward (offset as nd.allocated_with_offset's).
 -- @function nd.stage_seconds_with_offset
 
+--- A run with no offset and every layer at one recompute mode, derived in C
+-- (the balancer's even split of each mode): `nd.run_at_mode(run, mode)`, as
+-- run:with{offset = nd.null, recompute = mode} settles it.
+-- @function nd.run_at_mode
+
 --- The least seconds a micro-batch one recomputed layer adds to its stage,
 -- over the model's layer kinds, at each mode (the pipeline balancer's bound
 -- in search.lua --balance): `nd.rerun_seconds(model, run, hardware)` ->

@@ -792,10 +792,31 @@ static int lnd_candidate_run(lua_State *L)
     return 1;
 }
 
+/* nd.core.run_at_mode(run, mode) -> the run with no offset and every layer at one recompute
+ * mode (off, selective or full), as run:with{offset = nd.null, recompute = mode} settles it,
+ * derived in C (a copy of the run's fields, the pipeline balanced afresh and the recompute one
+ * mode, as a search's candidate): the balancer's even split of each mode. */
+static int lnd_run_at_mode(lua_State *L)
+{
+    const run_t *base = lnd_check_run(L, 1);
+    int mode;
+    if (!field_choice_at(L, 2, &RECOMPUTE_MODES, &mode))
+        nd_bad_input(L, "nd.core.run_at_mode: mode (argument 2) must be off, selective or full, got %s",
+                     lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2));
+    run_t r = *base;
+    r.pipeline.offset = (per_stage){FORM_NONE, NULL};
+    r.recompute.n_ranges = 0;
+    r.recompute.ranges = NULL;
+    r.recompute.full = (per_stage){mode == REC_FULL ? FORM_ALL : FORM_NONE, NULL};
+    r.recompute.selective = (per_stage){mode == REC_SELECTIVE ? FORM_ALL : FORM_NONE, NULL};
+    lnd_push_derived_run(L, 1, &r);
+    return 1;
+}
+
 const luaL_Reg lnd_search_functions[] = {
     {"candidate_run", lnd_candidate_run}, {"search", lnd_search},               {"search_count", lnd_search_count},
     {"step_time", lnd_step_time},         {"layer_traffic", lnd_layer_traffic}, {"pipeline_step", lnd_pipeline_step},
     {"stage_seconds", lnd_stage_seconds}, {"rerun_seconds", lnd_rerun_seconds},
-    {"stage_seconds_with_offset", lnd_stage_seconds_with_offset},
+    {"stage_seconds_with_offset", lnd_stage_seconds_with_offset}, {"run_at_mode", lnd_run_at_mode},
     {"pipeline_timeline", lnd_pipeline_timeline}, {NULL, NULL},
 };
