@@ -212,6 +212,40 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", funct
   end
 end)
 
+describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 3", function()
+  -- 61 layers over 48 cells: most cells hold one layer, so the probe that
+  -- moves a dense layer walks past cells of the taking stage itself; each
+  -- such cell gives one MoE layer and takes the next MoE layer, so the
+  -- taking stage still grows by exactly the one dense layer. The expected
+  -- values: the estimate's per-stage totals and step at the even split (as
+  -- the vpp 2 cases above), and a layer's static bytes, which hold its
+  -- parameters, gradients and optimizer states and so do not depend on how
+  -- many chunks a stage runs: the same as the vpp 2 problem's
+  local model, run = nd.load("examples/deepseek-v3-256/train.yaml", { quiet = true })
+  run = run:with { pp = 16, vpp = 3, offset = nd.null }
+  local hw = balance_run.hardware("A3", run)
+  for _, mode in ipairs { "off", "full" } do
+    it("gives back the estimate's stages and step with every layer " .. mode, function()
+      local q = balance_run.problem(model, run, hw, { modes = { mode } })
+      assert.are.equal(2, #q.kinds)
+      local r = run:with { offset = nd.null, recompute = mode }
+      local e = nd.estimate(model, r)
+      local t = nd.step_time(model, r, "A3")
+      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
+      for s = 1, 16 do
+        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
+          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
+      end
+      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s)
+      local q2 = balance_run.problem(model, run:with { vpp = 2 }, hw, { modes = { mode } })
+      for k = 1, 2 do
+        assert.is_true(math.abs(q.kinds[k].stat - q2.kinds[k].stat) <= 64,
+          ("kind %d: %.0f vs %.0f at vpp 2"):format(k, q.kinds[k].stat, q2.kinds[k].stat))
+      end
+    end)
+  end
+end)
+
 describe("nd.core's probe prices: allocated_with_offset, stage_seconds_with_offset, run_at_mode", function()
   -- the probes' moved splits read their bytes and seconds off them: each
   -- stage's allocated bytes must be the estimate's own (nd.estimate of the

@@ -227,16 +227,28 @@ end
 -- giving cell holds one layer, the boundaries after it (before it) move too,
 -- up to the first cell holding two or more, which gives one layer; each cell
 -- between gives one and takes one (as the one-kind probe moves a layer from
--- the last stage to the first). Those cells are on other stages than the
--- taking cell's, so its stage grows by exactly the one layer of kind k.
+-- the last stage to the first). A cell between on the taking cell's own
+-- stage is passed only where the layer it gives and the one it takes are of
+-- one kind, so that stage grows by exactly the one layer of kind k.
 local function kind_probe(model, hw, even, b, S, I, in_offset, k)
   local order = b.order
   local function held(c) return b.cell_kinds[c[1]][c[2]] end
-  -- the first cell from i on (step +1 or -1) holding two or more layers, no
-  -- cell on the way on stage `stage`; or nil
+  -- the first cell from i on (step +1 or -1) on another stage than `stage`
+  -- holding two or more layers, cells of `stage` on the way only where they
+  -- give and take layers of one kind; or nil
   local function giver(i, step, stage)
-    while i >= 1 and i <= #order and order[i][1] ~= stage do
-      if #held(order[i]) >= 2 then return order[i] end
+    while i >= 1 and i <= #order do
+      local x = held(order[i])
+      if order[i][1] ~= stage then
+        if #x >= 2 then return order[i] end
+      else
+        -- a cell on the taking stage passes on its first layer (step +1; its
+        -- last, step -1) and takes the next cell's first (the previous one's
+        -- last): its stage keeps its kinds only where those two are alike
+        local y = order[i + step] and held(order[i + step])
+        local gives, takes = step > 0 and x[1] or x[#x], y and (step > 0 and y[1] or y[#y])
+        if gives ~= takes then return nil end
+      end
       i = i + step
     end
   end
