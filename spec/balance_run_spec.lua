@@ -35,6 +35,23 @@ local function load(memory_gib)
   return model, run, balance_run.hardware("A2", run)
 end
 
+-- The problem q, evaluated at the even split with every layer `mode`, gives
+-- back the estimate's per-stage totals (within 64 B of rounding) and the time
+-- model's step (within 1e-9 relative) of `run` at that mode on `hardware`.
+local function gives_back(model, run, hardware, q, mode)
+  local r = run:with { offset = nd.null, recompute = mode }
+  local e = nd.estimate(model, r)
+  local t = nd.step_time(model, r, hardware)
+  local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
+  assert.are.equal(#e.stages, #ev.totals)
+  for s = 1, #e.stages do
+    assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
+      ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
+  end
+  assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s,
+    ("step %.12g vs %.12g"):format(ev.step, t.step_time_s))
+end
+
 describe("nd.balance_run.problem of the Llama-3.1-70B example", function()
   local model, run, hw = load()
   local p = balance_run.problem(model, run, hw)
@@ -59,17 +76,7 @@ describe("nd.balance_run.problem of the Llama-3.1-70B example", function()
 
   for _, mode in ipairs(balance_run.MODES) do
     it("evaluated at the even split with every layer " .. mode .. ", gives the estimate's stages and step", function()
-      local r = run:with { offset = nd.null, recompute = mode }
-      local e = nd.estimate(model, r)
-      local t = nd.step_time(model, r, "A2")
-      local q = balance_run.problem(model, run, hw, { modes = { mode } })
-      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
-      for s = 1, 4 do
-        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
-          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
-      end
-      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s,
-        ("step %.12g vs %.12g"):format(ev.step, t.step_time_s))
+      gives_back(model, run, "A2", balance_run.problem(model, run, hw, { modes = { mode } }), mode)
     end)
   end
 
@@ -99,14 +106,7 @@ describe("nd.balance_run.problem of the Llama example's other pipelines", functi
     for _, mode in ipairs(balance_run.MODES) do
       it(("%s, vpp 2, every layer %s: the estimate's stages and step"):format(change.pp_schedule or "1f1b", mode),
         function()
-          local q = balance_run.problem(model, r0, hw, { modes = { mode } })
-          local r = r0:with { offset = nd.null, recompute = mode }
-          local e = nd.estimate(model, r)
-          local t = nd.step_time(model, r, "A2")
-          local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
-          for s = 1, 4 do assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64) end
-          assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s,
-            ("step %.12g vs %.12g"):format(ev.step, t.step_time_s))
+          gives_back(model, r0, "A2", balance_run.problem(model, r0, hw, { modes = { mode } }), mode)
         end)
     end
   end
@@ -125,15 +125,7 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at vpp 1", function()
       assert.are.equal(3, q.run.prefix)
       assert.are.equal("dense", q.run.prefix_kind)
       assert.are.equal(58, q.body)
-      local r = run:with { offset = nd.null, recompute = mode }
-      local e = nd.estimate(model, r)
-      local t = nd.step_time(model, r, "A3")
-      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
-      for s = 1, 8 do
-        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
-          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
-      end
-      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s)
+      gives_back(model, run, "A3", q, mode)
     end)
   end
 end)
@@ -162,15 +154,7 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 2", funct
       assert.are.equal(1, q.run.kind_counts[2][2][1])
       -- a dense layer holds no experts: fewer static bytes than an MoE one
       assert.is_true(q.kinds[1].stat < q.kinds[2].stat)
-      local r = run:with { offset = nd.null, recompute = mode }
-      local e = nd.estimate(model, r)
-      local t = nd.step_time(model, r, "A3")
-      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
-      for s = 1, 16 do
-        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
-          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
-      end
-      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s)
+      gives_back(model, run, "A3", q, mode)
     end)
   end
 
@@ -228,15 +212,7 @@ describe("nd.balance_run.problem of DeepSeek-V3's example at pp 16 vpp 3", funct
     it("gives back the estimate's stages and step with every layer " .. mode, function()
       local q = balance_run.problem(model, run, hw, { modes = { mode } })
       assert.are.equal(2, #q.kinds)
-      local r = run:with { offset = nd.null, recompute = mode }
-      local e = nd.estimate(model, r)
-      local t = nd.step_time(model, r, "A3")
-      local ev = balance_run.evaluate(q, balance_run.even_cells(q, mode), mode)
-      for s = 1, 16 do
-        assert.is_true(math.abs(ev.totals[s] - e.stages[s].total) <= 64,
-          ("stage %d: %.0f vs the estimate's %d"):format(s - 1, ev.totals[s], e.stages[s].total))
-      end
-      assert.is_true(math.abs(ev.step - t.step_time_s) <= 1e-9 * t.step_time_s)
+      gives_back(model, run, "A3", q, mode)
       local q2 = balance_run.problem(model, run:with { vpp = 2 }, hw, { modes = { mode } })
       for k = 1, 2 do
         assert.is_true(math.abs(q.kinds[k].stat - q2.kinds[k].stat) <= 64,
