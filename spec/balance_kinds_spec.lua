@@ -223,6 +223,18 @@ local function random_kind(r, offload)
   return kind
 end
 
+-- One time in four a third kind closes the sequence (pinned last, an MTP-like
+-- layer), one in four it opens it (pinned first), one in four it closes it
+-- unpinned; the draws (extra, then the kind's) as the random problems take them.
+local function maybe_third_kind(r, p, seq, N)
+  local extra = r(0, 3)
+  if extra == 0 then return end
+  local k = random_kind(r)
+  k.pin = extra == 1 and "last" or extra == 2 and "first" or nil
+  p.kinds = { p.kinds[1], p.kinds[2], k }
+  if extra == 2 then seq[1] = 3 else seq[N] = 3 end
+end
+
 -- A random problem: 1-4 stages, 1-3 chunks, 2-3 kinds in runs or mixed, up
 -- to 12 body layers, integer costs (every sum exact), a limit from tight to loose.
 local function problem(r, offload, max_layers)
@@ -451,13 +463,7 @@ describe("balance with layer kinds in model order", function()
       local N = r(math.max(1, least_cells - 1), math.max(least_cells, 12))
       local first, seq = r(0, S - 1), {}
       for i = 1, N do seq[i] = i <= first and 1 or 2 end
-      local extra = r(0, 3)
-      if extra > 0 then
-        local k = random_kind(r)
-        k.pin = extra == 1 and "last" or extra == 2 and "first" or nil
-        p.kinds = { p.kinds[1], p.kinds[2], k }
-        if extra == 2 then seq[1] = 3 else seq[N] = 3 end
-      end
+      maybe_third_kind(r, p, seq, N)
       p.sequence = seq
       p.limit = r(5, 30 + 10 * N)
       local want = enumerate(p)
@@ -510,13 +516,7 @@ describe("balance with layer kinds in model order", function()
       if n % 2 == 1 then -- a first kind's run, then one kind; a closing MTP-like layer or a pinned-first one
         local first = r(0, S)
         for i = 1, N do seq[i] = i <= first and 1 or 2 end
-        local extra = r(0, 3)
-        if extra > 0 then
-          local k = random_kind(r)
-          k.pin = extra == 1 and "last" or extra == 2 and "first" or nil
-          p.kinds = { p.kinds[1], p.kinds[2], k }
-          if extra == 2 then seq[1] = 3 else seq[N] = 3 end
-        end
+        maybe_third_kind(r, p, seq, N)
       else
         for i = 1, N do seq[i] = r(1, #p.kinds) end
       end
