@@ -36,7 +36,7 @@ local function degrees_key(c)
 end
 
 -- The bound of balance_run.solve for a run of bounds `b` (result:bound's
--- pipelined and dp floors): no plan's step at or below `above` seconds, or
+-- pipelined and held floors): no plan's step at or below `above` seconds, or
 -- the layout is not solved.
 local function bound_of(ctx, run, b, above)
   local ones = {}
