@@ -3,6 +3,8 @@
  * bytes (1..512) is of class ceil(n / 16), 16 * class bytes carved in turn
  * from a piece whose first 16 bytes link the piece before; a freed block
  * is the next one its class gives. */
+#define _GNU_SOURCE /* RTLD_NEXT (glibc's dlfcn.h) */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +16,39 @@
 
 #include "check.h"
 #include "program/state_heap.h"
+
+/* mmap as state_heap.c calls it: this program's own definition comes
+ * before the C library's in the symbol lookup (the executable is searched
+ * first; dlsym(3) RTLD_NEXT finds the one it hides). While mmap_refusing is
+ * set, each call fails as the kernel fails one past the address-space limit
+ * (mmap(2): ENOMEM, "the process's maximum number of mappings would have
+ * been exceeded" or RLIMIT_AS), and is counted. */
+static int mmap_refusing, mmap_refused;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+    static void *(*next)(void *, size_t, int, int, int, off_t);
+    if (mmap_refusing) {
+        mmap_refused++;
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    if (next == NULL)
+        *(void **)&next = dlsym(RTLD_NEXT, "mmap");
+    if (next == NULL) {
+        errno = ENOSYS;
+        return MAP_FAILED;
+    }
+    return next(addr, len, prot, flags, fd, offset);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
 
 static void *grab(state_heap *h, size_t n)
 {
@@ -154,11 +189,69 @@ static void medium(void)
     state_heap_free(&h);
 }
 
+/* Where no region can be mapped, a piece is malloc's, carved as a region's
+ * is (the addresses below by hand, as in carving() and medium(): a piece's
+ * 16-byte link, then blocks in turn; what a piece has left when a block
+ * does not fit goes to the lists as the largest blocks it holds, in turn,
+ * and a list gives its last block first). Blocks move between malloc's
+ * pieces and a region's as they change class; state_heap_free frees the
+ * former (make asan's LeakSanitizer reports them otherwise) and unmaps the
+ * latter. */
+static void fallback(void)
+{
+    state_heap h = {0};
+    mmap_refusing = 1, mmap_refused = 0;
+    unsigned char *a = grab(&h, 24);
+    CHECK(a != NULL, "a block where no region can be mapped");
+    CHECK_INT(mmap_refused, 1, "after one refused region");
+    if (a == NULL) {
+        mmap_refusing = 0;
+        return;
+    }
+    char *p1 = (char *)a - 16;
+    CHECK(p1 == (char *)h.pieces && h.region_next == NULL, "from a piece of malloc's: a follows its link");
+    CHECK_INT((uintptr_t)a % 16, 0, "16-byte aligned");
+    CHECK(grab(&h, 1) == (char *)a + 32, "carving goes on in that piece");
+    CHECK(grab(&h, 32768) == p1 + 64, "a 32 KiB block after the 16 + 32 + 16 bytes");
+    /* 65536 - 64 - 32768 = 32704 bytes left: too few for another 32 KiB */
+    char *d = grab(&h, 32768);
+    CHECK(d != NULL && d - 16 == (char *)h.pieces && *(char **)h.pieces == p1,
+          "the next takes a second piece of malloc's, linking the first");
+    CHECK_INT(mmap_refused, 2, "after a second refused region");
+    char *p2 = (char *)h.pieces;
+    mmap_refusing = 0;
+    /* 65536 - 16 - 32768 = 32752 bytes left in p2: a third piece */
+    char *e = grab(&h, 32768);
+    CHECK(e != NULL && (uintptr_t)h.pieces % (2u * 1024 * 1024) == 0 && e - 16 == (char *)h.pieces,
+          "once a region can be mapped, the next piece starts one at a 2 MiB boundary");
+    char *region = (char *)h.pieces;
+    fill(a, 24);
+    unsigned char *moved = state_heap_alloc(&h, a, 24, 100);
+    CHECK(moved == (unsigned char *)region + 16 + 32768 && holds(moved, 24),
+          "a block of a malloc'd piece grown to 112 bytes: carved in the region, its bytes kept");
+    CHECK(grab(&h, 20) == a, "its old block is the next its class gives");
+    /* the 16 KiB list: p1's first block of its last 32704 bytes, then p2's
+     * first of its last 32752 (given first) */
+    fill(moved, 100);
+    unsigned char *medium = state_heap_alloc(&h, moved, 100, 9000);
+    CHECK(medium == (unsigned char *)p2 + 16 + 32768 && holds(medium, 100),
+          "a region's block grown to 16 KiB: the malloc'd piece's, its bytes kept");
+    CHECK(grab(&h, 16384) == p1 + 64 + 32768, "then the first piece's");
+    fill(medium, 9000);
+    unsigned char *large = state_heap_alloc(&h, medium, 9000, 50000);
+    CHECK(large != NULL && holds(large, 9000), "grown past 32 KiB (malloc's): its bytes kept");
+    unsigned char *small = state_heap_alloc(&h, large, 50000, 100);
+    CHECK(small == moved && holds(small, 100), "shrunk to 100 bytes: the region's freed block, its bytes kept");
+    state_heap_free(&h);
+    CHECK(msync(region, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "state_heap_free unmaps the region");
+    CHECK(h.pieces == NULL && h.next == NULL, "and leaves an empty heap");
+}
+
 /* A state of state_new runs Lua with every library and collects. */
-static void state(void)
+static void state(const char *how)
 {
     lua_State *L = state_new();
-    CHECK(L != NULL, "state_new makes a state");
+    CHECK(L != NULL, how);
     if (L == NULL)
         return;
     luaL_openlibs(L);
@@ -171,6 +264,20 @@ static void state(void)
      * 9 * 1 + 90 * 2 + 900 * 3 + 9000 * 4 + 10001 * 5 */
     CHECK_INT(lua_tointeger(L, -1), 28 * 244650 + 80200 + 9 + 180 + 2700 + 36000 + 50005, "its strings are whole");
     lua_close(L);
+}
+
+/* state_new's heap is empty before its first state: the state's first
+ * block needs a region, and where none can be mapped (each try refused),
+ * every block comes from malloc'd pieces. A sanitizer build's state_new is
+ * luaL_newstate's, which maps no region (its count not checked). */
+static void state_without_regions(void)
+{
+    mmap_refusing = 1, mmap_refused = 0;
+    state("state_new makes a state where no region can be mapped");
+    mmap_refusing = 0;
+#ifndef SANITIZED
+    CHECK(mmap_refused > 1, "its first block and later ones asked for a region");
+#endif
 }
 
 /* NDLUA_MALLOC=system gives a state whose allocator is not state_heap's
@@ -186,13 +293,6 @@ static void system_malloc(void)
         lua_close(L);
     }
     CHECK(unsetenv("NDLUA_MALLOC") == 0, "unsetenv");
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 #ifndef SANITIZED
     L = state_new();
     CHECK(L != NULL && lua_getallocf(L, NULL) == state_heap_alloc, "unset: state_heap's allocator");
@@ -208,7 +308,9 @@ int main(void)
     pieces();
     regions();
     medium();
-    state();
+    fallback();
+    state_without_regions();
+    state("state_new makes a state");
     system_malloc();
     return check_done();
 }

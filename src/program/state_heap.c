@@ -25,6 +25,10 @@
  * huge page free, another system), the region faults in page by page, as
  * malloc's heap does. The medium classes keep estimate.lua's ~170 KiB of
  * blocks above 512 bytes (~40 more 4 KiB faults in malloc's heap) there too.
+ * Where no region can be mapped (a region takes 4 MiB of address space at
+ * once, for its alignment: under `ulimit -v` a process may have less), the
+ * piece is malloc's instead, and its blocks are carved and freed as a
+ * region's are: the state runs wherever malloc runs it.
  * Memory a class's list holds is reused by that class only and returns to
  * the system at exit (main.c leaves the state to the process's end). Lua's
  * garbage collector counts the sizes Lua asks for, not the pieces (Lua 5.4
@@ -46,14 +50,24 @@
 #define SMALL_CLASSES ((size_t)(STATE_HEAP_SMALL / STATE_HEAP_GRAIN))
 #define MEDIUM_FIRST ((size_t)1024)
 
+/* A piece's first grain: the piece before it in the heap's list, and
+ * whether the piece is malloc's (freed by free) or a region's (unmapped
+ * with its region). */
+typedef struct piece_link {
+    void *before;
+    int from_malloc;
+} piece_link;
+
 /* What the arithmetic below relies on: the last class is STATE_HEAP_MEDIUM
  * bytes (class_of never passes free_lists' end), a fresh piece holds a block
- * of it after its link (take never carves past a piece's end), and a region
- * is whole pieces (next_piece reaches region_end exactly). */
+ * of it after its link (take never carves past a piece's end), a region
+ * is whole pieces (next_piece reaches region_end exactly), and a piece's
+ * link fits in its first grain. */
 _Static_assert((MEDIUM_FIRST << (STATE_HEAP_CLASSES - SMALL_CLASSES - 1)) == STATE_HEAP_MEDIUM,
                "the medium classes end at STATE_HEAP_MEDIUM");
 _Static_assert(STATE_HEAP_PIECE >= STATE_HEAP_GRAIN + STATE_HEAP_MEDIUM, "a piece holds its link and a largest block");
 _Static_assert(STATE_HEAP_REGION % STATE_HEAP_PIECE == 0, "a region is whole pieces");
+_Static_assert(sizeof(piece_link) <= STATE_HEAP_GRAIN, "a piece's link fits in its first grain");
 
 /* The size class of a block of n bytes (1 .. STATE_HEAP_MEDIUM); 0 for none
  * (n == 0), LARGE for malloc's. */
@@ -117,13 +131,18 @@ static char *map_region(void)
     return region;
 }
 
-/* The next 64 KiB piece of the current region, or of a new one. */
-static char *next_piece(state_heap *h)
+/* The next 64 KiB piece of the current region, or of a new one; where no
+ * region can be mapped, one from malloc (*from_malloc set), 16-byte aligned
+ * as a region's pieces are (C11 aligned_alloc). NULL when neither can be had. */
+static char *next_piece(state_heap *h, int *from_malloc)
 {
+    *from_malloc = 0;
     if (h->region_next == h->region_end) {
         char *region = map_region();
-        if (region == NULL)
-            return NULL;
+        if (region == NULL) {
+            *from_malloc = 1;
+            return aligned_alloc(STATE_HEAP_GRAIN, STATE_HEAP_PIECE);
+        }
         h->region_next = region;
         h->region_end = region + STATE_HEAP_REGION;
     }
@@ -137,7 +156,8 @@ static char *next_piece(state_heap *h)
  * it holds, in turn. */
 static int new_piece(state_heap *h)
 {
-    char *piece = next_piece(h);
+    int from_malloc;
+    char *piece = next_piece(h, &from_malloc);
     if (piece == NULL)
         return 0;
     for (char *rest = h->next; rest != NULL && (size_t)(h->end - rest) >= STATE_HEAP_GRAIN;) {
@@ -146,7 +166,7 @@ static int new_piece(state_heap *h)
         rest += class_size(c);
     }
     /* the piece's first grain links the piece before: all stay reachable */
-    *(void **)piece = h->pieces;
+    *(piece_link *)piece = (piece_link){h->pieces, from_malloc};
     h->pieces = piece;
     h->next = piece + STATE_HEAP_GRAIN;
     h->end = piece + STATE_HEAP_PIECE;
@@ -238,13 +258,17 @@ void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 /* The pieces list runs from the newest piece back, so a region's first
  * piece (the one at its start) comes after all its others: the region is
- * unmapped there, once no piece in it is to be read. */
+ * unmapped there, once no piece in it is to be read. A piece of malloc's
+ * is freed by itself (its place, 2 MiB aligned or not, says nothing). */
 void state_heap_free(state_heap *h)
 {
     while (h->pieces != NULL) {
         char *piece = h->pieces;
-        h->pieces = *(void **)piece;
-        if ((uintptr_t)piece % STATE_HEAP_REGION == 0)
+        piece_link link = *(piece_link *)piece;
+        h->pieces = link.before;
+        if (link.from_malloc)
+            free(piece);
+        else if ((uintptr_t)piece % STATE_HEAP_REGION == 0)
             munmap(piece, STATE_HEAP_REGION);
     }
     memset(h, 0, sizeof *h);

@@ -10,7 +10,8 @@
  * apart, those of up to STATE_HEAP_MEDIUM bytes from classes of powers of
  * two from 1 KiB (six: 1 .. 32 KiB), all carved from 64 KiB pieces, which
  * are cut in turn from 2 MiB regions mapped at 2 MiB boundaries for
- * transparent huge pages; larger blocks are malloc's. */
+ * transparent huge pages (a piece is malloc's where no region can be
+ * mapped); larger blocks are malloc's. */
 enum {
     STATE_HEAP_GRAIN = 16,
     STATE_HEAP_SMALL = 512,
@@ -30,8 +31,9 @@ typedef struct state_heap {
 /* A lua_Alloc (Lua 5.4 manual, lua_Alloc) over `ud`, a zeroed state_heap. */
 void *state_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
-/* Unmaps every region (the small blocks all at once) and empties the heap;
- * its large blocks are freed one by one, by state_heap_alloc. */
+/* Unmaps every region and frees every piece of malloc's (the small blocks
+ * all at once) and empties the heap; its large blocks are freed one by one,
+ * by state_heap_alloc. */
 void state_heap_free(state_heap *h);
 
 /* A new Lua state as luaL_newstate makes one (its panic function and its
