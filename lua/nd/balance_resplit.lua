@@ -30,6 +30,16 @@ local function deal(n, I, first)
   return out
 end
 
+-- The layers the plan puts on stage s's chunks from .. to (a cell's every
+-- count: those off and those recomputed).
+local function layers_in(plan, s, from, to)
+  local n = 0
+  for v = from, to do
+    for _, x in pairs(plan.cells[s][v]) do n = n + x end
+  end
+  return n
+end
+
 -- Per kind {off, mode} of the layers first .. first + count - 1 of the
 -- body in model order, the first `recomputed` of them at `mode` (the layout
 -- recomputes a chunk's first layers).
@@ -50,17 +60,11 @@ local function dealt_cells(p, plan, mode, first)
   local S, I = p.stages, p.chunks
   local cells, same = {}, true
   for s = 1, S do
-    local held = 0
-    for v = 1, I do
-      for _, x in pairs(plan.cells[s][v]) do held = held + x end
-    end
-    local counts = deal(held, I, first)
+    local counts = deal(layers_in(plan, s, 1, I), I, first)
     cells[s] = {}
     for v = 1, I do
-      local n = 0
-      for _, x in pairs(plan.cells[s][v]) do n = n + x end
       cells[s][v] = { off = counts[v], [mode] = 0 }
-      same = same and counts[v] == n
+      same = same and counts[v] == layers_in(plan, s, v, v)
     end
   end
   local function empty(s, v) return cells[s][v].off == 0 end
@@ -129,11 +133,7 @@ function M.plans(p, plan, mode)
   if not plan.feasible or plan.offload or p.chunks < 2 then return out end
   local odd = false -- a stage whose layers the chunks do not divide: the left over goes last, or first
   for s = 1, p.stages do
-    local held = 0
-    for v = 1, p.chunks do
-      for _, x in pairs(plan.cells[s][v]) do held = held + x end
-    end
-    odd = odd or held % p.chunks ~= 0
+    odd = odd or layers_in(plan, s, 1, p.chunks) % p.chunks ~= 0
   end
   for _, first in ipairs(odd and { false, true } or { false }) do
     local cells = dealt_cells(p, plan, mode, first)
