@@ -9,6 +9,7 @@
 --   ndlua balance.lua ../shared/reference/sapp-ppb/llama2_70b.json -s 16 -m 32 -i 2 --memory 56000MB --objective sapp
 --   ndlua balance.lua layers.json -s 8 -m 16 --memory 40GB --json
 --   ndlua balance.lua train.yaml --memory 40GiB --yaml balanced.yaml
+--   ndlua balance.lua train.yaml --memory 20GiB -A A3 --offload   # plain layers may offload (nd.host_link)
 --
 -- The input is a SAPP-PPB layer file (HyperParallel's pipeline balancer's
 -- JSON: HEAD, BODY and TAIL layers with per-option activation MB), or a
@@ -25,7 +26,8 @@ local balance_svg = require "nd.balance_svg"
 local COMMAND = {
   usage = "ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]\n"
     .. "                          [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]\n"
-    .. "       ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE] [--svg FILE]",
+    .. "       ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE] [--svg FILE]\n"
+    .. "                          [--offload [--host-link-gibps G] [--host-link-overlap F] [--host-link-cost MS]]",
   about = "Balances a pipeline: per stage and chunk the layers and how many use each recompute option\n"
     .. "(off, selective, comm, both, full), every stage within --memory, the step least. The answer is\n"
     .. "exact: proved optimal, or proved infeasible with the stage that cannot fit. LAYER_JSON is a\n"
@@ -36,7 +38,11 @@ local COMMAND = {
     .. "mode (off, selective, full) from the estimate and the time model, the run's stages, chunks,\n"
     .. "micro-batches, schedule and device memory unless -s, -m, -i, --schedule, --memory change them;\n"
     .. "the plan is priced again by the estimate, and --yaml writes the train.yaml with it\n"
-    .. "(model.config_overrides.offset and full_rec or sel_rec), which estimate.lua reads back.",
+    .. "(model.config_overrides.offset and full_rec or sel_rec), which estimate.lua reads back.\n"
+    .. "--offload (-ao, the reference's): a TRAIN_YAML's plain layers may also offload their activations to the\n"
+    .. "host, copied out in the forward and back before the backward over the profile's host link; the copy\n"
+    .. "seconds past --host-link-overlap of the layer's forward, and --host-link-cost ms a GiB copied, add\n"
+    .. "to its time; kept only where the step is less.",
   options = {
     { name = "stages", short = "s", arg = "S", help = "pipeline stages" },
     { name = "micro-batches", short = "m", arg = "M", help = "micro-batches a step" },
@@ -49,6 +55,14 @@ local COMMAND = {
     { name = "hardware", short = "A", arg = "NAME", help = "a TRAIN_YAML's hardware profile for the time model (default A2)" },
     { name = "json", help = "print one JSON document instead of the tables" },
     { name = "yaml", arg = "FILE", help = "also write the plan as train.yaml keys (offset, recompute lists)" },
+    { name = "offload", short = "ao",
+      help = "a TRAIN_YAML's plain layers may offload their activations to the host (one chunk a stage)" },
+    { name = "auto-offload", help = "the same as --offload (the reference's name)" },
+    { name = "host-link-gibps", arg = "G", help = "with --offload: the host link's GiB/s each way (default the profile's)" },
+    { name = "host-link-overlap", arg = "F",
+      help = "with --offload: the share of a layer's forward its copies may run behind (default 0.8)" },
+    { name = "host-link-cost", arg = "MS",
+      help = "with --offload: ms each GiB copied costs the step (default the profile's, else 0)" },
     { name = "svg", arg = "FILE",
       help = "also draw the plan: its pipeline timeline in the schedule's order and each stage's memory against the limit" },
   },
@@ -85,8 +99,41 @@ local function train_yaml_options(opts, argv)
     bad("--yaml writes the plan into the train.yaml's own run; -s, -m, -i and --schedule change that run",
         "state them in the train.yaml, or leave --yaml out")
   end
+  if opts.offload and (opts.interleave > 1 or opts.schedule_given and opts.schedule == "dualpipev") then
+    bad("--offload plans one chunk a stage (the reference's -ao, vp = 1)", "-i 1 and --schedule 1f1b with --offload")
+  end
+  if opts.offload and opts.objective ~= "step" then
+    bad("--offload prices ndlua's step: --objective " .. opts.objective .. " has no offload", "--objective step")
+  end
   opts.train_yaml = true
   return opts
+end
+
+-- A number option's value within [low, high] (`above`: low excluded).
+local function number_in(text, option, low, high, above)
+  local x = tonumber(text)
+  if not x or x ~= x or x < low or x > high or (above and x == low) then
+    bad(("%s must be a number %s %g%s, got %s"):format(option, above and "above" or "from", low,
+      high < math.huge and (" to %g"):format(high) or "", text))
+  end
+  return x
+end
+
+-- --offload and the host link's options (the reference's -ao and
+-- --host_link_*: any of the latter without the former is an error).
+local function offload_options(opts)
+  opts.offload = opts.offload or opts.auto_offload
+  for _, name in ipairs { "host-link-gibps", "host-link-overlap", "host-link-cost" } do
+    if opts[(name:gsub("-", "_"))] ~= nil and not opts.offload then
+      bad("--" .. name .. " prices activation offload's copies: it needs --offload", "--offload --" .. name .. " ...")
+    end
+  end
+  if not opts.offload then return end
+  opts.link = {
+    gibps = opts.host_link_gibps and number_in(opts.host_link_gibps, "--host-link-gibps", 0, math.huge, true),
+    overlap = opts.host_link_overlap and number_in(opts.host_link_overlap, "--host-link-overlap", 0, 1),
+    cost = opts.host_link_cost and number_in(opts.host_link_cost, "--host-link-cost", 0, math.huge),
+  }
 end
 
 local function read_options(argv)
@@ -94,7 +141,12 @@ local function read_options(argv)
   if opts.help then return opts end
   if #args ~= 1 then bad("balance.lua takes one LAYER_JSON, got " .. #args .. " arguments") end
   opts.path = args[1]
+  offload_options(opts)
   if opts.path:match("%.ya?ml$") then return train_yaml_options(opts, argv) end
+  if opts.offload then
+    bad("--offload prices a TRAIN_YAML's layers: a SAPP-PPB layer file states no bytes for a copy to move, and its "
+      .. "times are in its own unit", "a TRAIN_YAML with --offload, or no --offload")
+  end
   if opts.hardware then bad("-A names the hardware of a TRAIN_YAML; a layer file states its own times") end
   if not opts.stages then bad("balance.lua needs --stages (-s)") end
   if not opts.micro_batches then bad("balance.lua needs --micro-batches (-m)") end

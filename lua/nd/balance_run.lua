@@ -22,10 +22,21 @@
 -- chunk). The layout reads one of the two lists per run, so the balancer is
 -- solved twice, with {off, selective} and with {off, full}, and the faster
 -- plan is kept.
+--
+-- With a host link (opts.link, nd.host_link.of: balance.lua --offload, the
+-- reference's -ao), each family is solved again with its plain layers
+-- free to offload their activations at nd.host_link's price, and that plan
+-- kept only where its step is less by more than 1e-9 of the plain one's;
+-- one chunk a stage only. The estimate has no per-layer offload, so the
+-- plan's peaks and step are the layout's, priced, with the offloaded
+-- layers' bytes and copy seconds taken off and added by the count model's
+-- rule (with_offload); the plan's offsets and recompute lists are written
+-- as before, its offloaded layers in out.offload (nd.host_link.summary).
 -- @module nd.balance_run
 
 local core = require "nd.core"
 local api = require "nd.api"
+local host_link = require "nd.host_link"
 
 local M = {}
 
@@ -381,8 +392,10 @@ local function kinds_prices(pr, modes, b, S, I, timed)
 end
 
 -- The problem of one family of modes; `untimed`: its bytes alone (what
--- M.least_recompute and M.cannot_fit read), no probe's seconds read.
-local function assemble(run, pr, modes, untimed)
+-- M.least_recompute and M.cannot_fit read), no probe's seconds read;
+-- `link` (nd.host_link.of): its plain layers may offload their activations
+-- to the host at the link's price (timed only).
+local function assemble(run, pr, modes, untimed, link)
   local spec = run:spec()
   local first = pr[modes[1]]
   local b = first.body
@@ -392,6 +405,9 @@ local function assemble(run, pr, modes, untimed)
     kinds, const, pinned = kinds_prices(pr, modes, b, S, I, not untimed)
   else
     layer, const, pinned = layer_prices(pr, modes, b, S, I, not untimed)
+  end
+  if link and not untimed then
+    for _, l in ipairs(kinds or { layer }) do l.offload = host_link.offload_of(l, link) end
   end
   local function most(s)
     -- the first kind's layers (on stage 1) recompute with the family's mode
@@ -466,7 +482,7 @@ function M.problem(model, run, hw, opts)
   if why then refuse("%s", why) end
   local modes = opts.modes or M.MODES
   local pr = opts.probes or probes(model, run, hw, spec.pp, spec.vpp or 1, modes, spec.emb_out_in_offset == true)
-  return assemble(run, pr, modes), pr
+  return assemble(run, pr, modes, false, opts.link), pr
 end
 
 --- A plan's per-stage memory (device bytes, as the estimate's totals) and
@@ -520,6 +536,7 @@ local function key_of(p)
     for _, mode in ipairs(M.MODES) do
       parts[#parts + 1] = ("%s=%s/%s"):format(mode, tostring(layer.act[mode]), tostring(layer.time[mode]))
     end
+    if layer.offload then parts[#parts + 1] = ("offload=%.17g"):format(layer.offload.time.off) end
   end
   if p.sequence then parts[#parts + 1] = table.concat(p.sequence, ",") end
   for _, t in ipairs { p.head, p.tail } do
@@ -590,9 +607,12 @@ end
 function M.written_plan(p, plan, mode)
   if not p.kinds or not plan.feasible then return plan end
   local cells, kind_cells, widened = {}, {}, false
+  local kind_offload, offload = plan.kind_offload and {}, plan.kind_offload and {}
   for s = 1, p.stages do
     cells[s], kind_cells[s] = {}, {}
+    if kind_offload then kind_offload[s], offload[s] = {}, {} end
     for v = 1, p.chunks do
+      if kind_offload then kind_offload[s][v] = {} end
       local run, want, have, n, left = plan.runs[s][v], {}, {}, {}, 0
       for k = 1, #p.kinds do
         want[k], have[k], n[k] = plan.kind_cells[s][v][k][mode] or 0, 0, 0
@@ -612,6 +632,11 @@ function M.written_plan(p, plan, mode)
         widened = widened or have[k] ~= want[k]
         kind_cells[s][v][k] = { off = n[k] - have[k], [mode] = have[k] }
         total.off, total[mode] = total.off + n[k] - have[k], total[mode] + have[k]
+        if plan.kind_offload then -- offloaded layers are plain ones: at most those left plain
+          local y = math.min(plan.kind_offload[s][v][k].off or 0, n[k] - have[k])
+          kind_offload[s][v][k], kind_cells[s][v][k].offload = { off = y }, { off = y }
+          offload[s][v] = { off = (offload[s][v] and offload[s][v].off or 0) + y }
+        end
       end
       cells[s][v] = total
     end
@@ -619,7 +644,8 @@ function M.written_plan(p, plan, mode)
   if not widened then return plan end
   local ok, obj, stage_time, stage_mem = core.balance_evaluate(p, kind_cells)
   return setmetatable({ optimal = false, widened = true, feasible = ok, objective = obj, cells = cells,
-                        kind_cells = kind_cells, stage_time = stage_time, stage_mem = stage_mem },
+                        kind_cells = kind_cells, stage_time = stage_time, stage_mem = stage_mem,
+                        kind_offload = kind_offload, offload = offload },
                       { __index = plan })
 end
 
@@ -628,10 +654,31 @@ end
 -- the count model prices (the plan's chunks unequal; src/core/timing.c).
 local function priced(model, run, hw)
   local e = api.estimate(model, run)
-  local _, _, step, _, stall = core.stage_seconds(model, run, hw)
+  local x, _, step, _, stall = core.stage_seconds(model, run, hw)
   local totals = {}
   for s, st in ipairs(e.stages) do totals[s] = st.total end
-  return { peak = e.peak_bytes, peak_stage = e.peak_stage, fits = e.fits, step = step, totals = totals, stall = stall }
+  return { peak = e.peak_bytes, peak_stage = e.peak_stage, fits = e.fits, step = step, totals = totals, stall = stall,
+           x = x }
+end
+
+-- A priced layout with the plan's offloaded layers (nd.host_link.summary):
+-- each stage's total less the bytes they free (the count model's: the
+-- layers' kept bytes at the stage's in-flight micro-batches, over the
+-- allocator's fragmentation as the problem's limit reads them), each
+-- stage's seconds a micro-batch plus what their copies add, the step the
+-- pipeline's of those (nd.core.pipeline_step) with the rest of the layout's
+-- (DP, optimizer) as priced. The estimate has no per-layer offload, so
+-- this is the count model's rule on the estimate's numbers.
+local function with_offload(run, pr, summary, frag)
+  local totals, x, peak, at = {}, {}, -math.huge, 0
+  for s, t in ipairs(pr.totals) do
+    totals[s] = t - summary.stages[s].held * (1 + frag)
+    if totals[s] > peak then peak, at = totals[s], s - 1 end
+    x[s] = pr.x[s] + summary.stages[s].seconds
+  end
+  local step = pr.step - core.pipeline_step(run, pr.x) + core.pipeline_step(run, x)
+  return { peak = peak, peak_stage = at, fits = peak <= run:spec().device_memory, step = step, totals = totals,
+           stall = pr.stall, x = x, kept = pr }
 end
 
 -- Whether a plan leaves a table's cell (the head's, the tail's) without a
@@ -679,6 +726,7 @@ function M.cannot_fit(p)
     local size = math.huge
     for _, l in ipairs(layers) do
       for _, mode in ipairs(p.run.modes) do size = math.min(size, l.stat + l.act[mode] * least_inflight) end
+      if l.offload then size = math.min(size, l.stat + (1 - l.offload.share) * l.act.off * least_inflight) end
     end
     if room_of[s] >= 0 and size > 0 then
       -- the solver's own slack (balance_kinds_check.c fits: 1e-12 of the limit)
@@ -786,6 +834,89 @@ local function plan_of(p, opts)
   return M.written_plan(p, solve_memo(p, opts.memo), p.run.modes[2])
 end
 
+-- A plan's offloaded layers cut to the fewest that keep it: offloading
+-- lowers a stage's bytes and adds to its seconds, so where a layer's copies
+-- cost nothing (hidden, no copy cost) the solver may offload more layers
+-- than the stage needs at no loss; each cell (and kind) gives back its
+-- offloaded layers one at a time while the plan still fits and its
+-- objective does not grow (nd.core.balance_evaluate, the solver's rule).
+local function fewest_offloaded(p, plan)
+  if not plan.feasible or not plan.offload then return plan end
+  local cells, at = {}, {}
+  for s = 1, p.stages do
+    cells[s] = {}
+    for v = 1, p.chunks do
+      if p.kinds then
+        cells[s][v] = {}
+        for k = 1, #p.kinds do
+          local c = {}
+          for name, x in pairs(plan.kind_cells[s][v][k]) do c[name] = x end
+          c.offload = { off = plan.kind_offload[s][v][k].off or 0 }
+          cells[s][v][k] = c
+          at[#at + 1] = c
+        end
+      else
+        local c = {}
+        for name, x in pairs(plan.cells[s][v]) do c[name] = x end
+        c.offload = { off = plan.offload[s][v].off or 0 }
+        cells[s][v] = c
+        at[#at + 1] = c
+      end
+    end
+  end
+  local objective, stage_time, stage_mem = plan.objective, plan.stage_time, plan.stage_mem
+  local cut = false
+  for _, c in ipairs(at) do
+    while c.offload.off > 0 do
+      c.offload.off = c.offload.off - 1
+      local ok, obj, st, sm = core.balance_evaluate(p, cells)
+      if not ok or obj > objective then
+        c.offload.off = c.offload.off + 1
+        break
+      end
+      objective, stage_time, stage_mem, cut = obj, st, sm, true
+    end
+  end
+  if not cut then return plan end
+  local offload, kind_offload = {}, p.kinds and {}
+  for s = 1, p.stages do
+    offload[s] = {}
+    if kind_offload then kind_offload[s] = {} end
+    for v = 1, p.chunks do
+      if kind_offload then
+        local y = 0
+        kind_offload[s][v] = {}
+        for k = 1, #p.kinds do
+          kind_offload[s][v][k] = { off = cells[s][v][k].offload.off }
+          y = y + cells[s][v][k].offload.off
+        end
+        offload[s][v] = { off = y }
+      else
+        offload[s][v] = { off = cells[s][v].offload.off }
+      end
+    end
+  end
+  return setmetatable({ objective = objective, stage_time = stage_time, stage_mem = stage_mem, offload = offload,
+                        kind_offload = kind_offload }, { __index = plan })
+end
+
+-- A family's problem (its plain layers offloading over `link` where given)
+-- and its plan; where the plan leaves a table's cell empty, the layout
+-- would move the table to the next chunk holding layers: solved again with
+-- the tables' bytes on every stage, no cell empty.
+local function family_plan(run, pr, family, opts, link)
+  local p = assemble(run, pr, family, false, link)
+  local plan = plan_of(p, opts)
+  if link then plan = fewest_offloaded(p, plan) end
+  if plan.feasible and empty_table_cell(p, plan) then
+    p = spread_tables(p)
+    plan = plan_of(p, opts)
+    if link then plan = fewest_offloaded(p, plan) end
+    if plan.feasible then plan = setmetatable({ optimal = false }, { __index = plan }) end
+  end
+  return p, plan
+end
+
 --- Balances a run: the plan of least step over both families, laid out on
 -- the run and priced by the estimate. opts: modes (the even split's modes
 -- to compare with, default all), memo (M.memo()), count_first (skip the
@@ -806,21 +937,27 @@ function M.solve(model, run, hw, opts)
     if type(pr) == "table" and pr.balance_refused then return nil, pr.balance_refused end
     error(pr, 0)
   end
-  if opts.bound and above_bound(pr, run, opts.bound) then
+  -- (the bound counts recompute alone: none with offloading offered)
+  if opts.bound and not opts.link and above_bound(pr, run, opts.bound) then
     return { feasible = false, solve_s = 0, above = true }
   end
   local out = { feasible = false, solve_s = 0 }
+  -- offloading: one chunk a stage (the reference's -ao, vp = 1)
+  local link = (spec.vpp or 1) == 1 and opts.link or nil
   for _, family in ipairs(M.FAMILIES) do
-    local p = assemble(run, pr, family)
-    local plan = plan_of(p, opts)
-    if plan.feasible and empty_table_cell(p, plan) then
-      -- the layout would move the table to the next chunk holding layers:
-      -- solve again with the tables' bytes on every stage, no cell empty
-      p = spread_tables(p)
-      plan = plan_of(p, opts)
-      if plan.feasible then plan = setmetatable({ optimal = false }, { __index = plan }) end
-    end
+    local p, plan = family_plan(run, pr, family, opts)
     out.solve_s = out.solve_s + plan.solve_s
+    if link then
+      -- offloading is kept only where its step is less by more than 1e-9 of
+      -- the plain plan's (the reference's -ao rule)
+      local q, with = family_plan(run, pr, family, opts, link)
+      out.solve_s = out.solve_s + with.solve_s
+      if with.feasible and (not plan.feasible or with.objective < plan.objective * (1 - 1e-9)) then
+        p, plan = q, with
+      elseif not plan.feasible then
+        p, plan = q, with -- neither fits: the stage that cannot fit even offloading
+      end
+    end
     if plan.feasible and (not out.plan or plan.objective < out.plan.objective) then
       out.feasible, out.plan, out.family, out.problem = true, plan, family, p
     end
@@ -859,6 +996,12 @@ function M.solve(model, run, hw, opts)
       -- seconds; the interleaved order on the plan's unequal chunks stalls
       -- past that, so its optimum is not the step's
       out.plan = setmetatable({ optimal = false, stalled = out.priced.stall }, { __index = out.plan })
+    end
+    if out.problem.layer and out.problem.layer.offload or out.problem.kinds and out.problem.kinds[1].offload then
+      out.offload = host_link.summary(out.problem, out.plan)
+      if out.offload.offloaded_layers > 0 then
+        out.priced = with_offload(out.run, out.priced, out.offload, out.problem.run.frag)
+      end
     end
     if not out.priced.fits then -- the count model's limit is the estimate's; a plan past it is refused
       out.feasible, out.unfit = false, out.plan

@@ -10,6 +10,7 @@ local units = require "nd.units"
 local hardware = require "nd.hardware"
 local balance_run = require "nd.balance_run"
 local resolved_yaml = require "nd.resolved_yaml"
+local host_link = require "nd.host_link"
 
 local M = {}
 
@@ -54,10 +55,12 @@ end
 
 local function print_plan(result, run, model, hw, opts)
   local p, plan = result.problem, result.plan
-  local x = core.stage_seconds(model, result.run, hw)
+  local x = result.priced.x or core.stage_seconds(model, result.run, hw)
   local limit = run:spec().device_memory
-  io.write(("%-6s %-6s %7s %9s %10s %9s %12s %12s %10s\n"):format("stage", "chunk", "layers", "off", "selective",
+  local off = result.offload
+  io.write(("%-6s %-6s %7s %9s %10s %9s %12s %12s %10s"):format("stage", "chunk", "layers", "off", "selective",
     "full", "peak GiB", "limit GiB", "time s"))
+  io.write(off and ("%9s %10s %10s\n"):format("offload", "host GiB", "copy s") or "\n")
   for s = 1, p.stages do
     for v = 1, p.chunks do
       local c = plan.cells[s][v]
@@ -65,6 +68,8 @@ local function print_plan(result, run, model, hw, opts)
       io.write(("%-6d %-6d %7d %9d %10d %9d"):format(s - 1, v - 1, n, c.off or 0, c.selective or 0, c.full or 0))
       if v == 1 then
         io.write(("%12.2f %12.2f %10.4f"):format(result.priced.totals[s] / 2 ^ 30, limit / 2 ^ 30, x[s]))
+        local t = off and off.stages[s]
+        if t then io.write(("%9d %10.3f %10.4f"):format(t.layers, t.bytes / 2 ^ 30, t.seconds)) end
       end
       io.write("\n")
     end
@@ -92,7 +97,27 @@ local function print_plan(result, run, model, hw, opts)
   else
     print("even split, one mode: no single recompute mode fits every stage")
   end
+  if result.link then print(M.offload_line(result)) end
   print(("solved in %.3f s"):format(result.solve_s))
+end
+
+--- The offload's line: what the plan's offloaded layers move and what
+-- their copies cost (nd.host_link), or that none is faster.
+function M.offload_line(result)
+  local link, off = result.link, result.offload
+  local where = ("the host link: %g GiB/s each way (%s), overlap %g of a layer's forward, %g ms a GiB copied")
+    :format(link.gibps, link.from, link.overlap, link.cost)
+  if not off or off.offloaded_layers == 0 then
+    return "offload: no layer (no plan offloading is faster by more than 1e-9 of its step; " .. where .. ")"
+  end
+  local p = result.problem
+  local l = p.layer or p.kinds[#p.kinds]
+  local one = host_link.layer(l.act.off, l.fwd, link)
+  return ("offload: %d layers (%.1f %% of the body) move %s a micro-batch to the host over %s; a layer copies "
+    .. "%s out and back in %s, %s of it behind its forward, %s exposed, %s copy cost (a micro-batch; the host GiB "
+    .. "and copy s columns: each stage's)"):format(off.offloaded_layers, 100 * off.offloaded_share,
+    units.gib(off.offloaded_gib * 2 ^ 30, 3), where, units.gib(one.bytes, 3), units.seconds(one.copy_s),
+    units.seconds(one.hidden_s), units.seconds(one.exposed_s), units.seconds(one.cost_s))
 end
 
 -- The order a run's schedule draws in (nd.pipeline_timeline), or nil for a
@@ -179,6 +204,20 @@ local function write_svg(path, opts, result, model, hw, profile)
   require("nd.svg").write(path, text)
 end
 
+--- The reference's offload fields (offloaded_layers, offloaded_gib,
+-- offloaded_share) and per stage the offloaded layers, the GiB they move
+-- out a micro-batch and the seconds their copies add a micro-batch.
+function M.offload_json(out, result)
+  local off = result.offload or host_link.summary(result.problem, {})
+  out.offloaded_layers, out.offloaded_gib, out.offloaded_share = off.offloaded_layers, off.offloaded_gib,
+    off.offloaded_share
+  out.stage_offloaded, out.stage_offloaded_gib, out.stage_offload_s = {}, {}, {}
+  for s, t in ipairs(off.stages) do
+    out.stage_offloaded[s], out.stage_offloaded_gib[s], out.stage_offload_s[s] = t.layers, t.bytes / 2 ^ 30, t.seconds
+  end
+  out.host_link = { gibps = result.link.gibps, overlap = result.link.overlap, cost_ms_per_gib = result.link.cost }
+end
+
 -- The train.yaml with the plan written in.
 local function write_yaml(path, opts, extras, result)
   local doc = core.yaml.load(opts.path)
@@ -194,9 +233,27 @@ function M.main(opts)
   local model, run, extras = load_run(opts)
   local profile = hardware.load(opts.hardware or hardware.DEFAULT)
   local hw = balance_run.hardware(profile, run)
-  local result, why = balance_run.solve(model, run, hw)
-  if not result then errors.raise { message = "balance.lua: this run is not balanced: " .. why } end
   local spec = run:spec()
+  local link
+  if opts.offload then
+    local why
+    link, why = host_link.of(profile, opts.link)
+    if not link then
+      errors.raise { message = "--offload: " .. why, accepted = "--host-link-gibps G, or -A a profile stating one" }
+    end
+    if (spec.vpp or 1) > 1 then
+      errors.raise { message = ("--offload plans one chunk a stage (the reference's -ao, vp = 1); the run has %d")
+        :format(spec.vpp), accepted = "a run of one chunk a stage (no pp_interleave_num / vpp), or no --offload" }
+    end
+  end
+  local result, why = balance_run.solve(model, run, hw, { link = link })
+  if not result then errors.raise { message = "balance.lua: this run is not balanced: " .. why } end
+  result.link = link
+  if opts.yaml and result.offload and result.offload.offloaded_layers > 0 then
+    errors.raise { message = ("--yaml: the plan offloads %d layers' activations to the host; HyperParallel's "
+      .. "train.yaml has no key for a layer's activation offload (only activation_swap), so no train.yaml "
+      .. "would hold this plan"):format(result.offload.offloaded_layers), accepted = "no --yaml with --offload" }
+  end
   if opts.json then
     local out = { feasible = result.feasible, optimal = result.feasible and result.plan.optimal or false,
                   solve_s = result.solve_s, hardware = profile.name }
@@ -205,6 +262,7 @@ function M.main(opts)
       out.offset, out.recompute = reference_lists(result)
       out.peak_bytes, out.stage_bytes = result.priced.peak, result.priced.totals
       if result.even then out.even_step_s, out.even_mode = result.even.step, result.even.mode end
+      if link then M.offload_json(out, result) end
     elseif result.bad then
       out.bad_stage = result.bad.bad_stage and result.bad.bad_stage - 1 or nil
       out.bad_need_bytes = result.bad.bad_need_bytes

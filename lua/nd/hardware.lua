@@ -30,6 +30,13 @@
 --                     fewer keys a query than `from` runs below
 --                     attention_tflops, by L/(L + knee) against its value at
 --                     `from` (optional; unstated, not priced)
+--   host_link_gibps   the device-host copy bandwidth, GiB/s each way, that
+--                     activation offload's copies run at (optional: unstated,
+--                     balance.lua --offload needs --host-link-gibps; nd.host_link)
+--   host_link_cost    ms each GiB copied costs the step beside the copy's
+--                     own time (optional, default 0; the reference's A3 2.8)
+--   host_link_overlap the share of a layer's forward the copies may run
+--                     behind (optional, default 0.8, the reference's)
 --   levels            from the node outward: {devices = n, gbps = GB/s each
 --                     way a device}, the last without devices (unbounded)
 --   overlap           shares of each communication compute hides (optional;
@@ -87,6 +94,9 @@ local function check(path, p)
   check_number(path, p, "peak_tflops", 1e-3, 1e9)
   check_number(path, p, "sustained_tflops", 1e-3, 1e9)
   if p.memory_gbps ~= nil then check_number(path, p, "memory_gbps", 1e-3, 1e9) end
+  if p.host_link_gibps ~= nil then check_number(path, p, "host_link_gibps", 1e-6, 1e9) end
+  if p.host_link_cost ~= nil then check_number(path, p, "host_link_cost", 0, 1e9) end
+  if p.host_link_overlap ~= nil then check_number(path, p, "host_link_overlap", 0, 1) end
   if p.attention_tflops ~= nil then check_number(path, p, "attention_tflops", 1e-3, 1e9) end
   if p.sm_count ~= nil then check_number(path, p, "sm_count", 1, 1e6) end
   if p.gemm_tile ~= nil then

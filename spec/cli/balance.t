@@ -6,6 +6,7 @@ writes --help:
   usage: ndlua balance.lua LAYER_JSON -s S -m M [-i I] --memory SIZE [--schedule NAME] [--objective step|sapp]
                             [--sapp-level 0|1|2] [--json] [--yaml FILE] [--svg FILE]
          ndlua balance.lua TRAIN_YAML [-s S] [-m M] [-i I] [--memory SIZE] [-A NAME] [--json] [--yaml FILE] [--svg FILE]
+                            [--offload [--host-link-gibps G] [--host-link-overlap F] [--host-link-cost MS]]
   
   Balances a pipeline: per stage and chunk the layers and how many use each recompute option
   (off, selective, comm, both, full), every stage within --memory, the step least. The answer is
@@ -18,20 +19,29 @@ writes --help:
   micro-batches, schedule and device memory unless -s, -m, -i, --schedule, --memory change them;
   the plan is priced again by the estimate, and --yaml writes the train.yaml with it
   (model.config_overrides.offset and full_rec or sel_rec), which estimate.lua reads back.
+  --offload (-ao, the reference's): a TRAIN_YAML's plain layers may also offload their activations to the
+  host, copied out in the forward and back before the backward over the profile's host link; the copy
+  seconds past --host-link-overlap of the layer's forward, and --host-link-cost ms a GiB copied, add
+  to its time; kept only where the step is less.
   
   options:
-    -s, --stages S         pipeline stages
-    -m, --micro-batches M  micro-batches a step
-    -i, --interleave I     virtual chunks per stage (1 or 2 for sapp) (default 1)
-        --memory SIZE      memory per device with its unit, e.g. 56000MB (MB as the layer file's MB)
-        --schedule NAME    1f1b, interleaved, interleaved-less-memory or dualpipev (in-flight counts as SAPP-PPB's digest) (default 1f1b)
-        --objective NAME   step (ndlua's step time) or sapp (the reference's) (default step)
-        --sapp-level N     the reference's -O for --objective sapp: 0, 1 or 2 (default 2)
-    -A, --hardware NAME    a TRAIN_YAML's hardware profile for the time model (default A2)
-        --json             print one JSON document instead of the tables
-        --yaml FILE        also write the plan as train.yaml keys (offset, recompute lists)
-        --svg FILE         also draw the plan: its pipeline timeline in the schedule's order and each stage's memory against the limit
-    -h, --help             print this help and exit
+    -s,  --stages S             pipeline stages
+    -m,  --micro-batches M      micro-batches a step
+    -i,  --interleave I         virtual chunks per stage (1 or 2 for sapp) (default 1)
+         --memory SIZE          memory per device with its unit, e.g. 56000MB (MB as the layer file's MB)
+         --schedule NAME        1f1b, interleaved, interleaved-less-memory or dualpipev (in-flight counts as SAPP-PPB's digest) (default 1f1b)
+         --objective NAME       step (ndlua's step time) or sapp (the reference's) (default step)
+         --sapp-level N         the reference's -O for --objective sapp: 0, 1 or 2 (default 2)
+    -A,  --hardware NAME        a TRAIN_YAML's hardware profile for the time model (default A2)
+         --json                 print one JSON document instead of the tables
+         --yaml FILE            also write the plan as train.yaml keys (offset, recompute lists)
+    -ao, --offload              a TRAIN_YAML's plain layers may offload their activations to the host (one chunk a stage)
+         --auto-offload         the same as --offload (the reference's name)
+         --host-link-gibps G    with --offload: the host link's GiB/s each way (default the profile's)
+         --host-link-overlap F  with --offload: the share of a layer's forward its copies may run behind (default 0.8)
+         --host-link-cost MS    with --offload: ms each GiB copied costs the step (default the profile's, else 0)
+         --svg FILE             also draw the plan: its pipeline timeline in the schedule's order and each stage's memory against the limit
+    -h,  --help                 print this help and exit
 
 The reference's example (llama2_70b.json, S = 16, m = 32, I = 2, 56 000 MB,
 -O 2): CBC stopped at its 90 s limit with 73 261.06 and a 15 % gap (the

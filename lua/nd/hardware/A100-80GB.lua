@@ -19,6 +19,10 @@ return {
   -- Datasheet: HBM2e, 2,039 GB/s (A100 80GB SXM). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 2039 * 0.8,
+  -- Datasheet: PCIe Gen4 x16, 64 GB/s both ways = 32 GB/s each way (in
+  -- GiB/s, as the reference's table states host links): activation
+  -- offload's device-host copies (nd.host_link).
+  host_link_gibps = 32e9 / 2 ^ 30,
   levels = {
     -- NVLink 3: 600 GB/s a GPU both ways = 300 GB/s each way (datasheet);
     -- x 0.8, the bus bandwidth NCCL's all-reduce reaches (assumption).

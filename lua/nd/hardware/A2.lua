@@ -17,6 +17,10 @@ return {
   sustained_tflops = 140,
   -- §d.5: levels [8, unbounded] at [50, 10] GB/s: HCCS inside the node,
   -- RoCE between nodes.
+  -- The reference's host-link copy bandwidth (§d.5, "host link GiB/s 16.0",
+  -- marked there a placeholder, not a measurement): what activation
+  -- offload's device-host copies run at (nd.host_link).
+  host_link_gibps = 16.0,
   levels = {
     { devices = 8, gbps = 50 },
     { gbps = 10 },

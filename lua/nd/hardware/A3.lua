@@ -15,6 +15,11 @@ return {
   -- The reference's sustained rate (§d.5, "sustained TFLOP/s 160").
   sustained_tflops = 160,
   -- §d.5: levels [16, 24 nodes, unbounded] at [200, 25, 10] GB/s.
+  -- The reference's host-link copy bandwidth (§d.5, "host link GiB/s 6.92",
+  -- measured) and what each GiB copied costs the step beside its own time
+  -- (§d.5, "copy cost 2.8 ms/GiB"): activation offload's copies (nd.host_link).
+  host_link_gibps = 6.92,
+  host_link_cost = 2.8,
   levels = {
     { devices = 16, gbps = 200 },
     { devices = 16 * 24, gbps = 25 },

@@ -17,6 +17,12 @@ return {
   -- Datasheet: HBM3e, 8 TB/s a Blackwell GPU (GB200 NVL72). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 8000 * 0.8,
+  -- GB200 superchip (NVIDIA GB200 NVL72 product page): NVLink-C2C joins the
+  -- Grace CPU and the superchip's two Blackwell GPUs at 900 GB/s both ways,
+  -- 450 GB/s each way; shared by the two GPUs (assumption: the page states
+  -- it a superchip), 225 GB/s each way a GPU, in GiB/s: activation
+  -- offload's device-host copies (nd.host_link).
+  host_link_gibps = 225e9 / 2 ^ 30,
   levels = {
     -- Datasheet: NVLink 130 TB/s for 72 GPUs = 1.8 TB/s a GPU both ways =
     -- 900 GB/s each way; x 0.8.

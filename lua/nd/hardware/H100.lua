@@ -41,6 +41,11 @@ return {
   -- Datasheet: HBM3, 3.35 TB/s (H100 SXM). x 0.8, what element-wise
   -- kernels (norms, activations, eager softmax) reach of it (assumption).
   memory_gbps = 3350 * 0.8,
+  -- Datasheet: PCIe Gen5 x16, 128 GB/s both ways = 64 GB/s each way (in
+  -- GiB/s, as the reference's table states host links): activation
+  -- offload's device-host copies (nd.host_link). H200 and H800 take it
+  -- (their datasheets state the same PCIe Gen5 128 GB/s).
+  host_link_gibps = 64e9 / 2 ^ 30,
   levels = {
     -- NVLink 4: 900 GB/s a GPU both ways = 450 GB/s each way (datasheet);
     -- x 0.8, the bus bandwidth NCCL's all-reduce reaches (assumption).
