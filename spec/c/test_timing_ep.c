@@ -47,13 +47,23 @@ int main(void)
     /* a limit at or above the nodes spanned changes nothing */
     CHECK_NEAR(deepep_seconds(&hw, gb, 64, 1, 256, 8, 8), deepep_seconds(&hw, gb, 64, 1, 256, 8, 0), tol,
                "DeepEP node limit 8 of 8 nodes: none");
-    /* EP 16 over 2 nodes, 64 experts: missed with C(32,8)/C(64,8) = 0.0024111,
-     * D = 1.99518, outside = u·0.99759/45e9 = 0.0023646 s, u = 1e9·16/120;
-     * inside = u·7/160e9 = 0.0058333 s: the forwarding over NVLink is the longer */
-    CHECK_NEAR(deepep_seconds(&hw, gb, 16, 1, 64, 8, 0), gb * 16.0 / 120.0 * 7.0 / 160e9, tol,
-               "DeepEP EP 16 over 2 nodes: NVLink-bound");
-    /* inside one node, or one group rank a node: the plain all-to-all */
-    CHECK_NEAR(deepep_seconds(&hw, gb, 8, 1, 256, 8, 0), 1.0 / 160.0, tol, "DeepEP inside a node: NVLink");
+    /* EP 16 over 2 nodes, 64 experts (4 a rank), u = 1e9·16/120: a node is
+     * missed with C(32,8)/C(64,8) = 0.0024111, D = 1.99518, outside =
+     * u·0.99759/45e9 = 0.0029559 s; a rank is missed with C(60,8)/C(64,8) =
+     * (56·55·54·53)/(64·63·62·61) = 0.578067, so a token reaches
+     * R = 16·0.421933 = 6.75093 ranks, one copy each (DeepEP's
+     * is_token_in_rank), 7/8 of them forwarded: inside = u·6.75093·7/8/160e9
+     * = 0.0049225 s, the longer (per expert copy it would be u·8·7/8/160e9
+     * = 0.0058333 s) */
+    CHECK_NEAR(deepep_seconds(&hw, gb, 16, 1, 64, 8, 0), 0.0049225, 1e-7, "DeepEP EP 16 over 2 nodes: NVLink-bound");
+    /* inside one node, 256 experts (32 a rank): a rank is missed with
+     * C(224,8)/C(256,8) = 0.338168, R = 8·0.661832 = 5.29465 ranks a token,
+     * 7/8 of them peers: u·5.29465·7/8 = 1e9·0.661832 bytes at 160 GB/s =
+     * 0.0041364 s, where the plain all-to-all's 8 copies take 1/160 s */
+    CHECK_NEAR(deepep_seconds(&hw, gb, 8, 1, 256, 8, 0), 0.0041364, 1e-7, "DeepEP inside a node: once a rank");
+    CHECK_NEAR(deepep_seconds(&hw, gb, 8, 1, 256, 8, 0), 1e9 * (1.0 - miss) / 160e9, tol,
+               "DeepEP inside a node: the plain bytes times R/k");
+    /* one group rank a node: nothing to forward, the plain all-to-all */
     CHECK_NEAR(deepep_seconds(&hw, gb, 4, 8, 256, 8, 0), 1.0 / 45.0, tol, "DeepEP one rank a node: all over IB");
 
     /* a machine of one level: that level's bandwidth */

@@ -138,9 +138,9 @@ double ep_all_to_all_seconds(const hardware_t *hw, double bytes, int64_t ep, int
     return inside > outside ? inside : outside;
 }
 
-/* The share of a node's experts a token's k picks reach at least once,
+/* The chance a token's k picks reach a node (or a rank) at least once,
  * the k drawn uniformly without repeat from `pool` experts of which
- * `per_node` sit on the node: 1 − C(pool − per_node, k)/C(pool, k). */
+ * `per_node` sit there: 1 − C(pool − per_node, k)/C(pool, k). */
 static double node_reached(double pool, double per_node, int64_t k)
 {
     double miss = 1.0;
@@ -153,34 +153,47 @@ static double node_reached(double pool, double per_node, int64_t k)
  * README, "asymmetric-domain bandwidth forwarding"; DeepSeek-V3 technical
  * report §3.2.2): a token goes over the network (RDMA) once to each node
  * that holds one of its experts, to the rank of its own local index there,
- * which forwards it over NVLink to the ranks holding the experts. `bytes` is
- * what the plain all-to-all sends (ep_all_to_all_seconds: k copies of every
- * token, dispatch and combine, (ep − 1)/ep of them to peers); one copy of
- * every token is u = bytes · ep / ((ep − 1) · k). Over N = ep/q nodes, q of
- * the group's ranks a node, E/N experts each, routing uniform over the
- * experts (over the M nodes the gate picks when a node limit M < N stands):
+ * which forwards it over NVLink to the ranks holding the experts. A token
+ * goes to a rank once, however many of its experts the rank holds (DeepEP
+ * deep_ep/buffer.py, Buffer.dispatch: is_token_in_rank [num_tokens,
+ * num_ranks] says whether a token is sent to a rank, and recv_x holds one
+ * row a received token, its local expert picks in recv_topk_idx). `bytes`
+ * is what the plain all-to-all sends (ep_all_to_all_seconds: k copies of
+ * every token, dispatch and combine, (ep − 1)/ep of them to peers); one
+ * copy of every token is u = bytes · ep / ((ep − 1) · k). Over N = ep/q
+ * nodes, q of the group's ranks a node, E/N experts each (E/ep a rank),
+ * routing uniform over the experts (over the M nodes the gate picks when a
+ * node limit M < N stands):
  *   nodes reached D = M · (1 − C(M·E/N − E/N, k)/C(M·E/N, k))    (M = N: none)
+ *   ranks reached R = M·q · (1 − C(M·E/N − E/ep, k)/C(M·E/N, k))
  *   outside = u · D · (N − 1)/N at the spanning level's bandwidth (each node
  *             is as likely as any to be reached; the rank's own is not sent)
- *   inside  = u · k · (q − 1)/q at the node's (a copy lands on the rank of its
- *             expert itself one time in q)
+ *   inside  = u · R · (q − 1)/q at the node's (a copy lands on the rank it
+ *             is for itself one time in q)
  *   seconds = max(inside, outside)         (the two run pipelined, at once)
- * A group inside one node, or one rank a node, has nothing to forward: the
- * plain all-to-all's seconds. */
+ * A group inside one node sends each token to the R ranks it picks over
+ * NVLink, R·(ep − 1)/ep of them peers: u · R · (ep − 1)/ep at the node's
+ * bandwidth. One rank a node has nothing to forward: the plain all-to-all's
+ * seconds. */
 double deepep_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t stride, int64_t experts, int64_t k,
                       int64_t node_limit)
 {
     if (ep <= 1 || bytes <= 0 || k <= 0 || experts < ep)
         return ep_all_to_all_seconds(hw, bytes, ep, stride);
     int64_t span = ep * stride, node = hw->n_levels > 1 ? hw->levels[0].devices : span;
-    if (span <= node || stride >= node)
+    if (stride >= node && span > node)
         return ep_all_to_all_seconds(hw, bytes, ep, stride);
-    double q = (double)(node / stride), e = (double)ep, n = e / q, per_node = (double)experts / n;
+    double e = (double)ep, per_rank = (double)experts / e, u = bytes * e / ((e - 1.0) * (double)k);
+    if (span <= node) {
+        double ranks = e * node_reached((double)experts, per_rank, k);
+        return seconds(u * ranks * (e - 1.0) / e, level_gbps(hw, span));
+    }
+    double q = (double)(node / stride), n = e / q, per_node = (double)experts / n;
     double m = node_limit > 0 && (double)node_limit < n ? (double)node_limit : n;
-    double u = bytes * e / ((e - 1.0) * (double)k);
     double reached = m * node_reached(m * per_node, per_node, k);
+    double ranks = m * q * node_reached(m * per_node, per_rank, k);
     double outside = seconds(u * reached * (n - 1.0) / n, level_gbps(hw, span));
-    double inside = seconds(u * (double)k * (q - 1.0) / q, level_gbps(hw, node));
+    double inside = seconds(u * ranks * (q - 1.0) / q, level_gbps(hw, node));
     return inside > outside ? inside : outside;
 }
 
