@@ -29,7 +29,7 @@ search says it cannot choose them.
      ~3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%   0.0%
      ~4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%   0.0%
      ~5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%   0.0%
-  ~ 4 rows within 12.4 % of #1's step (197.895 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 4 rows within 12.9 % of #1's step (197.895 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #2 +1.133 s (+0.6 %): tp +10.308 s, bubble -4.279 s, bwd -2.333 s, dp -1.397 s; peak -5.22 GiB
     #3 +7.612 s (+3.8 %): tp +10.308 s, bubble -3.078 s; peak -13.71 GiB
@@ -90,7 +90,7 @@ refused and what the answer takes. Exit 0; --strict makes it 2:
       1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%  also #2 (op 2)
      ~3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 12.4 % of #1's step (10.583 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 12.9 % of #1's step (10.583 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.306 s (+2.9 %): tp +0.344 s; peak +7.11 GiB
   
@@ -123,7 +123,7 @@ without the dp list 14):
       1    4   8   2   1   1    1    1 off    64   1 full          39.84    137.691  31.1%  23.4%  46.7%  23.0%   5.2%   0.0%   0.0%   0.1%   0.0%   1.5%   0.0%  also #2 (op 2)
      ~3    4   4   4   1   1    1    1 off    64   1 full          39.39    139.005  30.8%  23.5%  47.0%  22.8%   2.2%   0.0%   0.0%   0.1%   0.0%   4.4%   0.0%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 12.4 % of #1's step (137.691 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 12.9 % of #1's step (137.691 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +1.314 s (+1.0 %): tp -4.123 s, bubble +3.996 s, bwd +0.966 s; peak -0.45 GiB
   
@@ -170,7 +170,7 @@ The widened answer is the one of the same file with the list stated auto
       1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%  also #2 (op 2)
      ~3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 12.4 % of #1's step (10.583 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 12.9 % of #1's step (10.583 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.306 s (+2.9 %): tp +0.344 s; peak +7.11 GiB
   
