@@ -109,39 +109,12 @@ local function train_yaml_options(opts, argv)
   return opts
 end
 
--- A number option's value within [low, high] (`above`: low excluded).
-local function number_in(text, option, low, high, above)
-  local x = tonumber(text)
-  if not x or x ~= x or x < low or x > high or (above and x == low) then
-    bad(("%s must be a number %s %g%s, got %s"):format(option, above and "above" or "from", low,
-      high < math.huge and (" to %g"):format(high) or "", text))
-  end
-  return x
-end
-
--- --offload and the host link's options (the reference's -ao and
--- --host_link_*: any of the latter without the former is an error).
-local function offload_options(opts)
-  opts.offload = opts.offload or opts.auto_offload
-  for _, name in ipairs { "host-link-gibps", "host-link-overlap", "host-link-cost" } do
-    if opts[(name:gsub("-", "_"))] ~= nil and not opts.offload then
-      bad("--" .. name .. " prices activation offload's copies: it needs --offload", "--offload --" .. name .. " ...")
-    end
-  end
-  if not opts.offload then return end
-  opts.link = {
-    gibps = opts.host_link_gibps and number_in(opts.host_link_gibps, "--host-link-gibps", 0, math.huge, true),
-    overlap = opts.host_link_overlap and number_in(opts.host_link_overlap, "--host-link-overlap", 0, 1),
-    cost = opts.host_link_cost and number_in(opts.host_link_cost, "--host-link-cost", 0, math.huge),
-  }
-end
-
 local function read_options(argv)
   local opts, args = cli.parse(COMMAND, argv)
   if opts.help then return opts end
   if #args ~= 1 then bad("balance.lua takes one LAYER_JSON, got " .. #args .. " arguments") end
   opts.path = args[1]
-  offload_options(opts)
+  require("nd.host_link").read_options(opts, bad)
   if opts.path:match("%.ya?ml$") then return train_yaml_options(opts, argv) end
   if opts.offload then
     bad("--offload prices a TRAIN_YAML's layers: a SAPP-PPB layer file states no bytes for a copy to move, and its "

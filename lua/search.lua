@@ -187,6 +187,13 @@ end
 -- resolved.yaml in -o: the yaml (as read, with the command line's overrides)
 -- with the best strategy written in.
 local function write_resolved(opts, s, best)
+  if best.balance and (best.balance.offloaded_layers or 0) > 0 then
+    -- HyperParallel's train.yaml has no per-layer activation offload key
+    -- (only activation_swap): the plan is not written without it
+    return nil, nil, string.format("resolved.yaml not written: the top candidate's plan offloads %d layers' "
+      .. "activations to the host, and HyperParallel's train.yaml has no key for a layer's activation offload (only "
+      .. "activation_swap); -k 1 writes its plan as JSON", best.balance.offloaded_layers)
+  end
   local doc = s.base.synthetic or command.source_doc(opts, s.cfg, s.base.path)
   local notes = resolved_yaml.apply(doc, s.base.schema, best)
   if best.balance then
@@ -247,6 +254,10 @@ local function balanced_list(opts, s, result, get)
   local balance_search = require "nd.balance_search"
   local list, info = balance_search.rank(s, result, get, { top = opts.top, limit = s.balance.limit })
   info.shown = #list
+  info.offloading = 0
+  for _, c in ipairs(list) do
+    if c.balance and (c.balance.offloaded_layers or 0) > 0 then info.offloading = info.offloading + 1 end
+  end
   if #list == 0 then
     errors.raise { message = string.format("no candidate fits the budget of %s, balanced or not",
                                            units.gib(s.budget)) }
@@ -302,6 +313,13 @@ local function balance_lines(s, info)
       .. "if none of them would rank there balanced (not checked)", info.limit, after, info.looked, info.total,
       before > 0 and string.format(" and %d pipelined ones before it", before) or "", info.shown)
   end
+  local link = s.balance.link
+  if link then
+    lines[#lines + 1] = string.format("offload (%s): the plans' plain layers may offload their activations over the "
+      .. "host link, %g GiB/s each way (%s), overlap %g of a layer's forward, %g ms a GiB copied (one chunk a stage: "
+      .. "VPP > 1 balanced without it); %d of the %d rows shown offload", s.balance.offload_source, link.gibps, link.from, link.overlap, link.cost, info.offloading,
+      info.shown)
+  end
   return lines
 end
 
@@ -324,7 +342,8 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
       subtitle = string.format("global batch %d, budget %s a device, ranked by %s", s.gbs, units.gib(s.budget),
                                s.policy.name) })
   end
-  local path, notes = write_resolved(opts, s, list[1])
+  local path, notes, unwritten = write_resolved(opts, s, list[1])
+  if unwritten and opts.json then w:warn(nil, unwritten) end -- (the tables say it in place of the path)
   if opts.json then
     local info = search_info(s)
     if binfo then
@@ -335,6 +354,11 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
                        solved = binfo.solved, memo_hits = binfo.memo_hits, filter_bytes = s.space.budget_bytes,
                        refused = nd.json.array(binfo.refused),
                        plan = binfo.plan_path }
+      if s.balance.link then
+        local l = s.balance.link
+        info.balance.offload = { source = s.balance.offload_source, gibps = l.gibps, overlap = l.overlap,
+                                 cost_ms_per_gib = l.cost, rows_offloading = binfo.offloading }
+      end
     end
     io.write(nd.json.encode(json_report.document(counts, list, { warnings = w:all(), search = info,
                                                                    resolved_yaml = path,
@@ -366,9 +390,13 @@ local function report(opts, s, result, counts, kept, w, excluded, widened)
   for _, line in ipairs(ranking.lines(list, s.policy, opts.verbosity >= 1)) do say(opts, line) end
   if opts.verbosity >= 1 then
     say(opts, "")
-    local removed = #notes > 0 and (", " .. table.concat(notes, ", ")) or ""
-    say(opts, string.format("resolved strategy written to %s (context%s left out; train it on %d devices)", path,
-                            removed, s.base.devices))
+    if path then
+      local removed = #notes > 0 and (", " .. table.concat(notes, ", ")) or ""
+      say(opts, string.format("resolved strategy written to %s (context%s left out; train it on %d devices)", path,
+                              removed, s.base.devices))
+    else
+      say(opts, unwritten)
+    end
     if opts.csv then say(opts, "every fitting candidate written to " .. opts.csv) end
     if opts.svg then say(opts, "chart: " .. opts.svg) end
     if binfo and binfo.plan_path then say(opts, "plan of #" .. opts.plan .. " written to " .. binfo.plan_path) end

@@ -78,7 +78,7 @@ pp_config:
     assert.are.same({
       "s.yaml:1:13: train_yaml: must be a path, got 3",
       "s.yaml:2:1: budget: unknown section; a search config takes train_yaml, model, cluster, parallelism, "
-        .. "constraint, recompute, recompute_modes, pp_config, balance",
+        .. "constraint, recompute, recompute_modes, pp_config, balance, offload",
       "s.yaml:4:14: cluster.num_nodes: must be a whole number above 0, got 0",
       "s.yaml:5:21: cluster.device_memory_gb: must be a number of GB above 0, got 'big'",
       "s.yaml:6:3: cluster.racks: unknown key; cluster takes cards_per_node, device_memory_gb, device_type, "

@@ -58,7 +58,8 @@ local function solved(c, ctx, b, above)
   local run = api.candidate_run(ctx.run, c)
   run = run:with { device_memory = ctx.budget }
   local bound = b and above < math.huge and bound_of(ctx, run, b, above) or nil
-  local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo, count_first = true, bound = bound })
+  local r, why = balance_run.solve(ctx.model, run, ctx.hw, { memo = ctx.memo, count_first = true, bound = bound,
+                                                              link = ctx.link })
   ctx.layouts[key] = { r, why }
   if r and r.above then ctx.above = ctx.above + 1 end
   return r, why
@@ -78,6 +79,11 @@ local function balance_one(c, ctx, b, above)
   local t = core.step_time(ctx.model, r.run, ctx.hw)
   local even_step, even_peak = c.step_time_s, c.peak_bytes
   for _, k in ipairs(STEP_KEYS) do c[k] = t[k] end
+  local off = r.offload and r.offload.offloaded_layers > 0 and r.offload
+  if off then -- --offload: the step with the copies' seconds (balance_run's), the rates at it; parts the layout's
+    local scale = t.step_time_s / r.priced.step
+    c.step_time_s, c.mfu, c.tokens_per_s_per_device = r.priced.step, t.mfu * scale, t.tokens_per_s_per_device * scale
+  end
   c.peak_bytes, c.peak_stage = r.priced.peak, r.priced.peak_stage
   c.overshoot_bytes = r.priced.peak - ctx.budget
   local S, I = r.problem.stages, r.problem.chunks
@@ -94,6 +100,12 @@ local function balance_one(c, ctx, b, above)
     recompute_mode = mode, recompute = I == 1 and rec[1] or rec,
     stage_bytes = r.priced.totals, optimal = r.plan.optimal,
   }
+  if ctx.link then -- the reference's fields (nd.host_link.summary), and per stage the offloaded layers
+    local sum = r.offload or require("nd.host_link").summary(r.problem, {})
+    c.balance.offloaded_layers, c.balance.offloaded_gib = sum.offloaded_layers, sum.offloaded_gib
+    c.balance.offloaded_share, c.balance.stage_offloaded = sum.offloaded_share, {}
+    for s = 1, S do c.balance.stage_offloaded[s] = sum.stages[s].layers end
+  end
   -- the run's fields (resolved.yaml's lists), kept out of the JSON
   setmetatable(c.balance, { __index = { changes = r.changes } })
   c.balance_result = r -- for -k: the plan's problem (not in the JSON)
@@ -138,7 +150,7 @@ end
 -- The candidates of rank order 1..n as the balanced ranking reads them.
 local function new_ctx(s)
   local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {},
-                layouts = {}, layout_hits = 0, above = 0 }
+                layouts = {}, layout_hits = 0, above = 0, link = s.balance and s.balance.link }
   ctx.hw = balance_run.hardware(s.profile, s.base.run)
   return ctx
 end

@@ -82,6 +82,35 @@ function M.offload_of(layer, link)
   return { share = M.SHARE, time = { off = M.layer(layer.act.off, layer.fwd, link).time_s } }
 end
 
+--- The command line's --offload (or --auto-offload, the reference's name)
+-- and host-link options (--host-link-gibps G, --host-link-overlap F,
+-- --host-link-cost MS), as nd.cli parsed them into `opts`: sets
+-- opts.offload and opts.link ({gibps, overlap, cost}, each nil where not
+-- given), or calls bad(message, accepted) (the reference's rule: a host-link
+-- option without -ao is an error).
+function M.read_options(opts, bad)
+  opts.offload = opts.offload or opts.auto_offload
+  for _, name in ipairs { "host-link-gibps", "host-link-overlap", "host-link-cost" } do
+    if opts[(name:gsub("-", "_"))] ~= nil and not opts.offload then
+      bad("--" .. name .. " prices activation offload's copies: it needs --offload", "--offload --" .. name .. " ...")
+    end
+  end
+  if not opts.offload then return end
+  local function number_in(text, option, low, high, above)
+    local x = tonumber(text)
+    if not x or x ~= x or x < low or x > high or (above and x == low) then
+      bad(("%s must be a number %s %g%s, got %s"):format(option, above and "above" or "from", low,
+        high < math.huge and (" to %g"):format(high) or "", text))
+    end
+    return x
+  end
+  opts.link = {
+    gibps = opts.host_link_gibps and number_in(opts.host_link_gibps, "--host-link-gibps", 0, math.huge, true),
+    overlap = opts.host_link_overlap and number_in(opts.host_link_overlap, "--host-link-overlap", 0, 1),
+    cost = opts.host_link_cost and number_in(opts.host_link_cost, "--host-link-cost", 0, math.huge),
+  }
+end
+
 --- A plan's offloaded layers, by stage and in all: per stage {layers, bytes
 -- (moved out a micro-batch), held (device bytes they free at the stage's
 -- in-flight micro-batches), seconds (what they add a micro-batch)}, and

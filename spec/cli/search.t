@@ -17,33 +17,38 @@ profiles and ranking policies are files, listed from where they are found:
   yaml before it is read.
   
   options:
-    -d,   --devices N           devices (default: the yaml's context.device_num)
-    -b,   --global-batch B      global batch in sequences (default: the yaml's)
-    -M,   --max-memory SIZE     device memory cap with its unit, such as 58GB or 60GiB (GB read as GiB; default: context.max_device_memory, else the device's)
-    -mem, --reserve SIZE        memory kept free, taken off the cap (default 0)
-    -A,   --device-type NAME    hardware profile (default A2; see below)
-    -l,   --dims DIM...         dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the yaml's, but MB and DP always vary: DP fills the devices the others leave
-    -t,   --top N               candidates shown (default 10)
-    -j,   --jobs N              threads the search runs on, 0 for every online core; any N gives the same result (default 0)
-    -s,   --search-config FILE  a search config (search.yaml)
-          --recompute MODES     recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)
-          --policy NAME|FILE    ranking policy (default throughput; see below)
-    -c,   --calibration FILE    rank and keep by the estimates with a calibration file's per-part ratios laid on (compare.lua --write-calibration); the header says so
-          --runtime NAME        the training runtime priced (default hyperparallel; estimate.lua --help lists them)
-    -o,   --output-dir DIR      where resolved.yaml goes (default .)
-          --json                print one JSON document instead of the tables
-          --csv FILE            write every fitting candidate to FILE
-          --csv-limit N         write at most the first N fitting candidates (in rank order) to the --csv FILE
-          --svg FILE            write a chart of the top candidates to FILE
-          --balance             price pipelined candidates with their balanced plan: per-stage layers and recompute (balance.lua); the memory filter and the ranking see it (default: the search config's balance, else context.balance)
-          --balance-limit N     with --balance: the most pipelined candidates balanced (default: every one its bound does not prune; 64 in rank order under a policy not ranking by step first)
-    -k,   --plan N              with --balance: write the Nth ranked candidate's plan (layers, recompute lists, the balancer's problem) to plan-N.json in -o
-          --strict              exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
-    -v,   --verbosity LEVEL     0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)
-          --seq TOKENS          training sequence (dataset.data_transform.max_seq_len; 4096 for a model id)
-          --zero STAGE          ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)
-          --print-yaml          print the train.yaml read (built from a model id, or the file with the options applied) and exit
-    -h,   --help                print this help and exit
+    -d,   --devices N            devices (default: the yaml's context.device_num)
+    -b,   --global-batch B       global batch in sequences (default: the yaml's)
+    -M,   --max-memory SIZE      device memory cap with its unit, such as 58GB or 60GiB (GB read as GiB; default: context.max_device_memory, else the device's)
+    -mem, --reserve SIZE         memory kept free, taken off the cap (default 0)
+    -A,   --device-type NAME     hardware profile (default A2; see below)
+    -l,   --dims DIM...          dimensions searched: DP TP (or MP) SP PP VPP CP EP OP MB MBS (default all); the others keep the yaml's, but MB and DP always vary: DP fills the devices the others leave
+    -t,   --top N                candidates shown (default 10)
+    -j,   --jobs N               threads the search runs on, 0 for every online core; any N gives the same result (default 0)
+    -s,   --search-config FILE   a search config (search.yaml)
+          --recompute MODES      recompute modes priced: off,selective,full or auto (default: context.recompute, else the yaml's)
+          --policy NAME|FILE     ranking policy (default throughput; see below)
+    -c,   --calibration FILE     rank and keep by the estimates with a calibration file's per-part ratios laid on (compare.lua --write-calibration); the header says so
+          --runtime NAME         the training runtime priced (default hyperparallel; estimate.lua --help lists them)
+    -o,   --output-dir DIR       where resolved.yaml goes (default .)
+          --json                 print one JSON document instead of the tables
+          --csv FILE             write every fitting candidate to FILE
+          --csv-limit N          write at most the first N fitting candidates (in rank order) to the --csv FILE
+          --svg FILE             write a chart of the top candidates to FILE
+          --balance              price pipelined candidates with their balanced plan: per-stage layers and recompute (balance.lua); the memory filter and the ranking see it (default: the search config's balance, else context.balance)
+          --balance-limit N      with --balance: the most pipelined candidates balanced (default: every one its bound does not prune; 64 in rank order under a policy not ranking by step first)
+    -k,   --plan N               with --balance: write the Nth ranked candidate's plan (layers, recompute lists, the balancer's problem) to plan-N.json in -o
+    -ao,  --offload              with --balance: the plans' plain layers may offload their activations to the host (balance.lua --offload; default: the search config's offload, else context.offload)
+          --auto-offload         the same as --offload (the reference's name)
+          --host-link-gibps G    with --offload: the host link's GiB/s each way (default the profile's)
+          --host-link-overlap F  with --offload: the share of a layer's forward its copies may run behind (default 0.8)
+          --host-link-cost MS    with --offload: ms each GiB copied costs the step (default the profile's, else 0)
+          --strict               exit 2 after the answer when the layout does not fit, a key is unknown or unpriced, or a candidate list was widened
+    -v,   --verbosity LEVEL      0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space (default 1)
+          --seq TOKENS           training sequence (dataset.data_transform.max_seq_len; 4096 for a model id)
+          --zero STAGE           ZeRO stage as HyperParallel's FSDP states it: 3 shards the weights over every data-parallel rank, 2 keeps them gathered from forward to backward, 0 shards nothing (default 3 for a model id)
+          --print-yaml           print the train.yaml read (built from a model id, or the file with the options applied) and exit
+    -h,   --help                 print this help and exit
   
   hardware profiles (-A; nd/hardware/NAME.lua on NDLUA_PATH adds one):
     910B       Huawei Ascend 910B (Atlas 800T A2), 8 NPUs a node, the links' own bandwidths (A2: the reference's)

@@ -147,6 +147,9 @@ function ranking.lines(list, policy, explain)
     local b = g.lead.balance -- search.lua --balance: the plan's gain over the even split
     if b then
       local note = b.gain and string.format("balanced %.3fx", b.gain) or "balanced (its even split does not fit)"
+      if (b.offloaded_layers or 0) > 0 then -- --offload: the plan's layers whose activations go to the host
+        note = note .. string.format(", %d layers offloaded", b.offloaded_layers)
+      end
       also[i] = also[i] and (note .. "; " .. also[i]) or note
     end
   end

@@ -83,6 +83,8 @@ function base.read(doc, o)
   local recompute = read_recompute(r, ctx.section)
   local balance = r:value(ctx.section, "balance")
   if balance ~= nil then balance = r:flag(ctx.section, "balance", balance) end
+  local offload = r:value(ctx.section, "offload")
+  if offload ~= nil then offload = r:flag(ctx.section, "offload", offload) end
   local devices = o.devices or ctx.device_num
   local accel = train_yaml.read_accelerator(r)
   local fsdp = train_yaml.read_fsdp(r, accel)
@@ -120,7 +122,7 @@ function base.read(doc, o)
   return {
     parsed = parsed, model = model, run = run, spec = parsed.model, schema = schema, devices = devices,
     stated = stated, stated_batch = stated_batch, recompute = recompute, stated_devices = ctx.device_num,
-    balance = balance,
+    balance = balance, offload = offload,
     accumulates = run:derived(model).accumulates_grads, file = o.file,
   }
 end

@@ -65,6 +65,16 @@ local COMMAND = {
       .. "(default: every one its bound does not prune; 64 in rank order under a policy not ranking by step first)" },
     { name = "plan", short = "k", arg = "N", help = "with --balance: write the Nth ranked candidate's plan "
       .. "(layers, recompute lists, the balancer's problem) to plan-N.json in -o" },
+    { name = "offload", short = "ao", help = "with --balance: the plans' plain layers may offload their "
+      .. "activations to the host (balance.lua --offload; default: the search config's offload, else "
+      .. "context.offload)" },
+    { name = "auto-offload", help = "the same as --offload (the reference's name)" },
+    { name = "host-link-gibps", arg = "G", help = "with --offload: the host link's GiB/s each way (default the "
+      .. "profile's)" },
+    { name = "host-link-overlap", arg = "F", help = "with --offload: the share of a layer's forward its copies may "
+      .. "run behind (default 0.8)" },
+    { name = "host-link-cost", arg = "MS", help = "with --offload: ms each GiB copied costs the step (default the "
+      .. "profile's, else 0)" },
     require("nd.strict").OPTION,
     { name = "verbosity", short = "v", arg = "LEVEL", default = 1,
       help = "0 the table only; 1 summary and warnings; 2 also each dropped candidate; 3 also the space" },
@@ -128,6 +138,9 @@ function command.read_options(argv)
   end
   if opts.balance_limit then opts.balance_limit = cli.positive_integer(opts.balance_limit, "--balance-limit") end
   if opts.plan then opts.plan = cli.positive_integer(opts.plan, "-k") end
+  require("nd.host_link").read_options(opts, function(message, accepted)
+    errors.raise { message = message, accepted = accepted or "ndlua search.lua --help" }
+  end)
   if opts.dims then opts.dim_set = search.parse_dims(opts.dims) end
   if opts.recompute then
     opts.recompute = search.parse_recompute(opts.recompute, function(message, accepted)
@@ -474,7 +487,7 @@ function command.prepare(opts, w)
     runtime = b.parsed.run.runtime, overlapped_grad_reduce = b.parsed.run.overlapped_grad_reduce == true,
     no_pipeline = refused ~= nil,
   }
-  local balance = command.balance_of(opts, cfg, b)
+  local balance = command.balance_of(opts, cfg, b, profile)
   if balance then space.budget_bytes = math.floor(budget * require("nd.balance_search").WIDEN) end
   local problem = search.batch_problem(space, b.accumulates, b.stated_batch, cfg and {
     batch = "-b (or constraint.global_batch_size)",
@@ -485,10 +498,34 @@ function command.prepare(opts, w)
            policy = policy, spans_cp = b.parsed.run.shard_spans_cp == true, balance = balance }
 end
 
+-- Whether the balanced plans may offload (--offload, else the search
+-- config's offload, else context.offload), and the host link they price it
+-- with (nd.host_link.of the profile, the command line's values over it):
+-- the link and where the choice came from, or nil.
+local function offload_of(opts, cfg, b, profile, balance)
+  local source
+  if opts.offload then
+    source = "--offload"
+  elseif cfg and cfg.offload ~= nil then
+    source = cfg.offload and "the search config's offload" or nil
+  elseif b.offload then
+    source = "context.offload"
+  end
+  if not source then return nil end
+  if not balance then -- the reference's rule: -ao without -ar is an error
+    errors.raise { message = source .. " chooses per layer in the balanced plans, but the search balances none",
+                   accepted = "--balance with it" }
+  end
+  local link, why = require("nd.host_link").of(profile, opts.link)
+  if not link then errors.raise { message = source .. ": " .. why, accepted = "--host-link-gibps G" } end
+  return link, source
+end
+
 --- Whether the search balances its pipelined candidates (--balance, else
 -- the search config's balance, else context.balance), and how many:
--- {limit, source}, or nil.
-function command.balance_of(opts, cfg, b)
+-- {limit, source, link (the host link where the plans may offload, else
+-- nil), offload_source}, or nil.
+function command.balance_of(opts, cfg, b, profile)
   local on, source, limit
   if opts.balance then
     on, source = true, "--balance"
@@ -499,6 +536,7 @@ function command.balance_of(opts, cfg, b)
     on, source = true, "context.balance"
   end
   if not on then
+    offload_of(opts, cfg, b, profile, nil)
     if opts.balance_limit or opts.plan then
       errors.raise { path = opts.plan and "-k" or "--balance-limit", message = "reads the balanced plans, but the "
         .. "search balances none", accepted = "--balance" }
@@ -509,7 +547,8 @@ function command.balance_of(opts, cfg, b)
     errors.raise { path = "--csv", message = "writes every candidate at its even split, which " .. source
       .. " re-prices and re-ranks (the C search's filter widened)", accepted = "--csv without --balance" }
   end
-  return { limit = opts.balance_limit or limit, source = source }
+  local link, offload_source = offload_of(opts, cfg, b, profile, true)
+  return { limit = opts.balance_limit or limit, source = source, link = link, offload_source = offload_source }
 end
 
 --- Refuses outputs that are inputs (`--csv train.yaml`, `-o` over a yaml

@@ -14,6 +14,7 @@
 --               stage_partition_mode, stage_partition, layer_offset_range,
 --               layer_recompute_layers}
 --   balance: true | false | N     # search.lua --balance (N: --balance-limit N)
+--   offload: true | false         # search.lua --offload (with balance)
 --
 -- Reading checks each field's type (`search_config.read`); validating checks
 -- the values against the model and the devices (`search_config.validate`).
@@ -45,6 +46,7 @@ end
 local SECTIONS = {
   train_yaml = "string", model = "mapping", cluster = "mapping", parallelism = "mapping", constraint = "mapping",
   recompute = "any", recompute_modes = "any", pp_config = "mapping", balance = "any",
+  offload = "any",
 }
 local CLUSTER = { num_nodes = "count", cards_per_node = "count", device_memory_gb = "size", device_type = "string",
                   intra_node_bandwidth_gbps = "size", inter_node_bandwidth_gbps = "size" }
@@ -275,7 +277,7 @@ function search_config.read(doc, file)
     local v = doc[key]
     if kind == nil then
       p:unknown(doc, key, tostring(key), "unknown section; a search config takes train_yaml, model, cluster, "
-        .. "parallelism, constraint, recompute, recompute_modes, pp_config, balance")
+        .. "parallelism, constraint, recompute, recompute_modes, pp_config, balance, offload")
     elseif kind == "mapping" and not core.isnull(v) then
       check.read(p:at(doc, key, key), v, "mapping")
     elseif kind == "string" and not core.isnull(v) then
@@ -320,6 +322,15 @@ function search_config.read(doc, file)
     else
       p:error(doc, "balance", "balance", "is " .. tostring(bal) .. "; balance takes true, false or a count of "
         .. "pipelined candidates to balance")
+    end
+  end
+  -- offload: whether the balanced plans may offload activations
+  local off = doc.offload
+  if off ~= nil and not core.isnull(off) then
+    if type(off) == "boolean" then
+      cfg.offload = off
+    else
+      p:error(doc, "offload", "offload", "is " .. tostring(off) .. "; offload takes true or false")
     end
   end
   if cfg.dims.fsdp == nil and cfg.model_keys.op then

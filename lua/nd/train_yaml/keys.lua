@@ -72,7 +72,8 @@ keys.SECTIONS = {
   ["train.gradient_checkpointing"] = { activation_checkpoint = true, recompute_slice_activation = true },
   context = {
     device_num = true, max_device_memory = true, visual_seq_len = true, census = true, census_spec = true,
-    expert_shard = true, moe_dispatch = true, recompute = true, balance = true, deepep = true, ep_node_limit = true,
+    expert_shard = true, moe_dispatch = true, recompute = true, balance = true, offload = true, deepep = true,
+    ep_node_limit = true,
   },
   dataset = { data_transform = true, data_config = true, _target_ = true, data_path = true, model_assets = true },
   ["dataset.data_transform"] = { max_seq_len = true, _target_ = true, data_type = true, text_keys = true },
