@@ -164,6 +164,25 @@ describe("nd.files.on_lua_path", function()
     assert.are.same({}, paths)
     assert.are.same({}, names)
   end)
+
+  -- opendir(3) fails on a folder that is there with ENOMEM (under `ulimit -v`) or
+  -- EMFILE; neither can be caused here without starving the test itself, and
+  -- EACCES not as root: list_dir is stood in for, giving its own message form.
+  it("raises list_dir's message for a folder that is there but cannot be listed", function()
+    assert(core.mkdir_p(dir .. "/nd/zz_fs_spec"))
+    touch(dir .. "/nd/zz_fs_spec/a.lua")
+    package.path = dir .. "/?.lua;" .. saved
+    local list_dir, why = core.list_dir, dir .. "/nd/zz_fs_spec: cannot list the directory: Cannot allocate memory"
+    core.list_dir = function(path)
+      if path == dir .. "/nd/zz_fs_spec" then return nil, why end
+      return list_dir(path)
+    end
+    local ok, err = pcall(files.on_lua_path, "zz_fs_spec")
+    core.list_dir = list_dir
+    assert.is_false(ok)
+    assert.is_true(type(err) == "table" and err.bad_input == true, "a bad-input error: " .. tostring(err))
+    assert.are.equal(why, err.message)
+  end)
 end)
 
 describe("nd.validation.load", function()

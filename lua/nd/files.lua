@@ -97,10 +97,17 @@ function files.on_lua_path(subdir)
     local dir = root and root .. "nd/" .. subdir
     if dir and not seen[dir] then
       seen[dir] = true
-      -- a folder that cannot be listed (none there) holds nothing; hidden
+      -- a folder that is not there holds nothing; one there that cannot be
+      -- listed (opendir(3) out of memory or file descriptors, no
+      -- permission) is an error naming it, not an empty folder; hidden
       -- files are left out
+      local core = require "nd.core"
+      local entries, why = core.list_dir(dir)
+      if not entries and select(2, core.file_id(dir)) == "directory" then
+        require("nd.errors").raise { message = why }
+      end
       local found = {}
-      for _, entry in ipairs(require("nd.core").list_dir(dir) or {}) do
+      for _, entry in ipairs(entries or {}) do
         local name = entry:sub(1, 1) ~= "." and entry:match("^([%w_%-%.]+)%.lua$")
         if name then found[#found + 1] = name end
       end
