@@ -74,10 +74,11 @@ return {
     known_gap = "the expert all-to-all priced for uniform routing (4.63 remote nodes a token) and none of it "
       .. "hidden, where fake_balanced_gate sends a token's 8 experts to 8 consecutive ones, on one node "
       .. "(the DP collectives are priced with FSDP2's prefetch and pipelining's one reduce-scatter a step). "
-      .. "Priced as that gate routes (one node a token: ep_node_limit 1), the all-to-all falls from 4.35 to "
+      .. "Priced as that gate routes (one node and two ranks a token), the all-to-all falls from 4.35 to "
       .. "0.82 s and the row to -25 % (the 1024-GPU row -38 %, and the Qwen3 row, whose 8 experts then sit on "
-      .. "one rank, which DeepEP sends a token to once, about -24 %): the routing alone would uncover a "
-      .. "compute rate ndlua prices about a quarter too fast for this MoE stack",
+      .. "one rank, which DeepEP sends a token to once, about -24 %); with the flex dispatcher's fused "
+      .. "permute and unpermute (moe_permute_fusion) priced as HBM bytes too, -22 % and -36 %: the routing "
+      .. "would uncover a compute rate ndlua prices about a quarter too fast for this MoE stack",
     -- +20.3 %: over AutoModel's split (automodel_split: the short chunks, one layer, last) the
     -- interleaved order (src/core/timing.c interleaved_step) does not stall past its closed form.
     -- Without it (offset = nil: ndlua's own split, whose short chunks come first on three
