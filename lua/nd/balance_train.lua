@@ -249,6 +249,11 @@ function M.main(opts)
   local result, why = balance_run.solve(model, run, hw, { link = link })
   if not result then errors.raise { message = "balance.lua: this run is not balanced: " .. why } end
   result.link = link
+  if opts.svg and result.offload and result.offload.offloaded_layers > 0 then
+    errors.raise { message = ("--svg: the plan offloads %d layers' activations to the host; the drawing's memory and "
+      .. "timeline are the estimate's and the time model's, which have no per-layer offload, so it would draw "
+      .. "another plan"):format(result.offload.offloaded_layers), accepted = "no --svg with --offload" }
+  end
   if opts.yaml and result.offload and result.offload.offloaded_layers > 0 then
     errors.raise { message = ("--yaml: the plan offloads %d layers' activations to the host; HyperParallel's "
       .. "train.yaml has no key for a layer's activation offload (only activation_swap), so no train.yaml "

@@ -79,6 +79,10 @@ activation_swap):
   $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -ao -i 2
   --offload plans one chunk a stage (the reference's -ao, vp = 1); -i 1 and --schedule 1f1b with --offload
   [2]
+  $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml -ao -A A3 2> err.txt
+  [2]
+  $ grep -v '^warning' err.txt
+  --offload plans one chunk a stage (the reference's -ao, vp = 1); the run has 2; a run of one chunk a stage (no pp_interleave_num / vpp), or no --offload
   $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -ao --objective sapp
   --offload prices ndlua's step: --objective sapp has no offload; --objective step
   [2]
@@ -92,4 +96,14 @@ activation_swap):
   --yaml: the plan offloads 22 layers' activations to the host; HyperParallel's train.yaml has no key for a layer's activation offload (only activation_swap), so no train.yaml would hold this plan; no --yaml with --offload
   [2]
   $ test -e x.yaml
+  [1]
+
+Nor is --svg drawn for such a plan: the drawing's memory and timeline are
+the estimate's and the time model's, which keep the activations on the
+device:
+
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 20GiB -A A3 -ao --svg x.svg
+  --svg: the plan offloads 22 layers' activations to the host; the drawing's memory and timeline are the estimate's and the time model's, which have no per-layer offload, so it would draw another plan; no --svg with --offload
+  [2]
+  $ test -e x.svg
   [1]
