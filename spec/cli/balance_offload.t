@@ -32,6 +32,26 @@ keep the most micro-batches in flight, offload; the last ones recompute.
   offload: 22 layers (27.5 % of the body) move 8.347 GiB a micro-batch to the host over the host link: 6.92 GiB/s each way (the A3 profile), overlap 0.8 of a layer's forward, 2.8 ms a GiB copied; a layer copies 0.379 GiB out and back in 0.110 s, 0.009 s of it behind its forward, 0.100 s exposed, 0.002 s copy cost (a micro-batch; the host GiB and copy s columns: each stage's)
   solved in * s (glob)
 
+The peaks by hand: estimate.lua prices the same layout (offsets 0, 1, 1,
+-2; 5, 14, 21, 17 layers fully recomputed) with every activation kept on
+the device (no fragmentation here: allocated = reserved); stage 0 keeps 4
+micro-batches in flight (1F1B: pp - s), so its
+15 offloaded layers free 15 x 0.3794 x 4 = 22.76 GiB: 42.70 - 22.76 =
+19.94 GiB; stage 1 (3 in flight) 7 x 0.3794 x 3 = 7.97 GiB: 27.93 - 7.97 =
+19.96 (19.97 above, from unrounded bytes); stages 2 and 3 offload none
+(19.97, 19.97). The step: 1F1B's sum + 31 x the slowest stage's seconds,
+0.9466 + 1.0715 + 1.6969 + 2.3609 + 31 x 2.3609 = 79.26 s, and 0.11 s of
+data-parallel and optimizer seconds: 79.37 s (estimate.lua's 37.150 s below
+less the same sum without the copies, 0.8260 + 0.9806 + 1.0715 + 0.9466 +
+31 x 1.0715 = 37.04 s, is that 0.11 s).
+
+  $ ndlua estimate.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml -A A3 -M 20GiB --model.config_overrides.offset=[0,1,1,-2] --model.config_overrides.full_rec=[5,14,21,17] | grep -E "^[ *]+[0-3] |^step time"
+  *     0     20        2.11        2.11        8.46        4.23       23.08        0.73        0.98        1.00       42.70
+        1     21        2.09        2.09        8.37        4.18        8.62        0.60        0.98        1.00       27.93
+        2     21        2.09        2.09        8.37        4.18        0.66        0.60        0.98        1.00       19.97
+        3     18        1.92        1.92        7.66        3.83        1.20        0.73        1.71        1.00       19.97
+  step time 37.150 s on A3 (-A): MFU 26.3%, 220.5 tokens/s a device
+
 Where recompute alone fits (40 GiB, the balance_train.t plan), no offload
 is faster, and the plan is the one without it (the same step as without
 --offload):
