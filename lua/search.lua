@@ -285,7 +285,19 @@ local function balance_lines(s, info)
   local filter = string.format("the memory filter saw up to %s, each kept candidate fits %s",
                                units.gib(s.space.budget_bytes), units.gib(s.budget))
   local lines = {}
-  if info.exact then
+  if info.by == "peak" then
+    lines[1] = string.format("balanced (%s): %d of %d pipelined candidates taken in order of their peak's floor (%d "
+      .. "took a balanced plan; %d problems solved, %d alike, %d proved to have no plan that fits by counting layers; "
+      .. "%.3f s), %d pruned: no split or recompute of their layout peaks below the top %d's last row; %s",
+      s.balance.source, info.tried, info.pipelined, info.balanced, info.solved, info.memo_hits, info.unfit,
+      info.seconds, info.pruned, info.shown, filter)
+  elseif info.by == "order" then
+    lines[1] = string.format("balanced (%s): %d of the first %d pipelined candidates by the even split's rank took a "
+      .. "balanced plan, to the top %d's last row (%d problems solved, %d alike, %d proved to have no plan that fits by "
+      .. "counting layers; %.3f s): the policy ranks by keys balancing leaves at the even split's, so it changes only "
+      .. "which candidates fit; %s", s.balance.source, info.balanced, info.tried, info.shown, info.solved,
+      info.memo_hits, info.unfit, info.seconds, filter)
+  elseif info.exact then
     lines[1] = string.format("balanced (%s): %d of %d pipelined candidates taken in order of their floor (%d took "
       .. "a balanced plan; %d layouts not solved: the recompute any plan that fits needs steps them past the top %d's "
       .. "last row; %d problems solved, %d alike, %d proved to have no plan that fits by counting layers; %.3f s), "
@@ -310,8 +322,9 @@ local function balance_lines(s, info)
     local after, before = info.total - info.looked, info.unbalanced - (info.total - info.looked)
     lines[#lines + 1] = string.format("not balanced (--balance-limit %d): the %d candidates after #%d of %d by the "
       .. "even split's rank%s are priced at their even split; the top %d is that of balancing every candidate only "
-      .. "if none of them would rank there balanced (not checked)", info.limit, after, info.looked, info.total,
-      before > 0 and string.format(" and %d pipelined ones before it", before) or "", info.shown)
+      .. "if none of them would rank there balanced (not checked%s)", info.limit, after, info.looked, info.total,
+      before > 0 and string.format(" and %d pipelined ones before it", before) or "", info.shown,
+      info.why and ": " .. info.why or "")
   end
   local link = s.balance.link
   if link then

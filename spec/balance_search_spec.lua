@@ -314,4 +314,158 @@ describe("search.lua --balance", function()
     end
     assert.is_true(held > 0, "DP's gathers hold some candidates' floor")
   end)
+
+  -- The policies other than throughput (balance_search's rank_by_peaks and
+  -- rank_first with fixed keys). The reference is again balancing every
+  -- pipelined candidate (opts.every).
+  -- * memory (peak first): a candidate's ranked peak is its even split's or
+  --   its balanced plan's, and no split with any recompute peaks below its
+  --   floor (balance_search.peak_floor). Derivation of the floor, checked by
+  --   hand below from nd.estimate's rows (not from result:least_bytes): a
+  --   stage's total is at least (1 + fragmentation) x its static bytes and
+  --   its activations (each layer's static bytes plus its activation bytes
+  --   times the micro-batches its chunk keeps) plus the reserve where it
+  --   keeps activations; a layer keeps at least the least of its
+  --   activation bytes at off, selective and full, over at least the fewest
+  --   micro-batches its stage keeps. For Llama's 80 layers of one kind on
+  --   pp 4 (1F1B: 4, 3, 2, 1 micro-batches in flight) with c_s = stat +
+  --   act x in_flight_s, any split has a stage of at least 80 / sum_s (1 /
+  --   c_s) bytes (the weighted mean with weights 1 / c_s), and one of at
+  --   least ceil(80 / 4) x (stat + act x 1) (the pigeonhole), the larger
+  --   taken. On the Qwen3-30B 16-device search at 32 GiB, balancing the
+  --   first 64 by rank (the rule before) missed the 5th row (a candidate
+  --   past #64 by the even split's rank at 21.06 GiB: balancing every
+  --   candidate gives it).
+  -- * nd: the ranked key nd_score is the even split's (balance_one sets the
+  --   step's and the peak's fields alone), so balancing in rank order until
+  --   k rows are kept gives the top of balancing every candidate.
+  local function same_top(pruned, all, top)
+    assert.are.equal(math.min(top, #all), #pruned)
+    for i, c in ipairs(pruned) do
+      local want = all[i]
+      assert.are.same({ want.even_rank, want.step_time_s, want.peak_bytes, want.recompute },
+                      { c.even_rank, c.step_time_s, c.peak_bytes, c.recompute }, "row " .. i)
+    end
+  end
+  local POLICY_SEARCHES = {
+    { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3" },
+    { "examples/qwen3-30b-a3b-fsdp8/train.yaml", "-d", "16", "-b", "64", "-M", "32GB", "-A", "A3" },
+    -- --offload: a plan's offloaded layers keep a share of their activations
+    -- (balance_run's with_offload), so the floor counts the static bytes alone
+    { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3", "--offload" },
+  }
+  for _, args in ipairs(POLICY_SEARCHES) do
+    it("memory: by peak floors the top 5 of balancing every candidate (" .. table.concat(args, " ") .. ")", function()
+      local argv = { "--recompute", "auto", "-j", "1", "--balance", "--policy", "memory" }
+      for i, a in ipairs(args) do table.insert(argv, i, a) end
+      local s, result, get = searched(argv)
+      local pruned, info = balance_search.rank(s, result, get, { top = 5 })
+      local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+      assert.is_true(info.exact)
+      assert.are.equal("peak", info.by)
+      assert.is_true(info.pruned > 0, "the floor prunes some")
+      assert.are.equal(0, info.unbalanced)
+      same_top(pruned, all, 5)
+      -- every pipelined candidate's floor is at most its even split's peak
+      -- (one split of its layout), and every balanced row's peak
+      local floors = {}
+      for i = 1, result:size() do
+        local _, _, peak, pp = result:bound(i)
+        if pp > 1 then
+          floors[i] = balance_search.peak_floor(s.base.model, result, i, get(i), s.balance.link)
+          assert.is_true(floors[i] <= peak, ("candidate %d: floor %.0f above its even peak %.0f"):format(i, floors[i], peak))
+          assert.is_true(floors[i] > 0)
+        end
+      end
+      local balanced = 0
+      for _, c in ipairs(all) do
+        if c.balance then
+          balanced = balanced + 1
+          assert.is_true(floors[c.even_rank] <= c.peak_bytes, "floor of balanced row " .. c.even_rank)
+        end
+      end
+      assert.is_true(balanced > 0)
+    end)
+
+    it("nd: in rank order to the top 5, the top of balancing every candidate (" .. table.concat(args, " ") .. ")",
+       function()
+      local argv = { "--recompute", "auto", "-j", "1", "--balance", "--policy", "nd" }
+      for i, a in ipairs(args) do table.insert(argv, i, a) end
+      local s, result, get = searched(argv)
+      local pruned, info = balance_search.rank(s, result, get, { top = 5 })
+      local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+      assert.is_true(info.exact)
+      assert.are.equal("order", info.by)
+      same_top(pruned, all, 5)
+      for _, c in ipairs(all) do -- the key is the even split's, balanced or not
+        assert.are.equal(get(c.even_rank).nd_score, c.nd_score)
+      end
+    end)
+  end
+
+  it("memory: the peak floor of Llama's dp 2 tp 8 pp 4 layout, by hand from nd.estimate's rows", function()
+    local s, result, get = searched { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3", "--recompute", "auto",
+                                      "-j", "1", "--balance", "--policy", "memory" }
+    local at
+    for i = 1, result:size() do
+      local c = get(i)
+      if c.dp == 2 and c.tp == 8 and c.pp == 4 and c.vpp == 1 and c.mbs == 1 and c.recompute == "full" then
+        at = i
+        break
+      end
+    end
+    assert.is_truthy(at, "the layout is in the search")
+    local c = get(at)
+    local stat, act, inflight, layers, reserve = nil, math.huge, {}, 0, 0
+    for _, mode in ipairs { "off", "selective", "full" } do
+      local e = api.estimate(s.base.model, api.candidate_run(s.base.run, setmetatable({ recompute = mode },
+                                                                                       { __index = c })))
+      layers = 0
+      for k, st in ipairs(e.stages) do
+        reserve = math.max(reserve, st.reserve)
+        for _, row in ipairs(st.rows) do
+          if row.kind ~= "embedding" and row.kind ~= "output" then
+            stat = row.static_bytes_per_layer
+            act = math.min(act, row.activation_bytes_per_layer)
+            inflight[k] = row.in_flight
+            layers = layers + row.count
+          end
+        end
+      end
+    end
+    assert.are.same({ 4, 3, 2, 1 }, inflight) -- 1F1B on 4 stages, 32 micro-batches
+    assert.are.equal(80, layers)
+    local h = 0
+    for k = 1, 4 do h = h + 1 / (stat + act * inflight[k]) end
+    local most = math.max(80 / h, 20 * (stat + act * 1))
+    local want = (1 + (s.base.run:spec().fragmentation or 0)) * most + reserve
+    local floor = balance_search.peak_floor(s.base.model, result, at, c)
+    -- the estimate's rows are rounded to a byte a layer; the floor takes 16 B and 1e-12 off
+    assert.is_true(math.abs(floor - want) <= 64 + 1e-11 * want, ("floor %.1f, by hand %.1f"):format(floor, want))
+    assert.is_true(floor <= c.peak_bytes)
+  end)
+
+  it("a score function: the first 64 by rank, ranked by the score, and the reason no bound orders them", function()
+    local dir = tmpdir()
+    local path = dir .. "/by_pp.lua"
+    local f = assert(io.open(path, "w"))
+    -- a score no order key gives: the step times the pipeline's stages
+    f:write("return { score = function(c) return c.step_time_s * c.pp end }\n")
+    f:close()
+    local s, result, get = searched { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3", "--recompute", "auto",
+                                      "-j", "1", "--balance", "--policy", path }
+    local list, info = balance_search.rank(s, result, get, { top = 10 })
+    os.remove(path)
+    os.remove(dir)
+    assert.is_nil(info.exact)
+    assert.are.equal(64, info.tried)
+    assert.is_truthy(info.why:find("score function", 1, true))
+    for i = 2, #list do
+      assert.is_true(list[i - 1].score <= list[i].score, "ranked by the score at row " .. i)
+    end
+    -- the step alone orders them otherwise somewhere in the ten
+    local by_step = true
+    for i = 2, #list do by_step = by_step and list[i - 1].step_time_s <= list[i].step_time_s end
+    assert.is_false(by_step)
+  end)
 end)

@@ -1,13 +1,22 @@
 --- nd.balance_search: search.lua --balance. The C search prices every
 -- candidate at the even split with one recompute mode, its memory filter
 -- widened (WIDEN) so that a pipelined candidate over the budget there can
--- still fit balanced; then, in rank order, each pipelined candidate of the
--- first `limit` is balanced (nd.balance_run: the count model's plan, laid
--- out and priced again by the estimate and the time model) and takes its
--- balanced peak and step where the plan fits and is no slower than its
--- even split (or where its even split does not fit); every candidate left
--- over the budget is dropped; the list is ranked again by the policy's
--- order keys (step_time_s, peak_bytes, mfu, tokens_per_s_per_device).
+-- still fit balanced; then pipelined candidates are balanced (nd.balance_run:
+-- the count model's plan, laid out and priced again by the estimate and the
+-- time model), each taking its balanced peak and step where the plan fits
+-- and is no slower than its even split (or where its even split does not
+-- fit); every candidate left over the budget is dropped; the list is ranked
+-- again by the policy's sort keys (its score, then its order keys). Which
+-- candidates are balanced depends on the policy:
+--  * step first (throughput): in order of a floor on their step, until the
+--    floor passes the top k's last step (rank_by_bounds): exact;
+--  * peak first (memory): in order of a floor on their peak, until it passes
+--    the top k's last peak (rank_by_peaks): exact;
+--  * keys balancing does not set (nd: nd_score stays the even split's): in
+--    rank order until k are kept (rank_first, fixed): exact;
+--  * a score function (it may read any field, so no bound orders the
+--    candidates): the first `limit` (DEFAULT_LIMIT) by the even split's
+--    rank, and the output says the rest is not checked.
 -- Solves are memoised by the problem's numbers.
 
 local core = require "nd.core"
@@ -128,10 +137,20 @@ local function layout_key(c, b)
   return table.concat(parts, ",")
 end
 
--- The comparison of the policy's order keys (the C sort's), else step then peak.
+-- The policy's sort keys as the C sort takes them (nd.policies.apply):
+-- "score" first where the policy scores, then its order keys.
+local function sort_keys(policy)
+  local keys = {}
+  if policy.score then keys[1] = "score" end
+  for _, k in ipairs(policy.order or {}) do keys[#keys + 1] = k end
+  if #keys == 0 then keys = { "step_time_s", "peak_bytes" } end
+  return keys
+end
+
+-- The comparison of the policy's sort keys (the C sort's), then the rank.
 local function comparer(policy)
   local keys = {}
-  for _, k in ipairs(policy.order or { "step_time_s", "peak_bytes" }) do
+  for _, k in ipairs(sort_keys(policy)) do
     local desc = k:sub(1, 1) == "-"
     keys[#keys + 1] = { key = desc and k:sub(2) or k, desc = desc or k == "mfu" or k == "tokens_per_s_per_device" }
   end
@@ -150,7 +169,8 @@ end
 -- The candidates of rank order 1..n as the balanced ranking reads them.
 local function new_ctx(s)
   local ctx = { model = s.base.model, run = s.base.run, budget = s.budget, memo = balance_run.memo(), refused = {},
-                layouts = {}, layout_hits = 0, above = 0, link = s.balance and s.balance.link }
+                layouts = {}, layout_hits = 0, above = 0, link = s.balance and s.balance.link, floors = {},
+                floors_n = 0 }
   ctx.hw = balance_run.hardware(s.profile, s.base.run)
   return ctx
 end
@@ -173,6 +193,28 @@ end
 -- order key is step_time_s and no score function reorders it.
 local function step_first(policy)
   return not policy.score and (policy.order or { "step_time_s" })[1] == "step_time_s"
+end
+
+-- Whether the policy ranks by the peak first (memory): its first order
+-- key is peak_bytes and no score function reorders it.
+local function peak_first(policy)
+  return not policy.score and (policy.order or {})[1] == "peak_bytes"
+end
+
+-- The candidate's keys a balanced plan sets (balance_one): its step's and
+-- its peak's.
+local CHANGED = { peak_bytes = true, peak_stage = true, overshoot_bytes = true }
+for _, k in ipairs(STEP_KEYS) do CHANGED[k] = true end
+
+-- Whether the policy ranks by keys no balanced plan changes (nd: the
+-- reference's score, nd_score, stays the even split's): no score function
+-- (it may read any field) and none of its order keys set by balance_one.
+local function fixed_keys(policy)
+  if policy.score or not policy.order then return false end
+  for _, k in ipairs(policy.order) do
+    if CHANGED[k:sub(1, 1) == "-" and k:sub(2) or k] then return false end
+  end
+  return true
 end
 
 -- Slack for rounding when a bound is compared with a step: a bound equal to
@@ -270,13 +312,155 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
                  limit = limit < math.huge and limit or nil }
 end
 
--- The first `limit` pipelined candidates by the even split's rank
--- balanced (a policy that does not rank by the step first: no bound).
-local function rank_first(s, result, get, top, limit, ctx)
+-- A lower bound on the peak (bytes) of any split of candidate i's layout
+-- with any recompute lists, as the estimate prices it: the balancer's plan,
+-- laid out and priced again by nd.estimate (balance_run.solve's `priced`),
+-- is such a split, and so is the even split. From the estimate
+-- (src/core/estimate.c price_stage, price_reserved): a stage's total is
+-- reserved + reserve; reserved >= allocated x (1 + fragmentation) under
+-- every allocator rule; allocated = static + activations + comm + backward
+-- overhead, each >= 0, where a layer adds its static bytes and its
+-- activation bytes x the micro-batches its chunk keeps (accumulate). No
+-- split, chunk or recompute changes a layer's static bytes, and it keeps at
+-- least the least of its activation bytes at off, selective and full
+-- (result:least_bytes: estimate.c's own prices), over at least the fewest
+-- micro-batches any chunk of its stage keeps (schedule.c micro_factor: the
+-- schedule's, no split changes it). So stage s, holding n[s][k] layers of
+-- kind k, allocates at least B[s] = sum_k n[s][k] x c[s][k], c[s][k] =
+-- stat[k] + act[k] x in_flight[s]; the tables, the comm buffers and the
+-- backward's overhead are left out (at least 0). For any split:
+--  * max_s B[s] >= sum_s y[s] B[s] for weights y >= 0 summing to 1; with
+--    y[s] = (1 / c[s][K]) / H, H = sum_s 1 / c[s][K], a kind K's layers add
+--    N[K] / H and another kind j's at least N[j] min_s (c[s][j] / c[s][K]) / H
+--    (the water level of kind K, the other kinds at their exchange rate);
+--  * N[k] layers over S stages put ceil(N[k] / S) on one, at least
+--    c[s][k] >= stat[k] + act[k] x the fewest micro-batches any stage keeps.
+-- The stage of the largest B[s] then holds a body layer, which keeps its
+-- input whatever its recompute (estimate.c compute_activation), so its
+-- reserve counts (price_stage: dynamic > 0). (grads_released takes the
+-- gradients out at one end of the backward, but holds at pp 1 alone,
+-- derive.c; the runs that offload to the host are refused by the balancer
+-- and keep their even split, which the key reads too.) Rounding: the
+-- estimate rounds each of a stage's parts to a byte; 16 bytes are taken off.
+-- Memoised by the layout (degrees but the recompute).
+local function peak_floor(ctx, result, i, c)
+  local key = degrees_key(c)
+  local hit = ctx.floors[key]
+  if hit then return hit end
+  ctx.floors_n = ctx.floors_n + 1
+  local t = result:least_bytes(i, ctx.model)
+  local f, kinds = t.in_flight, t.kinds
+  if ctx.link then
+    -- --offload: a plan's offloaded layers keep a share of their plain
+    -- activations (balance_run's with_offload takes them off the layout's
+    -- totals, the reserve left), so only the static bytes are counted
+    for _, k in ipairs(kinds) do k.act = 0 end
+  end
+  local S, fewest = #f, math.huge
+  for s = 1, S do fewest = math.min(fewest, f[s]) end
+  local most = 0
+  for K, k in ipairs(kinds) do
+    local h = 0
+    for s = 1, S do h = h + 1 / (k.stat + k.act * f[s]) end
+    if h < math.huge then
+      local layers = k.count
+      for j, other in ipairs(kinds) do
+        if j ~= K then
+          local rate = math.huge
+          for s = 1, S do rate = math.min(rate, (other.stat + other.act * f[s]) / (k.stat + k.act * f[s])) end
+          layers = layers + other.count * rate
+        end
+      end
+      most = math.max(most, layers / h)
+    end
+    most = math.max(most, math.ceil(k.count / S) * (k.stat + k.act * fewest))
+  end
+  local floor = most > 0 and (1 + t.fragmentation) * most * (1 - 1e-12) + t.reserve - 16 or 0
+  ctx.floors[key] = floor
+  return floor
+end
+
+-- Balancing every pipelined candidate, exactly, by peaks (the policy ranks
+-- by the peak first: memory). A candidate's ranked peak is its even
+-- split's, or its balanced plan's where it takes one (balance_one), so it
+-- is at least key = min(even peak where it fits, peak_floor) (a candidate
+-- without a pipeline: its even peak where it fits); the candidates of one
+-- layout share the least of their keys, so that they are taken in rank
+-- order, as balancing every candidate takes them (the first of a layout's
+-- modes to take its plan is kept). Candidates are taken in order of that
+-- key and balanced; once the next key is above the k-th peak of the rows
+-- kept so far, no candidate left ranks among the first k (a candidate at
+-- that peak may rank before by step: its key is not above it). `limit`
+-- caps the pipelined candidates balanced (then the top is not proved).
+local function rank_by_peaks(s, result, get, top, limit, ctx)
+  local n = result:size()
+  local keys, group, pipelined = {}, {}, 0
+  local layout_of = {}
+  for i = 1, n do
+    local _, _, peak, pp = result:bound(i)
+    local fits = peak <= s.budget
+    if pp > 1 then
+      pipelined = pipelined + 1
+      local c = get(i)
+      local layout = degrees_key(c)
+      local k = math.min(fits and peak or math.huge, peak_floor(ctx, result, i, c))
+      layout_of[i] = layout
+      group[layout] = math.min(group[layout] or math.huge, k)
+    else
+      keys[i] = fits and peak or math.huge
+    end
+  end
+  local order = {}
+  for i = 1, n do
+    if layout_of[i] then keys[i] = group[layout_of[i]] end
+    if keys[i] < math.huge then order[#order + 1] = i end
+  end
+  table.sort(order, function(x, y)
+    if keys[x] ~= keys[y] then return keys[x] < keys[y] end
+    return x < y
+  end)
+  local kept, peaks, seen = {}, {}, {}
+  local tried, balanced, passed, looked = 0, 0, 0, 0
+  for _, i in ipairs(order) do
+    if #peaks == top and keys[i] > peaks[top] then break end
+    looked = looked + 1
+    local c = get(i)
+    c.rank, c.even_rank = i, i
+    local took = false
+    if c.pp > 1 and tried < limit then
+      tried = tried + 1
+      took = balance_one(c, ctx)
+      if took then balanced = balanced + 1 end
+    elseif c.pp > 1 then
+      passed = passed + 1
+    end
+    local key = took and layout_key(c, c.balance) or nil
+    if c.peak_bytes <= s.budget and not (key and seen[key]) then
+      kept[#kept + 1] = c
+      if key then seen[key] = true end
+      hold(peaks, top, c.peak_bytes)
+    end
+  end
+  local list, refused = finish(kept, s.policy, top, ctx)
+  return list, { exact = true, by = "peak", balanced = balanced, tried = tried, kept = #kept,
+                 solved = ctx.memo.solved, unfit = ctx.memo.unfit or 0, above = 0, floors = ctx.floors_n,
+                 refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
+                 pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
+                 limit = limit < math.huge and limit or nil }
+end
+
+-- The pipelined candidates in the even split's rank order balanced: the
+-- first `limit` of them (a policy whose keys balancing changes: no bound);
+-- or, `fixed` (the policy ranks by keys balancing does not change: nd),
+-- each one until the top k are kept, exactly: the ranked keys are the
+-- even split's, so balancing changes only which candidates fit (and which
+-- of a layout's modes is kept, the first by rank), and no candidate after
+-- the k-th kept one ranks before it.
+local function rank_first(s, result, get, top, limit, ctx, fixed)
   local kept, tried, balanced, seen = {}, 0, 0, {}
   local looked, passed = 0, 0
   for i = 1, result:size() do
-    if tried >= limit and #kept >= top then break end
+    if (tried >= limit or fixed) and #kept >= top then break end
     local c = get(i)
     looked = i
     c.rank, c.even_rank = i, i
@@ -297,11 +481,14 @@ local function rank_first(s, result, get, top, limit, ctx)
   end
   local list, refused = finish(kept, s.policy, top, ctx)
   -- what was not balanced: the pipelined candidates looked at past the
-  -- limit, and every candidate after the last one looked at
-  return list, { balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved, refused = refused,
-                 unfit = ctx.memo.unfit or 0,
-                 memo_hits = ctx.memo.hits + ctx.layout_hits,
-                 unbalanced = passed + (result:size() - looked), looked = looked, total = result:size(), limit = limit }
+  -- limit, and (not fixed) every candidate after the last one looked at
+  local after = fixed and 0 or result:size() - looked
+  local why = not fixed and (s.policy.score and "the policy's score function may rank a balanced candidate "
+    .. "anywhere, so no bound orders them" or "no bound is known for the policy's keys") or nil
+  return list, { why = why, exact = (fixed and passed == 0) or nil, by = fixed and "order" or nil, balanced = balanced, tried = tried,
+                 kept = #kept, solved = ctx.memo.solved, refused = refused, unfit = ctx.memo.unfit or 0,
+                 memo_hits = ctx.memo.hits + ctx.layout_hits, unbalanced = passed + after, looked = looked,
+                 total = result:size(), limit = limit < math.huge and limit or nil }
 end
 
 --- The ranked candidates of a --balance search. s: search.lua's search
@@ -309,15 +496,18 @@ end
 -- search's (sorted); get(i): its candidate i; opts.top: how many to
 -- return; opts.limit: the most pipelined candidates to balance;
 -- opts.every: balance every pipelined candidate, no bound. Under a
--- policy ranking by the step first, every pipelined candidate is balanced
--- or pruned by its bound (exact = true; limit: none unless told); else the
--- first `limit` (DEFAULT_LIMIT) by the even split's rank. Returns the list,
--- and {exact, balanced, tried, kept, solved, unfit (problems counting
--- proved to have no plan, balance_run.cannot_fit), memo_hits, seconds, refused,
--- unbalanced (pipelined candidates priced at their even split only past
--- the limit; without exact, also every one after the last looked at),
--- pruned (exact: pipelined candidates whose bound ranks them below the
--- top), pipelined, looked, total, limit}.
+-- policy ranking by the step first, by the peak first, or by keys
+-- balancing does not set, every pipelined candidate is balanced or passed
+-- over by a proof that it cannot rank in the top (exact = true; by =
+-- "peak" or "order" for the last two; limit: none unless told); else the
+-- first `limit` (DEFAULT_LIMIT) by the even split's rank (why: the reason
+-- no bound orders them). Returns the list, and {exact, by, why, balanced,
+-- tried, kept, solved, unfit (problems counting proved to have no plan,
+-- balance_run.cannot_fit), memo_hits, seconds, refused, unbalanced
+-- (pipelined candidates priced at their even split only past the limit;
+-- without exact, also every one after the last looked at), pruned (by
+-- bounds: pipelined candidates whose bound ranks them below the top),
+-- pipelined, looked, total, limit}.
 function M.rank(s, result, get, opts)
   local t0 = os.clock()
   local ctx = new_ctx(s)
@@ -326,11 +516,22 @@ function M.rank(s, result, get, opts)
     list, info = rank_first(s, result, get, opts.top, math.huge, ctx)
   elseif step_first(s.policy) then
     list, info = rank_by_bounds(s, result, get, opts.top, opts.limit or math.huge, ctx)
+  elseif peak_first(s.policy) then
+    list, info = rank_by_peaks(s, result, get, opts.top, opts.limit or math.huge, ctx)
+  elseif fixed_keys(s.policy) then
+    list, info = rank_first(s, result, get, opts.top, opts.limit or math.huge, ctx, true)
   else
     list, info = rank_first(s, result, get, opts.top, opts.limit or M.DEFAULT_LIMIT, ctx)
   end
   info.seconds = os.clock() - t0
   return list, info
+end
+
+--- A lower bound (bytes) on the peak of any split of fitting candidate i's
+-- layout with any recompute lists, as nd.estimate prices it (the proof at
+-- peak_floor). model: the search's; c: the candidate's table.
+function M.peak_floor(model, result, i, c, link)
+  return peak_floor({ model = model, floors = {}, floors_n = 0, link = link }, result, i, c)
 end
 
 --- The plan of a listed candidate as JSON (-k): its degrees, the plan and

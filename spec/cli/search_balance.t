@@ -50,6 +50,31 @@ tp 8 x pp 4 row):
       2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%
       3   32   2   1   1   1    1   32  on     2   1 full          37.60     32.522  30.1%  23.6%  47.1%  23.2%   1.0%   0.0%   0.0%   0.0%   5.0%   0.0%   0.0%
 
+Under the memory policy the candidates are taken in order of a floor on
+their peak (balance_search.peak_floor: no split of the layout's layers with
+any recompute, the balanced plan or the even split, peaks below it; the
+proof is in the module, the floor checked by hand in
+spec/balance_search_spec.lua), and once it passes the peak of the table's
+last row no candidate left can rank there: the table is the one balancing
+every candidate gives. Balancing the first 64 by the even split's rank, as
+before, listed a balanced dp 1 x tp 4 x pp 4 row at 22.77 GiB fifth; past
+#64 a candidate at 21.06 GiB ranks there (the op 2 twin of the 4th row):
+
+  $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 16 -b 64 -M 32GB -A A3 --recompute auto -j 1 -t 5 --balance --policy memory -o memory 2>/dev/null | grep -E '^ +~?[0-9] |balanced \('
+  balanced (--balance): 471 of 772 pipelined candidates taken in order of their peak's floor (378 took a balanced plan; 534 problems solved, 246 alike, 320 proved to have no plan that fits by counting layers; * s), 301 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
+  not balanced (candidates: why): 4: too few layers a stage to probe
+      1    1   4   4   2   1    4    1  on    64   1 full          19.32     11.000   9.1%  19.1%  38.2%  16.8%   2.6%   0.0%  21.1%   0.1%   0.0%   2.1%   0.0%
+     ~2    1   4   4   3   1    4    1  on    64   1 full          19.34     10.927   9.2%  19.2%  38.4%  16.9%   2.7%   0.0%  21.2%   0.1%   0.0%   1.4%   0.0%
+     ~3    1   4   4   4   1    4    1  on    64   1 full          19.35     10.893   9.2%  19.3%  38.6%  16.9%   2.7%   0.0%  21.3%   0.2%   0.0%   1.1%   0.0%
+      4    2   2   4   3   1    4    1 off    32   1 full          20.80      6.599  15.2%  20.5%  41.0%  16.6%   1.5%   0.0%  17.6%   0.1%   0.0%   2.7%   0.0%  also #5 (op 2)
+
+Under the nd policy the ranked key, the reference's score (nd_score), is
+the even split's, balanced or not: balancing only decides which candidates
+fit, so they are balanced in rank order until the table is full, exactly.
+A policy with a score function may rank a balanced candidate anywhere (the
+function reads any field), so no bound orders them: the first 64 by rank
+are balanced and the summary says why the rest is not checked.
+
 resolved.yaml carries the plan (model.config_overrides.offset and sel_rec,
 the mode off under them), and estimate.lua reads it back to the search's
 peak (39.87 GiB on stage 1) and step (28.048 s):

@@ -14,6 +14,7 @@
 #include "bridge/file_write.h"
 #include "bridge/luautil.h"
 #include "core/pipeline_sim.h"
+#include "core/schedule.h"
 #include "core/timing.h"
 #include "lnd_aux.h"
 #include "lnd_estimate.h"
@@ -262,6 +263,91 @@ static int result_candidate(lua_State *L)
         push_stage_totals(L, lnd_check_model(L, 3), &box->base, c);
         lua_setfield(L, -2, "stage_bytes");
     }
+    return 1;
+}
+
+/* The least bytes of candidate c's layers under each recompute mode a plan may give them:
+ * least[k] the kind's static bytes a layer and its least activation bytes a micro-batch
+ * (estimate_kind_least at off, selective and full, each over the run at that mode). */
+static void least_over_modes(const model_t *m, const run_t *base, const candidate *c, estimate_t *e,
+                             kind_least *least, kind_least *at)
+{
+    static const recompute_mode MODES[] = {REC_OFF, REC_SELECTIVE, REC_FULL};
+    for (int i = 0; i < 3; i++) {
+        candidate cm = *c;
+        cm.mode = (uint8_t)MODES[i];
+        run_t r;
+        search_candidate_run(base, &cm, &r);
+        estimate_kind_least(e, m, &r, MODES[i], at);
+        for (int k = 0; k < m->n_kinds; k++) {
+            if (i == 0 || at[k].act < least[k].act)
+                least[k].act = at[k].act;
+            least[k].stat = at[k].stat;
+        }
+    }
+}
+
+/* Pushes {kinds = {{count, stat, act}} (the text layer kinds the layout holds, MTP apart), in_flight =
+ * {the fewest micro-batches a chunk of each stage keeps}, reserve, fragmentation} of candidate c. */
+static void push_least(lua_State *L, const model_t *m, const run_t *base, const candidate *c, estimate_t *e,
+                       kind_least *least, int64_t *count)
+{
+    run_t r;
+    search_candidate_run(base, c, &r);
+    if (layout_build(&e->layout, m, &r) != 0)
+        nd_bad_input(L, "%s", e->layout.error); /* does not return */
+    least_over_modes(m, base, c, e, least, least + m->n_kinds);
+    memset(count, 0, (size_t)m->n_kinds * sizeof *count);
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, (int)r.pp, 0);
+    for (int64_t s = 0; s < r.pp; s++) {
+        int64_t fewest = INT64_MAX;
+        for (int64_t v = 0; v < r.vpp; v++) {
+            const chunk_layout *ch = layout_chunk(&e->layout, s, v);
+            for (int i = 0; i < ch->n_runs; i++) {
+                const layer_run *run = &e->layout.runs[ch->first_run + i];
+                if (!run->mtp)
+                    count[run->kind] += run->count;
+            }
+            int64_t f = micro_factor_priced(&r, s, v);
+            fewest = f < fewest ? f : fewest;
+        }
+        lua_pushinteger(L, (lua_Integer)fewest);
+        lua_rawseti(L, -2, s + 1);
+    }
+    lua_setfield(L, -2, "in_flight");
+    lua_createtable(L, 2, 0);
+    for (int k = 0, n = 0; k < m->n_kinds; k++) {
+        if (count[k] == 0)
+            continue;
+        lua_createtable(L, 0, 3);
+        field_set_int(L, "count", count[k]);
+        field_set_number(L, "stat", least[k].stat);
+        field_set_number(L, "act", least[k].act);
+        lua_rawseti(L, -2, ++n);
+    }
+    lua_setfield(L, -2, "kinds");
+    field_set_number(L, "reserve", r.allocator.reserve_bytes >= 0 ? (double)r.allocator.reserve_bytes
+                                                                   : DEFAULT_RESERVE_BYTES);
+    field_set_number(L, "fragmentation", r.allocator.fragmentation);
+}
+
+/* result:least_bytes(i, model) -> what a lower bound of the peak of any split of fitting candidate
+ * i's layout with any recompute lists reads (nd.balance_search's peak_floor): per text layer kind
+ * of its layout the layers, static bytes a layer and least activation bytes a micro-batch over
+ * off, selective and full; per stage the fewest micro-batches its chunks keep; the reserve a
+ * stage keeping activations adds and the allocator's fragmentation. */
+static int result_least_bytes(lua_State *L)
+{
+    result_box *box = check_result(L);
+    const candidate *c = candidate_at(L, box, 2);
+    const model_t *m = lnd_check_model(L, 3);
+    size_t n = (size_t)m->n_kinds;
+    /* scratch the collector frees, as the estimate's: push_least may raise */
+    kind_least *least = lua_newuserdatauv(L, 2 * n * sizeof *least, 0);
+    int64_t *count = lua_newuserdatauv(L, n * sizeof *count, 0);
+    estimate_t *e = lnd_push_scratch(L);
+    push_least(L, m, &box->base, c, e, least, count);
     return 1;
 }
 
@@ -691,6 +777,7 @@ static const luaL_Reg result_methods[] = {
     {"candidate", result_candidate}, {"size", result_size},           {"counts", result_counts},
     {"sort", result_sort},           {"set_score", result_set_score}, {"dropped", result_dropped},
     {"lightest", result_lightest},   {"write_csv", result_write_csv}, {"bound", result_bound},
+    {"least_bytes", result_least_bytes},
     {NULL, NULL},
 };
 

@@ -817,6 +817,21 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     return 0;
 }
 
+void estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least)
+{
+    derive(m, r, &e->derived);
+    pricing p = make_pricing(m, r, &e->derived, false, r->training.frozen, NULL);
+    bool fallback = false, census;
+    p.op_sac_fallback = &fallback;
+    for (int k = 0; k < m->n_kinds; k++) {
+        layer_run plain = {.kind = k, .mode = REC_OFF}, at = {.kind = k, .mode = mode};
+        double off = compute_activation(&p, &plain, &census), on = compute_activation(&p, &at, &census);
+        static_bytes stat = mem_layer_static(&p.c, &m->kinds[k], p.frozen);
+        least[k].stat = static_total(&stat);
+        least[k].act = off < on ? off : on;
+    }
+}
+
 int estimate_run(estimate_t *e, const model_t *m, const run_t *r)
 {
     if (layout_build(&e->layout, m, r) != 0) {

@@ -145,6 +145,22 @@ void estimate_forget_prices(kind_price *memo, const model_t *m);
  * they hold for any EP (spec/candidate_run_spec.lua checks it). */
 void estimate_forget_expert_prices(kind_price *memo, const model_t *m);
 
+/* A layer of a kind as a lower bound of any split's stage bytes reads it:
+ * its static bytes (no split, chunk or recompute changes them: the price
+ * memo's mem_layer_static reads no mode) and the least activation bytes it
+ * keeps a micro-batch. */
+typedef struct {
+    double stat, act;
+} kind_least;
+
+/* Prices every layer kind of m under r, whose layers are all at r's one
+ * recompute mode `mode` (the search's candidate run): least[k] (n_kinds
+ * entries) gets the kind's static bytes a layer and the lesser of its
+ * activation bytes at off and at `mode` (a run mixing off with `mode`
+ * derives what r does: the switches read whether any layer is selective).
+ * Uses e's derived values. */
+void estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least);
+
 /* The same over a layout already built for this model and run (the search caches them). */
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);
 /* The stages of run r over layout l that can raise the peak (micro_factors:

@@ -62,7 +62,8 @@ local COMMAND = {
       .. "recompute (balance.lua); the memory filter and the ranking see it (default: the search config's "
       .. "balance, else context.balance)" },
     { name = "balance-limit", arg = "N", help = "with --balance: the most pipelined candidates balanced "
-      .. "(default: every one its bound does not prune; 64 in rank order under a policy not ranking by step first)" },
+      .. "(default: every one its bound does not prune, ranking by step, peak or nd_score; 64 in rank order under "
+      .. "a policy with a score function, which no bound orders)" },
     { name = "plan", short = "k", arg = "N", help = "with --balance: write the Nth ranked candidate's plan "
       .. "(layers, recompute lists, the balancer's problem) to plan-N.json in -o" },
     { name = "offload", short = "ao", help = "with --balance: the plans' plain layers may offload their "
