@@ -330,8 +330,8 @@ local function balance_lines(s, info)
   if link then
     lines[#lines + 1] = string.format("offload (%s): the plans' plain layers may offload their activations over the "
       .. "host link, %g GiB/s each way (%s), overlap %g of a layer's forward, %g ms a GiB copied (one chunk a stage: "
-      .. "VPP > 1 balanced without it); %d of the %d rows shown offload", s.balance.offload_source, link.gibps, link.from, link.overlap, link.cost, info.offloading,
-      info.shown)
+      .. "VPP > 1 balanced without it); %d of the %d rows shown offload", s.balance.offload_source, link.gibps,
+      link.from, link.overlap, link.cost, info.offloading, info.shown)
   end
   return lines
 end

@@ -332,10 +332,9 @@ describe("search.lua --balance", function()
   --   act x in_flight_s, any split has a stage of at least 80 / sum_s (1 /
   --   c_s) bytes (the weighted mean with weights 1 / c_s), and one of at
   --   least ceil(80 / 4) x (stat + act x 1) (the pigeonhole), the larger
-  --   taken. On the Qwen3-30B 16-device search at 32 GiB, balancing the
-  --   first 64 by rank (the rule before) missed the 5th row (a candidate
-  --   past #64 by the even split's rank at 21.06 GiB: balancing every
-  --   candidate gives it).
+  --   taken. On the Qwen3-30B 16-device search at 32 GiB, balancing only
+  --   the first 64 by rank misses the 5th row (a candidate past #64 by the
+  --   even split's rank at 21.06 GiB: balancing every candidate gives it).
   -- * nd: the ranked key nd_score is the even split's (balance_one sets the
   --   step's and the peak's fields alone), so balancing in rank order until
   --   k rows are kept gives the top of balancing every candidate.

@@ -56,9 +56,9 @@ any recompute, the balanced plan or the even split, peaks below it; the
 proof is in the module, the floor checked by hand in
 spec/balance_search_spec.lua), and once it passes the peak of the table's
 last row no candidate left can rank there: the table is the one balancing
-every candidate gives. Balancing the first 64 by the even split's rank, as
-before, listed a balanced dp 1 x tp 4 x pp 4 row at 22.77 GiB fifth; past
-#64 a candidate at 21.06 GiB ranks there (the op 2 twin of the 4th row):
+every candidate gives. Balancing only the first 64 by the even split's
+rank would list a balanced dp 1 x tp 4 x pp 4 row at 22.77 GiB fifth; a
+candidate past #64, at 21.06 GiB, ranks there (the op 2 twin of the 4th row):
 
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 16 -b 64 -M 32GB -A A3 --recompute auto -j 1 -t 5 --balance --policy memory -o memory 2>/dev/null | grep -E '^ +~?[0-9] |balanced \('
   balanced (--balance): 471 of 772 pipelined candidates taken in order of their peak's floor (378 took a balanced plan; 534 problems solved, 246 alike, 320 proved to have no plan that fits by counting layers; * s), 301 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
