@@ -332,9 +332,12 @@ describe("search.lua --balance", function()
   --   act x in_flight_s, any split has a stage of at least 80 / sum_s (1 /
   --   c_s) bytes (the weighted mean with weights 1 / c_s), and one of at
   --   least ceil(80 / 4) x (stat + act x 1) (the pigeonhole), the larger
-  --   taken. On the Qwen3-30B 16-device search at 32 GiB, balancing only
-  --   the first 64 by rank misses the 5th row (a candidate past #64 by the
-  --   even split's rank at 21.06 GiB: balancing every candidate gives it).
+  --   taken; that stage holds a layer, so its communication buffers (at
+  --   least the least layer's) and, on 1F1B with one chunk, its backward's
+  --   overhead (its last layer's working set and buffers, overhead_1f1b)
+  --   come on top. On the Qwen3-30B 16-device search at 32 GiB, balancing
+  --   only the first 64 by rank misses the 5th row (a candidate past #64 by
+  --   the even split's rank at 21.06 GiB: balancing every candidate gives it).
   -- * nd: the ranked key nd_score is the even split's (balance_one sets the
   --   step's and the peak's fields alone), so balancing in rank order until
   --   k rows are kept gives the top of balancing every candidate.
@@ -415,7 +418,7 @@ describe("search.lua --balance", function()
     end
     assert.is_truthy(at, "the layout is in the search")
     local c = get(at)
-    local stat, act, inflight, layers, reserve = nil, math.huge, {}, 0, 0
+    local stat, act, comm, over, inflight, layers, reserve = nil, math.huge, math.huge, math.huge, {}, 0, 0
     for _, mode in ipairs { "off", "selective", "full" } do
       local e = api.estimate(s.base.model, api.candidate_run(s.base.run, setmetatable({ recompute = mode },
                                                                                        { __index = c })))
@@ -426,18 +429,25 @@ describe("search.lua --balance", function()
           if row.kind ~= "embedding" and row.kind ~= "output" then
             stat = row.static_bytes_per_layer
             act = math.min(act, row.activation_bytes_per_layer)
+            comm = math.min(comm, row.comm_bytes_per_layer)
             inflight[k] = row.in_flight
             layers = layers + row.count
           end
         end
       end
+      -- a middle stage's backward overhead: its last layer's working set and
+      -- buffers again (estimate.c overhead_1f1b), the least over the modes
+      over = math.min(over, e.stages[2].backward_overhead)
     end
     assert.are.same({ 4, 3, 2, 1 }, inflight) -- 1F1B on 4 stages, 32 micro-batches
     assert.are.equal(80, layers)
     local h = 0
     for k = 1, 4 do h = h + 1 / (stat + act * inflight[k]) end
     local most = math.max(80 / h, 20 * (stat + act * 1))
-    local want = (1 + (s.base.run:spec().fragmentation or 0)) * most + reserve
+    -- the stage at that bound holds a layer: its buffers (the least layer's)
+    -- and its backward's overhead (a middle stage's least here: the floor
+    -- takes the lesser of it and the head's working set, which is larger)
+    local want = (1 + (s.base.run:spec().fragmentation or 0)) * (most + comm + over) + reserve
     local floor = balance_search.peak_floor(s.base.model, result, at, c)
     -- the estimate's rows are rounded to a byte a layer; the floor takes 16 B and 1e-12 off
     assert.is_true(math.abs(floor - want) <= 64 + 1e-11 * want, ("floor %.1f, by hand %.1f"):format(floor, want))

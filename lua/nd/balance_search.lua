@@ -337,7 +337,13 @@ end
 --    c[s][k] >= stat[k] + act[k] x the fewest micro-batches any stage keeps.
 -- The stage of the largest B[s] then holds a body layer, which keeps its
 -- input whatever its recompute (estimate.c compute_activation), so its
--- reserve counts (price_stage: dynamic > 0). (grads_released takes the
+-- reserve counts (price_stage: dynamic > 0), and holds its communication
+-- buffers, the largest of its layers' (accumulate), at least the least of
+-- any kind's at off, selective and full (estimate.c compute_comm). On a
+-- 1F1B-like schedule of one chunk its backward's overhead (overhead_1f1b)
+-- is its last layer's working set and buffers again, or, on the output
+-- stage, at least the head's working set (output_extra): at least the
+-- least of those (result:least_bytes's work and head_working). (grads_released takes the
 -- gradients out at one end of the backward, but holds at pp 1 alone,
 -- derive.c; the runs that offload to the host are refused by the balancer
 -- and keep their even split, which the key reads too.) Rounding: the
@@ -375,7 +381,10 @@ local function peak_floor(ctx, result, i, c)
     end
     most = math.max(most, math.ceil(k.count / S) * (k.stat + k.act * fewest))
   end
-  local floor = most > 0 and (1 + t.fragmentation) * most * (1 - 1e-12) + t.reserve - 16 or 0
+  local comm, work = math.huge, math.huge
+  for _, k in ipairs(kinds) do comm, work = math.min(comm, k.comm), math.min(work, k.work) end
+  local over = t.last_layer_overhead and math.min(work, t.head_working) or 0
+  local floor = most > 0 and (1 + t.fragmentation) * (most + comm + over) * (1 - 1e-12) + t.reserve - 16 or 0
   ctx.floors[key] = floor
   return floor
 end

@@ -61,7 +61,7 @@ rank would list a balanced dp 1 x tp 4 x pp 4 row at 22.77 GiB fifth; a
 candidate past #64, at 21.06 GiB, ranks there (the op 2 twin of the 4th row):
 
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 16 -b 64 -M 32GB -A A3 --recompute auto -j 1 -t 5 --balance --policy memory -o memory 2>/dev/null | grep -E '^ +~?[0-9] |balanced \('
-  balanced (--balance): 471 of 772 pipelined candidates taken in order of their peak's floor (378 took a balanced plan; 534 problems solved, 246 alike, 320 proved to have no plan that fits by counting layers; * s), 301 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
+  balanced (--balance): 469 of 772 pipelined candidates taken in order of their peak's floor (376 took a balanced plan; 532 problems solved, 246 alike, 318 proved to have no plan that fits by counting layers; * s), 303 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
   not balanced (candidates: why): 4: too few layers a stage to probe
       1    1   4   4   2   1    4    1  on    64   1 full          19.32     11.000   9.1%  19.1%  38.2%  16.8%   2.6%   0.0%  21.1%   0.1%   0.0%   2.1%   0.0%
      ~2    1   4   4   3   1    4    1  on    64   1 full          19.34     10.927   9.2%  19.2%  38.4%  16.9%   2.7%   0.0%  21.2%   0.1%   0.0%   1.4%   0.0%

@@ -269,26 +269,34 @@ static int result_candidate(lua_State *L)
 /* The least bytes of candidate c's layers under each recompute mode a plan may give them:
  * least[k] the kind's static bytes a layer and its least activation bytes a micro-batch
  * (estimate_kind_least at off, selective and full, each over the run at that mode). */
-static void least_over_modes(const model_t *m, const run_t *base, const candidate *c, estimate_t *e,
-                             kind_least *least, kind_least *at)
+static double least_over_modes(const model_t *m, const run_t *base, const candidate *c, estimate_t *e,
+                               kind_least *least, kind_least *at)
 {
     static const recompute_mode MODES[] = {REC_OFF, REC_SELECTIVE, REC_FULL};
+    double head = 0;
     for (int i = 0; i < 3; i++) {
         candidate cm = *c;
         cm.mode = (uint8_t)MODES[i];
         run_t r;
         search_candidate_run(base, &cm, &r);
-        estimate_kind_least(e, m, &r, MODES[i], at);
+        double h = estimate_kind_least(e, m, &r, MODES[i], at);
+        head = i == 0 || h < head ? h : head;
         for (int k = 0; k < m->n_kinds; k++) {
             if (i == 0 || at[k].act < least[k].act)
                 least[k].act = at[k].act;
+            if (i == 0 || at[k].comm < least[k].comm)
+                least[k].comm = at[k].comm;
+            if (i == 0 || at[k].work < least[k].work)
+                least[k].work = at[k].work;
             least[k].stat = at[k].stat;
         }
     }
+    return head;
 }
 
-/* Pushes {kinds = {{count, stat, act}} (the text layer kinds the layout holds, MTP apart), in_flight =
- * {the fewest micro-batches a chunk of each stage keeps}, reserve, fragmentation} of candidate c. */
+/* Pushes {kinds = {{count, stat, act, comm, work}} (the text layer kinds the layout holds, MTP apart),
+ * in_flight = {the fewest micro-batches a chunk of each stage keeps}, reserve, fragmentation,
+ * last_layer_overhead, head_working} of candidate c. */
 static void push_least(lua_State *L, const model_t *m, const run_t *base, const candidate *c, estimate_t *e,
                        kind_least *least, int64_t *count)
 {
@@ -296,7 +304,7 @@ static void push_least(lua_State *L, const model_t *m, const run_t *base, const 
     search_candidate_run(base, c, &r);
     if (layout_build(&e->layout, m, &r) != 0)
         nd_bad_input(L, "%s", e->layout.error); /* does not return */
-    least_over_modes(m, base, c, e, least, least + m->n_kinds);
+    double head = least_over_modes(m, base, c, e, least, least + m->n_kinds);
     memset(count, 0, (size_t)m->n_kinds * sizeof *count);
     lua_createtable(L, 0, 4);
     lua_createtable(L, (int)r.pp, 0);
@@ -324,18 +332,26 @@ static void push_least(lua_State *L, const model_t *m, const run_t *base, const 
         field_set_int(L, "count", count[k]);
         field_set_number(L, "stat", least[k].stat);
         field_set_number(L, "act", least[k].act);
+        field_set_number(L, "comm", least[k].comm);
+        field_set_number(L, "work", least[k].work);
         lua_rawseti(L, -2, ++n);
     }
     lua_setfield(L, -2, "kinds");
     field_set_number(L, "reserve", r.allocator.reserve_bytes >= 0 ? (double)r.allocator.reserve_bytes
                                                                    : DEFAULT_RESERVE_BYTES);
     field_set_number(L, "fragmentation", r.allocator.fragmentation);
+    /* the backward's overhead of a 1F1B-like stage of one chunk (estimate.c overhead_1f1b): its last
+     * layer's working set and buffers, or on the output stage at least the head's working set */
+    bool last_layer = r.vpp == 1 && !r.training.frozen && r.pipeline.schedule != SCHED_ZERO_BUBBLE_V &&
+                      r.pipeline.schedule != SCHED_GPIPE;
+    field_set_bool(L, "last_layer_overhead", last_layer);
+    field_set_number(L, "head_working", head);
 }
 
 /* result:least_bytes(i, model) -> what a lower bound of the peak of any split of fitting candidate
  * i's layout with any recompute lists reads (nd.balance_search's peak_floor): per text layer kind
- * of its layout the layers, static bytes a layer and least activation bytes a micro-batch over
- * off, selective and full; per stage the fewest micro-batches its chunks keep; the reserve a
+ * of its layout the layers, static bytes a layer, least activation bytes a micro-batch and least
+ * communication buffers over off, selective and full; per stage the fewest micro-batches its chunks keep; the reserve a
  * stage keeping activations adds and the allocator's fragmentation. */
 static int result_least_bytes(lua_State *L)
 {

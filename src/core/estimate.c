@@ -817,7 +817,15 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     return 0;
 }
 
-void estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least)
+/* What a layer of the run works with at its backward, beside its
+ * communication buffers (price_afresh's working). */
+static double working_of(const pricing *p, const layer_run *run, double activation)
+{
+    bool kept_is_working = !p->frozen && run->mode != REC_FULL && p->c.m->kinds[run->kind].census == NULL;
+    return kept_is_working ? activation : compute_working(p, run);
+}
+
+double estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least)
 {
     derive(m, r, &e->derived);
     pricing p = make_pricing(m, r, &e->derived, false, r->training.frozen, NULL);
@@ -826,10 +834,15 @@ void estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recomp
     for (int k = 0; k < m->n_kinds; k++) {
         layer_run plain = {.kind = k, .mode = REC_OFF}, at = {.kind = k, .mode = mode};
         double off = compute_activation(&p, &plain, &census), on = compute_activation(&p, &at, &census);
+        double comm_off = compute_comm(&p, &plain), comm_on = compute_comm(&p, &at);
+        double work_off = working_of(&p, &plain, off) + comm_off, work_on = working_of(&p, &at, on) + comm_on;
         static_bytes stat = mem_layer_static(&p.c, &m->kinds[k], p.frozen);
         least[k].stat = static_total(&stat);
         least[k].act = off < on ? off : on;
+        least[k].comm = comm_off < comm_on ? comm_off : comm_on;
+        least[k].work = work_off < work_on ? work_off : work_on;
     }
+    return p.frozen ? 0.0 : output_extra(&p);
 }
 
 int estimate_run(estimate_t *e, const model_t *m, const run_t *r)

@@ -147,19 +147,23 @@ void estimate_forget_expert_prices(kind_price *memo, const model_t *m);
 
 /* A layer of a kind as a lower bound of any split's stage bytes reads it:
  * its static bytes (no split, chunk or recompute changes them: the price
- * memo's mem_layer_static reads no mode) and the least activation bytes it
- * keeps a micro-batch. */
+ * memo's mem_layer_static reads no mode), the least activation bytes it
+ * keeps a micro-batch and the least of its communication buffers (a stage
+ * holds the largest of its layers', accumulate). */
 typedef struct {
-    double stat, act;
+    double stat, act, comm;
+    double work; /* the least of its working set and communication buffers at its backward (price_afresh) */
 } kind_least;
 
 /* Prices every layer kind of m under r, whose layers are all at r's one
  * recompute mode `mode` (the search's candidate run): least[k] (n_kinds
  * entries) gets the kind's static bytes a layer and the lesser of its
- * activation bytes at off and at `mode` (a run mixing off with `mode`
+ * activation bytes, and of its communication buffers, at off and at `mode`
+ * (a run mixing off with `mode`
  * derives what r does: the switches read whether any layer is selective).
- * Uses e's derived values. */
-void estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least);
+ * Returns what the output head works with beyond what it keeps at its
+ * backward (output_extra). Uses e's derived values. */
+double estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least);
 
 /* The same over a layout already built for this model and run (the search caches them). */
 int estimate_run_layout(estimate_t *e, const model_t *m, const run_t *r, const layout_t *given);
