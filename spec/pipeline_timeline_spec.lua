@@ -134,6 +134,25 @@ describe("pipeline timeline", function()
     assert.are.same({ "B", 1, 2.5, 0.5 }, { blocks[2].kind, blocks[2].start, blocks[2].len, blocks[2].rec })
   end)
 
+  -- An offloading stage's host copies (dur.c) follow its forward in the
+  -- forward's block. By hand, 1F1B S 2, m 2, f 1, b 2, stage 0 copies 0.5
+  -- a forward: stage 0 F0 0-1.5 (copies 1-1.5), F1 1.5-3; stage 1 F0
+  -- 1.5-2.5, B0 2.5-4.5, F1 4.5-5.5, B1 5.5-7.5; stage 0 B0 after stage 1's
+  -- 4.5-6.5, B1 after 7.5: 7.5-9.5, the span (9 without the copies).
+  it("puts a forward's host copies after it, in its block", function()
+    local d = alike(2, 1, 1, 0, 2)
+    d[1][1].c = 0.5
+    local blocks, span, per_stage = tl.timeline("1f1b", 2, 1, 2, d)
+    assert.are.equal(9.5, span)
+    assert.are.equal("F00@0 F01@1.5 B00@4.5 B01@7.5", starts(per_stage, 1))
+    assert.are.equal("F00@1.5 B00@2.5 F01@4.5 B01@5.5", starts(per_stage, 2))
+    assert.are.same({ 1.5, 0.5 }, { per_stage[1][1].len, per_stage[1][1].copy })
+    assert.are.same({ 1, 0 }, { per_stage[2][1].len, per_stage[2][1].copy })
+    local _, plain = tl.timeline("1f1b", 2, 1, 2, alike(2, 1, 1, 0, 2))
+    assert.are.equal(9, plain)
+    assert.are.equal(0, blocks[#blocks].copy)
+  end)
+
   -- Where the timeline and timing.c's closed forms agree: stages alike (every
   -- stage the same seconds), m a multiple of S; 1F1B, interleaved and its
   -- less-memory variant. Where they differ: stages unlike (the closed form

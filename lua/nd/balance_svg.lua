@@ -85,6 +85,9 @@ end
 -- chunk keeps the colours of before.
 local FORWARD = { 1, 5, 9, 7 }
 local BACKWARD = { 3, 4, 10, 8 }
+-- The host copies of offloaded layers (nd.host_link's exposed seconds and
+-- copy cost), after the forward they follow.
+local COPY = "#6b6b6b"
 local function chunk_color(list, v) return svg.PALETTE[list[(v - 1) % #list + 1]] end
 
 -- The legend's entries: forward, recompute, backward; by chunk where more.
@@ -111,6 +114,8 @@ end
 -- `chunks` with `cells` (per stage and chunk {f, r, b}: forward, recompute
 -- and backward time of one micro-batch) to draw the schedule's order, or
 -- `times` (per stage {f, r, b}, the chunks together) for 1F1B's;
+-- (`c` beside them: a forward's host copy seconds, drawn after it, and
+-- `copy_legend` the legend's name for them);
 -- `caption(span)` the line under the title; `when(len, start)` a block's
 -- times in its tooltip; `memory` the memory chart (an SVG document's text),
 -- drawn under the timeline. Returns the SVG text, or nil and why the
@@ -128,6 +133,7 @@ function M.draw(o)
   if not blocks then return nil, span end
   local S = o.stages
   local items = legend_items(I)
+  if o.copy_legend then items[#items + 1] = { o.copy_legend, COPY } end
   local per_row = 7
   local legend_rows = (#items + per_row - 1) // per_row
   local left, top, row, width = 70, 50, 22, 900
@@ -146,8 +152,15 @@ function M.draw(o)
   for _, b in ipairs(blocks) do
     local y = top + (b.stage - 1) * row
     local x = left + b.start * scale
-    doc:open_group(block_title(b, I, o.when))
-    if b.kind == "F" then
+    doc:open_group(block_title(b, I, o.when)
+      .. (b.copy > 0 and "; the host copies " .. o.when(b.copy, b.start + b.len - b.copy) or ""))
+    if b.kind == "F" and b.copy > 0 then
+      -- the forward, then its layers' exposed host copies and copy cost
+      doc:rect(x, y, (b.len - b.copy) * scale, row - 4, { fill = chunk_color(FORWARD, b.chunk), stroke = "#ffffff",
+                                                          ["stroke-width"] = 0.5 })
+      doc:rect(x + (b.len - b.copy) * scale, y, b.copy * scale, row - 4, { fill = COPY, stroke = "#ffffff",
+                                                                          ["stroke-width"] = 0.5 })
+    elseif b.kind == "F" then
       doc:rect(x, y, b.len * scale, row - 4, { fill = chunk_color(FORWARD, b.chunk), stroke = "#ffffff",
                                                ["stroke-width"] = 0.5 })
     else

@@ -141,7 +141,7 @@ local function split_over_chunks(times, p, plan)
     cells[s] = {}
     for v = 1, p.chunks do
       local share = total > 0 and w[v] / total or 1 / p.chunks
-      cells[s][v] = { f = t.f * share, r = t.r * share, b = t.b * share }
+      cells[s][v] = { f = t.f * share, r = t.r * share, b = t.b * share, c = t.c and t.c * share }
     end
   end
   return cells
@@ -154,6 +154,37 @@ end
 -- stage_micro_batch_time parts; over several chunks split as
 -- split_over_chunks says), and the estimate's memory components of each
 -- stage against the device's capacity (the chart estimate.lua --svg draws).
+-- The estimate's stages with an offloading plan's bytes taken off
+-- (nd.balance_run's with_offload rule: each stage keeps its offloaded
+-- layers' activations at its in-flight micro-batches, over the allocator's
+-- fragmentation `frag`, on the host instead), and per stage those bytes,
+-- for the chart's outlined part over each bar.
+local function offloaded_estimate(est, off, frag)
+  local stages, host, peak, at = {}, {}, -math.huge, 0
+  for s, st in ipairs(est.stages) do
+    local t = setmetatable({}, { __index = st })
+    local held = off.stages[s].held
+    t.activations = (st.activations or 0) - held
+    if frag > 0 then t.fragmentation = (st.fragmentation or 0) - held * frag end
+    t.total = st.total - held * (1 + frag)
+    stages[s], host[s] = t, held * (1 + frag)
+    if t.total > peak then peak, at = t.total, s - 1 end
+  end
+  return setmetatable({ stages = stages, peak_bytes = peak, peak_stage = at }, { __index = est }),
+    { name = "on the host (offloaded activations)", values = host }
+end
+
+-- The caption's words on an offloading plan's copy blocks. save_on_cpu's
+-- hooks copy on the compute stream (pytorch
+-- torch/autograd/saved_variable_default_hooks.py: the pack hook's
+-- storage.copy_(tensor) as each saved tensor is made in the forward, the
+-- unpack hook's tensor.to(device, non_blocking=True) before the backward
+-- uses it); nd.host_link prices what of both the forward does not hide as
+-- one lump on the stage's seconds a micro-batch, which the step's pipeline
+-- sum carries into the next stage's start: drawn so, after the forward.
+local COPY_NOTE = "; after an offloading stage's forward, its layers' host copies past the forward's overlap window "
+  .. "and their copy cost (the count model's seconds, as the step prices them)"
+
 local function write_svg(path, opts, result, model, hw, profile)
   local run, p, plan = result.run, result.problem, result.plan
   local x, fwd, step = core.stage_seconds(model, run, hw)
@@ -171,9 +202,17 @@ local function write_svg(path, opts, result, model, hw, profile)
   end
   local est = api.estimate(model, run)
   local spec = run:spec()
+  local off = result.offload and result.offload.offloaded_layers > 0 and result.offload
+  local host
+  if off then
+    est, host = offloaded_estimate(est, off, p.run.frag)
+    for s = 1, p.stages do times[s].c = off.stages[s].seconds end
+    step = result.priced.step
+  end
   local memory = require("nd.study.charts").stages(est, {
     title = "Memory per device by stage, the balanced layout",
     subtitle = ("peak %s on stage %d"):format(units.gib(est.peak_bytes), est.peak_stage), layers = layers,
+    host = host,
   })
   local title = ("%s: %s, %d stages x %d chunks, %d micro-batches, %s a device, %s"):format(
     opts.path:match("[^/]*$"), model:spec().name or "model", p.stages, p.chunks, p.micro, units.gib(spec.device_memory),
@@ -191,7 +230,7 @@ local function write_svg(path, opts, result, model, hw, profile)
         -- order's, the step the time model's of the run's schedule
         return ("in 1F1B order, the chunks of a stage drawn together, it spans %s; the step is %s by the time "
           .. "model (schedule %s, with data-parallel and optimizer seconds); white is the bubble"):format(
-          units.seconds(span), units.seconds(step), spec.pp_schedule or "1f1b")
+          units.seconds(span), units.seconds(step), spec.pp_schedule or "1f1b") .. (off and COPY_NOTE or "")
       end
       return ("in %s, a colour a chunk (a stage's seconds split over its chunks as the balancer prices their "
         .. "layers), it spans %s; the step is %s by the time model (schedule %s, with data-parallel and optimizer "
@@ -199,6 +238,7 @@ local function write_svg(path, opts, result, model, hw, profile)
         units.seconds(step), spec.pp_schedule or "1f1b")
     end,
     when = function(len, start) return ("%.4f s from %.4f s"):format(len, start) end,
+    copy_legend = off and "host copy (exposed + cost)",
   }
   if not text then errors.raise { message = "--svg " .. path .. ": " .. why } end
   require("nd.svg").write(path, text)
@@ -249,11 +289,6 @@ function M.main(opts)
   local result, why = balance_run.solve(model, run, hw, { link = link })
   if not result then errors.raise { message = "balance.lua: this run is not balanced: " .. why } end
   result.link = link
-  if opts.svg and result.offload and result.offload.offloaded_layers > 0 then
-    errors.raise { message = ("--svg: the plan offloads %d layers' activations to the host; the drawing's memory and "
-      .. "timeline are the estimate's and the time model's, which have no per-layer offload, so it would draw "
-      .. "another plan"):format(result.offload.offloaded_layers), accepted = "no --svg with --offload" }
-  end
   if opts.yaml and result.offload and result.offload.offloaded_layers > 0 then
     errors.raise { message = ("--yaml: the plan offloads %d layers' activations to the host; HyperParallel's "
       .. "train.yaml has no key for a layer's activation offload (only activation_swap), so no train.yaml "

@@ -177,8 +177,10 @@ local function places(schedule, S, I)
 end
 
 --- The timeline of the schedule: blocks (a list in the order they were
--- placed: each {stage, kind, chunk, mb, start, len, rec}, len the block's
--- seconds, rec the recompute part of a backward's), the span (the last
+-- placed: each {stage, kind, chunk, mb, start, len, rec, copy}, len the
+-- block's seconds, rec the recompute part of a backward's, copy the host
+-- copy part of a forward's: dur[s][v].c where given, after the forward),
+-- the span (the last
 -- block's end), and per stage its blocks in its order. Or nil and why.
 function M.timeline(schedule, S, I, m, dur)
   local orders, why = M.orders(schedule, S, I, m)
@@ -209,9 +211,9 @@ function M.timeline(schedule, S, I, m, dur)
         if ready then
           local d = dur[s][op.chunk]
           local start = math.max(ready, clock[s])
-          local len = op.kind == "F" and d.f or d.r + d.b
+          local len = op.kind == "F" and (d.c and d.f + d.c or d.f) or d.r + d.b
           local b = { stage = s, kind = op.kind, chunk = op.chunk, mb = op.mb, start = start, len = len,
-                      rec = op.kind == "B" and d.r or 0 }
+                      rec = op.kind == "B" and d.r or 0, copy = op.kind == "F" and d.c or 0 }
           blocks[#blocks + 1], per_stage[s][#per_stage[s] + 1] = b, b
           clock[s] = start + len
           local k = place[s][op.chunk]

@@ -145,10 +145,12 @@ local function layout(c)
   g.totals = {}
   local max_v = 0
   for i = 1, g.n do
-    local t = 0
-    for _, s in ipairs(c.series) do t = t + math.max(0, s.values[i] or 0) end
+    local t, apart = 0, 0
+    for _, s in ipairs(c.series) do
+      if s.outside then apart = apart + math.max(0, s.values[i] or 0) else t = t + math.max(0, s.values[i] or 0) end
+    end
     g.totals[i] = t
-    max_v = math.max(max_v, t)
+    max_v = math.max(max_v, t + apart)
   end
   value_scale(g, max_v, c.lines)
   g.slot = g.plot_w / math.max(1, g.n)
@@ -192,8 +194,16 @@ local function draw_bar(doc, g, c, i)
     if v > 0 then
       local y0, y1 = g.y_of(base), g.y_of(base + v)
       doc:open_group(string.format("%s, %s: %.2f %s", c.categories[i], s.name, v / g.unit, c.unit_name or ""))
-      doc:rect(cx - bar_w / 2, y1, bar_w, y0 - y1, { fill = color_of(c.series, k), stroke = "#ffffff",
-                                                     stroke_width = 0.5 })
+      if s.outside then
+        -- not in the bar's total: outlined, dashed, over the stack
+        doc:rect(cx - bar_w / 2, y1, bar_w, y0 - y1, { fill = "none", stroke = color_of(c.series, k),
+                                                       stroke_width = 1.5, stroke_dasharray = "4 3" })
+        doc:text(cx, y1 - 5, string.format("%.2f", v / g.unit), { text_anchor = "middle", font_size = 10,
+                                                                 fill = color_of(c.series, k) })
+      else
+        doc:rect(cx - bar_w / 2, y1, bar_w, y0 - y1, { fill = color_of(c.series, k), stroke = "#ffffff",
+                                                       stroke_width = 0.5 })
+      end
       doc:close_group()
       base = base + v
     end
@@ -205,7 +215,7 @@ local function draw_bar(doc, g, c, i)
     doc:text(cx, label_y + 13, c.sublabels[i], { text_anchor = "middle", font_size = 10, fill = "#555555" })
   end
   if g.slot >= 28 then
-    doc:text(cx, g.y_of(g.totals[i]) - 5, string.format("%.1f", g.totals[i] / g.unit),
+    doc:text(cx, g.y_of(g.totals[i]) - 5, string.format(c.total_format or "%.1f", g.totals[i] / g.unit),
              { text_anchor = "middle", font_size = 10, fill = marked and "#D55E00" or "#333333",
                font_weight = marked and "bold" or "normal" })
   end
@@ -232,19 +242,27 @@ local function draw_legend(doc, g, c)
   local first, last, step = #c.series, 1, -1
   if c.forward then first, last, step = 1, #c.series, 1 end
   for k = first, last, step do
-    doc:rect(x, y - 10, 12, 12, { fill = color_of(c.series, k) })
+    if c.series[k].outside then
+      doc:rect(x, y - 10, 12, 12, { fill = "none", stroke = color_of(c.series, k), stroke_width = 1.5,
+                                    stroke_dasharray = "4 3" })
+    else
+      doc:rect(x, y - 10, 12, 12, { fill = color_of(c.series, k) })
+    end
     doc:text(x + 18, y, c.series[k].name)
     y = y + 18
   end
 end
 
 --- A stacked bar chart.
--- @tparam table c `categories` (bar labels), `series` ({name, values, color?}),
+-- @tparam table c `categories` (bar labels), `series` ({name, values, color?,
+--   outside? (drawn outlined over the stack with its value above, and not
+--   counted in the bar's total: bytes the device does not hold)}),
 --   `lines` (horizontal lines {value, label, color?, at = "left"?}), `unit` (values are
 --   divided by it for the axis, default 1), `unit_name` (axis label unit),
 --   `sublabels` (a second, smaller line under each bar label), `xlabel`
 --   (the axis title under the bars), `title`, `subtitle`, `marked` (index
---   of a bar to draw in bold, e.g. the peak), `legend_title`, `width`, `height`
+--   of a bar to draw in bold, e.g. the peak), `legend_title`, `width`, `height`,
+--   `total_format` (of the totals over the bars, default "%.1f")
 -- @treturn string the SVG text
 function svg.stacked_bars(c)
   local g = layout(c)

@@ -118,12 +118,51 @@ activation_swap):
   $ test -e x.yaml
   [1]
 
-Nor is --svg drawn for such a plan: the drawing's memory and timeline are
-the estimate's and the time model's, which keep the activations on the
-device:
+--svg draws the offloading plan. The memory bars are the estimate's
+components with the offloaded bytes taken off as above (the peak GiB
+column: 19.94, 19.97, 19.97, 19.97 over the bars), each stage's offloaded
+bytes outlined over its bar, not in its total (22.76 GiB on stage 0, 7.97
+on stage 1); stage 0's activations part is its 23.08 GiB less 22.76 =
+0.31 GiB, stage 1's 8.62 - 7.97 = 0.66 (from unrounded bytes; 0.65 from
+the rounded ones):
 
-  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 20GiB -A A3 -ao --svg x.svg
-  --svg: the plan offloads 22 layers' activations to the host; the drawing's memory and timeline are the estimate's and the time model's, which have no per-layer offload, so it would draw another plan; no --svg with --offload
-  [2]
-  $ test -e x.svg
-  [1]
+  $ ndlua balance.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --memory 20GiB -A A3 -ao --svg x.svg | tail -1
+  chart: x.svg
+  $ grep -o 'peak [0-9.]* GiB on stage [0-9]' x.svg
+  peak 19.97 GiB on stage 3
+  $ grep -o '<text[^>]*font-size="10"[^>]*>[0-9.]*</text>' x.svg | sed 's/<[^>]*>//g' | tr '\n' ' '; echo
+  22.76 19.94 7.97 19.97 19.97 19.97 
+  $ grep -o '<title>[01], [a-z (]*[ao][cn][^<]*</title>' x.svg | grep -e activations -e host
+  <title>0, activations: 0.31 GiB</title>
+  <title>0, on the host (offloaded activations): 22.76 GiB</title>
+  <title>1, activations: 0.66 GiB</title>
+  <title>1, on the host (offloaded activations): 7.97 GiB</title>
+
+The timeline draws each offloaded stage's copy seconds a micro-batch (the
+copy s column: 15 x 0.1023 = 1.5349 s on stage 0, 7 x 0.1023 = 0.7163 s
+on stage 1) as their own grey block after each of its 32 forwards, in the
+time model's way (the step adds them to the stage's seconds a micro-batch):
+64 blocks, plus one legend entry. Stage 0's forward without them is its
+time less its backward and the copies; its first block ends where stage
+1's first forward starts (0.2362 + 1.5349 = 1.7712 s). A block's width is
+its seconds at 900 px over the 77.49 s the order spans (900 / 77.49 x
+0.7163 = 8.32 px, 17.83 px for 1.5349 s):
+
+  $ grep -c '<rect fill="#6b6b6b"' x.svg
+  65
+  $ grep -o 'host copy (exposed + cost)' x.svg
+  host copy (exposed + cost)
+  $ grep -o 'the host copies [0-9.]* s' x.svg | sort | uniq -c
+       32 the host copies 0.7163 s
+       32 the host copies 1.5349 s
+  $ grep -o '<title>stage [01] forward micro-batch 1: [^<]*</title>' x.svg
+  <title>stage 0 forward micro-batch 1: 1.7712 s from 0.0000 s; the host copies 1.5349 s from 0.2362 s</title>
+  <title>stage 1 forward micro-batch 1: 0.9643 s from 1.7712 s; the host copies 0.7163 s from 2.0192 s</title>
+  $ grep -o 'it spans [0-9.]* s' x.svg
+  it spans 77.49 s
+  $ grep -o '<rect fill="#6b6b6b"[^>]*>' x.svg | grep -o ' width="[0-9.]*"' | sort | uniq -c
+        1  width="12"
+       32  width="17.83"
+       32  width="8.32"
+
+(the 12 px one is the legend's square.)

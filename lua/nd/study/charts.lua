@@ -157,7 +157,9 @@ end
 -- (the chart estimate.lua --svg draws), with the capacity as a line.
 -- @tparam table est what nd.estimate returns
 -- @tparam[opt] table o `title`, `subtitle`, `layers` (layers a stage, for
---   the labels under the bars), `width`, `height`
+--   the labels under the bars), `width`, `height`, `host` ({name, values}:
+--   bytes a stage keeps on the host, drawn outlined over its bar and not in
+--   its total, the totals then to 0.01 GiB as balance.lua's table)
 -- @treturn string the SVG text
 function charts.stages(est, o)
   o = o or {}
@@ -171,6 +173,9 @@ function charts.stages(est, o)
     end
     if any then series[#series + 1] = { name = comp[2], values = values, color = comp[3] } end
   end
+  if o.host then
+    series[#series + 1] = { name = o.host.name, values = o.host.values, color = "#6b6b6b", outside = true }
+  end
   local sublabels
   if o.layers and #categories <= 10 then
     sublabels = {}
@@ -181,7 +186,7 @@ function charts.stages(est, o)
     sublabels = sublabels, series = series, unit = 2 ^ 30, unit_name = "GiB",
     xlabel = "pipeline stage (the peak stage in bold)", marked = est.peak_stage + 1,
     lines = { { value = est.capacity_bytes, label = string.format("capacity %.2f GiB", est.capacity_bytes / 2 ^ 30) } },
-    width = o.width, height = o.height,
+    width = o.width, height = o.height, total_format = o.host and "%.2f" or nil,
   }
 end
 
