@@ -92,6 +92,9 @@ local function balance_one(c, ctx, b, above)
   if off then -- --offload: the step with the copies' seconds (balance_run's), the rates at it; parts the layout's
     local scale = t.step_time_s / r.priced.step
     c.step_time_s, c.mfu, c.tokens_per_s_per_device = r.priced.step, t.mfu * scale, t.tokens_per_s_per_device * scale
+    -- and what the copies add to the step, its own part (nd.report.parts.COPY)
+    c.parts = { host_copy_s = r.priced.step - t.step_time_s }
+    for k, v in pairs(t.parts) do c.parts[k] = v end
   end
   c.peak_bytes, c.peak_stage = r.priced.peak, r.priced.peak_stage
   c.overshoot_bytes = r.priced.peak - ctx.budget

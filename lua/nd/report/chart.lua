@@ -68,18 +68,19 @@ local function time_panel(doc, list, geo)
   local max_v = 0
   for _, c in ipairs(list) do max_v = math.max(max_v, c.step_time_s) end
   local y_of = axis(doc, geo.left, geo.top, geo.width, geo.height, max_v, "seconds a step")
+  local shown = table_report.listed_parts(list)
   doc:text(geo.left, geo.top - 10, "Step time by part", { font_weight = "bold" })
   for i, c in ipairs(list) do
     local x = geo.left + (i - 1) * geo.slot + geo.slot * 0.2
     local w = geo.slot * 0.6
     local base = 0
-    for k, p in ipairs(table_report.PARTS) do
-      local v = c.parts[p[1]]
+    for k, p in ipairs(shown) do
+      local v = c.parts[p[1]] or 0
       if v > 0 then
         doc:open_group(string.format("#%d %s: %s s (%.1f%%)", c.rank, p[3], fmt(v),
                                      100 * v / c.step_time_s))
         doc:rect(x, y_of(base + v), w, y_of(base) - y_of(base + v),
-                 { fill = svg.PALETTE[k], stroke = "#ffffff", stroke_width = 0.5 })
+                 { fill = p[4] or svg.PALETTE[k], stroke = "#ffffff", stroke_width = 0.5 })
         doc:close_group()
         base = base + v
       end
@@ -88,9 +89,9 @@ local function time_panel(doc, list, geo)
   end
   -- the legend, to the right, top part first as the stack reads
   local lx, ly = geo.left + geo.width + 12, geo.top + 8
-  for k = #table_report.PARTS, 1, -1 do
-    local p = table_report.PARTS[k]
-    doc:rect(lx, ly - 10, 12, 12, { fill = svg.PALETTE[k] })
+  for k = #shown, 1, -1 do
+    local p = shown[k]
+    doc:rect(lx, ly - 10, 12, 12, { fill = p[4] or svg.PALETTE[k] })
     doc:text(lx + 18, ly, p[3], { font_size = 11 })
     ly = ly + 17
   end

@@ -15,6 +15,26 @@ parts.PARTS = {
   { "dp_s", "dp", "DP comm" }, { "bubble_s", "bubble", "bubble" }, { "optimizer_s", "opt", "optimizer step" },
 }
 
+--- The part an offloading plan's host copies add to a step (search.lua
+-- --balance --offload: the step with the copies, nd.balance_run's, less the
+-- layout's, whose parts the others are), its chart colour the balance
+-- drawing's copy blocks'. Listed only where a row has it (parts.listed).
+parts.COPY = { "host_copy_s", "copy", "host copy", "#6b6b6b" }
+
+--- The time parts a list of candidates shows: parts.PARTS, and the host
+-- copy part after them where a row's parts have it.
+function parts.listed(list)
+  for _, c in ipairs(list) do
+    if c.parts and c.parts.host_copy_s then
+      local out = {}
+      for i, p in ipairs(parts.PARTS) do out[i] = p end
+      out[#out + 1] = parts.COPY
+      return out
+    end
+  end
+  return parts.PARTS
+end
+
 --- The byte components of a pipeline stage (the fields of an nd.estimate
 -- stage), in the order of estimate.lua's table, its JSON and the chart
 -- (nd.study.charts.COMPONENTS adds each its colour): {field, column}.

@@ -80,8 +80,8 @@ end
 -- The parts that separate c's step from first's, largest first.
 local function separation(c, first)
   local diffs = {}
-  for _, p in ipairs(table_report.PARTS) do
-    local d = c.parts[p[1]] - first.parts[p[1]]
+  for _, p in ipairs(table_report.listed_parts { c, first }) do
+    local d = (c.parts[p[1]] or 0) - (first.parts[p[1]] or 0)
     if math.abs(d) >= ranking.PART_SHARE * first.step_time_s and d ~= 0 then
       diffs[#diffs + 1] = { p[2], d }
     end

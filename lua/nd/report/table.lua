@@ -28,6 +28,7 @@ end
 report.PARTS = parts.PARTS
 report.MEMORY = parts.MEMORY
 report.seconds = parts.seconds
+report.listed_parts = parts.listed
 
 local function count(n, one, many)
   return string.format("%d %s", n, n == 1 and one or (many or one .. "s"))
@@ -87,7 +88,8 @@ function report.table(list, o)
   local head = string.format("%5s", "rank")
   for _, d in ipairs(report.DIMS) do head = head .. string.format(" %" .. d.width .. "s", d.key) end
   head = head .. string.format(" %-9s %9s %10s %6s", "recompute", "peak " .. unit_name, "step s", "MFU")
-  for _, p in ipairs(report.PARTS) do head = head .. string.format(" %6s", p[2]) end
+  local shown = parts.listed(list)
+  for _, p in ipairs(shown) do head = head .. string.format(" %6s", p[2]) end
   if o.score then head = head .. string.format(" %11s", "score") end
   local lines = { head }
   for i, c in ipairs(list) do
@@ -96,8 +98,8 @@ function report.table(list, o)
     for _, d in ipairs(report.DIMS) do row = row .. string.format(" %" .. d.width .. "s", report.value(d, c[d.key])) end
     row = row .. string.format(" %-9s %9.2f %10s %5.1f%%", c.recompute, c.peak_bytes / unit,
                                report.seconds(c.step_time_s), 100 * c.mfu)
-    for _, p in ipairs(report.PARTS) do
-      local share = c.step_time_s > 0 and 100 * c.parts[p[1]] / c.step_time_s or 0
+    for _, p in ipairs(shown) do
+      local share = c.step_time_s > 0 and 100 * (c.parts[p[1]] or 0) / c.step_time_s or 0
       row = row .. string.format(" %5.1f%%", share)
     end
     if o.score then row = row .. string.format(" %11.5g", c.score) end
