@@ -346,10 +346,11 @@ end
 -- 1F1B-like schedule of one chunk its backward's overhead (overhead_1f1b)
 -- is its last layer's working set and buffers again, or, on the output
 -- stage, at least the head's working set (output_extra): at least the
--- least of those (result:least_bytes's work and head_working). (grads_released takes the
--- gradients out at one end of the backward, but holds at pp 1 alone,
--- derive.c; the runs that offload to the host are refused by the balancer
--- and keep their even split, which the key reads too.) Rounding: the
+-- least of those (result:least_bytes's work and head_working).
+-- (grads_released takes the gradients out at one end of the backward, but
+-- holds at pp 1 alone, derive.c; the runs that offload to the host are
+-- refused by the balancer and keep their even split, which the key reads
+-- too.) Rounding: the
 -- estimate rounds each of a stage's parts to a byte; 16 bytes are taken off.
 -- Memoised by the layout (degrees but the recompute).
 local function peak_floor(ctx, result, i, c)

@@ -180,8 +180,8 @@ end
 -- placed: each {stage, kind, chunk, mb, start, len, rec, copy}, len the
 -- block's seconds, rec the recompute part of a backward's, copy the host
 -- copy part of a forward's: dur[s][v].c where given, after the forward),
--- the span (the last
--- block's end), and per stage its blocks in its order. Or nil and why.
+-- the span (the last block's end), and per stage its blocks in its order.
+-- Or nil and why.
 function M.timeline(schedule, S, I, m, dur)
   local orders, why = M.orders(schedule, S, I, m)
   if not orders then return nil, why end

@@ -350,9 +350,11 @@ static void push_least(lua_State *L, const model_t *m, const run_t *base, const 
 
 /* result:least_bytes(i, model) -> what a lower bound of the peak of any split of fitting candidate
  * i's layout with any recompute lists reads (nd.balance_search's peak_floor): per text layer kind
- * of its layout the layers, static bytes a layer, least activation bytes a micro-batch and least
- * communication buffers over off, selective and full; per stage the fewest micro-batches its chunks keep; the reserve a
- * stage keeping activations adds and the allocator's fragmentation. */
+ * of its layout the layers, static bytes a layer, least activation bytes a micro-batch, least
+ * communication buffers and least backward working set over off, selective and full; per stage
+ * the fewest micro-batches its chunks keep; the reserve a stage keeping activations adds, the
+ * allocator's fragmentation, whether a stage's backward overhead is its last layer's
+ * (last_layer_overhead) and the head's least working set (head_working): push_least. */
 static int result_least_bytes(lua_State *L)
 {
     result_box *box = check_result(L);

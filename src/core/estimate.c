@@ -248,6 +248,16 @@ static double compute_comm(const pricing *p, const layer_run *run)
 }
 
 /* A layer of the run's kind at the run's option, priced into kp. */
+/* What a layer of the run works with at its backward, beside its
+ * communication buffers, given the activation bytes it keeps: a layer
+ * neither recomputed whole nor measured by a census works with what it
+ * keeps (the same formula on the same switches). */
+static double working_of(const pricing *p, const layer_run *run, double activation)
+{
+    bool kept_is_working = !p->frozen && run->mode != REC_FULL && p->c.m->kinds[run->kind].census == NULL;
+    return kept_is_working ? activation : compute_working(p, run);
+}
+
 static const kind_price *price_afresh(const pricing *p, const layer_run *run, kind_price *kp)
 {
     kp->stat = mem_layer_static(&p->c, &p->c.m->kinds[run->kind], p->frozen);
@@ -258,10 +268,7 @@ static const kind_price *price_afresh(const pricing *p, const layer_run *run, ki
     kp->swappable = p->c.r->offload.swap_attention && !p->frozen && !p->vision && run->mode == REC_OFF
                         ? act_attention_swappable_per_token(&p->c, &p->c.m->kinds[run->kind], p->seq) * p->tokens
                         : 0.0;
-    /* a layer neither recomputed whole nor measured by a census works with
-     * what it keeps: the same formula on the same switches */
-    bool kept_is_working = !p->frozen && run->mode != REC_FULL && p->c.m->kinds[run->kind].census == NULL;
-    kp->working = kept_is_working ? kp->activation : compute_working(p, run);
+    kp->working = working_of(p, run, kp->activation);
     kp->ready = true;
     return kp;
 }
@@ -815,14 +822,6 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     price_reserved(st, &ends, d, r);
     st->total = st->reserved + st->reserve;
     return 0;
-}
-
-/* What a layer of the run works with at its backward, beside its
- * communication buffers (price_afresh's working). */
-static double working_of(const pricing *p, const layer_run *run, double activation)
-{
-    bool kept_is_working = !p->frozen && run->mode != REC_FULL && p->c.m->kinds[run->kind].census == NULL;
-    return kept_is_working ? activation : compute_working(p, run);
 }
 
 double estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least)

@@ -159,8 +159,8 @@ typedef struct {
  * recompute mode `mode` (the search's candidate run): least[k] (n_kinds
  * entries) gets the kind's static bytes a layer and the lesser of its
  * activation bytes, and of its communication buffers, at off and at `mode`
- * (a run mixing off with `mode`
- * derives what r does: the switches read whether any layer is selective).
+ * (a run mixing off with `mode` derives what r does: the switches read
+ * whether any layer is selective).
  * Returns what the output head works with beyond what it keeps at its
  * backward (output_extra). Uses e's derived values. */
 double estimate_kind_least(estimate_t *e, const model_t *m, const run_t *r, recompute_mode mode, kind_least *least);
