@@ -454,6 +454,108 @@ describe("search.lua --balance", function()
     assert.is_true(floor <= c.peak_bytes)
   end)
 
+  -- One row a (layout, plan). On the Qwen3-30B 16-device search at 32 GiB
+  -- the layouts below balance (balance_run.solve, asked here directly) to
+  -- their even split with no recompute: the plan's offsets are the even
+  -- split's (problem.run.offset) and it writes no recompute list. That is
+  -- the search's own candidate of those degrees at recompute off, so the
+  -- balanced row (taken by the layout's selective or full candidate, slower
+  -- at its even split) and that even row list the same layers and
+  -- recompute, at the same peak and step. Before, both were listed: dp 2 tp
+  -- 4 pp 2 vpp 2 op 2 as #15 (even) and #16 (balanced) of the throughput top
+  -- 16, both 26.70 GiB and 2.997 s; dp 1 tp 4 pp 4 vpp 2 op 1 as #45
+  -- (balanced) and #46 (even) of the memory top 50, both 24.58 GiB. Now
+  -- the even row alone is listed.
+  local QWEN16 = { "examples/qwen3-30b-a3b-fsdp8/train.yaml", "-d", "16", "-b", "64", "-M", "32GB", "-A", "A3",
+                   "--recompute", "auto", "-j", "1", "--balance", "--policy" }
+  local function degrees(c)
+    return ("dp %d tp %d pp %d vpp %d cp %d ep %d op %d mb %d mbs %d sp %s"):format(c.dp, c.tp, c.pp, c.vpp, c.cp, c.ep,
+      c.op, c.mb, c.mbs, tostring(c.sp))
+  end
+  local DUPLICATES = {
+    { policy = "throughput", top = 16, layout = "dp 2 tp 4 pp 2 vpp 2 cp 1 ep 1 op 2 mb 32 mbs 1 sp true" },
+    { policy = "memory", top = 50, layout = "dp 1 tp 4 pp 4 vpp 2 cp 1 ep 1 op 1 mb 64 mbs 1 sp true" },
+  }
+  for _, case in ipairs(DUPLICATES) do
+    it("one row a (layout, plan): " .. case.layout .. " balances to its even split at off, listed once, as the "
+       .. "even row (" .. case.policy .. ")", function()
+      local argv = { table.unpack(QWEN16) }
+      argv[#argv + 1] = case.policy
+      local s, result, get = searched(argv)
+      -- the search's candidate of those degrees at recompute off
+      local off
+      for i = 1, result:size() do
+        local c = get(i)
+        if degrees(c) == case.layout and c.recompute == "off" then off = c end
+      end
+      assert.is_truthy(off, "the even candidate at off")
+      -- its layout's balanced plan is that split: even offsets, no recompute
+      local hw = balance_run.hardware(s.profile, s.base.run)
+      local run = api.candidate_run(s.base.run, off):with { device_memory = s.budget }
+      local r = balance_run.solve(s.base.model, run, hw)
+      assert.is_true(r.feasible)
+      assert.are.equal("off", r.changes.recompute)
+      assert.are.same(r.problem.run.offset, r.changes.offset)
+      assert.are.equal(off.peak_bytes, r.priced.peak)
+      assert.is_true(math.abs(r.priced.step - off.step_time_s) <= 1e-9 * off.step_time_s)
+      -- listed once, the even row, in the pruned top and balancing every one
+      local pruned = balance_search.rank(s, result, get, { top = case.top })
+      local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+      for _, list in ipairs { pruned, all } do
+        local rows = {}
+        for i, c in ipairs(list) do
+          if degrees(c) == case.layout and c.recompute == "off" then -- (a balanced row of this plan: "off" too)
+            rows[#rows + 1] = { i, c }
+          end
+        end
+        assert.are.equal(1, #rows, case.layout .. " listed once")
+        local c = rows[1][2]
+        assert.is_nil(c.balance)
+        assert.are.equal("off", c.recompute)
+        assert.are.equal(off.peak_bytes, c.peak_bytes)
+      end
+      assert.are.equal(case.top, #pruned)
+    end)
+  end
+
+  -- The recompute column says what the plan writes. DeepSeek-V3's first 3
+  -- layers are dense (first_k_dense_replace = 3, the model's config.json);
+  -- where the even split holds them all on stage 0 the balancer pins them
+  -- there and they recompute at the plan's mode (balance_run.changes adds
+  -- them to stage 0's list), so a plan none of whose MoE layers recompute
+  -- still writes sel_rec [3, 0, ...]: its row is off+sel, not off (before,
+  -- off: on the DeepSeek-V3 256-device memory search, dp 1 tp 128 pp 2 vpp 2
+  -- at 31.72 GiB, selective_recompute [[3, 0], [0, 0]], was listed as off).
+  it("a balanced row's recompute is off only where its plan writes no recompute list (DeepSeek-V3's dense "
+     .. "layers)", function()
+    local s, result, get = searched { "examples/deepseek-v3-256/train.yaml", "-d", "256", "-b", "512", "-M", "58GB",
+                                      "-A", "A3", "-l", "DP", "TP", "SP", "PP", "CP", "EP", "OP", "MB", "MBS",
+                                      "--recompute", "auto", "-j", "1", "--balance", "--policy", "memory" }
+    local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+    local dense_only = 0
+    for _, c in ipairs(all) do
+      if c.balance then
+        local ch = c.balance_result.changes
+        assert.are.equal(ch.recompute == "off", c.recompute == "off", "row of even rank " .. c.even_rank)
+        local first = ch.selective_recompute ~= core.null and ch.selective_recompute or ch.full_recompute
+        if ch.recompute ~= "off" then
+          -- the MoE layers' cells (balance.recompute) hold none: the 3 dense ones alone
+          local cells = 0
+          for _, x in ipairs(c.balance.recompute) do
+            for _, y in ipairs(type(x) == "table" and x or { x }) do cells = cells + y end
+          end
+          if cells == 0 then
+            dense_only = dense_only + 1
+            local stage0 = type(first[1]) == "table" and first[1][1] or first[1]
+            assert.are.equal(3, stage0)
+            assert.are.equal(c.balance.recompute_mode == "full" and "off+full" or "off+sel", c.recompute)
+          end
+        end
+      end
+    end
+    assert.is_true(dense_only > 0, "some plan recomputes the dense layers alone")
+  end)
+
   it("a score function: the first 64 by rank, ranked by the score, and the reason no bound orders them", function()
     local dir = tmpdir()
     local path = dir .. "/by_pp.lua"

@@ -5,7 +5,9 @@
 -- the count model's plan, laid out and priced again by the estimate and the
 -- time model), each taking its balanced peak and step where the plan fits
 -- and is no slower than its even split (or where its even split does not
--- fit); every candidate left over the budget is dropped; the list is ranked
+-- fit); every candidate left over the budget is dropped; one row is kept a
+-- (layout, plan) (add_row: a balanced row whose plan is its layout's even
+-- split with no recompute gives way to that even row); the list is ranked
 -- again by the policy's sort keys (its score, then its order keys). Which
 -- candidates are balanced depends on the policy:
 --  * step first (throughput): in order of a floor on their step, until the
@@ -74,6 +76,29 @@ local function solved(c, ctx, b, above)
   return r, why
 end
 
+-- A candidate's degrees with its FSDP shard (op) and SP, as a string.
+local function listed_degrees(c)
+  local parts = {}
+  for _, k in ipairs { "dp", "tp", "pp", "vpp", "cp", "ep", "op", "mb", "mbs" } do parts[#parts + 1] = tostring(c[k]) end
+  parts[#parts + 1] = tostring(c.sp)
+  return table.concat(parts, ",")
+end
+
+-- Whether a layout's balanced plan r (balance_run.solve's) is its even
+-- split with no recompute: every stage and chunk keeps the even split's
+-- layers (the plan's offset, nd.balance_run.changes, is the problem's even
+-- offset, both vpp lists of one entry a stage), no layer recomputes
+-- (changes write recompute = "off" only where no list holds a layer, the
+-- first kind's prefix included) and none offloads. That is the candidate
+-- of the same degrees at recompute off, evenly split, as the C search
+-- prices it. (A plan recomputing every layer is written as per-stage
+-- lists, which the layout reads apart from the uniform mode, so it is not
+-- taken as the even split at that mode.)
+local function plan_is_even_off(r)
+  if r.changes.recompute ~= "off" or (r.offload and r.offload.offloaded_layers > 0) then return false end
+  return core.json.encode(r.changes.offset) == core.json.encode(r.problem.run.offset)
+end
+
 -- Balances one candidate in place; true when it took the balanced layout.
 -- b, above: solved's.
 local function balance_one(c, ctx, b, above)
@@ -84,6 +109,9 @@ local function balance_one(c, ctx, b, above)
   end
   if not r.feasible then return false end
   local even_fits = c.peak_bytes <= ctx.budget
+  -- the candidate at off whose plan is its own even split keeps it: the
+  -- balanced row would add nothing (add_row)
+  if even_fits and c.recompute == "off" and plan_is_even_off(r) then return false end
   if even_fits and r.priced.step >= c.step_time_s then return false end
   local t = core.step_time(ctx.model, r.run, ctx.hw)
   local even_step, even_peak = c.step_time_s, c.peak_bytes
@@ -121,23 +149,94 @@ local function balance_one(c, ctx, b, above)
   -- the run's fields (resolved.yaml's lists), kept out of the JSON
   setmetatable(c.balance, { __index = { changes = r.changes } })
   c.balance_result = r -- for -k: the plan's problem (not in the JSON)
-  -- the plan chooses each layer's recompute: plain layers beside at most one mode
-  local any = false
-  for v = 1, I do
-    for s = 1, S do any = any or rec[v][s] > 0 end
-  end
+  -- the plan chooses each layer's recompute: plain layers beside at most one
+  -- mode. Whether any layer recomputes is read from the lists the run is
+  -- written with (changes: recompute = "off" where none holds a layer), not
+  -- from the cells alone: a first kind pinned to stage 0 (DeepSeek-V3's
+  -- dense layers, balance_run's prefix) recomputes at the plan's mode even
+  -- where no cell does (balance_run.changes adds it to stage 0's list)
+  local any = r.changes.recompute ~= "off"
   c.recompute_priced = c.recompute
   c.recompute = any and (mode == "full" and "off+full" or "off+sel") or "off"
   return true
 end
 
--- A balanced candidate's layout and plan as a string.
-local function layout_key(c, b)
-  local parts = {}
-  for _, k in ipairs { "dp", "tp", "pp", "vpp", "cp", "ep", "op", "mb", "mbs" } do parts[#parts + 1] = tostring(c[k]) end
-  parts[#parts + 1] = tostring(c.sp)
-  parts[#parts + 1] = core.json.encode { b.offset, b.recompute, b.recompute_mode }
-  return table.concat(parts, ",")
+-- The k-th smallest of the steps held (sorted ascending, at most k kept).
+local function hold(steps, k, x)
+  local i = #steps + 1
+  while i > 1 and steps[i - 1] > x do i = i - 1 end
+  if i > k then return end
+  table.insert(steps, i, x)
+  if #steps > k then steps[#steps] = nil end
+end
+
+-- The (layout, plan) of a listed row as a string, or nil where no other
+-- row can share it (a candidate without a pipeline, or at an even split
+-- with recompute): a balanced row's degrees and plan (its offsets and
+-- recompute lists), or "even off" where that plan is its layout's even
+-- split with no recompute (plan_is_even_off), the same string as the even
+-- row of those degrees at recompute off.
+local function plan_key(c, took)
+  if took then
+    local b = c.balance
+    return listed_degrees(c) .. "|" .. (plan_is_even_off(c.balance_result) and "even off"
+      or core.json.encode { b.offset, b.recompute, b.recompute_mode })
+  end
+  if c.pp > 1 and c.recompute == "off" then return listed_degrees(c) .. "|even off" end
+  return nil
+end
+
+-- The rows kept so far, one a (layout, plan) (plan_key), and the k least
+-- of their `field` (held: the ranked key the bounds compare with; none
+-- without a field). get, size: the search's candidates (add_row's twins).
+local function new_rows(top, field, get, size, budget)
+  return { kept = {}, at = {}, held = {}, top = top, field = field, get = get, size = size, budget = budget,
+           early = {}, pending = 0 }
+end
+
+-- The index of the candidate at recompute off, fitting, of c's degrees, or
+-- nil; the search's candidates are indexed once, when first asked.
+local function off_twin(rows, c)
+  if not rows.twins then
+    rows.twins = {}
+    for i = 1, rows.size do
+      local d = rows.get(i)
+      if d.pp > 1 and d.recompute == "off" and d.peak_bytes <= rows.budget then rows.twins[listed_degrees(d)] = i end
+    end
+  end
+  return rows.twins[listed_degrees(c)]
+end
+
+-- Keeps candidate c (of index i; it fits; took: it took its balanced plan)
+-- unless a row of the same (layout, plan) is kept: the modes of one layout
+-- balance to one plan, and the first of them to take it is kept (they are
+-- taken in rank order). Where that plan is the layout's even split with no
+-- recompute (plan_is_even_off), the search's candidate of the same degrees
+-- at recompute off is that split as the C search priced it (the same
+-- layers and recompute, so the same peak and step up to rounding): the
+-- balanced row adds nothing, so that even row is listed in its place, taken
+-- now if it was not reached (rows.early, rows.pending: counted by
+-- rank_first once reached), and not again when reached. (The off candidate
+-- itself never takes that plan: balance_one.) Where the search has no such
+-- candidate (--recompute without off), the balanced row is listed.
+local function add_row(rows, c, took, i)
+  if rows.early[i] then
+    rows.early[i], rows.pending = nil, rows.pending - 1
+    return
+  end
+  local key = plan_key(c, took)
+  if key and rows.at[key] then return end
+  if took and plan_is_even_off(c.balance_result) then
+    local j = off_twin(rows, c)
+    if j then
+      c = rows.get(j)
+      c.rank, c.even_rank = j, j
+      rows.early[j], rows.pending = true, rows.pending + 1
+    end
+  end
+  rows.kept[#rows.kept + 1] = c
+  if key then rows.at[key] = true end
+  if rows.field then hold(rows.held, rows.top, c[rows.field]) end
 end
 
 -- The policy's sort keys as the C sort takes them (nd.policies.apply):
@@ -224,15 +323,6 @@ end
 -- a step may round above it by a few units in the last place.
 local ROUNDING = 1e-12
 
--- The k-th smallest of the steps held (sorted ascending, at most k kept).
-local function hold(steps, k, x)
-  local i = #steps + 1
-  while i > 1 and steps[i - 1] > x do i = i - 1 end
-  if i > k then return end
-  table.insert(steps, i, x)
-  if #steps > k then steps[#steps] = nil end
-end
-
 -- An upper bound on the top's k-th step: the k-th even step among
 -- candidates that fit at their even split, one a layout (the layout's
 -- balanced candidates collapse to one row; each kept row is no slower than
@@ -282,10 +372,11 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
     if a ~= b then return a < b end
     return x < y
   end)
-  local kept, steps, seen = {}, {}, {}
+  local rows = new_rows(top, "step_time_s", get, n, s.budget)
   local tried, balanced, passed, looked = 0, 0, 0, 0
   for _, i in ipairs(order) do
     local b = bounds[i]
+    local steps = rows.held
     if #steps == top and b.key > steps[top] * (1 + ROUNDING) then break end
     looked = looked + 1
     local c = get(i)
@@ -298,17 +389,12 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
     elseif b.pp > 1 then
       passed = passed + 1
     end
-    -- the modes of one layout balance to one plan: the first by rank is
-    -- kept (they share the bound, so they are taken in rank order)
-    local key = took and layout_key(c, c.balance) or nil
-    if c.peak_bytes <= s.budget and not (key and seen[key]) then
-      kept[#kept + 1] = c
-      if key then seen[key] = true end
-      hold(steps, top, c.step_time_s)
-    end
+    -- one row a (layout, plan): add_row (the modes of one layout share the
+    -- bound, so they are taken in rank order)
+    if c.peak_bytes <= s.budget then add_row(rows, c, took, i) end
   end
-  local list, refused = finish(kept, s.policy, top, ctx)
-  return list, { exact = true, balanced = balanced, tried = tried, kept = #kept, solved = ctx.memo.solved,
+  local list, refused = finish(rows.kept, s.policy, top, ctx)
+  return list, { exact = true, balanced = balanced, tried = tried, kept = #rows.kept, solved = ctx.memo.solved,
                  unfit = ctx.memo.unfit or 0, above = ctx.above,
                  refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
                  pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
@@ -432,9 +518,10 @@ local function rank_by_peaks(s, result, get, top, limit, ctx)
     if keys[x] ~= keys[y] then return keys[x] < keys[y] end
     return x < y
   end)
-  local kept, peaks, seen = {}, {}, {}
+  local rows = new_rows(top, "peak_bytes", get, n, s.budget)
   local tried, balanced, passed, looked = 0, 0, 0, 0
   for _, i in ipairs(order) do
+    local peaks = rows.held
     if #peaks == top and keys[i] > peaks[top] then break end
     looked = looked + 1
     local c = get(i)
@@ -447,15 +534,10 @@ local function rank_by_peaks(s, result, get, top, limit, ctx)
     elseif c.pp > 1 then
       passed = passed + 1
     end
-    local key = took and layout_key(c, c.balance) or nil
-    if c.peak_bytes <= s.budget and not (key and seen[key]) then
-      kept[#kept + 1] = c
-      if key then seen[key] = true end
-      hold(peaks, top, c.peak_bytes)
-    end
+    if c.peak_bytes <= s.budget then add_row(rows, c, took, i) end
   end
-  local list, refused = finish(kept, s.policy, top, ctx)
-  return list, { exact = true, by = "peak", balanced = balanced, tried = tried, kept = #kept,
+  local list, refused = finish(rows.kept, s.policy, top, ctx)
+  return list, { exact = true, by = "peak", balanced = balanced, tried = tried, kept = #rows.kept,
                  solved = ctx.memo.solved, unfit = ctx.memo.unfit or 0, above = 0, floors = ctx.floors_n,
                  refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
                  pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
@@ -467,13 +549,13 @@ end
 -- or, `fixed` (the policy ranks by keys balancing does not change: nd),
 -- each one until the top k are kept, exactly: the ranked keys are the
 -- even split's, so balancing changes only which candidates fit (and which
--- of a layout's modes is kept, the first by rank), and no candidate after
+-- of a layout's rows is kept, add_row's), and no candidate after
 -- the k-th kept one ranks before it.
 local function rank_first(s, result, get, top, limit, ctx, fixed)
-  local kept, tried, balanced, seen = {}, 0, 0, {}
+  local rows, tried, balanced = new_rows(top, nil, get, result:size(), s.budget), 0, 0
   local looked, passed = 0, 0
   for i = 1, result:size() do
-    if (tried >= limit or fixed) and #kept >= top then break end
+    if (tried >= limit or fixed) and #rows.kept - rows.pending >= top then break end
     local c = get(i)
     looked = i
     c.rank, c.even_rank = i, i
@@ -485,21 +567,17 @@ local function rank_first(s, result, get, top, limit, ctx, fixed)
     elseif c.pp > 1 then
       passed = passed + 1 -- pipelined, past the limit: kept at its even split
     end
-    -- the modes of one layout balance to one plan: the first (fastest) is kept
-    local key = took and layout_key(c, c.balance) or nil
-    if c.peak_bytes <= s.budget and not (key and seen[key]) then
-      kept[#kept + 1] = c
-      if key then seen[key] = true end
-    end
+    -- one row a (layout, plan): add_row
+    if c.peak_bytes <= s.budget then add_row(rows, c, took, i) end
   end
-  local list, refused = finish(kept, s.policy, top, ctx)
+  local list, refused = finish(rows.kept, s.policy, top, ctx)
   -- what was not balanced: the pipelined candidates looked at past the
   -- limit, and (not fixed) every candidate after the last one looked at
   local after = fixed and 0 or result:size() - looked
   local why = not fixed and (s.policy.score and "the policy's score function may rank a balanced candidate "
     .. "anywhere, so no bound orders them" or "no bound is known for the policy's keys") or nil
   return list, { why = why, exact = (fixed and passed == 0) or nil, by = fixed and "order" or nil, balanced = balanced, tried = tried,
-                 kept = #kept, solved = ctx.memo.solved, refused = refused, unfit = ctx.memo.unfit or 0,
+                 kept = #rows.kept, solved = ctx.memo.solved, refused = refused, unfit = ctx.memo.unfit or 0,
                  memo_hits = ctx.memo.hits + ctx.layout_hits, unbalanced = passed + after, looked = looked,
                  total = result:size(), limit = limit < math.huge and limit or nil }
 end
