@@ -461,11 +461,11 @@ describe("search.lua --balance", function()
   -- the search's own candidate of those degrees at recompute off, so the
   -- balanced row (taken by the layout's selective or full candidate, slower
   -- at its even split) and that even row list the same layers and
-  -- recompute, at the same peak and step. Before, both were listed: dp 2 tp
-  -- 4 pp 2 vpp 2 op 2 as #15 (even) and #16 (balanced) of the throughput top
-  -- 16, both 26.70 GiB and 2.997 s; dp 1 tp 4 pp 4 vpp 2 op 1 as #45
-  -- (balanced) and #46 (even) of the memory top 50, both 24.58 GiB. Now
-  -- the even row alone is listed.
+  -- recompute, at the same peak and step. Listing both would put dp 2 tp 4
+  -- pp 2 vpp 2 op 2 as #15 (even) and #16 (balanced) of the throughput top
+  -- 16, both 26.70 GiB and 2.997 s, and dp 1 tp 4 pp 4 vpp 2 op 1 as #45
+  -- (balanced) and #46 (even) of the memory top 50, both 24.58 GiB: the
+  -- even row alone is listed.
   local QWEN16 = { "examples/qwen3-30b-a3b-fsdp8/train.yaml", "-d", "16", "-b", "64", "-M", "32GB", "-A", "A3",
                    "--recompute", "auto", "-j", "1", "--balance", "--policy" }
   local function degrees(c)
@@ -523,9 +523,9 @@ describe("search.lua --balance", function()
   -- where the even split holds them all on stage 0 the balancer pins them
   -- there and they recompute at the plan's mode (balance_run.changes adds
   -- them to stage 0's list), so a plan none of whose MoE layers recompute
-  -- still writes sel_rec [3, 0, ...]: its row is off+sel, not off (before,
-  -- off: on the DeepSeek-V3 256-device memory search, dp 1 tp 128 pp 2 vpp 2
-  -- at 31.72 GiB, selective_recompute [[3, 0], [0, 0]], was listed as off).
+  -- still writes sel_rec [3, 0, ...]: its row is off+sel, not off (on the
+  -- DeepSeek-V3 256-device memory search, dp 1 tp 128 pp 2 vpp 2 at 31.72
+  -- GiB writes selective_recompute [[3, 0], [0, 0]]: off+sel).
   it("a balanced row's recompute is off only where its plan writes no recompute list (DeepSeek-V3's dense "
      .. "layers)", function()
     local s, result, get = searched { "examples/deepseek-v3-256/train.yaml", "-d", "256", "-b", "512", "-M", "58GB",
