@@ -337,7 +337,9 @@ describe("search.lua --balance", function()
   --   overhead (its last layer's working set and buffers, overhead_1f1b)
   --   come on top. On the Qwen3-30B 16-device search at 32 GiB, balancing
   --   only the first 64 by rank misses the 5th row (a candidate past #64 by
-  --   the even split's rank at 21.06 GiB: balancing every candidate gives it).
+  --   the even split's rank at 21.06 GiB: balancing every candidate gives it;
+  --   that was before a fitting candidate's row became the lighter of its
+  --   even split and its plan, which puts the even ranks 1-6 on top there).
   -- * nd: the ranked key nd_score is the even split's (balance_one sets the
   --   step's and the peak's fields alone), so balancing in rank order until
   --   k rows are kept gives the top of balancing every candidate.
@@ -463,9 +465,11 @@ describe("search.lua --balance", function()
   -- at its even split) and that even row list the same layers and
   -- recompute, at the same peak and step. Listing both would put dp 2 tp 4
   -- pp 2 vpp 2 op 2 as #15 (even) and #16 (balanced) of the throughput top
-  -- 16, both 26.70 GiB and 2.997 s, and dp 1 tp 4 pp 4 vpp 2 op 1 as #45
-  -- (balanced) and #46 (even) of the memory top 50, both 24.58 GiB: the
-  -- even row alone is listed.
+  -- 16, both 26.70 GiB and 2.997 s: the even row alone is listed. (Under
+  -- memory it would put dp 1 tp 4 pp 4 vpp 2 op 1 as #45 and #46 of the top
+  -- 50 at 24.58 GiB, but a fitting candidate's row is there the lighter of
+  -- its even split and its plan, so the selective and full candidates,
+  -- lighter evenly split than that plan, keep their split: no such row.)
   local QWEN16 = { "examples/qwen3-30b-a3b-fsdp8/train.yaml", "-d", "16", "-b", "64", "-M", "32GB", "-A", "A3",
                    "--recompute", "auto", "-j", "1", "--balance", "--policy" }
   local function degrees(c)
@@ -474,7 +478,6 @@ describe("search.lua --balance", function()
   end
   local DUPLICATES = {
     { policy = "throughput", top = 16, layout = "dp 2 tp 4 pp 2 vpp 2 cp 1 ep 1 op 2 mb 32 mbs 1 sp true" },
-    { policy = "memory", top = 50, layout = "dp 1 tp 4 pp 4 vpp 2 cp 1 ep 1 op 1 mb 64 mbs 1 sp true" },
   }
   for _, case in ipairs(DUPLICATES) do
     it("one row a (layout, plan): " .. case.layout .. " balances to its even split at off, listed once, as the "
@@ -554,6 +557,64 @@ describe("search.lua --balance", function()
       end
     end
     assert.is_true(dense_only > 0, "some plan recomputes the dense layers alone")
+  end)
+
+  -- Balancing never makes a row rank worse under the policy: a candidate
+  -- whose even split fits is listed at the better of its even split and
+  -- its balanced plan by the policy's order. The balancer minimises the
+  -- step, so on the Qwen3-30B 16-device search at 32 GiB the layout dp 1 tp
+  -- 4 pp 4 (its candidate at full recompute the search's lightest, 19.06
+  -- GiB and 4.139 s evenly split) balances to a plan of 22.77 GiB and 2.714
+  -- s (balance_run.solve, asked here): under memory (peak first) the row is
+  -- the even split, min(19.06, 22.77) GiB, and it is #1 (before, the plan
+  -- took it and it was #25 of balancing every candidate); under throughput
+  -- the plan (2.714 < 4.139 s).
+  it("memory: a fitting candidate's row is the lighter of its even split and its plan (dp 1 tp 4 pp 4 full)",
+     function()
+    local layout = "dp 1 tp 4 pp 4 vpp 1 cp 1 ep 1 op 1 mb 64 mbs 1 sp true"
+    local argv = { table.unpack(QWEN16) }
+    argv[#argv + 1] = "memory"
+    local s, result, get = searched(argv)
+    local even, at
+    for i = 1, result:size() do
+      local c = get(i)
+      if degrees(c) == layout and c.recompute == "full" then even, at = c, i end
+    end
+    assert.are.equal(1, at, "the search's lightest candidate")
+    local hw = balance_run.hardware(s.profile, s.base.run)
+    local r = balance_run.solve(s.base.model, api.candidate_run(s.base.run, even):with { device_memory = s.budget }, hw)
+    assert.is_true(r.feasible)
+    assert.is_true(even.peak_bytes <= s.budget)
+    assert.is_true(r.priced.peak > even.peak_bytes, "the plan is heavier")
+    assert.is_true(r.priced.step < even.step_time_s, "and faster")
+    local top = balance_search.rank(s, result, get, { top = 5 })
+    assert.are.equal(at, top[1].even_rank)
+    assert.is_nil(top[1].balance)
+    assert.are.equal(math.min(even.peak_bytes, r.priced.peak), top[1].peak_bytes)
+    assert.are.equal(even.step_time_s, top[1].step_time_s)
+    -- no fitting candidate's balanced row peaks above its even split
+    -- (balancing every one)
+    local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+    for _, c in ipairs(all) do
+      if c.balance and c.balance.even_fits then
+        local b = c.balance
+        assert.is_true(c.peak_bytes < b.even_peak_bytes
+                       or c.peak_bytes == b.even_peak_bytes and c.step_time_s < b.even_step_s,
+                       "row of even rank " .. c.even_rank)
+      end
+    end
+    -- under throughput the same candidate takes its plan, the faster
+    argv[#argv] = "throughput"
+    s, result, get = searched(argv)
+    local fast = balance_search.rank(s, result, get, { top = math.huge, every = true })
+    local found = false
+    for _, c in ipairs(fast) do
+      if degrees(c) == layout and c.balance then
+        found = true
+        assert.are.equal(r.priced.peak, c.peak_bytes)
+      end
+    end
+    assert.is_true(found)
   end)
 
   it("a score function: the first 64 by rank, ranked by the score, and the reason no bound orders them", function()

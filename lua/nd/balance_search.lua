@@ -4,8 +4,9 @@
 -- still fit balanced; then pipelined candidates are balanced (nd.balance_run:
 -- the count model's plan, laid out and priced again by the estimate and the
 -- time model), each taking its balanced peak and step where the plan fits
--- and is no slower than its even split (or where its even split does not
--- fit); every candidate left over the budget is dropped; one row is kept a
+-- and ranks before its even split by the policy's order (faster; under a
+-- peak-first policy, lighter: balance_one), or where its even split does
+-- not fit; every candidate left over the budget is dropped; one row is kept a
 -- (layout, plan) (add_row: a balanced row whose plan is its layout's even
 -- split with no recompute gives way to that even row); the list is ranked
 -- again by the policy's sort keys (its score, then its order keys). Which
@@ -112,7 +113,24 @@ local function balance_one(c, ctx, b, above)
   -- the candidate at off whose plan is its own even split keeps it: the
   -- balanced row would add nothing (add_row)
   if even_fits and c.recompute == "off" and plan_is_even_off(r) then return false end
-  if even_fits and r.priced.step >= c.step_time_s then return false end
+  -- a fitting candidate's row is the better of its even split and the plan
+  -- by the policy's order: under a peak-first policy (memory: peak, then
+  -- step) the plan where its peak is less, or equal and its step less (the
+  -- balancer minimises the step, so its plan may fill the memory past the
+  -- even split's peak: it would rank after its own even split); else (the
+  -- step first, and every other policy, as before) where its step is less.
+  -- (Under the step first that is the policy's order too but at an equal
+  -- step, where the even split is kept: the balancer's plan is the count
+  -- model's optimum, which the estimate prices again, so the row is no
+  -- slower than the even split by this test, not by construction.)
+  if even_fits then
+    local p = r.priced
+    if ctx.by_peak then
+      if not (p.peak < c.peak_bytes or p.peak == c.peak_bytes and p.step < c.step_time_s) then return false end
+    elseif p.step >= c.step_time_s then
+      return false
+    end
+  end
   local t = core.step_time(ctx.model, r.run, ctx.hw)
   local even_step, even_peak = c.step_time_s, c.peak_bytes
   for _, k in ipairs(STEP_KEYS) do c[k] = t[k] end
@@ -481,8 +499,10 @@ end
 
 -- Balancing every pipelined candidate, exactly, by peaks (the policy ranks
 -- by the peak first: memory). A candidate's ranked peak is its even
--- split's, or its balanced plan's where it takes one (balance_one), so it
--- is at least key = min(even peak where it fits, peak_floor) (a candidate
+-- split's, or its balanced plan's where it takes one (balance_one: where
+-- its even split fits, only if the plan's peak is less, so the row's peak
+-- is then min(even peak, plan's peak)), so it is at least key = min(even
+-- peak where it fits, peak_floor) (a candidate
 -- without a pipeline: its even peak where it fits); the candidates of one
 -- layout share the least of their keys, so that they are taken in rank
 -- order, as balancing every candidate takes them (the first of a layout's
@@ -602,6 +622,7 @@ end
 function M.rank(s, result, get, opts)
   local t0 = os.clock()
   local ctx = new_ctx(s)
+  ctx.by_peak = peak_first(s.policy) -- balance_one: a fitting candidate's row is the lighter of the two
   local list, info
   if opts.every then -- every pipelined candidate balanced, no bound (the specs' reference)
     list, info = rank_first(s, result, get, opts.top, math.huge, ctx)

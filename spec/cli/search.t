@@ -35,7 +35,7 @@ profiles and ranking policies are files, listed from where they are found:
           --csv FILE             write every fitting candidate to FILE
           --csv-limit N          write at most the first N fitting candidates (in rank order) to the --csv FILE
           --svg FILE             write a chart of the top candidates to FILE
-          --balance              price pipelined candidates with their balanced plan: per-stage layers and recompute (balance.lua); the memory filter and the ranking see it (default: the search config's balance, else context.balance)
+          --balance              price pipelined candidates with their balanced plan: per-stage layers and recompute (balance.lua); the memory filter and the ranking see it; a candidate whose even split fits takes the plan only where it ranks before that split by the policy (memory: a lower peak, or equal and a faster step; else a faster step) (default: the search config's balance, else context.balance)
           --balance-limit N      with --balance: the most pipelined candidates balanced (default: every one its bound does not prune, ranking by step, peak or nd_score; 64 in rank order under a policy with a score function, which no bound orders)
     -k,   --plan N               with --balance: write the Nth ranked candidate's plan (layers, recompute lists, the balancer's problem) to plan-N.json in -o
     -ao,  --offload              with --balance: the plans' plain layers may offload their activations to the host (balance.lua --offload; default: the search config's offload, else context.offload)

@@ -50,23 +50,29 @@ tp 8 x pp 4 row):
       2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%
       3   32   2   1   1   1    1   32  on     2   1 full          37.60     32.522  30.1%  23.6%  47.1%  23.2%   1.0%   0.0%   0.0%   0.0%   5.0%   0.0%   0.0%
 
-Under the memory policy the candidates are taken in order of a floor on
-their peak (balance_search.peak_floor: no split of the layout's layers with
-any recompute, the balanced plan or the even split, peaks below it; the
+Under the memory policy a candidate whose even split fits ranks at the
+better of its even split and its balanced plan by the policy's order (the
+lower peak, then the faster step): the balancer minimises the step, so its
+plan may peak above the even split (dp 1 x tp 4 x pp 4 at full recompute,
+the search's lightest candidate: 19.06 GiB and 4.139 s evenly split,
+22.77 GiB and 2.714 s balanced), and the row is then the even split, #1 here
+(before, the plan took it and the table began at 19.32 GiB). The
+candidates are taken in order of a floor on their peak
+(balance_search.peak_floor: no split of the layout's layers with any
+recompute peaks below it, so a row's peak, the lesser of its even split's
+and its plan's, is at least the lesser of the even peak and the floor; the
 proof is in the module, the floor checked by hand in
-spec/balance_search_spec.lua), and once it passes the peak of the table's
-last row no candidate left can rank there: the table is the one balancing
-every candidate gives. Balancing only the first 64 by the even split's
-rank would list a balanced dp 1 x tp 4 x pp 4 row at 22.77 GiB fifth; a
-candidate past #64, at 21.06 GiB, ranks there (the op 2 twin of the 4th row):
+spec/balance_search_spec.lua), and once that passes the peak of the
+table's last row no candidate left can rank there: the table is the one
+balancing every candidate gives:
 
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 16 -b 64 -M 32GB -A A3 --recompute auto -j 1 -t 5 --balance --policy memory -o memory 2>/dev/null | grep -E '^ +~?[0-9] |balanced \('
-  balanced (--balance): 469 of 772 pipelined candidates taken in order of their peak's floor (376 took a balanced plan; 532 problems solved, 246 alike, 318 proved to have no plan that fits by counting layers; * s), 303 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
+  balanced (--balance): 436 of 772 pipelined candidates taken in order of their peak's floor (86 took a balanced plan; 507 problems solved, 235 alike, 283 proved to have no plan that fits by counting layers; * s), 336 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
   not balanced (candidates: why): 4: too few layers a stage to probe
-      1    1   4   4   2   1    4    1  on    64   1 full          19.32     11.000   9.1%  19.1%  38.2%  16.8%   2.6%   0.0%  21.1%   0.1%   0.0%   2.1%   0.0%
-     ~2    1   4   4   3   1    4    1  on    64   1 full          19.34     10.927   9.2%  19.2%  38.4%  16.9%   2.7%   0.0%  21.2%   0.1%   0.0%   1.4%   0.0%
-     ~3    1   4   4   4   1    4    1  on    64   1 full          19.35     10.893   9.2%  19.3%  38.6%  16.9%   2.7%   0.0%  21.3%   0.2%   0.0%   1.1%   0.0%
-      4    2   2   4   3   1    4    1 off    32   1 full          20.80      6.599  15.2%  20.5%  41.0%  16.6%   1.5%   0.0%  17.6%   0.1%   0.0%   2.7%   0.0%  also #5 (op 2)
+      1    1   4   4   1   1    1    1  on    64   1 full          19.06      4.139  24.3%  23.8%  47.7%  17.7%   7.0%   0.0%   0.0%   0.1%   0.0%   3.7%   0.0%  also #2 (sp off)
+     ~3    1   4   4   2   1    1    1  on    64   1 full          19.13      4.068  24.7%  24.3%  48.5%  18.0%   7.1%   0.0%   0.0%   0.3%   0.0%   1.9%   0.0%
+     ~4    1   4   4   3   1    1    1  on    64   1 full          19.15      4.049  24.8%  24.4%  48.7%  18.1%   7.2%   0.0%   0.0%   0.4%   0.0%   1.2%   0.0%
+     ~5    1   4   4   4   1    1    1  on    64   1 full          19.16      4.042  24.9%  24.4%  48.8%  18.1%   7.2%   0.0%   0.0%   0.5%   0.0%   0.9%   0.0%
 
 Under the nd policy the ranked key, the reference's score (nd_score), is
 the even split's, balanced or not: balancing only decides which candidates

@@ -59,8 +59,9 @@ local COMMAND = {
       help = "write at most the first N fitting candidates (in rank order) to the --csv FILE" },
     { name = "svg", arg = "FILE", help = "write a chart of the top candidates to FILE" },
     { name = "balance", help = "price pipelined candidates with their balanced plan: per-stage layers and "
-      .. "recompute (balance.lua); the memory filter and the ranking see it (default: the search config's "
-      .. "balance, else context.balance)" },
+      .. "recompute (balance.lua); the memory filter and the ranking see it; a candidate whose even split fits "
+      .. "takes the plan only where it ranks before that split by the policy (memory: a lower peak, or equal and a "
+      .. "faster step; else a faster step) (default: the search config's balance, else context.balance)" },
     { name = "balance-limit", arg = "N", help = "with --balance: the most pipelined candidates balanced "
       .. "(default: every one its bound does not prune, ranking by step, peak or nd_score; 64 in rank order under "
       .. "a policy with a score function, which no bound orders)" },
