@@ -338,8 +338,9 @@ describe("search.lua --balance", function()
   --   come on top. On the Qwen3-30B 16-device search at 32 GiB, balancing
   --   only the first 64 by rank misses the 5th row (a candidate past #64 by
   --   the even split's rank at 21.06 GiB: balancing every candidate gives it;
-  --   that was before a fitting candidate's row became the lighter of its
-  --   even split and its plan, which puts the even ranks 1-6 on top there).
+  --   that is where a candidate's row takes its plan even when heavier: as
+  --   the lighter of its even split and its plan, the even ranks 1-6 are on
+  --   top there).
   -- * nd: the ranked key nd_score is the even split's (balance_one sets the
   --   step's and the peak's fields alone), so balancing in rank order until
   --   k rows are kept gives the top of balancing every candidate.
@@ -566,9 +567,9 @@ describe("search.lua --balance", function()
   -- 4 pp 4 (its candidate at full recompute the search's lightest, 19.06
   -- GiB and 4.139 s evenly split) balances to a plan of 22.77 GiB and 2.714
   -- s (balance_run.solve, asked here): under memory (peak first) the row is
-  -- the even split, min(19.06, 22.77) GiB, and it is #1 (before, the plan
-  -- took it and it was #25 of balancing every candidate); under throughput
-  -- the plan (2.714 < 4.139 s).
+  -- the even split, min(19.06, 22.77) GiB, and it is #1 (were the plan to
+  -- take it, it would be #25 of balancing every candidate); under
+  -- throughput the plan (2.714 < 4.139 s).
   it("memory: a fitting candidate's row is the lighter of its even split and its plan (dp 1 tp 4 pp 4 full)",
      function()
     local layout = "dp 1 tp 4 pp 4 vpp 1 cp 1 ep 1 op 1 mb 64 mbs 1 sp true"

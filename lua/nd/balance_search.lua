@@ -118,7 +118,7 @@ local function balance_one(c, ctx, b, above)
   -- step) the plan where its peak is less, or equal and its step less (the
   -- balancer minimises the step, so its plan may fill the memory past the
   -- even split's peak: it would rank after its own even split); else (the
-  -- step first, and every other policy, as before) where its step is less.
+  -- step first, and every other policy) where its step is less.
   -- (Under the step first that is the policy's order too but at an equal
   -- step, where the even split is kept: the balancer's plan is the count
   -- model's optimum, which the estimate prices again, so the row is no

@@ -56,7 +56,7 @@ lower peak, then the faster step): the balancer minimises the step, so its
 plan may peak above the even split (dp 1 x tp 4 x pp 4 at full recompute,
 the search's lightest candidate: 19.06 GiB and 4.139 s evenly split,
 22.77 GiB and 2.714 s balanced), and the row is then the even split, #1 here
-(before, the plan took it and the table began at 19.32 GiB). The
+(were the plan to take it, the table would begin at 19.32 GiB). The
 candidates are taken in order of a floor on their peak
 (balance_search.peak_floor: no split of the layout's layers with any
 recompute peaks below it, so a row's peak, the lesser of its even split's
