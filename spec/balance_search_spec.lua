@@ -352,6 +352,16 @@ describe("search.lua --balance", function()
                       { c.even_rank, c.step_time_s, c.peak_bytes, c.recompute }, "row " .. i)
     end
   end
+  -- The search of args under the policy, its top 5 ranked as --balance
+  -- ranks it, and every pipelined candidate balanced (the reference).
+  local function ranked_both(args, policy)
+    local argv = { "--recompute", "auto", "-j", "1", "--balance", "--policy", policy }
+    for i, a in ipairs(args) do table.insert(argv, i, a) end
+    local s, result, get = searched(argv)
+    local pruned, info = balance_search.rank(s, result, get, { top = 5 })
+    local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+    return s, result, get, pruned, info, all
+  end
   local POLICY_SEARCHES = {
     { LLAMA, "-d", "64", "-b", "64", "-M", "40GB", "-A", "A3" },
     { "examples/qwen3-30b-a3b-fsdp8/train.yaml", "-d", "16", "-b", "64", "-M", "32GB", "-A", "A3" },
@@ -361,11 +371,7 @@ describe("search.lua --balance", function()
   }
   for _, args in ipairs(POLICY_SEARCHES) do
     it("memory: by peak floors the top 5 of balancing every candidate (" .. table.concat(args, " ") .. ")", function()
-      local argv = { "--recompute", "auto", "-j", "1", "--balance", "--policy", "memory" }
-      for i, a in ipairs(args) do table.insert(argv, i, a) end
-      local s, result, get = searched(argv)
-      local pruned, info = balance_search.rank(s, result, get, { top = 5 })
-      local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+      local s, result, get, pruned, info, all = ranked_both(args, "memory")
       assert.is_true(info.exact)
       assert.are.equal("peak", info.by)
       assert.is_true(info.pruned > 0, "the floor prunes some")
@@ -394,11 +400,7 @@ describe("search.lua --balance", function()
 
     it("nd: in rank order to the top 5, the top of balancing every candidate (" .. table.concat(args, " ") .. ")",
        function()
-      local argv = { "--recompute", "auto", "-j", "1", "--balance", "--policy", "nd" }
-      for i, a in ipairs(args) do table.insert(argv, i, a) end
-      local s, result, get = searched(argv)
-      local pruned, info = balance_search.rank(s, result, get, { top = 5 })
-      local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
+      local _, _, get, pruned, info, all = ranked_both(args, "nd")
       assert.is_true(info.exact)
       assert.are.equal("order", info.by)
       same_top(pruned, all, 5)

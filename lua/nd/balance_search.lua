@@ -257,6 +257,25 @@ local function add_row(rows, c, took, i)
   if rows.field then hold(rows.held, rows.top, c[rows.field]) end
 end
 
+-- Candidate c (index i) taken in a ranking: ranked at its even split's
+-- place, balanced where it is pipelined and fewer than t.limit were tried
+-- (b, above: balance_one's bound), else counted as passed over
+-- (pipelined, past the limit: kept at its even split), then kept as a
+-- row where it fits (one row a (layout, plan): add_row). t: the ranking's
+-- counts {tried, balanced, passed, limit}.
+local function take(t, rows, c, i, ctx, b, above)
+  c.rank, c.even_rank = i, i
+  local took = false
+  if c.pp > 1 and t.tried < t.limit then
+    t.tried = t.tried + 1
+    took = balance_one(c, ctx, b, above)
+    if took then t.balanced = t.balanced + 1 end
+  elseif c.pp > 1 then
+    t.passed = t.passed + 1
+  end
+  if c.peak_bytes <= rows.budget then add_row(rows, c, took, i) end
+end
+
 -- The policy's sort keys as the C sort takes them (nd.policies.apply):
 -- "score" first where the policy scores, then its order keys.
 local function sort_keys(policy)
@@ -391,31 +410,21 @@ local function rank_by_bounds(s, result, get, top, limit, ctx)
     return x < y
   end)
   local rows = new_rows(top, "step_time_s", get, n, s.budget)
-  local tried, balanced, passed, looked = 0, 0, 0, 0
+  local t, looked = { tried = 0, balanced = 0, passed = 0, limit = limit }, 0
   for _, i in ipairs(order) do
     local b = bounds[i]
     local steps = rows.held
     if #steps == top and b.key > steps[top] * (1 + ROUNDING) then break end
     looked = looked + 1
-    local c = get(i)
-    c.rank, c.even_rank = i, i
-    local took = false
-    if b.pp > 1 and tried < limit then
-      tried = tried + 1
-      took = balance_one(c, ctx, b, #steps == top and steps[top] or math.huge)
-      if took then balanced = balanced + 1 end
-    elseif b.pp > 1 then
-      passed = passed + 1
-    end
-    -- one row a (layout, plan): add_row (the modes of one layout share the
-    -- bound, so they are taken in rank order)
-    if c.peak_bytes <= s.budget then add_row(rows, c, took, i) end
+    -- the modes of one layout share the bound, so they are taken in rank
+    -- order (add_row keeps the first to take the layout's plan)
+    take(t, rows, get(i), i, ctx, b, #steps == top and steps[top] or math.huge)
   end
   local list, refused = finish(rows.kept, s.policy, top, ctx)
-  return list, { exact = true, balanced = balanced, tried = tried, kept = #rows.kept, solved = ctx.memo.solved,
+  return list, { exact = true, balanced = t.balanced, tried = t.tried, kept = #rows.kept, solved = ctx.memo.solved,
                  unfit = ctx.memo.unfit or 0, above = ctx.above,
                  refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
-                 pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
+                 pruned = pipelined - t.tried - t.passed, unbalanced = t.passed, looked = looked, total = n,
                  limit = limit < math.huge and limit or nil }
 end
 
@@ -539,28 +548,18 @@ local function rank_by_peaks(s, result, get, top, limit, ctx)
     return x < y
   end)
   local rows = new_rows(top, "peak_bytes", get, n, s.budget)
-  local tried, balanced, passed, looked = 0, 0, 0, 0
+  local t, looked = { tried = 0, balanced = 0, passed = 0, limit = limit }, 0
   for _, i in ipairs(order) do
     local peaks = rows.held
     if #peaks == top and keys[i] > peaks[top] then break end
     looked = looked + 1
-    local c = get(i)
-    c.rank, c.even_rank = i, i
-    local took = false
-    if c.pp > 1 and tried < limit then
-      tried = tried + 1
-      took = balance_one(c, ctx)
-      if took then balanced = balanced + 1 end
-    elseif c.pp > 1 then
-      passed = passed + 1
-    end
-    if c.peak_bytes <= s.budget then add_row(rows, c, took, i) end
+    take(t, rows, get(i), i, ctx)
   end
   local list, refused = finish(rows.kept, s.policy, top, ctx)
-  return list, { exact = true, by = "peak", balanced = balanced, tried = tried, kept = #rows.kept,
+  return list, { exact = true, by = "peak", balanced = t.balanced, tried = t.tried, kept = #rows.kept,
                  solved = ctx.memo.solved, unfit = ctx.memo.unfit or 0, above = 0, floors = ctx.floors_n,
                  refused = refused, memo_hits = ctx.memo.hits + ctx.layout_hits, pipelined = pipelined,
-                 pruned = pipelined - tried - passed, unbalanced = passed, looked = looked, total = n,
+                 pruned = pipelined - t.tried - t.passed, unbalanced = t.passed, looked = looked, total = n,
                  limit = limit < math.huge and limit or nil }
 end
 
@@ -572,24 +571,14 @@ end
 -- of a layout's rows is kept, add_row's), and no candidate after
 -- the k-th kept one ranks before it.
 local function rank_first(s, result, get, top, limit, ctx, fixed)
-  local rows, tried, balanced = new_rows(top, nil, get, result:size(), s.budget), 0, 0
-  local looked, passed = 0, 0
+  local rows = new_rows(top, nil, get, result:size(), s.budget)
+  local t, looked = { tried = 0, balanced = 0, passed = 0, limit = limit }, 0
   for i = 1, result:size() do
-    if (tried >= limit or fixed) and #rows.kept - rows.pending >= top then break end
-    local c = get(i)
+    if (t.tried >= limit or fixed) and #rows.kept - rows.pending >= top then break end
     looked = i
-    c.rank, c.even_rank = i, i
-    local took = false
-    if c.pp > 1 and tried < limit then
-      tried = tried + 1
-      took = balance_one(c, ctx)
-      if took then balanced = balanced + 1 end
-    elseif c.pp > 1 then
-      passed = passed + 1 -- pipelined, past the limit: kept at its even split
-    end
-    -- one row a (layout, plan): add_row
-    if c.peak_bytes <= s.budget then add_row(rows, c, took, i) end
+    take(t, rows, get(i), i, ctx)
   end
+  local tried, balanced, passed = t.tried, t.balanced, t.passed
   local list, refused = finish(rows.kept, s.policy, top, ctx)
   -- what was not balanced: the pipelined candidates looked at past the
   -- limit, and (not fixed) every candidate after the last one looked at
