@@ -426,9 +426,12 @@ local function assemble(run, pr, modes, untimed, link)
     end
   end
   local reserve, frag = first.even.e.stages[1].reserve or 0, spec.fragmentation or 0
-  local m = spec.micro_batch_num or 1
+  -- one pipeline schedule's micro-batches, and the step's k schedules
+  -- alike (src/core/timing.c pipeline_step: k times one schedule's step)
+  local m, k = run:schedules()
   local coef_sum, coef_max = core.balance_coeffs { pp = S, vpp = I, micro = m,
     schedule = SCHEDULE[spec.pp_schedule or "1f1b"], seq_split = spec.seq_split }
+  coef_sum, coef_max = k * coef_sum, k * coef_max
   local function pin(s)
     return { stat = math.max(0, most(s) - mid_const), act = 0, time = math.max(0, pinned[s] - mid_time), fwd = 0 }
   end

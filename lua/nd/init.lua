@@ -65,8 +65,9 @@ local run = require "nd.run"
 -- `runtime = "none"` leaves every unstated field to the C core's own.
 -- @tparam table spec run fields; unstated degrees are 1
 -- @treturn userdata nd.run: `run:with(changes)`, `run:derived(model)`,
---   `run:micro_factor(stage, chunk)`, `run:spec()`, `run.tp` (a field as
---   stated, nil when unstated), tostring
+--   `run:micro_factor(stage, chunk)`, `run:schedules()` (micro-batches a
+--   pipeline schedule runs, schedules a step), `run:spec()`, `run.tp` (a
+--   field as stated, nil when unstated), tostring
 -- @usage local r = nd.run{dp = 8, tp = 2, seq_length = 8192, zero = 1}
 nd.run = run.new
 -- END runs and estimates

@@ -10,7 +10,7 @@
 local SOURCE = "NVIDIA NeMo AutoModel, docs/performance-summary.md, DGX-H100 BF16 pre-training table "
   .. "(time per global step), with examples/benchmark/configs/*_te_deepep.yaml"
 
-local NOTE = "Stated by the row: GPUs, global batch, micro-batch size, local batch, gradient accumulation, "
+local NOTE = "Stated by the row: GPUs, global batch, micro-batch size, local batch (local_batch_size), gradient accumulation, "
   .. "sequence 4096, TP 1, PP, CP 1, EP, VP, FSDP (the data-parallel shard degree), TE kernels (RMSNorm, "
   .. "linear, attention) and DeepEP. Stated by the benchmark config: FSDP2Manager, activation_checkpointing "
   .. "true (each block checkpointed whole: full recompute), fake_balanced_gate (balanced routing), "
@@ -65,7 +65,8 @@ return {
     model = { pretrained_model_name_or_path = "deepseek-ai/DeepSeek-V3",
               config_overrides = { mtp_depth = 0 } },
     run = flags { dp = 64, pp = 4, vpp = 8, offset = automodel_split(61, 4, 8), ep = 64, zero = 3,
-                  reshard_params = false, micro_batch_size = 1, global_batch_size = 512, seq_length = 4096 },
+                  reshard_params = false, micro_batch_size = 1, global_batch_size = 512, local_batch_size = 8,
+                  seq_length = 4096 },
     hardware = "H100", metric = "step_time_s", measured = 8.18, unit = "s", tolerance = 0.15,
     note = NOTE .. " The config's reshard_after_forward false (one gather a micro-batch). The layers "
       .. "placed as AutoModel's AutoPipeline places them over the table's 32 virtual stages (automodel_split: "
@@ -92,21 +93,24 @@ return {
     model = { pretrained_model_name_or_path = "deepseek-ai/DeepSeek-V3",
               config_overrides = { mtp_depth = 0 } },
     run = flags { dp = 256, pp = 4, vpp = 8, offset = automodel_split(61, 4, 8), ep = 64, zero = 3,
-                  reshard_params = false, micro_batch_size = 1, global_batch_size = 8192, seq_length = 4096 },
+                  reshard_params = false, micro_batch_size = 1, global_batch_size = 8192, local_batch_size = 8,
+                  seq_length = 4096 },
     hardware = "H100", metric = "step_time_s", measured = 37.87, unit = "s", tolerance = 0.15,
     note = NOTE .. " deepseek_v3_te_deepep_1024.yaml: reshard_after_forward false, and layers_per_stage 4, "
       .. "which AutoModel's calculate_virtual_stages would make 16 virtual stages (VP 4), where the table "
       .. "states VP 8: the table's VP taken, the layers placed as AutoPipeline places them over 32 virtual "
-      .. "stages (automodel_split). Not priced: the row's LBS 8 and GA 4 (the benchmark recipe runs "
-      .. "the pipeline schedule once a local batch, 4 times a step, where ndlua prices one schedule of "
-      .. "32 micro-batches). Assumed: no multi-token-prediction module.",
+      .. "stages (automodel_split). The row's LBS 8 and GA 4: the benchmark recipe (recipes/llm/benchmark.py "
+      .. "run_benchmark) runs the pipeline schedule once a local batch, 4 schedules of 8 micro-batches a step, "
+      .. "each with its own fill and drain (the torchtitan profile's schedule_per_local_batch). Assumed: no "
+      .. "multi-token-prediction module.",
   },
   {
     id = "automodel-qwen3-30b-a3b-8gpu", set = "validation", group = "automodel moe time", kind = "time", source = SOURCE,
     config = "Qwen3-30B-A3B, 8 H100, EP 8, FSDP 8, global batch 512, micro-batch 4 (16 a step), "
       .. "sequence 4096, full recompute",
     model = "Qwen/Qwen3-30B-A3B",
-    run = flags { dp = 8, ep = 8, zero = 3, micro_batch_size = 4, global_batch_size = 512, seq_length = 4096 },
+    run = flags { dp = 8, ep = 8, zero = 3, micro_batch_size = 4, global_batch_size = 512, local_batch_size = 4,
+                  seq_length = 4096 },
     hardware = "H100", metric = "step_time_s", measured = 21.773, unit = "s", tolerance = 0.15,
     note = NOTE .. " FSDP2's default reshard_after_forward (gathered again for the backward).",
   },

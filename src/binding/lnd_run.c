@@ -114,6 +114,17 @@ static void read_optimizer(lua_State *L, run_t *r)
         r->precision.optimizer_states = (int)field_int(L, settled(L), "", "optimizer_states", 1, 2, -1, false);
 }
 
+/* The local batch, where a run states one, splits its step into whole pipeline schedules
+ * of whole micro-batches under a runtime that runs one a local batch (schedule.c). */
+static void check_local_batch(lua_State *L, const run_t *r)
+{
+    const char *why = schedule_local_batch_refusal(r);
+    if (why != NULL)
+        nd_bad_input(L, "local_batch_size %I (micro_batch_size %I, %I micro-batches a step): %s",
+                     (lua_Integer)r->pipeline.local_batch_size, (lua_Integer)r->micro_batch_size,
+                     (lua_Integer)r->micro_batch_num, why);
+}
+
 /* The micro-batches a step, and the global batch, settled; the core checks only that the
  * step they make is one it can count (micro_batch_size x dp x micro_batch_num <= ND_MAX_BATCH). */
 static void read_batch(lua_State *L, run_t *r)
@@ -126,6 +137,7 @@ static void read_batch(lua_State *L, run_t *r)
         luaL_error(L, "nd.run: a step of more than %d sequences", (int)ND_MAX_BATCH);
     int64_t dflt = r->global_batch_size > 0 ? r->global_batch_size : (int64_t)all;
     r->global_batch_size = field_int(L, b, "", "global_batch_size", 1, ND_MAX_BATCH, dflt, false);
+    check_local_batch(L, r);
 }
 
 /* A settled per-stage form: true (every layer), pp counts (a stage's) or pp x vpp (chunk-major). */
@@ -265,6 +277,14 @@ run_t *lnd_push_derived_run(lua_State *L, int base, const run_t *r)
     fields_push(L, RESTATED, r);
     if (r->sharding.optimizer_shard > 0) /* 0: unstated */
         field_set_int(L, "optimizer_shard", r->sharding.optimizer_shard);
+    /* the local batch as the run prices it (a search's candidate drops it: 0, unstated) */
+    check_local_batch(L, r);
+    if (r->pipeline.local_batch_size > 0)
+        field_set_int(L, "local_batch_size", r->pipeline.local_batch_size);
+    else {
+        lua_pushnil(L);
+        lua_setfield(L, t, "local_batch_size");
+    }
     recompute_mode mode = r->recompute.full.form == FORM_ALL        ? REC_FULL
                           : r->recompute.selective.form == FORM_ALL ? REC_SELECTIVE
                                                                     : REC_OFF;
@@ -333,6 +353,15 @@ static int run_micro_factor(lua_State *L)
     return 1;
 }
 
+/* run:schedules() -> micro-batches a pipeline schedule runs, schedules a step (schedule.c) */
+static int run_schedules(lua_State *L)
+{
+    run_t *r = lnd_check_run(L, 1);
+    lua_pushinteger(L, (lua_Integer)schedule_micro_batches(r));
+    lua_pushinteger(L, (lua_Integer)schedule_count(r));
+    return 2;
+}
+
 static int run_tostring(lua_State *L)
 {
     run_t *r = lnd_check_run(L, 1);
@@ -346,6 +375,7 @@ static int run_tostring(lua_State *L)
 static const luaL_Reg run_methods[] = {
     {"derived", run_derived},
     {"micro_factor", run_micro_factor},
+    {"schedules", run_schedules},
     {NULL, NULL},
 };
 

@@ -1,6 +1,8 @@
 /* layout.c: pipeline partition of the layer stack over stages and VPP chunks, and recompute per layer. */
 #include "layout.h"
 
+#include "nd_limits.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@ const field_desc PIPELINE_FIELDS[] = {
     FIELD_I64(pipeline_opts, "seq_split", seq_split, 1, 4096, 1),
     FIELD_BOOL(pipeline_opts, "mtp_in_offset", mtp_in_offset, true),
     FIELD_BOOL(pipeline_opts, "emb_out_in_offset", emb_out_in_offset, false),
+    FIELD_I64(pipeline_opts, "local_batch_size", local_batch_size, 0, ND_MAX_BATCH, 0),
+    FIELD_BOOL(pipeline_opts, "schedule_per_local_batch", schedule_per_local_batch, false),
     FIELD_END,
 };
 

@@ -45,12 +45,22 @@ typedef struct {
 /* The pipeline: its schedule, the sequence chunks of seq-pipe, the layers
  * each stage holds beyond the balanced split (offset: FORM_STAGES or
  * FORM_CHUNKS, or FORM_NONE = balanced), and whether the MTP layers and the
- * embedding and output count in the offsets' slots. */
+ * embedding and output count in the offsets' slots. A runtime that runs one
+ * pipeline schedule per local batch (schedule_per_local_batch: PyTorch's
+ * torch.distributed.pipelining, whose schedule.step() fills and drains the
+ * pipe over its own n_microbatches, called once a local batch by torchtitan
+ * and NeMo AutoModel) runs a step as schedules of local_batch_size /
+ * micro_batch_size micro-batches each (schedule.c schedule_micro_batches);
+ * local_batch_size 0 (unstated), or a runtime that runs all of a step's
+ * micro-batches in one schedule (Megatron-LM's forward_backward_func,
+ * HyperParallel), prices one schedule a step. */
 typedef struct {
     pp_schedule schedule;
     int64_t seq_split;
     per_stage offset;
     bool mtp_in_offset, emb_out_in_offset;
+    int64_t local_batch_size;
+    bool schedule_per_local_batch;
 } pipeline_opts;
 
 /* Recompute: per-stage counts of fully or selectively recomputed layers,

@@ -25,7 +25,7 @@ static int64_t interleaved(const run_t *r, int64_t stage, int64_t chunk, int64_t
         last += min64(1, max64(0, extra));
         extra = max64(0, extra - 1);
     }
-    int64_t first = base + max64(0, extra), m = r->micro_batch_num;
+    int64_t first = base + max64(0, extra), m = schedule_micro_batches(r);
     if (!seqpipe && first > m) {
         /* One round (m = p, Megatron's least): the forwards the first
          * chunk would take from a second round do not exist, and no chunk
@@ -47,15 +47,20 @@ int64_t micro_factor_priced(const run_t *r, int64_t stage, int64_t chunk)
     return max64(1, micro_factor(r, stage, chunk));
 }
 
+/* Where a step runs as several schedules (one a local batch), the in-flight
+ * counts are those of one schedule of m = schedule_micro_batches: each
+ * schedule drains before the next fills (torch.distributed.pipelining's
+ * step() runs its own warm-up, steady state and cool-down), so no stage
+ * holds the forwards of two schedules at once. */
 int64_t micro_factor(const run_t *r, int64_t stage, int64_t chunk)
 {
-    int64_t base = min64(r->pp, r->micro_batch_num);
+    int64_t m = schedule_micro_batches(r), base = min64(r->pp, m);
     switch (r->pipeline.schedule) {
     case SCHED_GPIPE:
         /* GPipe runs every forward before any backward: all m micro-batches
          * are held. (The reference writes p here, which exceeds m when
          * m < p; ndlua holds what the schedule holds.) */
-        return r->micro_batch_num;
+        return m;
     case SCHED_ZERO_BUBBLE_V:
         /* DualPipeV: the first chunk 2·base − 1 − stage, the second `stage` */
         return chunk == 0 ? 2 * base - 1 - stage : stage;
@@ -68,4 +73,32 @@ int64_t micro_factor(const run_t *r, int64_t stage, int64_t chunk)
             return interleaved(r, stage, chunk, base, 1, 0);
         return base - stage;
     }
+}
+
+const char *schedule_local_batch_refusal(const run_t *r)
+{
+    int64_t local = r->pipeline.local_batch_size;
+    if (local <= 0)
+        return NULL;
+    if (!r->pipeline.schedule_per_local_batch)
+        return "the runtime runs all of a step's micro-batches in one pipeline schedule (schedule_per_local_batch "
+               "false): a local batch changes nothing it runs";
+    if (r->micro_batch_size <= 0 || local % r->micro_batch_size != 0)
+        return "is not a multiple of micro_batch_size (a schedule runs whole micro-batches)";
+    if (r->micro_batch_num % (local / r->micro_batch_size) != 0)
+        return "does not divide the step's share of a data-parallel rank, micro_batch_size x micro_batch_num "
+               "(a step runs whole local batches)";
+    return NULL;
+}
+
+int64_t schedule_micro_batches(const run_t *r)
+{
+    if (schedule_local_batch_refusal(r) != NULL || r->pipeline.local_batch_size <= 0)
+        return r->micro_batch_num;
+    return r->pipeline.local_batch_size / r->micro_batch_size;
+}
+
+int64_t schedule_count(const run_t *r)
+{
+    return r->micro_batch_num / schedule_micro_batches(r);
 }

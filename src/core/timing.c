@@ -18,6 +18,7 @@
 #include "model_flops.h"
 #include "model_params.h"
 #include "pipeline_sim.h"
+#include "schedule.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -197,15 +198,22 @@ double deepep_seconds(const hardware_t *hw, double bytes, int64_t ep, int64_t st
     return inside > outside ? inside : outside;
 }
 
-/* The step from the stage times X_i (memory-model / search §d.4):
+/* The step from the stage times X_i (memory-model / search §d.4), k
+ * schedules of m micro-batches each (schedule.c: k = 1 and m the step's
+ * micro-batches, but where the runtime runs one schedule a local batch),
+ * k times one schedule's:
  *   one stage:    m · X
  *   1F1B, GPipe:  Σ X_i + (m − 1) · max X   (the first micro-batch fills the pipe)
  *   interleaved:  Σ X/v + p(v − 1)·max/v + (m·v − p(v − 1) − 1)·max/v
  *   DualPipeV:    m · max + (p − 1)·max / 2  (half of 1F1B's bubble)
- *   seqpipe:      m · max + (p − 1)·max / n  (n sequence chunks fill the pipe) */
+ *   seqpipe:      m · max + (p − 1)·max / n  (n sequence chunks fill the pipe)
+ * Each schedule fills and drains the pipe apart (torch.distributed.pipelining
+ * schedules.py: step() splits its batch into n_microbatches and runs them
+ * to the last backward before it returns), so k schedules pay k bubbles. */
 double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble)
 {
-    double sum = 0, most = 0, m = (double)r->micro_batch_num, p = (double)pp, v = (double)r->vpp;
+    double sum = 0, most = 0, m = (double)schedule_micro_batches(r), p = (double)pp, v = (double)r->vpp;
+    double k = (double)schedule_count(r);
     for (int64_t i = 0; i < pp; i++) {
         sum += x[i];
         if (x[i] > most)
@@ -222,7 +230,8 @@ double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble
         step = sum / v + p * (v - 1) * most / v + (m * v - p * (v - 1) - 1) * most / v;
     else
         step = sum + (m - 1) * most;
-    *bubble = step - m * most;
+    step *= k;
+    *bubble = step - k * m * most;
     if (*bubble < 0)
         *bubble = 0;
     return step;
@@ -1128,7 +1137,7 @@ static int interleaved_span(const price_ctx *c, const layout_t *l, const hardwar
                             const double *x, double pp_bytes, double *span)
 {
     const run_t *r = c->r;
-    int64_t S = r->pp, v = l->vpp, m = r->micro_batch_num;
+    int64_t S = r->pp, v = l->vpp, m = schedule_micro_batches(r);
     if (pipeline_sim_refusal(PIPE_ORDER_INTERLEAVED, S, v, m) != NULL)
         return 0;
     size_t work = pipeline_trace_work_bytes(S, v, m), cells = (size_t)(S * v) * sizeof(pipe_cell);
@@ -1148,7 +1157,11 @@ static int interleaved_span(const price_ctx *c, const layout_t *l, const hardwar
     int got = t != NULL ? pipeline_trace_sim(t, cell, cell + S * v, work, span) : PIPE_TRACE_UNCOVERED;
     if (got == PIPE_TRACE_UNCOVERED)
         got = pipeline_sim(PIPE_ORDER_INTERLEAVED, S, v, m, cell, cell + S * v, work, NULL, span);
-    return got == 0 ? 1 : 0;
+    if (got != 0)
+        return 0;
+    /* one schedule's span, each of the step's schedules alike (pipeline_step) */
+    *span *= (double)schedule_count(r);
+    return 1;
 }
 
 /* The step of an interleaved pipeline (vpp > 1 under 1F1B: Megatron-LM's

@@ -35,6 +35,11 @@ void candidate_fields(const int64_t *degree, recompute_mode mode, run_t *out)
     out->sharding.optimizer_shard = g[DIM_OP];
     out->sharding.optimizer_parallel = g[DIM_OP] > 1;
     out->global_batch_size = g[DIM_DP] * g[DIM_MB] * g[DIM_MBS];
+    /* a candidate runs its step's micro-batches in one pipeline schedule (a
+     * local batch of mb x mbs, no gradient accumulation, under a runtime that
+     * runs one schedule a local batch): a base's local batch, which the
+     * candidate's mbs and mb need not divide, is not carried over */
+    out->pipeline.local_batch_size = 0;
     /* the candidate's pipeline is balanced afresh; its recompute is one mode for every layer */
     out->pipeline.offset.form = FORM_NONE;
     out->pipeline.offset.counts = NULL;

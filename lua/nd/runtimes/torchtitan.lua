@@ -116,6 +116,20 @@ return {
       -- context nor NCCL.
       fragmentation = 0, reserve_bytes = 0,
     },
+    -- One pipeline schedule a local batch: train.py's train_step loops
+    -- `for microbatch in range(self.gradient_accumulation_steps)` (global
+    -- batch / (local_batch_size x dp)) over forward_backward_step, which
+    -- calls pp_schedule.step() once, and build_pipeline_schedule
+    -- (torchtitan/distributed/pipeline_parallel.py) makes each schedule
+    -- n_microbatches = local_batch_size // pipeline_parallel_microbatch_size:
+    -- a step of several local batches fills and drains the pipe once for
+    -- each (torch.distributed.pipelining schedules.py: step() runs its own
+    -- micro-batches to the last backward). NeMo AutoModel's recipes do the
+    -- same (recipes/llm/benchmark.py run_benchmark: ga_steps = global /
+    -- (local x dp) calls of _forward_backward_step, each one schedule.step()).
+    -- A run states its local batch as local_batch_size; unstated, the step is
+    -- one local batch (torchtitan's default global batch: local x dp).
+    pipeline = { schedule_per_local_batch = true },
     -- Sequence parallelism with context parallelism: parallelize_llama
     -- (torchtitan/models/llama3/infra/parallelize.py) applies the TP plan,
     -- whose norms are SequenceParallel() and whose block inputs are Shard(1),
