@@ -19,7 +19,8 @@ const field_desc SHARDING_FIELDS[] = {
     SB(inplace_dp_buffers, false), SB(inplace_tp_reduce, false), SB(gather_copies, false),
     SB(pp_unsharded_grads, false), SB(pp_keeps_gathered, false), SB(grad_shard_opt_group, false),
     SB(fsdp_prefetch, false), FIELD_I64(sharding_opts, "reduce_bucket", reduce_bucket, -1, (int64_t)1 << 50, 0),
-    SB(emb_opt_group, false), SB(fsdp_table_units, false), FIELD_END,
+    SB(emb_opt_group, false), SB(fsdp_table_units, false), SB(tables_whole_tp, false),
+    SB(mtp_shares_head, false), FIELD_END,
 };
 
 /* A byte width from 1 to 16 (from 0 where its default, -1, is the family's). */
@@ -148,7 +149,11 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
 
 /* Embedding sharding (memory-model.md §4.5):
  *   shard_embed = (ranks if emb_dp_sharded else 1) · (1 if vocab_emb_dp and p == 1 else t)
- * with ranks the optimizer ranks under FSDP or with emb_opt_group, else d. */
+ * with ranks the optimizer ranks under FSDP or with emb_opt_group, else d.
+ * Tables whole over TP (tables_whole_tp with vocab_emb_dp): the parallel
+ * optimizer's group of a table is the dp x tp ranks that repeat it, cut into
+ * groups of optimizer_shard when that divides them (OperatorInfo::
+ * CreateGroupForOptShard): table_ranks of table_repeat. */
 static void derive_embedding(const run_t *r, derived_t *d)
 {
     int64_t tp = r->sharding.vocab_emb_dp && r->pp == 1 ? 1 : r->tp;
@@ -157,6 +162,13 @@ static void derive_embedding(const run_t *r, derived_t *d)
     d->shard_embed = (double)((r->sharding.emb_dp_sharded ? ranks : 1) * tp);
     d->gather_embed = d->fsdp && r->sharding.emb_dp_sharded ? (double)ranks : 1.0;
     d->shard_params_embed_whole = (double)tp;
+    d->tables_whole = r->sharding.tables_whole_tp && r->sharding.vocab_emb_dp;
+    d->table_ranks = d->table_repeat = 1.0;
+    if (d->tables_whole && r->sharding.optimizer_parallel) {
+        int64_t repeat = d->dp_domain * r->tp, s = r->sharding.optimizer_shard;
+        d->table_repeat = (double)repeat;
+        d->table_ranks = (double)(s >= 1 && repeat % s == 0 ? s : repeat);
+    }
 }
 
 /* Communication flags (memory-model.md §4.4): ZeRO level 2 or 3 of the DP

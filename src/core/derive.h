@@ -26,6 +26,12 @@ typedef struct {
      * FSDP, MindSpore's parallel optimizer), else TP / expert TP alone */
     double shard_params_non_exp, shard_params_exp, shard_params_exp_partial;
     double shard_params_embed_whole; /* the embedding's TP split alone */
+    /* the embedding and the head whole on every TP rank (tables_whole_tp
+     * under vocab_emb_dp), repeated on table_repeat ranks (dp x tp) and
+     * sliced by the parallel optimizer over table_ranks of them (both 1
+     * without it) */
+    bool tables_whole;
+    double table_ranks, table_repeat;
     bool params_sharded, grads_sharded;
     /* FSDP's gradients held unsharded under PP until the step's last
      * backward (pp_unsharded_grads): divided by TP / expert TP alone */

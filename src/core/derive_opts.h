@@ -77,6 +77,17 @@ typedef struct {
      * its gradients as the backward starts, so the backward's end holds the
      * embedding's reduce-scatter alone */
     bool fsdp_table_units;
+    /* under vocab_emb_dp the embedding and the output head stay whole on
+     * every TP rank at any pipeline degree (MindFormers' LlamaEmbedding.shard:
+     * gather ((1, 1), (dp, 1)); DeepseekV2ForCausalLM: lm_head ((dp·cp, 1),
+     * (1, 1))), so the parallel optimizer slices each over the dp x tp ranks
+     * that repeat it, or its groups of optimizer_shard, and their accu_grads
+     * are whole; else the seed's rule (TP-split unless PP is 1) */
+    bool tables_whole_tp;
+    /* the MTP modules run the model's own head over their outputs (MindFormers:
+     * one lm_head over the concatenated outputs) and hold no head of their
+     * own; else each holds one, as the seed prices it */
+    bool mtp_shares_head;
 } sharding_opts;
 
 /* Precision: byte widths (-1: the family's), the optimizer's states a

@@ -372,10 +372,25 @@ static estimate_row table_row(const pricing *p, int64_t chunk, row_type type, co
     return row;
 }
 
+/* Whether the stage keeps the tables' gathered copies too: MindSpore's
+ * parallel optimizer (keep_gathered_params stated) puts one all-gather after
+ * the cast of each sharded parameter, the tables' as the layers', which every
+ * forward user of it shares (step_parallel.cc InsertParallelOpt,
+ * InsertAllGatherAfterCast under PP). */
+static bool holds_gathered_tables(const pricing *p)
+{
+    return p->keeps_gathered && p->c.r->sharding.keep_gathered_params == YES;
+}
+
 static int add_embedding(estimate_t *e, stage_estimate *st, const pricing *p, int64_t chunk, int64_t mf,
                          bool tied_here)
 {
     const kind_price *kp = embedding_price(p, tied_here);
+    /* the embedding's backward needs no weight: its gathered copy is held
+     * through the stage's peak only when later micro-batches' forwards still
+     * use it (PP) */
+    if (holds_gathered_tables(p) && !tied_here && p->c.r->pp > 1)
+        st->held_params += mem_table_gathered(&p->c, true);
     if (e->peak_only) { /* the search's pricing: the sums without the row */
         accumulate(st, &kp->stat, kp->activation, (double)mf, kp->comm, 1.0);
         return 0;
@@ -420,6 +435,8 @@ static int add_output(estimate_t *e, stage_estimate *st, const pricing *p, int64
 {
     const kind_price *head = output_price(p);
     int64_t mtp = p->vision ? 0 : model_mtp_layers(p->c.m);
+    if (holds_gathered_tables(p)) /* the head's backward needs its weight; so do an MTP module's */
+        st->held_params += mem_table_gathered(&p->c, false) + (double)mtp * mem_mtp_module_gathered(&p->c);
     if (e->peak_only) { /* the search's pricing: the sums without the rows */
         accumulate(st, &head->stat, head->activation, (double)mf, head->comm, 1.0);
         if (mtp > 0) {

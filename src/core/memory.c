@@ -54,6 +54,31 @@ static static_bytes table_static(double p, double w_div, double os_div, double g
     return b;
 }
 
+/* MindSpore's accu_grads (grad_shard_opt_group) follow
+ * gradient_accumulation_shard alone: whole over DP without it, even though
+ * the parallel optimizer shards the weights. */
+static bool table_grads_sharded(const run_t *r, const derived_t *d)
+{
+    return ((d->params_sharded && !r->sharding.grad_shard_opt_group) || d->grads_sharded) && !d->grads_whole_pp;
+}
+
+/* A table of P parameters whole on every TP rank (tables_whole): the
+ * parallel optimizer slices its weights and states over its group
+ * (table_ranks; all the ranks repeating it, table_repeat, for an embedding
+ * without emb_opt_group), times param_cp, the seed's CP division; its
+ * gradients are whole unless they are sharded, then over the group under
+ * grad_shard_opt_group, else over all those ranks. */
+static static_bytes whole_table_static(const price_ctx *c, double p, bool opt_group, bool frozen)
+{
+    const run_t *r = c->r;
+    const derived_t *d = c->d;
+    double cp = (double)d->param_cp;
+    double w = (opt_group ? d->table_ranks : d->table_repeat) * cp;
+    double g = (r->sharding.grad_shard_opt_group ? d->table_ranks : d->table_repeat) * cp;
+    return table_static(p, d->params_sharded ? w : 1.0, r->sharding.optimizer_parallel ? w : 1.0,
+                        table_grads_sharded(r, d) ? g : 1.0, d->bytes_optim_table, d, frozen);
+}
+
 /* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
 static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool frozen)
 {
@@ -63,17 +88,16 @@ static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool froze
     static_bytes zero = {0, 0, 0, 0};
     if (tied_here)
         return zero;
+    if (d->tables_whole)
+        return whole_table_static(c, model_embedding_params(m),
+                                  r->sharding.grad_shard_as_params || r->sharding.emb_opt_group, frozen);
     /* What is sharded is sharded over shard_embed·param_cp, as the reference;
      * what is not (the weights under ZeRO-1/2, everything without an optimizer
      * shard) stays whole on every DP rank, split by TP alone. */
     double div = d->shard_embed * (double)d->param_cp, whole = d->shard_params_embed_whole;
     double w_div = d->params_sharded ? div : whole;
     double os_div = r->sharding.optimizer_parallel ? div : whole;
-    /* MindSpore's accu_grads (grad_shard_opt_group) follow
-     * gradient_accumulation_shard alone: whole over DP without it, even
-     * though the parallel optimizer shards the weights */
-    bool g_sharded = (d->params_sharded && !r->sharding.grad_shard_opt_group) || d->grads_sharded;
-    double g_div = g_sharded && !d->grads_whole_pp ? div : whole;
+    double g_div = table_grads_sharded(r, d) ? div : whole;
     return table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
 }
 
@@ -90,13 +114,16 @@ static double output_table_params(const model_t *m)
 static_bytes mem_output_static(const price_ctx *c, bool frozen)
 {
     const derived_t *d = c->d;
+    if (d->tables_whole)
+        return whole_table_static(c, output_table_params(c->m), true, frozen);
     return table_static(output_table_params(c->m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
                         d->shard_grad_non_exp, d->bytes_optim_table, d, frozen);
 }
 
 /* An MTP module: its projection and norms (sharded like the non-expert
  * parameters unless shard_mtp_param is off), and its own copies of the
- * embedding and output tables, as the reference prices them. */
+ * embedding and output tables, as the reference prices them; no head of its
+ * own when it runs the model's (mtp_shares_head). */
 static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
 {
     const derived_t *d = c->d;
@@ -104,10 +131,29 @@ static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
     static_bytes b = table_static(model_mtp_extra_params(c->m), sharded ? d->shard_params_non_exp : 1.0,
                                   sharded ? d->shard_p_os_non_exp_partial : 1.0,
                                   sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
-    static_bytes e = mem_embedding_static(c, false, frozen), o = mem_output_static(c, frozen);
+    static_bytes e = mem_embedding_static(c, false, frozen);
     static_add(&b, &e, 1.0);
-    static_add(&b, &o, 1.0);
+    if (!c->r->sharding.mtp_shares_head) {
+        static_bytes o = mem_output_static(c, frozen);
+        static_add(&b, &o, 1.0);
+    }
     return b;
+}
+
+/* The compute-width copies of the tables the parallel optimizer gathers
+ * (the embedding, or the head and final norm), whole over TP (tables_whole)
+ * or at their TP split; and of an MTP module's projection and own tables. */
+double mem_table_gathered(const price_ctx *c, bool embedding)
+{
+    const derived_t *d = c->d;
+    double tp = d->tables_whole ? 1.0 : (embedding ? d->shard_params_embed_whole : (double)c->r->tp);
+    return (embedding ? model_embedding_params(c->m) : output_table_params(c->m)) / tp * d->bytes_compute;
+}
+
+double mem_mtp_module_gathered(const price_ctx *c)
+{
+    double proj = model_mtp_extra_params(c->m) / (double)c->r->tp * c->d->bytes_compute;
+    return proj + mem_table_gathered(c, true) + (c->r->sharding.mtp_shares_head ? 0.0 : mem_table_gathered(c, false));
 }
 
 /* The layer's weights on one rank, TP- and EP-local, not DP-sharded. */

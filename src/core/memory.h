@@ -46,6 +46,10 @@ static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool froze
 /* The output head and final norm, and an MTP module's own tables. */
 static_bytes mem_output_static(const price_ctx *c, bool frozen);
 static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen);
+/* The compute-width copy of the embedding (or of the head) the parallel
+ * optimizer gathers, and of an MTP module's projection and own tables. */
+double mem_table_gathered(const price_ctx *c, bool embedding);
+double mem_mtp_module_gathered(const price_ctx *c);
 
 /* A layer's compute-dtype weight copies kept for backward when the weights
  * are wider than the compute (autocast-style parameter casts). */

@@ -36,7 +36,24 @@ return {
     -- CreateGroupForOptShard, mindspore/ccsrc/frontend/parallel/ops_info/
     -- operator_info.cc: "not fully use opt shard"); the embedding too, so its
     -- weights and optimizer states divide by that group, not by the whole DP.
-    sharding = { keep_gathered_params = true, grad_shard_opt_group = true, emb_opt_group = true },
+    --
+    -- That all-gather follows the cast of each sharded parameter, the
+    -- tables' too, and every forward user of the parameter shares it
+    -- (step_parallel.cc InsertParallelOpt, InsertAllGatherAfterCast under
+    -- PP): the stage keeps the head's gathered copy through its backward and,
+    -- under PP, the embedding's through its micro-batches' forwards.
+    --
+    -- Under vocab_emb_dp MindFormers leaves the embedding and the head whole
+    -- on every TP rank at any PP degree (LlamaEmbedding.shard: gather
+    -- ((1, 1), (dp, 1)); DeepseekV2ForCausalLM: lm_head ((dp·cp, 1), (1, 1))):
+    -- their parallel-optimizer group is the dp x tp ranks repeating them, cut
+    -- into groups of optimizer_weight_shard_size, and their accu_grads are
+    -- whole. DeepSeek-V3's MTP module looks its tokens up in the embedding's
+    -- weight and its output goes through the model's one lm_head
+    -- (DeepseekV2Model.construct, TrainingDeepseekV3ForCausalLM.construct):
+    -- no head of its own.
+    sharding = { keep_gathered_params = true, grad_shard_opt_group = true, emb_opt_group = true,
+                 tables_whole_tp = true, mtp_shares_head = true },
     -- MindFormers' RotaryEmbedding is the rotate_half form (a negated half,
     -- a concatenation, two products and a sum), operator by operator in its
     -- graph unless graph-kernel fusion, off by default, joins them.
