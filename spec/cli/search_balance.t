@@ -33,7 +33,7 @@ solved either (spec/balance_search_spec.lua: the same top as balancing all
       1    2   8   4   1   1    1    2  on    32   1 off+sel       39.87     28.048  34.9%  28.5%  57.0%   0.0%   5.4%   0.0%   0.0%   0.6%   0.4%   8.2%   0.0%  balanced (its even split does not fit)
      ~2    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
      ~3    4   8   2   1   1    1    4  on    16   1 off+sel       39.90     28.318  34.6%  28.1%  56.2%   0.0%   5.4%   0.0%   0.0%   0.3%   4.6%   5.3%   0.0%  balanced (its even split does not fit)
-  ~ 2 rows within 12.9 % of #1's step (28.048 s), the time model's mean error on the 16 validation cases (make validate): as close to #1 as the model can tell
+  ~ 2 rows within 22.0 % of #1's step (28.048 s), the time model's mean error on the 26 validation cases (make validate): as close to #1 as the model can tell
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
   plan of #1 written to ./plan-1.json
@@ -47,8 +47,8 @@ tp 8 x pp 4 row):
   balanced (--balance): 20 of 294 pipelined candidates taken in order of their floor (6 took a balanced plan; 0 layouts not solved: the recompute any plan that fits needs steps them past the top 3's last row; 13 problems solved, 0 alike, 34 proved to have no plan that fits by counting layers; * s), 51 pruned: no split or recompute of their layout steps faster than that row; the memory filter saw up to 50.00 GiB, each kept candidate fits 40.00 GiB (glob)
   not balanced (--balance-limit 20): 223 pipelined candidates past it in order of their bound are priced at their even split; the top 3 is that of balancing every candidate only if none of them would rank there balanced (not checked)
       1    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
-      2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%
-      3   32   2   1   1   1    1   32  on     2   1 full          37.60     32.522  30.1%  23.6%  47.1%  23.2%   1.0%   0.0%   0.0%   0.0%   5.0%   0.0%   0.0%
+     ~2   16   4   1   1   1    1   16  on     2   2 full          36.62     32.319  30.3%  23.7%  47.4%  23.4%   3.0%   0.0%   0.0%   0.0%   2.5%   0.0%   0.0%
+     ~3   32   2   1   1   1    1   32  on     2   1 full          37.60     32.522  30.1%  23.6%  47.1%  23.2%   1.0%   0.0%   0.0%   0.0%   5.0%   0.0%   0.0%
 
 Under the memory policy a candidate whose even split fits ranks at the
 better of its even split and its balanced plan by the policy's order (the
