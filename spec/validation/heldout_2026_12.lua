@@ -254,4 +254,45 @@ for _, row in ipairs(ZOO) do
   }
 end
 
+
+------------------------------------------------------------------------------
+-- torchtitan's DeepSeek-V3 671B DistMoE report (docs/dsv3_671b_dist_moe_256gpu_report.md,
+-- 2026-10-06), its third configuration, which torchtitan_dsv3_moe.lua does not hold:
+-- PP2/VPP8 with one MTP layer, the eager run's peak on rank 0 as the prose under
+-- "PP2/VPP8, MTP1" states it (238.30 GiB). A memory case: the report's GB300s
+-- and MXFP8 experts leave its throughput out of reach (no GB300 profile; float8
+-- refused by name), but a peak is the runtime's bytes, whatever the chip.
+------------------------------------------------------------------------------
+cases[#cases + 1] = {
+  id = "heldout-torchtitan-dsv3-fsdp128-ep64-pp2-vpp8-mtp1-rank0", set = "validation",
+  group = "heldout moe memory", kind = "memory",
+  source = "torchtitan docs/dsv3_671b_dist_moe_256gpu_report.md (https://github.com/pytorch/torchtitan/blob/main/"
+    .. "docs/dsv3_671b_dist_moe_256gpu_report.md), section 'PP2/VPP8, MTP1': the eager v11 long run r3, "
+    .. "238.30 GiB peak memory on rank 0, 256 GB300",
+  config = "DeepSeek-V3 671B with one MTP layer (on the final virtual stage), FSDP 128 x EP 64 x PP 2 "
+    .. "(interleaved 1F1B, 8 virtual stages a rank), 32 micro-batches of 1 x 4096, no checkpointing, weights kept "
+    .. "gathered; rank 0 (the first stage)",
+  model = { pretrained_model_name_or_path = "deepseek-ai/DeepSeek-V3", config_overrides = { mtp_depth = 1 } },
+  run = { runtime = "torchtitan", dp = 128, ep = 64, pp = 2, vpp = 8, micro_batch_size = 1, global_batch_size = 4096,
+          seq_length = 4096, recompute = "off", reshard_params = false, flash_attention = true,
+          pp_schedule = "1f1b" },
+  metric = "reserved", measured = 238.30, unit = "GiB", tolerance = 0.10,
+  -- The figure is rank 0's: ndlua's first stage (estimate.stages[1], stage 0), not its peak stage
+  -- (the last, which holds the MTP layer and the second head).
+  ndlua = function(e) return e.stages[1].reserved / 2 ^ 30 end,
+  note = "Stated by the report: BF16 parameters, MXFP8 DistMoE experts, sequence 4096, TP 1, CP 1, 16,777,216 "
+    .. "tokens a step, fsdp_reshard_after_forward never, activation checkpointing disabled, one outer CUDA graph of "
+    .. "the whole step, PP2/VPP8 interleaved 1F1B, 32 micro-batches, FSDP 128, EP 64, MTP1 (one MTP layer on the "
+    .. "final virtual stage, full-vocabulary logits). Derived: micro-batches of one sequence (4096 sequences over "
+    .. "FSDP 128 is 32). Assumed as torchtitan_dsv3_moe.lua assumes: the torchtitan profile, balanced routing, the "
+    .. "MXFP8 experts priced as bf16, the step's CUDA-graph pool not priced, layers split evenly over the 16 "
+    .. "virtual stages as ndlua's balanced split places them, peak in GiB as torchtitan prints it.",
+  -- +13.6 % when added: written down, not fitted.
+  known_gap = "rank 0 holds no MTP layer, so ndlua prices it as the MTP-disabled row's rank 0 (270.8 GiB, where "
+    .. "that eager run measured 263.25 GiB); this run measured 238.30 GiB on the same rank: the report says the "
+    .. "MTP-disabled runs 'used different software packages', and the 25 GiB between the two is theirs, not the "
+    .. "layout's; ndlua prices no package",
+  reached = 0.14,
+}
+
 return cases
