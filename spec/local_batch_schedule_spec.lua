@@ -88,6 +88,35 @@ describe("one pipeline schedule a local batch (torchtitan, AutoModel)", function
     assert.are.equal(whole.forward_s, four.forward_s)
   end)
 
+  it("syncs FSDP once a schedule under torchtitan, once a step where the recipe defers it", function()
+    -- torchtitan keeps a stage's weights gathered and its gradients whole
+    -- under PP (pp_keeps_gathered, pp_unsharded_grads): a schedule gathers
+    -- once and reduce-scatters once, at its last backward
+    -- (torch/distributed/pipelining/stage.py backward_maybe_with_nosync), and
+    -- FSDP2's copies run every micro-batch. So 4 schedules of 8 expose 4
+    -- times the DP seconds of one schedule of 8 (same weights, same
+    -- micro-batch: the gathers, the reduce-scatter and 8 micro-batches'
+    -- copies, each 4 times); synced once a step (AutoModel's fsdp_mixin.py)
+    -- they expose less: one gather and one reduce-scatter, 32 copies.
+    local model = nd.model("meta-llama/Llama-3.1-8B")
+    local base = { runtime = "torchtitan", dp = 8, pp = 4, micro_batch_size = 1, seq_length = 4096,
+                   recompute = "full" }
+    local function dp_s(t)
+      local r = {}
+      for k, v in pairs(base) do r[k] = v end
+      for k, v in pairs(t) do r[k] = v end
+      return nd.step_time(model, nd.run(r), "H100").parts.dp_s
+    end
+    local one = dp_s { global_batch_size = 64 }
+    local four = dp_s { global_batch_size = 256, local_batch_size = 8 }
+    local deferred = dp_s { global_batch_size = 256, local_batch_size = 8, dp_sync_per_schedule = false }
+    assert.is_true(one > 0)
+    assert.is_true(math.abs(four - 4 * one) <= 1e-12 * four)
+    assert.is_true(deferred < four)
+    -- one schedule a step: the same either way
+    assert.are.equal(dp_s { global_batch_size = 256 }, dp_s { global_batch_size = 256, dp_sync_per_schedule = false })
+  end)
+
   it("holds one schedule's micro-batches in flight", function()
     -- 1F1B holds min(p, m) − stage: local batch 2 (m 2 a schedule) at p 4:
     -- stage 0 holds 2 (4 with one schedule of 32), stage 1 holds 1
@@ -111,6 +140,7 @@ describe("one pipeline schedule a local batch (torchtitan, AutoModel)", function
 
   it("is a fact of the torchtitan profile, not of Megatron or HyperParallel", function()
     assert.is_true(titan():spec().schedule_per_local_batch)
+    assert.is_true(titan():spec().dp_sync_per_schedule)
     for _, rt in ipairs { "megatron", "hyperparallel" } do
       local ok, err = pcall(nd.run, { runtime = rt, dp = 256, pp = 4, micro_batch_size = 1,
                                       global_batch_size = 8192, local_batch_size = 8 })

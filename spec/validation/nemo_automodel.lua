@@ -17,8 +17,8 @@ local NOTE = "Stated by the row: GPUs, global batch, micro-batch size, local bat
   .. "MaskedCrossEntropy with fp32_upcast false, torch.optim.Adam, mock data. The table's notes: no gradient "
   .. "clipping, step time of the global batch including the optimizer step. DGX-H100: H100 SXM 80GB, NVLink 4 "
   .. "through NVSwitch, 8 x 400 Gb/s InfiniBand a node (the H100 profile). Assumed: the torchtitan runtime "
-  .. "profile (FSDP2 with bf16 gathers and fp32 reduce-scatters, the nearest ndlua has); FSDP2's "
-  .. "gradients reduced once a step under gradient accumulation is not priced apart."
+  .. "profile (FSDP2 with bf16 gathers and fp32 reduce-scatters, the nearest ndlua has), its "
+  .. "FSDP sync under PP once a step (fsdp_mixin.py), not once a local batch as plain pipelining runs it."
 
 -- The layers of each virtual stage as AutoModel's AutoPipeline places them
 -- (nemo_automodel/components/distributed/pipelining/functional.py,
@@ -54,6 +54,12 @@ local function flags(run)
   run.clip_scales_always = false
   -- backend.enable_deepep: true in every *_te_deepep.yaml config
   run.deepep = true
+  -- FSDP synced once a step under PP, at the last local batch's last backward:
+  -- AutoModel's MoE models patch pipelining's backward_maybe_with_nosync
+  -- (nemo_automodel/components/moe/fsdp_mixin.py patched_backward_maybe_with_nosync:
+  -- post_backward only when last_backward and get_is_optim_step(), which
+  -- benchmark.py's prepare_for_final_backward sets before the last local batch)
+  run.dp_sync_per_schedule = false
   return run
 end
 

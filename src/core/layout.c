@@ -27,6 +27,7 @@ const field_desc PIPELINE_FIELDS[] = {
     FIELD_BOOL(pipeline_opts, "emb_out_in_offset", emb_out_in_offset, false),
     FIELD_I64(pipeline_opts, "local_batch_size", local_batch_size, 0, ND_MAX_BATCH, 0),
     FIELD_BOOL(pipeline_opts, "schedule_per_local_batch", schedule_per_local_batch, false),
+    FIELD_BOOL(pipeline_opts, "dp_sync_per_schedule", dp_sync_per_schedule, false),
     FIELD_END,
 };
 

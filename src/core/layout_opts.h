@@ -61,6 +61,14 @@ typedef struct {
     bool mtp_in_offset, emb_out_in_offset;
     int64_t local_batch_size;
     bool schedule_per_local_batch;
+    /* FSDP's gradient sync (reduce-scatter) and reshard run at each
+     * schedule's last backward, not once a step: torch.distributed.pipelining's
+     * stage (stage.py backward_maybe_with_nosync) calls the FSDP groups'
+     * post_backward whenever its last_backward is true, which each
+     * schedule.step() sets on its own last micro-batch (timing.c
+     * dp_exposed_seconds); false where the recipe defers it to the step's
+     * last local batch */
+    bool dp_sync_per_schedule;
 } pipeline_opts;
 
 /* Recompute: per-stage counts of fully or selectively recomputed layers,

@@ -1345,6 +1345,14 @@ static double ddp_bucket_seconds(const price_ctx *c, const pipeline_time *p, con
     return exposed_seconds(comm, p->hide_backward, 1.0 / e) + e * comm;
 }
 
+/* The times a step's FSDP groups sync under a pipeline (post_backward:
+ * reshard, reduce-scatter, the replicas' all-reduce): once a schedule
+ * where the runtime syncs each (dp_sync_per_schedule), else once. */
+static double dp_syncs(const run_t *r)
+{
+    return r->pp > 1 && r->pipeline.dp_sync_per_schedule ? (double)schedule_count(r) : 1.0;
+}
+
 /* The DP seconds a step exposes, on the stage with the most weights W, u
  * its layers (the units FSDP gathers one by one).
  * FSDP2 and DeepSpeed ZeRO-3 (fsdp_prefetch; PyTorch torch/distributed/fsdp/_fully_shard/
@@ -1368,6 +1376,14 @@ static double ddp_bucket_seconds(const price_ctx *c, const pipeline_time *p, con
  * once a step, behind the first micro-batch's forward, and where the
  * gradients stay unsharded (pp_unsharded_grads) the whole reduce-scatter
  * runs once, after the last backward, with no compute left to hide it.
+ * That last backward is a schedule's (each schedule.step() sets
+ * last_backward on its own last micro-batch): a step of k schedules
+ * (schedule.c, one a local batch) gathers, reshards and reduce-scatters k
+ * times where the runtime syncs each schedule (dp_sync_per_schedule:
+ * PyTorch's stage.py), once where its recipe defers the sync to the step's
+ * last local batch (NeMo AutoModel's MoE models: fsdp_mixin.py
+ * patched_backward_maybe_with_nosync runs post_backward only when
+ * last_backward and get_is_optim_step()); so do the replicas' all-reduces.
  * DeepSpeed ZeRO-3 prefetches the parameters of the coming submodules
  * (PartitionedParameterCoordinator, up to stage3_prefetch_bucket_size of
  * them) and, overlap_comm being on by default at stage 3
@@ -1393,20 +1409,20 @@ static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, con
     double gather = seconds((s - 1) / s * w * d->bytes_compute, bw);
     double scatter = seconds((s - 1) / s * w * reduce, bw);
     bool kept = r->pp > 1 && r->sharding.pp_keeps_gathered;
-    double regather = r->sharding.reshard_params && !kept ? gather : 0.0;
+    double regather = r->sharding.reshard_params && !kept ? gather : 0.0, syncs = dp_syncs(r);
     /* each forward's gathers, the first unit's exposed (none is issued
      * before the forward starts) */
-    double exposed = (kept ? 1.0 : m) * (exposed_seconds(gather, p->hide_forward, u) + gather / u);
+    double exposed = (kept ? syncs : m) * (exposed_seconds(gather, p->hide_forward, u) + gather / u);
     /* each backward's, the last unit's reduce-scatter exposed (the root's
      * post-backward callback waits for it) */
     if (d->grads_whole_pp)
-        exposed += m * exposed_seconds(regather, p->hide_backward, u) + scatter;
+        exposed += m * exposed_seconds(regather, p->hide_backward, u) + syncs * scatter;
     else
         exposed += m * (exposed_seconds(regather + scatter, p->hide_backward, u) + scatter * last_reduce_share(r, w, u));
     int64_t replicas = r->dp / shards;
     if (replicas > 1)
-        exposed += seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * reduce,
-                           group_gbps(hw, replicas, inner * shards));
+        exposed += syncs * seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * reduce,
+                                   group_gbps(hw, replicas, inner * shards));
     return exposed;
 }
 
@@ -1421,12 +1437,13 @@ static double dp_exposed_seconds(const price_ctx *c, const pipeline_time *p, con
  *   Megatron's buckets: the last bucket's e·C (what the buckets before it
  *     expose is at least 0), added;
  *   FSDP's prefetch: the replicas' all-reduce, and where the gradients stay
- *     whole their one reduce-scatter Sc, added. The forward gathers G
+ *     whole their reduce-scatter Sc, each once a sync (dp_syncs), added. The forward gathers G
  *     expose (u − 1)/u·max(0, G − F) + G/u >= G − F each, the backward's
  *     (u − 1)/u·max(0, Rg + Sc − H) + Sc·share >= Sc − H each (share >= 1/u),
  *     F and H that stage's forward and backward with its recompute a
  *     micro-batch: at least hold − m·(F + H), hold = k·G + m·Sc (k: m
- *     forwards that gather, or 1 where the stage keeps them; no m·Sc where
+ *     forwards that gather, or the syncs, at most m, where the stage keeps
+ *     them; no m·Sc where
  *     the gradients stay whole). With x* that stage's micro-batch, F + H <=
  *     x* and P >= m·max x >= m·x* (every schedule of pipeline_step), and
  *     max(P0, X) + max(0, hold − X) >= max(P0, hold) for every X;
@@ -1453,12 +1470,13 @@ static void dp_floor_seconds(const price_ctx *c, const pipeline_time *p, const h
         double gather = seconds((s - 1) / s * w * d->bytes_compute, bw);
         double scatter = seconds((s - 1) / s * w * grad_width(d), bw);
         bool kept = r->pp > 1 && r->sharding.pp_keeps_gathered;
-        *hold = (kept ? 1.0 : m) * gather + (d->grads_whole_pp ? 0.0 : m * scatter);
-        *add = d->grads_whole_pp ? scatter : 0.0;
+        double syncs = dp_syncs(r);
+        *hold = (kept ? syncs : m) * gather + (d->grads_whole_pp ? 0.0 : m * scatter);
+        *add = d->grads_whole_pp ? syncs * scatter : 0.0;
         int64_t replicas = r->dp / shards;
         if (replicas > 1)
-            *add += seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * grad_width(d),
-                            group_gbps(hw, replicas, inner * shards));
+            *add += syncs * seconds(2.0 * (double)(replicas - 1) / (double)replicas * w / s * grad_width(d),
+                                    group_gbps(hw, replicas, inner * shards));
     }
     if (!(*add > 0))
         *add = 0.0;

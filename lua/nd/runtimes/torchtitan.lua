@@ -129,7 +129,12 @@ return {
     -- (local x dp) calls of _forward_backward_step, each one schedule.step()).
     -- A run states its local batch as local_batch_size; unstated, the step is
     -- one local batch (torchtitan's default global batch: local x dp).
-    pipeline = { schedule_per_local_batch = true },
+    -- Each schedule's last backward runs FSDP's post_backward (reshard and
+    -- reduce-scatter): torch/distributed/pipelining/stage.py
+    -- backward_maybe_with_nosync calls it whenever last_backward, which a
+    -- schedule sets on its own last micro-batch, so a step of k local batches
+    -- syncs k times (dp_sync_per_schedule).
+    pipeline = { schedule_per_local_batch = true, dp_sync_per_schedule = true },
     -- Sequence parallelism with context parallelism: parallelize_llama
     -- (torchtitan/models/llama3/infra/parallelize.py) applies the TP plan,
     -- whose norms are SequenceParallel() and whose block inputs are Shard(1),
