@@ -157,9 +157,7 @@ local function print_plan(p, plan, even, opts)
   local secs = balance.stage_seconds(p, plan)
   for s = 1, p.stages do
     for v = 1, p.chunks do
-      local held = 0
-      for _, x in pairs(plan.cells[s][v]) do held = held + x end
-      io.write(("%-6d %-6d %7d"):format(s - 1, v - 1, held))
+      io.write(("%-6d %-6d %7d"):format(s - 1, v - 1, balance.layers_in(plan, s, v, v)))
       for _, name in ipairs(names) do io.write(("%10d"):format(plan.cells[s][v][name])) end
       if v == 1 then
         local t = secs[s]

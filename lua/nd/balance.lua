@@ -190,6 +190,16 @@ function M.stage_seconds(p, plan)
   return out
 end
 
+--- The layers a plan puts on stage s's chunks from .. to (every count of
+-- each cell: the layers off and those recomputed, under any option).
+function M.layers_in(plan, s, from, to)
+  local n = 0
+  for v = from, to do
+    for _, x in pairs(plan.cells[s][v]) do n = n + x end
+  end
+  return n
+end
+
 -- The reference's output of a plan: offset[chunk][stage] = layers held -
 -- body / (S x I), and per option the count per stage (its yaml keys).
 function M.reference_form(p, plan)
@@ -199,9 +209,7 @@ function M.reference_form(p, plan)
   for v = 1, I do
     offset[v] = {}
     for s = 1, S do
-      local held = 0
-      for _, x in pairs(plan.cells[s][v]) do held = held + x end
-      offset[v][s] = held - even
+      offset[v][s] = M.layers_in(plan, s, v, v) - even
     end
   end
   local offered = {}

@@ -16,6 +16,7 @@
 -- where a layer frees the most. The caller prices the plans by the estimate
 -- and ndlua's step; none is proved optimal.
 local core = require "nd.core"
+local layers_in = require("nd.balance").layers_in
 
 local M = {}
 
@@ -28,16 +29,6 @@ local function deal(n, I, first)
     out[v] = q + (extra and 1 or 0)
   end
   return out
-end
-
--- The layers the plan puts on stage s's chunks from .. to (a cell's every
--- count: those off and those recomputed).
-local function layers_in(plan, s, from, to)
-  local n = 0
-  for v = from, to do
-    for _, x in pairs(plan.cells[s][v]) do n = n + x end
-  end
-  return n
 end
 
 -- Per kind {off, mode} of the layers first .. first + count - 1 of the

@@ -37,6 +37,7 @@
 local core = require "nd.core"
 local api = require "nd.api"
 local host_link = require "nd.host_link"
+local layers_in = require("nd.balance").layers_in
 
 local M = {}
 
@@ -577,9 +578,7 @@ function M.changes(problem, plan, family)
   for v = 1, I do
     offset[v], list[v] = {}, {}
     for s = 1, S do
-      local n = 0
-      for _, x in pairs(plan.cells[s][v]) do n = n + x end
-      offset[v][s] = r.offset[v][s] + n - r.counts[s][v]
+      offset[v][s] = r.offset[v][s] + layers_in(plan, s, v, v) - r.counts[s][v]
       list[v][s] = plan.cells[s][v][mode] or 0
     end
   end
@@ -664,21 +663,31 @@ local function priced(model, run, hw)
            x = x }
 end
 
--- A priced layout with the plan's offloaded layers (nd.host_link.summary):
--- each stage's total less the bytes they free (the count model's: the
--- layers' kept bytes at the stage's in-flight micro-batches, over the
--- allocator's fragmentation as the problem's limit reads them), each
--- stage's seconds a micro-batch plus what their copies add, the step the
--- pipeline's of those (nd.core.pipeline_step) with the rest of the layout's
--- (DP, optimizer) as priced. The estimate has no per-layer offload, so
--- this is the count model's rule on the estimate's numbers.
-local function with_offload(run, pr, summary, frag)
-  local totals, x, peak, at = {}, {}, -math.huge, 0
-  for s, t in ipairs(pr.totals) do
-    totals[s] = t - summary.stages[s].held * (1 + frag)
-    if totals[s] > peak then peak, at = totals[s], s - 1 end
-    x[s] = pr.x[s] + summary.stages[s].seconds
+--- Each stage's bytes with an offloading plan's layers on the host
+-- (nd.host_link.summary): the stage's total less the bytes they free, the
+-- count model's: the layers' kept bytes at the stage's in-flight
+-- micro-batches (`held`) over the allocator's fragmentation `frag`, as the
+-- problem's limit reads them. The estimate has no per-layer offload, so this
+-- is the count model's rule on the estimate's numbers. Returns the totals,
+-- the peak and its stage (from 0), and per stage the bytes on the host.
+function M.offloaded_totals(totals, summary, frag)
+  local out, host, peak, at = {}, {}, -math.huge, 0
+  for s, t in ipairs(totals) do
+    host[s] = summary.stages[s].held * (1 + frag)
+    out[s] = t - host[s]
+    if out[s] > peak then peak, at = out[s], s - 1 end
   end
+  return out, peak, at, host
+end
+
+-- A priced layout with the plan's offloaded layers: each stage's total as
+-- M.offloaded_totals says, its seconds a micro-batch plus what their copies
+-- add, the step the pipeline's of those (nd.core.pipeline_step) with the
+-- rest of the layout's (DP, optimizer) as priced.
+local function with_offload(run, pr, summary, frag)
+  local totals, peak, at = M.offloaded_totals(pr.totals, summary, frag)
+  local x = {}
+  for s in ipairs(pr.totals) do x[s] = pr.x[s] + summary.stages[s].seconds end
   local step = pr.step - core.pipeline_step(run, pr.x) + core.pipeline_step(run, x)
   return { peak = peak, peak_stage = at, fits = peak <= run:spec().device_memory, step = step, totals = totals,
            stall = pr.stall, x = x, kept = pr }
@@ -688,12 +697,7 @@ end
 -- body layer, which the layout does not keep: it puts a table on the first
 -- (last) chunk that holds layers.
 local function empty_table_cell(p, plan)
-  local function empty(s, v)
-    local n = 0
-    for _, x in pairs(plan.cells[s][v]) do n = n + x end
-    return n == 0
-  end
-  return empty(1, 1) or empty(p.tail_stage, p.chunks)
+  return layers_in(plan, 1, 1, 1) == 0 or layers_in(plan, p.tail_stage, p.chunks, p.chunks) == 0
 end
 
 -- The problem with the tables' bytes charged to every stage (off the limit)

@@ -5,7 +5,8 @@
 
 local svg = require "nd.svg"
 local timeline = require "nd.pipeline_timeline"
-local OPTIONS = require("nd.balance").OPTIONS
+local balance = require "nd.balance"
+local OPTIONS = balance.OPTIONS
 
 local M = {}
 
@@ -209,11 +210,7 @@ end
 function M.memory_chart(p, plan)
   local cats, stat, act = {}, {}, {}
   for s = 1, p.stages do
-    local held = 0
-    for v = 1, p.chunks do
-      for _, x in pairs(plan.cells[s][v]) do held = held + x end
-    end
-    local fixed = held * p.layer.stat
+    local fixed = balance.layers_in(plan, s, 1, p.chunks) * p.layer.stat
     if p.head and s == 1 then fixed = fixed + p.head.stat end
     if p.tail and s == (p.tail_stage or p.stages) then fixed = fixed + p.tail.stat end
     cats[s] = "stage " .. (s - 1)

@@ -8,6 +8,7 @@ local api = require "nd.api"
 local errors = require "nd.errors"
 local units = require "nd.units"
 local hardware = require "nd.hardware"
+local balance = require "nd.balance"
 local balance_run = require "nd.balance_run"
 local resolved_yaml = require "nd.resolved_yaml"
 local host_link = require "nd.host_link"
@@ -155,20 +156,22 @@ end
 -- split_over_chunks says), and the estimate's memory components of each
 -- stage against the device's capacity (the chart estimate.lua --svg draws).
 -- The estimate's stages with an offloading plan's bytes taken off
--- (nd.balance_run's with_offload rule: each stage keeps its offloaded
--- layers' activations at its in-flight micro-batches, over the allocator's
--- fragmentation `frag`, on the host instead), and per stage those bytes,
--- for the chart's outlined part over each bar.
+-- (nd.balance_run.offloaded_totals: each stage keeps its offloaded layers'
+-- activations at its in-flight micro-batches, over the allocator's
+-- fragmentation `frag`, on the host instead; here split into the chart's
+-- activations and fragmentation parts), and per stage those bytes, for the
+-- chart's outlined part over each bar.
 local function offloaded_estimate(est, off, frag)
-  local stages, host, peak, at = {}, {}, -math.huge, 0
+  local totals, stages = {}, {}
+  for s, st in ipairs(est.stages) do totals[s] = st.total end
+  local after, peak, at, host = balance_run.offloaded_totals(totals, off, frag)
   for s, st in ipairs(est.stages) do
     local t = setmetatable({}, { __index = st })
     local held = off.stages[s].held
     t.activations = (st.activations or 0) - held
     if frag > 0 then t.fragmentation = (st.fragmentation or 0) - held * frag end
-    t.total = st.total - held * (1 + frag)
-    stages[s], host[s] = t, held * (1 + frag)
-    if t.total > peak then peak, at = t.total, s - 1 end
+    t.total = after[s]
+    stages[s] = t
   end
   return setmetatable({ stages = stages, peak_bytes = peak, peak_stage = at }, { __index = est }),
     { name = "on the host (offloaded activations)", values = host }
@@ -194,11 +197,7 @@ local function write_svg(path, opts, result, model, hw, profile)
   for s = 1, p.stages do
     local r = math.max(0, x[s] - plain[s])
     times[s] = { f = fwd[s], r = r, b = x[s] - fwd[s] - r }
-    local n = s == 1 and (p.run.prefix or 0) or 0
-    for v = 1, p.chunks do
-      for _, k in pairs(plan.cells[s][v]) do n = n + k end
-    end
-    layers[s] = n
+    layers[s] = (s == 1 and (p.run.prefix or 0) or 0) + balance.layers_in(plan, s, 1, p.chunks)
   end
   local est = api.estimate(model, run)
   local spec = run:spec()
