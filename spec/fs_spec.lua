@@ -191,4 +191,25 @@ describe("nd.validation.load", function()
     os.remove(path)
     assert.are.same({}, validation.load(path))
   end)
+
+  -- as on_lua_path's test above: list_dir stood in for on one directory that
+  -- is there and holds a case file, giving list_dir's own message form
+  it("raises list_dir's message for a directory that is there but cannot be listed", function()
+    local dir = tmpdir()
+    local f = assert(io.open(dir .. "/cases.lua", "w"))
+    f:write("return {}\n")
+    f:close()
+    local list_dir, why = core.list_dir, dir .. ": cannot list the directory: Too many open files"
+    core.list_dir = function(path)
+      if path == dir then return nil, why end
+      return list_dir(path)
+    end
+    local ok, err = pcall(validation.load, dir)
+    core.list_dir = list_dir
+    os.remove(dir .. "/cases.lua")
+    os.remove(dir)
+    assert.is_false(ok)
+    assert.is_true(type(err) == "table" and err.bad_input == true, "a bad-input error: " .. tostring(err))
+    assert.are.equal(why, err.message)
+  end)
 end)

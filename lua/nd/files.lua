@@ -84,6 +84,22 @@ function files.check_outputs(outputs, inputs)
   end
 end
 
+--- The names in a folder (nd.core.list_dir: sorted bytewise, hidden ones
+-- included): none for a folder that is not there; a folder there that
+-- cannot be listed (opendir(3) out of memory or file descriptors, no
+-- permission) raises list_dir's message as a bad-input error rather than
+-- reading as empty.
+-- @tparam string dir
+-- @treturn table the names
+function files.listed(dir)
+  local core = require "nd.core"
+  local entries, why = core.list_dir(dir)
+  if not entries and select(2, core.file_id(dir)) == "directory" then
+    require("nd.errors").raise { message = why }
+  end
+  return entries or {}
+end
+
 --- The files `nd/<subdir>/<name>.lua` on the Lua path: `{name = path}` and
 -- the names in path order (the first on the path wins, as `require` finds
 -- it; within a folder, by name).
@@ -97,17 +113,10 @@ function files.on_lua_path(subdir)
     local dir = root and root .. "nd/" .. subdir
     if dir and not seen[dir] then
       seen[dir] = true
-      -- a folder that is not there holds nothing; one there that cannot be
-      -- listed (opendir(3) out of memory or file descriptors, no
-      -- permission) is an error naming it, not an empty folder; hidden
-      -- files are left out
-      local core = require "nd.core"
-      local entries, why = core.list_dir(dir)
-      if not entries and select(2, core.file_id(dir)) == "directory" then
-        require("nd.errors").raise { message = why }
-      end
+      -- (files.listed: a folder not there holds nothing, one that cannot
+      -- be listed raises); hidden files are left out
       local found = {}
-      for _, entry in ipairs(entries or {}) do
+      for _, entry in ipairs(files.listed(dir)) do
         local name = entry:sub(1, 1) ~= "." and entry:match("^([%w_%-%.]+)%.lua$")
         if name then found[#found + 1] = name end
       end

@@ -208,9 +208,10 @@ end
 -- @treturn table the cases, each with `file` set
 function validation.load(dir)
   local names = {}
-  -- a directory that cannot be listed (none there) holds no cases; hidden
-  -- files are left out; list_dir sorts the names bytewise
-  for _, name in ipairs(require("nd.core").list_dir(dir) or {}) do
+  -- a directory that is not there holds no cases, one there that cannot be
+  -- listed raises its listing's error (nd.files.listed); hidden files are
+  -- left out; the names come sorted bytewise
+  for _, name in ipairs(require("nd.files").listed(dir)) do
     if name:sub(1, 1) ~= "." and name:match("%.lua$") then names[#names + 1] = name end
   end
   local cases = {}
