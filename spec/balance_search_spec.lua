@@ -524,42 +524,56 @@ describe("search.lua --balance", function()
     end)
   end
 
-  -- The recompute column says what the plan writes. DeepSeek-V3's first 3
-  -- layers are dense (first_k_dense_replace = 3, the model's config.json);
-  -- where the even split holds them all on stage 0 the balancer pins them
-  -- there and they recompute at the plan's mode (balance_run.changes adds
-  -- them to stage 0's list), so a plan none of whose MoE layers recompute
-  -- still writes sel_rec [3, 0, ...]: its row is off+sel, not off (on the
-  -- DeepSeek-V3 256-device memory search, dp 1 tp 128 pp 2 vpp 2 at 31.72
-  -- GiB writes selective_recompute [[3, 0], [0, 0]]: off+sel).
-  it("a balanced row's recompute is off only where its plan writes no recompute list (DeepSeek-V3's dense "
-     .. "layers)", function()
+  -- The recompute column and the JSON's per-stage counts say what the plan
+  -- writes. DeepSeek-V3's first 3 layers are dense (first_k_dense_replace =
+  -- 3, the model's config.json); where the even split holds them all on
+  -- stage 0 the balancer pins them there and they recompute at the plan's
+  -- mode (balance_run.changes adds them to stage 0's list), so a plan none
+  -- of whose MoE layers recompute still writes sel_rec [3, 0, ...]: its row
+  -- is off+sel, not off, and its balance.recompute (search.lua --json) is
+  -- that list, 3 on stage 0, as resolved.yaml writes it (on the DeepSeek-V3
+  -- 256-device memory search, dp 1 tp 128 pp 2 vpp 2 at 31.72 GiB writes
+  -- selective_recompute [[3, 0], [0, 0]]: off+sel).
+  it("a balanced row's recompute is off only where its plan writes no recompute list, and its JSON counts are the "
+     .. "written list (DeepSeek-V3's dense layers)", function()
     local s, result, get = searched { "examples/deepseek-v3-256/train.yaml", "-d", "256", "-b", "512", "-M", "58GB",
                                       "-A", "A3", "-l", "DP", "TP", "SP", "PP", "CP", "EP", "OP", "MB", "MBS",
                                       "--recompute", "auto", "-j", "1", "--balance", "--policy", "memory" }
     local all = balance_search.rank(s, result, get, { top = math.huge, every = true })
-    local dense_only = 0
+    local dense_only, seen = 0, false
     for _, c in ipairs(all) do
       if c.balance then
-        local ch = c.balance_result.changes
+        local ch, r = c.balance_result.changes, c.balance_result
         assert.are.equal(ch.recompute == "off", c.recompute == "off", "row of even rank " .. c.even_rank)
-        local first = ch.selective_recompute ~= core.null and ch.selective_recompute or ch.full_recompute
-        if ch.recompute ~= "off" then
-          -- the MoE layers' cells (balance.recompute) hold none: the 3 dense ones alone
-          local cells = 0
-          for _, x in ipairs(c.balance.recompute) do
-            for _, y in ipairs(type(x) == "table" and x or { x }) do cells = cells + y end
-          end
-          if cells == 0 then
-            dense_only = dense_only + 1
-            local stage0 = type(first[1]) == "table" and first[1][1] or first[1]
-            assert.are.equal(3, stage0)
-            assert.are.equal(c.balance.recompute_mode == "full" and "off+full" or "off+sel", c.recompute)
-          end
+        local written = ch.selective_recompute ~= core.null and ch.selective_recompute or ch.full_recompute
+        -- the MoE layers' cells at the plan's mode (the dense prefix is in none)
+        local cells, zeros = 0, {}
+        for s_ = 1, r.problem.stages do
+          for v = 1, r.problem.chunks do cells = cells + (r.plan.cells[s_][v][c.balance.recompute_mode] or 0) end
+          zeros[s_] = 0
+        end
+        if r.problem.chunks > 1 then
+          local z = zeros
+          zeros = {}
+          for v = 1, r.problem.chunks do zeros[v] = z end
+        end
+        assert.are.same(ch.recompute == "off" and zeros or written, c.balance.recompute,
+                        "JSON counts of the row of even rank " .. c.even_rank)
+        if ch.recompute ~= "off" and cells == 0 then
+          dense_only = dense_only + 1
+          local stage0 = type(written[1]) == "table" and written[1][1] or written[1]
+          assert.are.equal(3, stage0)
+          assert.are.equal(c.balance.recompute_mode == "full" and "off+full" or "off+sel", c.recompute)
+        end
+        if c.dp == 1 and c.tp == 128 and c.pp == 2 and c.vpp == 2 and ("%.2f"):format(c.peak_bytes / 2 ^ 30) == "31.72"
+        then
+          seen = true
+          assert.are.same({ { 3, 0 }, { 0, 0 } }, c.balance.recompute)
         end
       end
     end
     assert.is_true(dense_only > 0, "some plan recomputes the dense layers alone")
+    assert.is_true(seen, "dp 1 tp 128 pp 2 vpp 2 at 31.72 GiB is balanced")
   end)
 
   -- Balancing never makes a row rank worse under the policy: a candidate

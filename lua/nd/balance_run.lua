@@ -568,22 +568,33 @@ local function solve_memo(p, memo)
   return plan
 end
 
+--- The layers a plan recomputes at its family's `mode`, per chunk and
+-- stage (list[v][s]), as the run's recompute list writes them: each cell's
+-- count at the mode, and on stage 0's first chunk the first kind's layers
+-- too (the dense prefix the problem leaves out of its cells, first there,
+-- recomputed at the plan's mode: DeepSeek-V3's 3 dense layers).
+function M.recompute_lists(problem, plan, mode)
+  local list = {}
+  for v = 1, problem.chunks do
+    list[v] = {}
+    for s = 1, problem.stages do list[v][s] = plan.cells[s][v][mode] or 0 end
+  end
+  list[1][1] = list[1][1] + (problem.run.prefix or 0)
+  return list
+end
+
 --- The run's fields that lay a plan out: `offset` (vpp lists of one entry a
 -- stage) and the recompute list of the plan's family (per stage, or per
--- chunk and stage), the other forms of recompute removed.
+-- chunk and stage: M.recompute_lists), the other forms of recompute removed.
 function M.changes(problem, plan, family)
   local r, S, I = problem.run, problem.stages, problem.chunks
-  local offset, list = {}, {}
+  local offset = {}
   local mode = family[2]
   for v = 1, I do
-    offset[v], list[v] = {}, {}
-    for s = 1, S do
-      offset[v][s] = r.offset[v][s] + layers_in(plan, s, v, v) - r.counts[s][v]
-      list[v][s] = plan.cells[s][v][mode] or 0
-    end
+    offset[v] = {}
+    for s = 1, S do offset[v][s] = r.offset[v][s] + layers_in(plan, s, v, v) - r.counts[s][v] end
   end
-  -- the first kind's layers, first on stage 0, recompute with the plan's mode
-  list[1][1] = list[1][1] + (r.prefix or 0)
+  local list = M.recompute_lists(problem, plan, mode)
   local any = false
   for v = 1, I do
     for s = 1, S do any = any or list[v][s] > 0 end

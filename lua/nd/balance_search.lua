@@ -146,11 +146,9 @@ local function balance_one(c, ctx, b, above)
   c.overshoot_bytes = r.priced.peak - ctx.budget
   local S, I = r.problem.stages, r.problem.chunks
   local mode = r.family[2]
-  local rec = {}
-  for v = 1, I do
-    rec[v] = {}
-    for s = 1, S do rec[v][s] = r.plan.cells[s][v][mode] or 0 end
-  end
+  -- the layers each stage recomputes as resolved.yaml's list writes them
+  -- (the dense prefix on stage 0 included)
+  local rec = balance_run.recompute_lists(r.problem, r.plan, mode)
   c.balance = {
     even_step_s = even_step, even_peak_bytes = even_peak, even_fits = even_fits,
     gain = even_fits and even_step / r.priced.step or nil,
@@ -644,7 +642,11 @@ function M.plan_document(c, rank)
     rank = rank, step_s = c.step_time_s, peak_bytes = c.peak_bytes, balance = c.balance,
     problem = { stages = p.stages, chunks = p.chunks, micro = p.micro, body = p.body, limit_bytes = p.limit,
                 layer = p.layer, head = p.head, tail = p.tail, tail_stage = p.tail_stage, inflight = p.inflight,
-                coef_sum = p.coef_sum, coef_max = p.coef_max, kind = p.run.kind },
+                coef_sum = p.coef_sum, coef_max = p.coef_max, kind = p.run.kind,
+                -- where there are any, the first kind's layers the cells
+                -- leave out, on stage 0 (balance.recompute counts them
+                -- there: balance_run.recompute_lists)
+                prefix = (p.run.prefix or 0) > 0 and p.run.prefix or nil },
   }
   -- the candidate's degrees, each search dimension of the registry (and the run's etp)
   for _, col in ipairs(core.search_columns) do doc[col.key] = c[col.key] end

@@ -39,19 +39,13 @@ local function shaped(t, I)
   return t
 end
 
--- The plan's lists in the reference's form: offset and the recompute list.
+-- The plan's lists in the reference's form: offset and the recompute list,
+-- as --yaml writes them (the dense prefix on stage 0 included).
 local function reference_lists(result)
   local p, I = result.problem, result.problem.chunks
-  local offset, list = {}, {}
   local mode = result.family[2]
-  for v = 1, I do
-    offset[v], list[v] = {}, {}
-    for s = 1, p.stages do
-      offset[v][s] = result.changes.offset[v][s]
-      list[v][s] = result.plan.cells[s][v][mode] or 0
-    end
-  end
-  return shaped(offset, I), { [REFERENCE_KEY[mode]] = shaped(list, I) }
+  local list = balance_run.recompute_lists(p, result.plan, mode)
+  return shaped(result.changes.offset, I), { [REFERENCE_KEY[mode]] = shaped(list, I) }
 end
 
 local function print_plan(result, run, model, hw, opts)

@@ -170,6 +170,24 @@ here as floats).
       ]
     },
 
+The JSON's recompute counts are the lists --yaml writes. DeepSeek-V3's first
+3 layers are dense (first_k_dense_replace = 3, the model's config.json); the
+balancer's table counts the 58 MoE layers only, and the layout holds the dense
+ones first on stage 0, recomputed at the plan's mode. The example's run (8
+stages x 2 chunks, A2, 64 GiB): stage 0's first chunk holds 3 MoE layers, all
+full, and the 3 dense ones, so it recomputes 3 + 3 = 6 layers (its offset 3 over
+floor(61 / 16) = 3 layers a chunk: 6 layers held, all recomputed); every other
+chunk's count is its MoE layers at full in the table.
+
+  $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml 2>/dev/null | grep -E '^0 +0 '
+  0      0            3         0          0         3       35.06        64.00     2.4089
+  $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml --json 2>/dev/null > d.json
+  $ ndlua -e 'local c = require "nd.core"; print(c.json.encode(c.json.load("d.json").recompute))'
+  {"recompute":[[6,3,3,3,3,3,4,4],[4,4,4,4,4,3,3,1]]}
+  $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml --yaml d.yaml > /dev/null 2>&1
+  $ ndlua -e 'local c = require "nd.core"; print(c.json.encode(c.yaml.load("d.yaml").model.config_overrides.full_rec))'
+  [[6,3,3,3,3,3,4,4],[4,4,4,4,4,3,3,1]]
+
 No plan at 16 GiB, proved: 80 layers of full recompute do not fit in four
 stages (the even split of full recompute needs 20.88 GiB on stage 0):
 
