@@ -2,7 +2,7 @@
 # bench.sh: runs ndlua's benchmarks with the given binary (make bench).
 set -e
 NDLUA=${1:-./ndlua}
-echo "ndlua benchmarks on $(uname -m), $(nproc) cores; medians of 5 runs"
+echo "ndlua benchmarks on $(uname -m), $(nproc) cores; medians of 5 runs where a line says no other count"
 "$NDLUA" scripts/bench.lua
 # The start of estimate.lua on a bundled example against ndlua -e 'print(1)'
 # (issue 35 item 6: within 2x), medians of 10 runs each.
@@ -36,23 +36,28 @@ if [ -x /usr/bin/time ]; then
     cpus="$cpus $(echo "$t" | awk '{print $2 + $3}')"
   done
   rows=$(($(wc -l < "$out/ndlua-bench.csv") - 1))
-  median() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 3p; }
+  # the middle one of an odd number of values
+  median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
   printf '  %-14s %d rows %8s s wall %8s s cpu\n' Qwen3-30B-A3B "$rows" "$(median $walls)" "$(median $cpus)"
   rm -f "$out/ndlua-bench.csv"
   # search.lua --balance (issue 32 item 4: the whole search at most 1 s on
   # one thread): DeepSeek-V3 on 1024 A3 devices, every pipelined candidate
   # balanced or pruned by its bound (lua/nd/balance_search.lua), against the
   # same search without it; and under the memory policy, whose bound (a
-  # floor on the peak) prunes far fewer; wall and CPU seconds, medians of 5.
+  # floor on the peak) prunes far fewer; wall and CPU seconds, medians of 5
+  # runs, of 3 for the memory policy (its run takes some 11 s: 5 of them
+  # were over half of the whole bench's wall time).
   echo "search.lua --balance, DeepSeek-V3 on 1024 A3 devices, 58 GB, a batch of 2048, one thread:"
   for bal in "" "--balance" "--balance --policy memory"; do
-    walls="" cpus=""
-    for i in 1 2 3 4 5; do
+    walls="" cpus="" runs=5
+    if [ "$bal" = "--balance --policy memory" ]; then runs=3; fi
+    for i in $(seq $runs); do
       t=$(/usr/bin/time -f "%e %U %S" "$NDLUA" search.lua examples/deepseek-v3-256/train.yaml -d 1024 -b 2048 \
           -A A3 -M 58GB --recompute auto -j 1 -o "$out" $bal 2>&1 >/dev/null | tail -1)
       walls="$walls $(echo "$t" | awk '{print $1}')"
       cpus="$cpus $(echo "$t" | awk '{print $2 + $3}')"
     done
-    printf '  %-26s %8s s wall %8s s cpu\n' "${bal:-even}" "$(median $walls)" "$(median $cpus)"
+    printf '  %-26s %8s s wall %8s s cpu  (median of %d runs)\n' "${bal:-even}" "$(median $walls)" "$(median $cpus)" \
+      "$runs"
   done
 fi
