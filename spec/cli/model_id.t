@@ -115,7 +115,7 @@ yaml below, then the search over it; -d is required):
       1    4   4  32   1   2    1    1 off   256   1 full          57.20     15.030  21.8%  16.8%  33.6%  16.8%   9.0%   7.2%   0.0%   5.0%   1.1%  10.4%   0.0%
      ~2    8   4  32   1   1    1    1  on   128   1 full          56.11     15.275  21.5%  16.5%  33.1%  16.5%   8.9%   0.0%   0.0%   4.9%   1.3%  18.7%   0.0%  also #3 (sp off)
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (15.030 s), the time model's mean error on the 26 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 22.0 % of #1's step (15.030 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #2 +0.245 s (+1.6 %): bubble +1.306 s, cp -1.090 s; peak -1.08 GiB
   

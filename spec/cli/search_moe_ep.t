@@ -31,7 +31,7 @@ their ep share grows with EP:
      ~7  512   1   4   1   1   64    1 off    30   1 full          76.35     22.991  33.8%  21.4%  42.9%  19.5%   0.0%   0.0%  10.7%   0.2%   0.3%   4.7%   0.2%  also #8 (sp on)
      ~9  512   1   4   1   1  128    1 off    30   1 full          66.51     23.158  33.6%  21.2%  42.6%  19.4%   0.0%   0.0%  11.4%   0.2%   0.3%   4.7%   0.2%
   4 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 4 rows within 22.0 % of #1's step (22.155 s), the time model's mean error on the 26 validation cases (make validate): as close to #1 as the model can tell
+  ~ 4 rows within 22.0 % of #1's step (22.155 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.681 s (+3.1 %): ep +0.752 s; peak -8.15 GiB
     #5 +0.817 s (+3.7 %): ep +0.752 s; peak -8.50 GiB
@@ -68,7 +68,7 @@ TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
       1   64   1  32   1   1    4    1 off   240   1 full          65.25     29.052  26.8%  16.5%  32.9%  16.5%   0.0%   0.0%  21.8%   1.1%   0.2%  10.9%   0.1%  also #2 (sp on)
      ~3  128   1  16   1   1    8    1 off   120   1 full          63.69     29.955  26.0%  16.0%  31.9%  16.0%   0.0%   0.0%  24.7%   0.5%   0.2%  10.6%   0.1%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (29.052 s), the time model's mean error on the 26 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 22.0 % of #1's step (29.052 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.903 s (+3.1 %): ep +1.057 s, pp -0.157 s; peak -1.56 GiB
   

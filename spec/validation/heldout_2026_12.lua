@@ -295,4 +295,48 @@ cases[#cases + 1] = {
   reached = 0.14,
 }
 
+
+------------------------------------------------------------------------------
+-- BigScience's BLOOM 176B training (repository bigscience-workshop/bigscience,
+-- train/tr11-176B-ml/README.md): Megatron-DeepSpeed on 384 A100 80GB of
+-- Jean Zay, TP 4 x PP 12 x DP 8 with DeepSpeed's BF16_Optimizer (its own ZeRO
+-- stage 1: fp32 master weights and Adam moments sharded over DP), the step
+-- time its log prints at the full global batch. PP with optimizer sharding,
+-- a layout the suite's Megatron cases (Selene, no sharding) do not exercise.
+------------------------------------------------------------------------------
+cases[#cases + 1] = {
+  id = "heldout-bloom-176b-tp4-pp12-dp8-zero1", set = "validation", group = "heldout pp zero1 time", kind = "time",
+  source = "bigscience-workshop/bigscience, train/tr11-176B-ml/README.md (Megatron-DeepSpeed, 384 A100 80GB), "
+    .. "'Important checkpoints': the log line of iteration 85376, elapsed time per iteration 104.70 s at global "
+    .. "batch 2048 (TFLOPs: 149.77)",
+  config = "BLOOM 176B (70 layers, hidden 14336, 112 heads, GeLU MLP 4 x hidden, vocabulary 250880 tied, "
+    .. "sequence 2048), 384 A100 80GB, TP 4 x PP 12 x DP 8, micro-batch 2 (128 a step), global batch 2048, "
+    .. "full activation checkpointing, bf16 with BF16_Optimizer (ZeRO-1)",
+  model = { name = "bloom-176b", arch = "gpt", hidden_size = 14336, num_attention_heads = 112, num_hidden_layers = 70,
+            intermediate_size = 57344, vocab_size = 250880, max_position_embeddings = 2048,
+            tie_word_embeddings = true },
+  run = { runtime = "megatron", tp = 4, pp = 12, dp = 8, micro_batch_size = 2, global_batch_size = 2048,
+          seq_length = 2048, recompute = "full", flash_attention = false, sequence_parallel = false,
+          optimizer_parallel = true, emb_out_in_offset = true },
+  hardware = "A100-80GB", metric = "step_time_s", measured = 104.70, unit = "s", tolerance = 0.15,
+  note = "Stated by the README: NHIDDEN 14336, NLAYERS 70, NHEADS 112, SEQ_LEN 2048, vocabulary 250880 (the "
+    .. "embedding's v x h), GeLU, ALiBi (no rotary embedding), embedding LayerNorm, attention and hidden dropout 0.1, "
+    .. "TP 4, PP 12, DP 8, MBS 2, GBS 2048 (after the ramp-up), --bf16 with DeepSpeed's BF16_Optimizer ('implements "
+    .. "its own ZeRO Stage 1', fp32 gradient accumulation in an unsharded buffer), "
+    .. "--deepspeed-activation-checkpointing (every layer), --pp-partition-method 'type:transformer|embedding' "
+    .. "(stage 0 the embedding and 5 blocks, stages 1-10 6 blocks, stage 11 5 blocks and the tied embedding: "
+    .. "emb_out_in_offset), Megatron-LM's fused kernels (LayerNorm, scale-mask-softmax, bias-GeLU), 48 nodes of 8 "
+    .. "A100 80GB with NVLink and 4 Omni-Path links a node. Assumed: the megatron runtime profile (Megatron-"
+    .. "DeepSpeed runs Megatron-LM's model code; DeepSpeed's pipeline engine all-reduces the gradients after the "
+    .. "last micro-batch, as the profile's unoverlapped DP reduce); the gpt op profile (GeLU MLP, dropout after "
+    .. "attention and MLP, no flash attention in 2022); 1F1B (DeepSpeed's TrainSchedule); the A100-80GB profile, "
+    .. "whose links are HDR InfiniBand, 25 GB/s a GPU.",
+  -- -20.8 % when added: written down, not fitted.
+  known_gap = "ndlua's step is 45 % MFU where the run's 149.77 hardware TFLOP/s (with the recomputed forward) is "
+    .. "36 % MFU of 312; the A100-80GB profile's scale-out links are 25 GB/s a GPU, Jean Zay's nodes 4 x 100 Gb/s "
+    .. "Omni-Path for 8 GPUs (6.25 GB/s a GPU), which a case cannot state (validation takes a profile's name): "
+    .. "ndlua exposes 1.2 s of DP all-reduce and 0.7 s of PP sends at the profile's links",
+  reached = 0.21,
+}
+
 return cases
