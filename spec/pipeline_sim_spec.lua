@@ -112,8 +112,14 @@ describe("the interleaved timeline in C (nd.core.pipeline_timeline)", function()
       if nudge_s then
         local c = d[nudge_s][nudge_v]
         local was = c.b
-        c.b = c.b * (1 + 2 ^ -52) -- the next double above (b is in [2^-5, 2^-3))
-        assert.is_true(c.b > was)
+        -- the next double above: one ulp, 2^(e - 52) for b in [2^e, 2^(e+1))
+        -- (b x (1 + 2^-52) would round to 2 ulps above where b >= 1.5 x 2^e:
+        -- 0.055707 and 0.110110 here)
+        local ulp = 2 ^ (math.floor(math.log(was, 2)) - 52)
+        c.b = was + ulp
+        -- no double between them: their midpoint rounds to one of the two
+        local mid = was + (c.b - was) / 2
+        assert.is_true(c.b > was and (mid == was or mid == c.b))
       end
       return d
     end
