@@ -103,3 +103,74 @@ describe("MindSpore's MTP module", function()
     assert.are.equal(381344 + head, module_static { mtp_shares_head = false })
   end)
 end)
+
+-- The last stage's output layer: what MindFormers' loss keeps and the logits
+-- of a head whole over TP (issue 31 item 3, round 2). Sources
+-- (mindspore-lab/mindformers):
+--  * mindformers/core/loss/loss.py CrossEntropyLoss: _LogSoftmax casts the
+--    logits to fp32 and returns the log-softmax and OneHot(label) with fp32
+--    on/off values, both split (dp, mp); _NLLLoss's custom bprop takes both,
+--    so the two are kept for the backward (4 B + 4 B a vocabulary entry over t);
+--  * DeepseekV2ForCausalLM under vocab_emb_dp: lm_head's matmul shard
+--    ((dp·cp, 1), (1, 1)): every TP rank writes the logits of the whole
+--    vocabulary for its whole sequence (its rows split over dp·cp alone);
+--    the loss takes them split over mp, and the head's backward takes their
+--    gradient gathered whole again. At the split, and at that gather, the
+--    whole logits (bc·V a token) and their TP slices (bc·V/t) are both alive;
+--  * TrainingDeepseekV3ForCausalLM runs lm_head once over the main and the
+--    MTP outputs together ((B, (1 + mtp)·S, V)) and splits the result.
+-- Tiny model as above: V = 1000, bf16 compute (bc = 2), 128 tokens a
+-- micro-batch; the loss upcasts (fp32, 4 B).
+describe("MindSpore's output layer", function()
+  local TOKENS, V = 128, 1000
+  local function estimate(fields, model)
+    local spec = { runtime = "mindspore", dp = 4, tp = 2, pp = 2, optimizer_parallel = true, seq_length = 128,
+                   micro_batch_size = 1, global_batch_size = 8 }
+    for k, v in pairs(fields or {}) do spec[k] = v end
+    return nd.estimate(model or tiny.dense { num_hidden_layers = 4 }, nd.run(spec))
+  end
+  -- the last stage's backward overhead less the head's own comm bytes (the
+  -- head's part of that overhead is its extra working bytes plus its comm)
+  local function head_extra(e)
+    return e.stages[2].backward_overhead - tiny.row(e, 1, "output").comm_bytes_per_layer
+  end
+
+  -- t = 2: the one-hot labels, 4 B · 1000 / 2 a token, 128 tokens = 256000 B
+  -- beside the fp32 log-softmax (the seed's kept part). Before: no field.
+  it("keeps the fp32 one-hot labels beside the log-softmax", function()
+    local with = tiny.row(estimate(), 1, "output").activation_bytes_per_layer
+    local without = tiny.row(estimate { loss_keeps_one_hot = false }, 1, "output").activation_bytes_per_layer
+    assert.are.equal(4 * V / 2 * TOKENS, with - without) -- 256000
+  end)
+
+  -- DP 2, TP 4: whole logits 2 · 1000 + slices 2 · 1000 / 4 = 2500 B a token,
+  -- 320000 B; above the loss backward's two fp32 temporaries (2 · 4 · 1000 / 4
+  -- = 2000 B a token, 256000 B: the seed's extra, the figure before) and its
+  -- forward copies ((2 + 4) · 1000 / 4 = 1500 B a token).
+  it("holds the head's whole-vocabulary logits and their TP slices", function()
+    assert.are.equal((2 * V + 2 * V / 4) * TOKENS, head_extra(estimate { dp = 2, tp = 4 })) -- 320000
+  end)
+
+  -- the head's input rows are split over dp·cp alone: sequence parallelism
+  -- does not divide the whole logits (before: 256000 B as above)
+  it("the whole logits are not split by sequence parallelism", function()
+    assert.are.equal(320000, head_extra(estimate { dp = 2, tp = 4, sequence_parallel = true }))
+  end)
+
+  -- tables_whole_tp off: the TP-split head of the seed, its loss's extra alone
+  it("tables_whole_tp off: the seed's TP-split logits", function()
+    assert.are.equal(2 * 4 * V / 4 * TOKENS, head_extra(estimate { dp = 2, tp = 4, tables_whole_tp = false })) -- 256000
+  end)
+
+  -- one MTP module sharing the head (TP 2): the head's logits of both
+  -- outputs at once, 2 · (2 · 1000 + 2 · 1000 / 2) = 6000 B a token, 768000 B,
+  -- against 512000 B (the loss backward's 2 · 4 · 1000 / 2 a token) when
+  -- the module has its own head. Before: no difference.
+  it("one head over the main and the MTP outputs: (1 + mtp) times the logits", function()
+    local mtp = tiny.dense { num_hidden_layers = 3, mtp_depth = 1,
+                             layers = { { kind = "decoder", count = 3 }, { kind = "decoder", count = 1, mtp = true } } }
+    local shared = estimate({}, mtp).stages[2].backward_overhead
+    local own = estimate({ mtp_shares_head = false }, mtp).stages[2].backward_overhead
+    assert.are.equal(2 * (2 * V + 2 * V / 2) * TOKENS - 2 * 4 * V / 2 * TOKENS, shared - own) -- 256000
+  end)
+end)

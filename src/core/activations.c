@@ -50,7 +50,8 @@ const field_desc LOSS_FIELDS[] = {
     FIELD_TRI(loss_opts, "loss_inplace_grad", loss_inplace_grad),
     FIELD_BOOL(loss_opts, "head_input_gathered", head_input_gathered, false),
     FIELD_BOOL(loss_opts, "loss_inplace_softmax", loss_inplace_softmax, false),
-    FIELD_BOOL(loss_opts, "loss_parallel_decomposed", loss_parallel_decomposed, false), FIELD_END,
+    FIELD_BOOL(loss_opts, "loss_parallel_decomposed", loss_parallel_decomposed, false),
+    FIELD_BOOL(loss_opts, "loss_keeps_one_hot", loss_keeps_one_hot, false), FIELD_END,
 };
 
 /* The token ids an embedding keeps (int64). */
@@ -223,6 +224,8 @@ double act_output_tp_divisor(const price_ctx *c)
  * compute-width logits the head writes are freed once the loss has its
  * copy (neither the head nor the cast keeps them). */
 #define LABEL_BYTES 8.0
+/* fp32 one-hot labels (loss_keeps_one_hot) */
+#define ONE_HOT_BYTES 4.0
 
 static double loss_bytes(const derived_t *d) { return d->loss_upcast ? 4.0 : (double)d->bytes_compute; }
 
@@ -249,8 +252,33 @@ act_split act_output_kept(const price_ctx *c)
      * (head_input_gathered): the shared part is divided by sp, so those are
      * stated sp times over. */
     double head_input = h * d->bytes_compute * (c->r->loss.head_input_gathered ? sp : 1.0);
-    act_split o = {kept_norm_bytes(m, d, NULL, h) + head_input + LABEL_BYTES * sp, loss_bytes(d) * v, 0,
+    double one_hot = c->r->loss.loss_keeps_one_hot ? ONE_HOT_BYTES : 0.0;
+    act_split o = {kept_norm_bytes(m, d, NULL, h) + head_input + LABEL_BYTES * sp, (loss_bytes(d) + one_hot) * v, 0,
                    kept_norm_layer_bytes(m, NULL, h), 0};
+    return o;
+}
+
+/* A head whole over TP (MindFormers under vocab_emb_dp: lm_head's matmul
+ * shard ((dp·cp, 1), (1, 1)), DeepseekV2ForCausalLM) writes the logits of
+ * every vocabulary entry on every TP rank, for its whole sequence (its input
+ * rows are split over dp·cp alone, not by SP); the loss then takes them split
+ * over mp (CrossEntropyLoss's Add ((dp, mp), ()); TrainingDeepseekV3ForCausalLM's
+ * Split ((dp, 1, mp))). The forward holds the whole logits beside their TP
+ * slices at that split; the backward holds the same two at the head's
+ * gradient: the slices' gradient, all-gathered back to the head's whole
+ * layout for its matmul backward. Where the MTP modules share the head
+ * (mtp_shares_head), the head runs once over the main and every MTP output
+ * concatenated ((B, (1 + mtp)·S, V)), so both are (1 + mtp) times a token's.
+ * Zero at t = 1, where the logits are whole anyway. */
+act_split act_output_whole_logits(const price_ctx *c)
+{
+    act_split o = {0, 0, 0, 0, 0};
+    if (!c->d->tables_whole || c->r->tp == 1)
+        return o;
+    double heads = 1.0 + (c->r->sharding.mtp_shares_head ? (double)model_mtp_layers(c->m) : 0.0);
+    double logits = heads * (double)c->d->bytes_compute * (double)c->m->vocab;
+    o.shared = logits * (double)c->d->sp; /* shared is divided by sp: whole over SP too */
+    o.tp = logits;
     return o;
 }
 

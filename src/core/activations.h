@@ -42,6 +42,10 @@ bool act_op_sac_prices(const layer_kind *k);
 act_split act_output_working(const price_ctx *c);
 /* What the output's forward holds beyond what it keeps, while the loss makes its copies. */
 act_split act_output_forward_extra(const price_ctx *c);
+/* The whole-vocabulary logits of a head whole over TP and their TP slices,
+ * held at the loss's split and at the gather of their gradient (zero unless
+ * the tables are whole over TP and t > 1). */
+act_split act_output_whole_logits(const price_ctx *c);
 /* The divisor of the output's TP part: t under a vocabulary-parallel loss, else 1. */
 double act_output_tp_divisor(const price_ctx *c);
 

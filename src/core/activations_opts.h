@@ -69,6 +69,11 @@ typedef struct {
      * logits beside their exp or the result, and grad_input beside the
      * sum and product */
     bool loss_parallel_decomposed;
+    /* the loss keeps fp32 one-hot labels over the (TP-split) vocabulary
+     * beside its log-softmax for its backward (MindFormers' CrossEntropyLoss:
+     * _LogSoftmax makes OneHot(label) with fp32 on/off values, and _NLLLoss's
+     * custom bprop takes both its inputs, mindformers/core/loss/loss.py) */
+    bool loss_keeps_one_hot;
 } loss_opts;
 
 extern const field_desc KERNEL_FIELDS[];

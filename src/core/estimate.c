@@ -312,9 +312,11 @@ static double output_extra(const pricing *p)
     double backward = output_bytes(p, true) - output_bytes(p, false);
     if (p->frozen || p->c.m->output_census != NULL)
         return backward;
-    act_split f = act_output_forward_extra(&p->c);
+    act_split f = act_output_forward_extra(&p->c), w = act_output_whole_logits(&p->c);
     double forward = split_bytes(&f, p, act_output_tp_divisor(&p->c)) * p->tokens;
-    return forward > backward ? forward : backward;
+    double whole = split_bytes(&w, p, act_output_tp_divisor(&p->c)) * p->tokens;
+    double most = forward > backward ? forward : backward;
+    return whole > most ? whole : most;
 }
 
 /* Adds n layers of these per-layer bytes, holding in_flight micro-batches, to the stage. */

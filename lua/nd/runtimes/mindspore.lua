@@ -54,6 +54,14 @@ return {
     -- no head of its own.
     sharding = { keep_gathered_params = true, grad_shard_opt_group = true, emb_opt_group = true,
                  tables_whole_tp = true, mtp_shares_head = true },
+    -- MindFormers' CrossEntropyLoss (mindformers/core/loss/loss.py) casts the
+    -- logits to fp32 in _LogSoftmax, which returns the log-softmax and the
+    -- labels one-hot (fp32 on/off values), both split (dp, mp); _NLLLoss's
+    -- custom bprop takes both, so the loss keeps the two for its backward.
+    -- Its head whole over TP under vocab_emb_dp (above) writes whole-vocabulary
+    -- logits on every TP rank before the loss slices them over mp, and takes
+    -- their gradient gathered whole again (priced with tables_whole_tp).
+    loss = { loss_keeps_one_hot = true },
     -- MindFormers' RotaryEmbedding is the rotate_half form (a negated half,
     -- a concatenation, two products and a sum), operator by operator in its
     -- graph unless graph-kernel fusion, off by default, joins them.
