@@ -117,6 +117,45 @@ describe("one pipeline schedule a local batch (torchtitan, AutoModel)", function
     assert.are.equal(dp_s { global_batch_size = 256 }, dp_s { global_batch_size = 256, dp_sync_per_schedule = false })
   end)
 
+  it("keeps the sharded gradients of the earlier schedules beside the unsharded ones (torchtitan)", function()
+    -- Each schedule's last backward runs FSDP2's post_backward
+    -- (torch/distributed/pipelining/stage.py backward_maybe_with_nosync):
+    -- the unsharded fp32 gradients go to foreach_reduce and are freed
+    -- (_fsdp_param_group.py post_backward), and the reduce-scatter's output is
+    -- set or added into sharded_param.grad (_fsdp_collectives.py
+    -- foreach_reduce), kept to the optimizer's zero_grad; the next schedule
+    -- accumulates unsharded gradients again beside it.
+    -- The tiny model (spec/support/tiny.lua: hidden 64, 2 layers, MLP 256,
+    -- vocabulary 1000), PP 2, DP 2: a layer holds 4 x 64 x 64 (attention)
+    -- + 3 x 64 x 256 (gated MLP) + 2 x 64 (norms) = 65664 weights; stage 0
+    -- the layer and the embedding, 1000 x 64: 129664; stage 1 the layer, the
+    -- head and the final norm: 65664 + 64000 + 64 = 129728. Gradients fp32
+    -- (4 bytes), whole on a stage through a schedule (DP 2 does not divide
+    -- them, TP 1): 518656 and 518912 bytes; the kept shards over DP 2 add
+    -- half of that: 259328 and 259456 bytes.
+    local tiny = dofile("spec/support/tiny.lua")
+    local model = tiny.dense()
+    local function stages(t)
+      local r = { runtime = "torchtitan", dp = 2, pp = 2, micro_batch_size = 1, global_batch_size = 8,
+                  seq_length = 128 }
+      for k, v in pairs(t) do r[k] = v end
+      return nd.estimate(model, nd.run(r)).stages
+    end
+    -- 4 micro-batches a step: one schedule of 4, or 2 schedules of 2
+    local one, two = stages {}, stages { local_batch_size = 2 }
+    assert.are.equal(518656, one[1].grads)
+    assert.are.equal(518912, one[2].grads)
+    assert.are.equal(518656 + 259328, two[1].grads)
+    assert.are.equal(518912 + 259456, two[2].grads)
+    -- what a device holds grows by them alone (the same in-flight count at m 2 and 4 on PP 2)
+    assert.are.equal(259328, two[1].allocated - one[1].allocated)
+    assert.are.equal(259456, two[2].allocated - one[2].allocated)
+    -- synced once a step (AutoModel's MoE recipes): nothing kept between schedules
+    local deferred = stages { local_batch_size = 2, dp_sync_per_schedule = false }
+    assert.are.equal(518656, deferred[1].grads)
+    assert.are.equal(one[1].allocated, deferred[1].allocated)
+  end)
+
   it("holds one schedule's micro-batches in flight", function()
     -- 1F1B holds min(p, m) − stage: local batch 2 (m 2 a schedule) at p 4:
     -- stage 0 holds 2 (4 with one schedule of 32), stage 1 holds 1

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "nd_limits.h"
+#include "schedule.h"
 
 #define SB(m, d) FIELD_BOOL(sharding_opts, #m, m, d)
 #define ST(m) FIELD_TRI(sharding_opts, #m, m)
@@ -107,7 +108,9 @@ static double routed_expert_shard(const model_t *m, const run_t *r, const derive
  *   gradients:   as parameters (FSDP), as the full optimizer shard
  *                (gradient_accumulation_shard), else t, t_exp, t_exp;
  *                t, t_exp, t_exp under PP when FSDP accumulates them
- *                unsharded through the micro-batches (pp_unsharded_grads);
+ *                unsharded through the micro-batches (pp_unsharded_grads),
+ *                and as parameters besides where each of a step's k > 1
+ *                schedules reduce-scatters them (grads_kept_sharded);
  *                gradient_accumulation_shard over the optimizer group
  *                (grad_shard_opt_group): partial, shard_p_os_exp, partial */
 static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
@@ -125,6 +128,8 @@ static void derive_sharding(const model_t *m, const run_t *r, derived_t *d)
     d->shard_p_os_exp_partial = (double)gcd64(m->experts, ranks * d->t_exp);
     d->shard_p_os_exp = routed_expert_shard(m, r, d);
     d->grads_whole_pp = r->pp > 1 && r->sharding.pp_unsharded_grads && r->sharding.grad_shard_as_params;
+    d->grads_kept_sharded = d->grads_whole_pp && r->pipeline.dp_sync_per_schedule &&
+                            schedule_micro_batches(r) < r->micro_batch_num; /* more than one schedule */
     if (r->sharding.grad_shard_as_params && !d->grads_whole_pp) {
         d->shard_grad_non_exp = d->shard_p_os_non_exp_partial;
         d->shard_grad_exp = d->shard_p_os_exp;

@@ -36,6 +36,12 @@ typedef struct {
     /* FSDP's gradients held unsharded under PP until the step's last
      * backward (pp_unsharded_grads): divided by TP / expert TP alone */
     bool grads_whole_pp;
+    /* ... and reduce-scattered at each schedule's last backward
+     * (dp_sync_per_schedule) of a step of more than one schedule: from the
+     * second schedule on, the stage's sharded gradients (FSDP2's
+     * sharded_param.grad, accumulated by foreach_reduce) stay beside the
+     * unsharded ones the running schedule accumulates */
+    bool grads_kept_sharded;
     bool fsdp;
     /* communication flags */
     int comm_d_non_exp, comm_d_exp; /* 0 none, 2 ZeRO-1/2, 3 ZeRO-3 */

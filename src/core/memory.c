@@ -12,9 +12,28 @@ param_split mem_layer_split(const layer_kind *k, const run_t *r)
     return s;
 }
 
+/* The sharded gradients FSDP2 keeps between a step's schedules
+ * (grads_kept_sharded) of p parameters over the parameters' divisor div, in
+ * the gradient width: each schedule's last backward runs the groups'
+ * post_backward (torch/distributed/pipelining/stage.py
+ * backward_maybe_with_nosync), which hands the unsharded accumulated
+ * gradients to foreach_reduce and drops them
+ * (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py post_backward);
+ * foreach_reduce (_fsdp_collectives.py) frees them after the copy-in and
+ * sets or adds the reduce-scatter's output, in the sharded parameter's
+ * dtype, into sharded_param.grad, which lives until the optimizer's
+ * zero_grad. The next schedule accumulates unsharded gradients again
+ * (_fsdp_param.py to_accumulated_grad_if_needed) beside them. */
+static double kept_sharded_grads(const derived_t *d, double p, double div)
+{
+    return d->grads_kept_sharded ? p / div * d->bytes_grad : 0.0;
+}
+
 /* Static bytes of a split at per-parameter widths, over the three divisors
  * of each part (memory-model.md §7.2):
- *   Σ part · bytes / shard(part)   for params, optimizer states, main params, gradients */
+ *   Σ part · bytes / shard(part)   for params, optimizer states, main params, gradients
+ * and, between schedules, the gradients again over the parameters' FSDP
+ * divisors (the optimizer's: kept_sharded_grads). */
 static_bytes mem_split_static(const param_split *s, const derived_t *d, bool frozen)
 {
     static_bytes b = {0, 0, 0, 0};
@@ -28,7 +47,7 @@ static_bytes mem_split_static(const param_split *s, const derived_t *d, bool fro
     if (!frozen) {
         b.optimizer = over_os * (d->bytes_optim - d->bytes_main);
         b.main_params = over_os * d->bytes_main;
-        b.grads = over_g * d->bytes_grad;
+        b.grads = over_g * d->bytes_grad + kept_sharded_grads(d, over_os, 1.0);
     }
     return b;
 }
@@ -75,8 +94,11 @@ static static_bytes whole_table_static(const price_ctx *c, double p, bool opt_gr
     double cp = (double)d->param_cp;
     double w = (opt_group ? d->table_ranks : d->table_repeat) * cp;
     double g = (r->sharding.grad_shard_opt_group ? d->table_ranks : d->table_repeat) * cp;
-    return table_static(p, d->params_sharded ? w : 1.0, r->sharding.optimizer_parallel ? w : 1.0,
-                        table_grads_sharded(r, d) ? g : 1.0, d->bytes_optim_table, d, frozen);
+    static_bytes b = table_static(p, d->params_sharded ? w : 1.0, r->sharding.optimizer_parallel ? w : 1.0,
+                                  table_grads_sharded(r, d) ? g : 1.0, d->bytes_optim_table, d, frozen);
+    if (!frozen)
+        b.grads += kept_sharded_grads(d, p, g);
+    return b;
 }
 
 /* Embedding (memory-model.md §7.2): (P_emb / shard_embed)·(bp + optimizer + bg) / param_cp. */
@@ -98,7 +120,10 @@ static_bytes mem_embedding_static(const price_ctx *c, bool tied_here, bool froze
     double w_div = d->params_sharded ? div : whole;
     double os_div = r->sharding.optimizer_parallel ? div : whole;
     double g_div = table_grads_sharded(r, d) ? div : whole;
-    return table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
+    static_bytes b = table_static(model_embedding_params(m), w_div, os_div, g_div, d->bytes_optim_table, d, frozen);
+    if (!frozen)
+        b.grads += kept_sharded_grads(d, model_embedding_params(m), div);
+    return b;
 }
 
 /* The head (vocabulary x hidden, held even when tied to an embedding on
@@ -116,8 +141,12 @@ static_bytes mem_output_static(const price_ctx *c, bool frozen)
     const derived_t *d = c->d;
     if (d->tables_whole)
         return whole_table_static(c, output_table_params(c->m), true, frozen);
-    return table_static(output_table_params(c->m), d->shard_params_non_exp, d->shard_p_os_non_exp_partial,
-                        d->shard_grad_non_exp, d->bytes_optim_table, d, frozen);
+    double p = output_table_params(c->m);
+    static_bytes b = table_static(p, d->shard_params_non_exp, d->shard_p_os_non_exp_partial, d->shard_grad_non_exp,
+                                  d->bytes_optim_table, d, frozen);
+    if (!frozen)
+        b.grads += kept_sharded_grads(d, p, d->shard_p_os_non_exp_partial);
+    return b;
 }
 
 /* An MTP module: its projection and norms (sharded like the non-expert
@@ -131,6 +160,8 @@ static_bytes mem_mtp_module_static(const price_ctx *c, bool frozen)
     static_bytes b = table_static(model_mtp_extra_params(c->m), sharded ? d->shard_params_non_exp : 1.0,
                                   sharded ? d->shard_p_os_non_exp_partial : 1.0,
                                   sharded ? d->shard_grad_non_exp : 1.0, d->bytes_optim, d, frozen);
+    if (!frozen)
+        b.grads += kept_sharded_grads(d, model_mtp_extra_params(c->m), sharded ? d->shard_p_os_non_exp_partial : 1.0);
     static_bytes e = mem_embedding_static(c, false, frozen);
     static_add(&b, &e, 1.0);
     if (!c->r->sharding.mtp_shares_head) {
