@@ -339,4 +339,158 @@ cases[#cases + 1] = {
   reached = 0.21,
 }
 
+
+------------------------------------------------------------------------------
+-- ms-swift's Megatron-SWIFT benchmark (modelscope/ms-swift, docs/source_en/
+-- Instruction/Megatron-SWIFT-Training.md, "Benchmark", and docs/source_en/
+-- BestPractices/Qwen3-Best-Practice.md): full-parameter SFT of Qwen2.5-14B on
+-- 8 A800 80GB with DeepSpeed ZeRO-3 (`swift sft`) and with Megatron-Core
+-- (`megatron sft`, TP 4 with the distributed optimizer), and of Qwen3-30B-A3B
+-- on 16 A800 with Megatron-Core (TP 2 x EP 8); with the header of
+-- examples/train/megatron/long_text.sh (Qwen2.5-7B, TP 4, 32K tokens on 4
+-- A100). Peaks per device: memory cases
+-- of kinds the suite lacked (ZeRO-3 on a Transformers model, Megatron's
+-- distributed optimizer, MoE with EP under Megatron).
+-- The figure: both trainers log 'memory(GiB)', swift's get_max_cuda_memory
+-- (swift/trainers/callback.py: torch.cuda.max_memory_reserved() / 1024**3 of
+-- the rank's device): ndlua's reserved bytes, in GiB. The dense table writes
+-- "GB", the MoE one "GiB"; the scripts' own comments say GiB ("# 8 * 65GiB").
+-- The ZeRO-2 columns are left out: 8 x 80 GB and OOM are the A800's whole
+-- memory, not a peak the run chose; so is the MoE row's ZeRO-3 16 x 80 GiB.
+------------------------------------------------------------------------------
+local SWIFT_DOC = "modelscope/ms-swift docs/source_en/Instruction/Megatron-SWIFT-Training.md "
+  .. "(https://swift.readthedocs.io/en/latest/Instruction/Megatron-SWIFT-Training.html), 'Benchmark'"
+
+local SWIFT_MEASURE = "The measure: swift and Megatron-SWIFT log 'memory(GiB)', torch.cuda.max_memory_reserved() / "
+  .. "1024**3 of the rank's device (swift/trainers/callback.py get_max_cuda_memory), compared with ndlua's "
+  .. "reserved bytes in GiB (the tables write GB and GiB for the same log: the Qwen2.5-14B table's '8*64GB' and "
+  .. "'8*80GB' are its scripts' '# 8 * 65GiB' and '# 8 * 80GiB')."
+
+-- The packing every script here states, at its --max_length.
+local function swift_packing(len)
+  return string.format(" Stated by the script: --packing true --max_length %d (each micro-batch one packed row "
+    .. "of %d tokens), micro-batch 1, bf16, flash attention, AdamW. Assumed: padding-free packing priced as one "
+    .. "sequence of %d (flash attention's varlen kernel keeps the packed samples apart at no extra memory); the "
+    .. "runtime profile named.", len, len, len)
+end
+
+local SWIFT_NOTE = SWIFT_MEASURE .. " The dataset: liucong/Chinese-DeepSeek-R1-Distill-data-110k-SFT."
+  .. swift_packing(8192)
+
+-- Qwen2.5-14B: the Qwen2.5-7B config (qwen2: QKV bias, untied embeddings,
+-- vocabulary 152064) with the 14B model's shapes (hidden 5120, FFN 13824,
+-- 48 layers, 40 heads, 8 KV heads: its config.json).
+local QWEN25_14B = { pretrained_model_name_or_path = "Qwen/Qwen2.5-7B",
+                     config_overrides = { hidden_size = 5120, intermediate_size = 13824, num_hidden_layers = 48,
+                                          num_attention_heads = 40, num_key_value_heads = 8 } }
+
+cases[#cases + 1] = {
+  id = "heldout-swift-qwen2.5-14b-zero3-8gpu", set = "validation", group = "heldout zero3 memory", kind = "memory",
+  source = SWIFT_DOC .. ", Dense Qwen2.5-14B, column Deepspeed-ZeRO3: 'GPU Memory Usage 8*58GB', 8 A800; the script "
+    .. "examples/train/megatron/benchmark/deepspeed.sh with --deepspeed zero3",
+  config = "Qwen2.5-14B, full-parameter SFT, 8 A800 80GB, DeepSpeed ZeRO-3 (swift's zero3.json), per-device batch 1, "
+    .. "gradient accumulation 2, packed rows of 8192 tokens, gradient checkpointing (swift's default), bf16, "
+    .. "flash attention 2, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+  model = QWEN25_14B,
+  run = { runtime = "deepspeed", dp = 8, zero = 3, micro_batch_size = 1, global_batch_size = 16, seq_length = 8192,
+          recompute = "full", flash_attention = true },
+  metric = "reserved", measured = 58, unit = "GiB", tolerance = 0.10,
+  note = SWIFT_NOTE .. " Stated by deepspeed.sh: swift sft --model Qwen/Qwen2.5-14B --train_type full --torch_dtype "
+    .. "bfloat16 --per_device_train_batch_size 1 --gradient_accumulation_steps 2 --packing true --max_length 8192 "
+    .. "--attn_impl flash_attn, NPROC_PER_NODE=8 (the table's ZeRO-3 column: --deepspeed zero3). Stated by swift's "
+    .. "documentation: --gradient_checkpointing defaults to True (Transformers' checkpointing of every decoder "
+    .. "layer: recompute = 'full'). Assumed: the deepspeed runtime profile (bf16 weights and gradients, fp32 master "
+    .. "weights and Adam moments sharded over the 8 ranks; Transformers' eager model code).",
+}
+
+cases[#cases + 1] = {
+  id = "heldout-swift-qwen2.5-14b-megatron-tp4-dp2", set = "validation", group = "heldout distopt memory",
+  kind = "memory",
+  source = SWIFT_DOC .. ", Dense Qwen2.5-14B, column Megatron-LM: 'GPU Memory Usage 8*64GB', 8 A800; the script "
+    .. "examples/train/megatron/base_to_chat.sh ('# 8 * 65GiB')",
+  config = "Qwen2.5-14B, full-parameter SFT with Megatron-Core, 8 A800 80GB, TP 4 with sequence parallelism x DP 2, "
+    .. "the distributed optimizer, micro-batch 1, global batch 16 (8 micro-batches a step), packed rows of 8192 "
+    .. "tokens, selective recompute (core attention), bf16, flash attention",
+  model = QWEN25_14B,
+  run = { runtime = "megatron", tp = 4, dp = 2, sequence_parallel = true, optimizer_parallel = true,
+          micro_batch_size = 1, global_batch_size = 16, seq_length = 8192, recompute = "selective",
+          flash_attention = true },
+  metric = "reserved", measured = 64, unit = "GiB", tolerance = 0.10,
+  note = SWIFT_NOTE .. " Stated by base_to_chat.sh: megatron sft --tensor_model_parallel_size 4 --micro_batch_size 1 "
+    .. "--global_batch_size 16 --packing true --recompute_granularity selective --cross_entropy_loss_fusion true "
+    .. "--max_length 8192 --sequence_parallel true --use_flash_attn true, NPROC_PER_NODE=8 (DP 2). Stated by the "
+    .. "Megatron-SWIFT documentation: the distributed optimizer is on by default (optimizer_parallel). The table's "
+    .. "64 is taken (the script's comment says 65 GiB). Assumed: the megatron runtime profile (fp32 main gradients, "
+    .. "fp32 master weights and Adam moments sharded over DP 2).",
+}
+
+cases[#cases + 1] = {
+  id = "heldout-swift-qwen3-30b-a3b-megatron-tp2-ep8-16gpu", set = "validation", group = "heldout megatron ep memory",
+  kind = "memory",
+  source = "modelscope/ms-swift docs/source_en/BestPractices/Qwen3-Best-Practice.md (https://swift.readthedocs.io/"
+    .. "en/latest/BestPractices/Qwen3-Best-Practice.html), Megatron-SWIFT full-parameter Qwen3-30B-A3B: 'GPU Memory "
+    .. "Usage 16 * 60GiB' (column Megatron-LM), 2 nodes of 8 A800 80GiB; the same command and figure in "
+    .. "examples/train/megatron/qwen3_moe.sh as first committed (55d5e7d: '# Megatron-LM: 9.6s/it; 16 * 60GiB'; "
+    .. "its later copy moe/qwen3_moe.sh changed the layout to PP 2 x EP 8 and kept the figure, so that one is "
+    .. "not taken)",
+  config = "Qwen3-30B-A3B, full-parameter SFT with Megatron-Core, 16 A800 80GB, TP 2 with sequence parallelism x "
+    .. "DP 8, EP 8 with expert TP 2 (no expert data parallelism), the distributed optimizer, micro-batch 1, global "
+    .. "batch 16 (2 micro-batches a "
+    .. "step), packed rows of 8192 tokens, full recompute of every layer, grouped GEMM, bf16, flash attention",
+  model = "Qwen/Qwen3-30B-A3B",
+  run = { runtime = "megatron", tp = 2, ep = 8, dp = 8, sequence_parallel = true, optimizer_parallel = true,
+          micro_batch_size = 1, global_batch_size = 16, seq_length = 8192, recompute = "full",
+          flash_attention = true },
+  metric = "reserved", measured = 60, unit = "GiB", tolerance = 0.10,
+  note = SWIFT_NOTE .. " Stated by the page's command: megatron sft --tensor_model_parallel_size 2 "
+    .. "--expert_model_parallel_size 8 --moe_grouped_gemm true --moe_shared_expert_overlap true "
+    .. "--moe_aux_loss_coeff 0.01 --micro_batch_size 1 --global_batch_size 16 --packing true --recompute_granularity "
+    .. "full --recompute_method uniform --recompute_num_layers 1 --cross_entropy_loss_fusion true --max_length 8192 "
+    .. "--sequence_parallel true --use_flash_attn true over 2 nodes of 8 GPUs. Stated by the Megatron-SWIFT "
+    .. "documentation: the distributed optimizer is on by default. Assumed: the megatron runtime profile; "
+    .. "balanced routing (the aux loss 0.01 balances, it does not force); --expert_tensor_parallel_size at "
+    .. "its default, which in ms-swift < 3.9 (the release of this page, May 2025) is None, the TP size: the "
+    .. "experts split over TP 2 x EP 8 = 16 ranks, so their data-parallel group is 1 (ndlua's expert layout "
+    .. "with etp unset and DP 8 >= EP 8).",
+  -- -32.5 % when added: written down, not fitted.
+  known_gap = "ndlua prices 40.5 GiB: 35.8 of states (bf16 weights 4.8, fp32 main gradients 9.6, fp32 master "
+    .. "weights 7.1 and Adam moments 14.2: the experts' optimizer whole on each rank, their data-parallel group "
+    .. "being 1), 3.1 of activations with full recompute, 1.6 of buffers; the 19.5 GiB more that the run "
+    .. "reserved are not attributed. Not checked: the command sets no expandable_segments and the MoE's token "
+    .. "buffers change size every step (the megatron profile prices no allocator reserve: its calibration "
+    .. "cases are max_memory_allocated); the page does not say at which step the figure was read (a first "
+    .. "step's peak counts the --load of the mcore checkpoint).",
+  reached = 0.33,
+}
+
+cases[#cases + 1] = {
+  id = "heldout-swift-qwen2.5-7b-megatron-tp4-32k", set = "validation", group = "heldout distopt memory",
+  kind = "memory",
+  source = "modelscope/ms-swift examples/train/megatron/long_text.sh (https://github.com/modelscope/ms-swift/blob/"
+    .. "main/examples/train/megatron/long_text.sh, version 1408e00), its header: 'Env: 4 * A100', 'Max Length: 32K', "
+    .. "'GPU Memory: 4 * 50GB, Training Speed 23s/it'",
+  config = "Qwen2.5-7B, full-parameter SFT with Megatron-Core, 4 A100, TP 4 with sequence parallelism (DP 1), the "
+    .. "distributed optimizer (over DP 1: nothing sharded), micro-batch 1, global batch 8 (8 micro-batches a step), "
+    .. "packed rows of 32768 tokens, full recompute of every layer, bf16, flash attention",
+  model = "Qwen/Qwen2.5-7B",
+  run = { runtime = "megatron", tp = 4, dp = 1, sequence_parallel = true, optimizer_parallel = true,
+          micro_batch_size = 1, global_batch_size = 8, seq_length = 32768, recompute = "full",
+          flash_attention = true },
+  metric = "reserved", measured = 50, unit = "GiB", tolerance = 0.10,
+  note = SWIFT_MEASURE .. swift_packing(32768)
+    .. " Stated by long_text.sh: megatron sft --load Qwen2.5-7B-mcore --dataset ZhipuAI/LongWriter-6k "
+    .. "--tensor_model_parallel_size 4 --micro_batch_size 1 --global_batch_size 8 --packing true "
+    .. "--recompute_granularity full --recompute_method uniform --recompute_num_layers 1 --cross_entropy_loss_fusion "
+    .. "true --max_length 32768 --sequence_parallel true --use_flash_attn true, NPROC_PER_NODE=4; the A100s' "
+    .. "memory not stated (80 GB: 50 would not fit in 40). Assumed: the megatron runtime profile.",
+  -- -18.5 % when added: written down, not fitted.
+  known_gap = "ndlua prices 40.7 GiB: 31.9 of states (bf16 weights 3.5, fp32 main gradients 7.1, fp32 master "
+    .. "weights 7.1 and Adam moments 14.2, none sharded at DP 1), 6.3 of activations with full recompute at "
+    .. "32768 tokens, 2.5 of buffers; the 9.3 GiB more are not attributed. Not checked: the command sets no "
+    .. "expandable_segments (the megatron profile prices no allocator reserve: its calibration cases are "
+    .. "max_memory_allocated); the header writes '50GB' where the later scripts write GiB (as 50e9 bytes, 46.6 "
+    .. "GiB, the error would be -12.5 %).",
+  reached = 0.19,
+}
+
 return cases
