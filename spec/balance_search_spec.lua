@@ -148,9 +148,12 @@ describe("search.lua --balance", function()
       .. "--recompute auto -j 1 -v 0 --balance --json -o " .. dir)
     local top = doc.candidates[1]
     assert.is_truthy(top.balance)
-    assert.is_true(top.balance.even_fits)
+    -- its even split need not fit (since the EP-past-DP layouts' own tokens, issue 31: dp 4 x tp 16 x
+    -- pp 16, balanced to fit); its step is priced all the same
+    assert.is_boolean(top.balance.even_fits)
     assert.is_true(top.step_time_s <= top.balance.even_step_s)
-    assert.is_true(top.balance.gain >= 1)
+    -- a gain is stated against an even split that fits
+    assert.is_true(top.balance.gain == nil or top.balance.gain >= 1)
     assert.is_true(top.peak_bytes <= 58 * GIB)
     os.remove(dir .. "/resolved.yaml")
     os.remove(dir)

@@ -15,7 +15,10 @@
 --          (nd.core.types.run.components: pipeline, recompute, parallelism,
 --          sharding, precision, kernels, loss, offload, allocator, training;
 --          parallelism.sp_with_cp: the runtime trains sequence parallelism
---          beside context parallelism, which the search otherwise refuses), e.g.
+--          beside context parallelism, which the search otherwise refuses;
+--          parallelism.expert_folding: a stated etp of 1 is the experts' TP
+--          degree, the expert layers folding the stage's ranks, where
+--          otherwise etp <= 1 is not stated), e.g.
 --          run = { kernels = { fused_norm = true }, allocator = { fragmentation = 0 } };
 --          the sharding component also takes nd.run's `zero`; a field
 --          stated flat (outside a component) is taken as nd.run takes it

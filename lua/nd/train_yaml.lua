@@ -674,6 +674,12 @@ local function run_table(p)
   run.shard_mtp_param, run.seq_split = true, 1
   run.offset = p.offset
   run.runtime = p.runtime
+  -- expert_tensor_parallel_degree 0 or 1 is "none" in a train.yaml (the reference's
+  -- reading), whatever runtime trains it: a runtime that reads a stated etp 1 as the
+  -- experts' degree (parallelism.expert_folding) does not read the 1 read_moe writes
+  if run.etp == 1 and runtimes.load(p.runtime, "--runtime").run.expert_folding then
+    run.expert_folding = false
+  end
   if p.fsdp.offload_params then run.offload_params = true end
   if p.swap_attention then run.swap_attention = true end
   if p.ctx.deepep then run.deepep, run.ep_node_limit = true, p.ctx.ep_node_limit end

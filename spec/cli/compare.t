@@ -249,7 +249,7 @@ and on a search, which ranks and keeps by the calibrated estimates:
       1    8   8   1   1   1    1    8  on     8   1 selective     50.61      8.348  44.6%  26.4%  52.3%   1.3%  10.0%   0.0%   0.0%   0.0%   9.9%   0.0%   0.2%
      ~2    2   8   4   3   1    1    1  on    32   1 selective     63.27      8.372  44.4%  27.4%  54.4%   1.3%  10.0%   0.0%   0.0%   3.4%   0.1%   3.0%   0.3%
      ~3    2   8   4   4   1    1    1  on    32   1 selective     62.42      8.397  44.3%  27.3%  54.3%   1.3%   9.9%   0.0%   0.0%   4.5%   0.1%   2.2%   0.3%
-  ~ 2 rows within 22.0 % of #1's step (8.348 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 2 rows within 18.5 % of #1's step (8.348 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #2 +0.024 s (+0.3 %): dp -0.813 s, pp +0.286 s, bubble +0.252 s, bwd +0.191 s; peak +12.65 GiB
     #3 +0.050 s (+0.6 %): dp -0.813 s, pp +0.382 s, bwd +0.191 s, bubble +0.183 s; peak +11.81 GiB

@@ -108,14 +108,14 @@ yaml below, then the search over it; -d is required):
   search: deepseek_v3 on 1024 devices (A2), a global batch of 1024, 64.00 GiB a device (A2's memory 64GB, GB read as GiB, 2^30 bytes); recompute full (activation_checkpoint.mode); ranked by throughput
   bounds: PP up to 61 (the machine's 128, 61 layers over VPP 1, a batch of 1024); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   135968 candidates tested: 50920 refused (a degree out of bounds 50920), 85048 priced for memory
-  18756 fitting the budget of 64.00 GiB, 66292 dropped over it; searched in * s (glob)
+  18990 fitting the budget of 64.00 GiB, 66058 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1    4   4  32   1   2    1    1 off   256   1 full          57.20     15.030  21.8%  16.8%  33.6%  16.8%   9.0%   7.2%   0.0%   5.0%   1.1%  10.4%   0.0%
      ~2    8   4  32   1   1    1    1  on   128   1 full          56.11     15.275  21.5%  16.5%  33.1%  16.5%   8.9%   0.0%   0.0%   4.9%   1.3%  18.7%   0.0%  also #3 (sp off)
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (15.030 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 18.5 % of #1's step (15.030 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #2 +0.245 s (+1.6 %): bubble +1.306 s, cp -1.090 s; peak -1.08 GiB
   

@@ -33,7 +33,7 @@ solved either (spec/balance_search_spec.lua: the same top as balancing all
       1    2   8   4   1   1    1    2  on    32   1 off+sel       39.87     28.048  34.9%  28.5%  57.0%   0.0%   5.4%   0.0%   0.0%   0.6%   0.4%   8.2%   0.0%  balanced (its even split does not fit)
      ~2    4   8   2   1   1    1    4  on    16   1 selective     40.00     28.100  34.8%  27.7%  55.3%   1.3%   5.3%   0.0%   0.0%   0.3%   4.5%   5.5%   0.0%
      ~3    4   8   2   1   1    1    4  on    16   1 off+sel       39.90     28.318  34.6%  28.1%  56.2%   0.0%   5.4%   0.0%   0.0%   0.3%   4.6%   5.3%   0.0%  balanced (its even split does not fit)
-  ~ 2 rows within 22.0 % of #1's step (28.048 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 2 rows within 18.5 % of #1's step (28.048 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   
   resolved strategy written to ./resolved.yaml (context left out; train it on 64 devices)
   plan of #1 written to ./plan-1.json
@@ -67,12 +67,12 @@ table's last row no candidate left can rank there: the table is the one
 balancing every candidate gives:
 
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 16 -b 64 -M 32GB -A A3 --recompute auto -j 1 -t 5 --balance --policy memory -o memory 2>/dev/null | grep -E '^ +~?[0-9] |balanced \('
-  balanced (--balance): 436 of 772 pipelined candidates taken in order of their peak's floor (86 took a balanced plan; 507 problems solved, 235 alike, 283 proved to have no plan that fits by counting layers; * s), 336 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
+  balanced (--balance): 459 of 801 pipelined candidates taken in order of their peak's floor (86 took a balanced plan; 524 problems solved, 258 alike, 271 proved to have no plan that fits by counting layers; * s), 342 pruned: no split or recompute of their layout peaks below the top 5's last row; the memory filter saw up to 40.00 GiB, each kept candidate fits 32.00 GiB (glob)
   not balanced (candidates: why): 4: too few layers a stage to probe
-      1    1   4   4   1   1    1    1  on    64   1 full          19.06      4.139  24.3%  23.8%  47.7%  17.7%   7.0%   0.0%   0.0%   0.1%   0.0%   3.7%   0.0%  also #2 (sp off)
-     ~3    1   4   4   2   1    1    1  on    64   1 full          19.13      4.068  24.7%  24.3%  48.5%  18.0%   7.1%   0.0%   0.0%   0.3%   0.0%   1.9%   0.0%
-     ~4    1   4   4   3   1    1    1  on    64   1 full          19.15      4.049  24.8%  24.4%  48.7%  18.1%   7.2%   0.0%   0.0%   0.4%   0.0%   1.2%   0.0%
-     ~5    1   4   4   4   1    1    1  on    64   1 full          19.16      4.042  24.9%  24.4%  48.8%  18.1%   7.2%   0.0%   0.0%   0.5%   0.0%   0.9%   0.0%
+      1    1   4   4   1   1    1    1  on    64   1 full          19.06      4.139  24.3%  23.8%  47.7%  17.7%   7.0%   0.0%   0.0%   0.1%   0.0%   3.7%   0.0%  also #3 (sp off)
+     ~2    1   4   4   1   1    4    1  on    64   1 full          19.11      4.746  21.2%  20.8%  41.6%  15.4%   6.1%   0.0%  12.2%   0.1%   0.0%   3.8%   0.0%
+     ~4    1   4   4   2   1    1    1  on    64   1 full          19.13      4.068  24.7%  24.3%  48.5%  18.0%   7.1%   0.0%   0.0%   0.3%   0.0%   1.9%   0.0%
+     ~5    1   4   4   3   1    1    1  on    64   1 full          19.15      4.049  24.8%  24.4%  48.7%  18.1%   7.2%   0.0%   0.0%   0.4%   0.0%   1.2%   0.0%
 
 Under the nd policy the ranked key, the reference's score (nd_score), is
 the even split's, balanced or not: balancing only decides which candidates
@@ -130,12 +130,15 @@ and estimate.lua reads the plan back to the search's peak and step:
 
 DeepSeek-V3 on 1024 A3 devices at 58 GB (issue 32's bar case): two body
 layer kinds, its 3 dense layers pinned to stage 0's first chunk (vpp 1).
-The top candidate, dp 4 x tp 8 x pp 16 x cp 2 at 512 micro-batches, is
-balanced to 23.364 s against its own even split's 23.397 s (full recompute
-on every layer; gain 1.001x, no slower). The plan goes to resolved.yaml
-(offset and full_rec: stage 0's first entry covers the 3 dense layers beside
-the MoE ones), and estimate.lua reads it back to the search's per-stage
-bytes on all 16 stages (largest difference 0 B), its peak and its step:
+The top candidate, dp 4 x tp 16 x pp 16 at 512 micro-batches (EP past DP:
+the experts whole and each rank dispatching its own tokens, src/core/derive.c
+ep_token_share), is balanced to 20.724 s against its own even split's
+20.794 s (which does not fit 58 GB; no recompute, selective where it
+must).
+The plan goes to resolved.yaml (offset, and sel_rec: the layers each stage
+recomputes selectively), and estimate.lua reads it back to the search's
+per-stage bytes on all 16 stages (largest difference 0 B), its peak and its
+step:
 
   $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 1024 -b 2048 -A A3 -M 58GB --recompute auto -j 1 -t 1 --balance --json -o ds > ds.json 2>/dev/null
   $ ndlua estimate.lua ds/resolved.yaml -d 1024 -M 58GB -A A3 --json > back.json 2>/dev/null
@@ -147,13 +150,13 @@ bytes on all 16 stages (largest difference 0 B), its peak and its step:
   > for i, st in ipairs(e.stages) do worst = math.max(worst, math.abs(st.bytes.total - c.balance.stage_bytes[i])) end
   > print(c.dp, c.tp, c.pp, c.vpp, c.cp, c.recompute, #e.stages, worst, e.peak_bytes == c.peak_bytes)
   > print(("even %.3f s, balanced %.3f s, read back %.3f s"):format(c.balance.even_step_s, c.step_time_s, e.step.step_time_s))' | tr '\t' ' '
-  4 8 16 1 2 off+full 16 0 true
-  even 23.397 s, balanced 23.364 s, read back 23.364 s
-  $ grep -A 3 'full_rec:' ds/resolved.yaml
-      full_rec:
+  4 16 16 1 1 off+sel 16 0 true
+  even 20.794 s, balanced 20.724 s, read back 20.724 s
+  $ grep -A 3 'sel_rec:' ds/resolved.yaml
+      sel_rec:
       - 3
-      - 4
-      - 4
+      - 0
+      - 0
 
 The same search with VPP kept at the example's 2 (-l without VPP): at pp 16
 the 3 dense layers span two cells (stage 0's first chunk holds the embedding

@@ -37,7 +37,7 @@ digit of the CSV:
   $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 256 -b 512 -A A3 -M 58GB --recompute auto -j 1 --csv one.csv -o one > /dev/null 2>&1
   $ ndlua search.lua $ROOT/examples/deepseek-v3-256/train.yaml -d 256 -b 512 -A A3 -M 58GB --recompute auto -j 5 --csv five.csv -o five > /dev/null 2>&1
   $ wc -l < one.csv; cmp one.csv five.csv && cmp one/resolved.yaml five/resolved.yaml && echo same
-  2626
+  2723
   same
   $ ndlua search.lua $ROOT/examples/qwen3-30b-a3b-fsdp8/train.yaml -d 64 -j -1
   -j: runs on 0 to 1024 threads, got -1; 0 (every online core) or a thread count

@@ -7,8 +7,13 @@ most of an hour over what the small searches of search.t check already.)
 
 Under DualPipe, the schedule DeepSeek-V3 trained with, one micro-batch's
 expert all-to-all runs under another's compute (src/core/timing.c hides 90 % of
-it): the top candidates carry no TP and EP 16 to 64 (PP 16 at EP 16
-first), the published layout's shape (PP 16, EP 64, no TP). (The ring's
+it). First come two TP 4 layouts of EP 256 over DP 128: EP past DP
+borrows the TP ranks, the experts whole (src/core/derive.c, t_exp 1), so
+the EP group is 256 consecutive ranks of the stage's 512 and each rank
+dispatches its own quarter of the tokens under SP (ep_rank_stride,
+ep_token_share: Megatron-Core's MoE parallel folding). Then come
+candidates of no TP and EP 16 to 64 (PP 16 at EP 16 first), the
+published layout's shape (PP 16, EP 64, no TP). (The ring's
 sends are bounded by the attention that hides them, src/core/timing.c
 cp_exposed_seconds: a CP 2 layout of EP 4, half its attention hiding less
 than its sends, is not among the nine.) The ep column is what
@@ -21,22 +26,23 @@ their ep share grows with EP:
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); VPP up to 2 (DualPipeV runs two chunks a stage); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 1174542 refused (a degree out of bounds 1168944, global batch 5598), 862278 priced for memory
-  39069 fitting the budget of 79.65 GiB, 823209 dropped over it; searched in * s (glob)
+  42251 fitting the budget of 79.65 GiB, 820027 dropped over it; searched in * s (glob)
   
   top 9 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
-      1  128   1  16   1   1   16    1 off   120   1 full          78.07     22.155  35.1%  21.6%  43.2%  21.6%   0.0%   0.0%   6.8%   0.7%   0.1%   5.9%   0.1%  also #2 (sp on)
-     ~3  256   1   8   1   1   32    1 off    60   1 full          69.91     22.836  34.1%  21.0%  42.0%  21.0%   0.0%   0.0%   9.9%   0.3%   0.2%   5.5%   0.2%  also #4 (sp on)
-     ~5  128   1  16   1   1   32    1 off   120   1 full          69.56     22.973  33.9%  20.8%  41.7%  20.8%   0.0%   0.0%   9.8%   0.7%   0.1%   5.9%   0.1%  also #6 (sp on)
-     ~7  512   1   4   1   1   64    1 off    30   1 full          76.35     22.991  33.8%  21.4%  42.9%  19.5%   0.0%   0.0%  10.7%   0.2%   0.3%   4.7%   0.2%  also #8 (sp on)
-     ~9  512   1   4   1   1  128    1 off    30   1 full          66.51     23.158  33.6%  21.2%  42.6%  19.4%   0.0%   0.0%  11.4%   0.2%   0.3%   4.7%   0.2%
-  4 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 4 rows within 22.0 % of #1's step (22.155 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+      1  128   4   4   2   1  256    1  on   120   1 off           69.28     21.383  36.4%  26.5%  53.3%   0.0%   9.9%   0.0%   7.4%   1.5%   0.1%   1.2%   0.1%
+     ~2  128   4   4   2   1  256    1  on   120   1 selective     63.04     21.633  36.0%  26.2%  52.7%   1.1%   9.8%   0.0%   7.3%   1.4%   0.1%   1.2%   0.1%
+     ~3  128   1  16   1   1   16    1 off   120   1 full          78.07     22.155  35.1%  21.6%  43.2%  21.6%   0.0%   0.0%   6.8%   0.7%   0.1%   5.9%   0.1%  also #4 (sp on)
+     ~5  256   1   8   1   1   32    1 off    60   1 full          69.91     22.836  34.1%  21.0%  42.0%  21.0%   0.0%   0.0%   9.9%   0.3%   0.2%   5.5%   0.2%  also #6 (sp on)
+     ~7  128   1  16   1   1   32    1 off   120   1 full          69.56     22.973  33.9%  20.8%  41.7%  20.8%   0.0%   0.0%   9.8%   0.7%   0.1%   5.9%   0.1%  also #8 (sp on)
+     ~9  512   1   4   1   1   64    1 off    30   1 full          76.35     22.991  33.8%  21.4%  42.9%  19.5%   0.0%   0.0%  10.7%   0.2%   0.3%   4.7%   0.2%
+  3 of the 9 differ from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
+  ~ 5 rows within 18.5 % of #1's step (21.383 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
-    #3 +0.681 s (+3.1 %): ep +0.752 s; peak -8.15 GiB
-    #5 +0.817 s (+3.7 %): ep +0.752 s; peak -8.50 GiB
-    #7 +0.836 s (+3.8 %): ep +0.963 s, bwd +0.308 s, rec -0.299 s, bubble -0.211 s; peak -1.71 GiB
-    #9 +1.003 s (+4.5 %): ep +1.139 s, bwd +0.308 s, rec -0.299 s, bubble -0.202 s; peak -11.56 GiB
+    #2 +0.251 s (+1.2 %): rec +0.248 s; peak -6.24 GiB
+    #3 +0.773 s (+3.6 %): rec +4.787 s, tp -2.114 s, bwd -1.843 s, bubble +1.036 s; peak +8.78 GiB
+    #5 +1.454 s (+6.8 %): rec +4.787 s, tp -2.114 s, bwd -1.819 s, bubble +0.990 s; peak +0.63 GiB
+    #7 +1.590 s (+7.4 %): rec +4.787 s, tp -2.114 s, bwd -1.819 s, bubble +1.085 s; peak +0.28 GiB
   
   resolved strategy written to out/resolved.yaml (context left out; train it on 2048 devices)
   warning: model: the model states 1 MTP layer, which the AutoModels trainer does not build: ndlua prices none
@@ -61,14 +67,14 @@ TP 8's 7168 x 512 gate and up projection do 0.94 GFLOP but move 9.3 MB,
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 823842 refused (a degree out of bounds 815808, global batch 8034), 1212978 priced for memory
-  89529 fitting the budget of 79.65 GiB, 1123449 dropped over it; searched in * s (glob)
+  98788 fitting the budget of 79.65 GiB, 1114190 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1   64   1  32   1   1    4    1 off   240   1 full          65.25     29.052  26.8%  16.5%  32.9%  16.5%   0.0%   0.0%  21.8%   1.1%   0.2%  10.9%   0.1%  also #2 (sp on)
      ~3  128   1  16   1   1    8    1 off   120   1 full          63.69     29.955  26.0%  16.0%  31.9%  16.0%   0.0%   0.0%  24.7%   0.5%   0.2%  10.6%   0.1%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (29.052 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 18.5 % of #1's step (29.052 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.903 s (+3.1 %): ep +1.057 s, pp -0.157 s; peak -1.56 GiB
   
@@ -88,7 +94,7 @@ leaves them 128, which the GEMMs' roofline prices slower:
   search: deepseek_v3 on 2048 devices (H800), a global batch of 15360, 79.65 GiB a device (H800's memory 81559MiB); recompute off, selective, full (--recompute); ranked by throughput
   bounds: PP up to 61 (the machine's 256, 61 layers over VPP 1, a batch of 15360); EP up to 256 (the model's experts); TP up to 128 (the model's KV heads)
   2036820 candidates tested: 823842 refused (a degree out of bounds 815808, global batch 8034), 1212978 priced for memory
-  104944 fitting the budget of 79.65 GiB, 1108034 dropped over it; searched in * s (glob)
+  125821 fitting the budget of 79.65 GiB, 1087157 dropped over it; searched in * s (glob)
   
   top 3 by throughput (fastest estimated step first, then the lowest peak memory):
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt

@@ -29,7 +29,7 @@ search says it cannot choose them.
      ~3    8   4   4   1   1    1    8 off   128   1 full          21.98    205.507  22.7%  17.7%  35.5%  16.6%   7.5%   0.0%   0.0%   0.4%  20.5%   1.7%   0.0%
      ~4    8   2   8   1   1    1    8 off   128   1 full          27.20    209.199  22.3%  18.5%  37.1%  16.3%   2.5%   0.0%   0.0%   0.4%  21.5%   3.7%   0.0%
      ~5    8   8   2   1   1    1    8 off   128   1 full          19.37    219.002  21.3%  16.1%  32.2%  15.6%  16.5%   0.0%   0.0%   0.4%  18.6%   0.6%   0.0%
-  ~ 4 rows within 22.0 % of #1's step (197.895 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 4 rows within 18.5 % of #1's step (197.895 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #2 +1.133 s (+0.6 %): tp +10.308 s, bubble -4.279 s, bwd -2.333 s, dp -1.397 s; peak -5.22 GiB
     #3 +7.612 s (+3.8 %): tp +10.308 s, bubble -3.078 s; peak -13.71 GiB
@@ -55,10 +55,10 @@ about, not read.
    rank   dp  tp  pp vpp  cp   ep   op  sp    mb mbs recompute  peak GiB     step s    MFU    fwd    bwd    rec     tp     cp     ep     pp     dp bubble    opt
       1   16   2  16   1   1    8    4 off    64   1 full          55.43     82.928   8.3%   6.1%  12.1%   6.1%   1.1%   0.0%  43.5%   0.5%  15.3%  15.4%   0.0%
      ~2   32   2   8   1   1   16    4 off    32   1 full          54.76     98.239   7.0%   5.1%  10.2%   5.1%   0.9%   0.0%  55.1%   0.2%   7.6%  15.7%   0.0%
-     ~3   16   2  16   1   1   16    4 off    64   1 full          47.45     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%   0.0%
+      3   16   2  16   1   1   16    4 off    64   1 full          47.45     99.809   6.9%   5.0%  10.1%   5.0%   0.9%   0.0%  54.2%   0.4%   7.6%  16.7%   0.0%
       4   32   4   4   1   1    4    4 off    32   1 full          54.60    127.153   5.4%   4.0%   7.9%   4.0%   2.1%   0.0%  56.7%   0.1%  18.6%   6.5%   0.0%
       5   16   4   8   1   1    4    4 off    64   1 full          51.44    128.728   5.4%   3.9%   7.9%   3.9%   2.1%   0.0%  56.1%   0.3%  18.3%   7.6%   0.0%
-  ~ 2 rows within 22.0 % of #1's step (82.928 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 18.5 % of #1's step (82.928 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #2 +15.311 s (+18.5 %): ep +18.039 s, dp -5.194 s, bubble +2.655 s; peak -0.67 GiB
     #3 +16.881 s (+20.4 %): ep +18.039 s, dp -5.033 s, bubble +3.876 s; peak -7.98 GiB
@@ -91,7 +91,7 @@ refused and what the answer takes. Exit 0; --strict makes it 2:
       1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%  also #2 (op 2)
      ~3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (10.583 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 18.5 % of #1's step (10.583 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.306 s (+2.9 %): tp +0.344 s; peak +7.11 GiB
   
@@ -124,7 +124,7 @@ without the dp list 14):
       1    4   8   2   1   1    1    1 off    64   1 full          39.84    137.691  31.1%  23.4%  46.7%  23.0%   5.2%   0.0%   0.0%   0.1%   0.0%   1.5%   0.0%  also #2 (op 2)
      ~3    4   4   4   1   1    1    1 off    64   1 full          39.39    139.005  30.8%  23.5%  47.0%  22.8%   2.2%   0.0%   0.0%   0.1%   0.0%   4.4%   0.0%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (137.691 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 18.5 % of #1's step (137.691 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +1.314 s (+1.0 %): tp -4.123 s, bubble +3.996 s, bwd +0.966 s; peak -0.45 GiB
   
@@ -171,7 +171,7 @@ The widened answer is the one of the same file with the list stated auto
       1    8   2   1   1   2    1    1 off    16   1 selective     35.86     10.583  43.1%  32.2%  64.3%   1.5%   1.6%   0.3%   0.0%   0.0%   0.1%   0.0%   0.0%  also #2 (op 2)
      ~3    8   4   1   1   1    1    1 off    16   1 selective     42.97     10.888  41.9%  31.3%  62.5%   1.4%   4.7%   0.0%   0.0%   0.0%   0.1%   0.0%   0.0%
   1 of the 3 differs from a row above only in the FSDP shard (op) or SP: shown beside it (also #rank)
-  ~ 1 row within 22.0 % of #1's step (10.583 s), the time model's mean error on the 27 validation cases (make validate): as close to #1 as the model can tell
+  ~ 1 row within 18.5 % of #1's step (10.583 s), the time model's mean error on the 23 validation cases (make validate): as close to #1 as the model can tell
   what separates the next rows from #1 (the step parts that differ most, by 0.5 % of its step or more):
     #3 +0.306 s (+2.9 %): tp +0.344 s; peak +7.11 GiB
   

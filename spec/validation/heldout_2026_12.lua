@@ -159,6 +159,8 @@ local NORM_ACT = { { first = 0, option = "selective", ops = { normOp = "recomput
 
 local function zoo(run)
   run.runtime = "megatron"
+  -- the table's ETP 1 (--expert-tensor-parallel-size 1): experts whole, EP folded
+  run.etp = 1
   if run.sequence_parallel == nil then run.sequence_parallel = run.tp > 1 end
   run.optimizer_parallel = true
   run.overlapped_grad_reduce = true
@@ -169,27 +171,45 @@ local function zoo(run)
   return run
 end
 
+-- Moved to calibration on 2026-12-07 (issue 31, ep31): the four H100 rows state ETP 1, and the
+-- expert layers' parallel folding (src/core/derive.c ep_rank_stride, ep_token_share: EP groups of
+-- consecutive ranks, each rank dispatching its own sequence shard) was priced with these rows in
+-- view; their numbers moved with it, so they no longer hold out. When added (EP t·cp apart, every
+-- rank dispatching the whole micro-batch) ndlua priced their expert all-to-all at 21.4, 18.3, 24.9
+-- and 6.7 s, their errors +85.3, +41.9, +26.7 and +15.2 %.
+local FOLDED = "calibration"
+
 local ZOO = {
-  -- id suffix, run, measured step (s), config words, ndlua's expert all-to-all (s) and |error| when added
+  -- id suffix, run, measured step (s), config words, ndlua's expert all-to-all (s) and |error| when
+  -- added (nil where the row's gap is written out below it)
   { "tp2-ep32-pp8-vpp4-deepep",
     zoo { tp = 2, ep = 32, pp = 8, vpp = 4, dp = 16, micro_batch_size = 1, deepep = true, recompute = NORM_ACT },
     19.7, "TP 2 (SP), EP 32 (across 4 nodes), PP 8 x VPP 4, DP 16, micro-batch 1 (128 a step), DeepEP, "
-      .. "recompute of norms and expert activation", 21.4, 0.86 },
+      .. "recompute of norms and expert activation", set = FOLDED },
   { "tp2-ep8-pp32-vpp3-a2a",
     zoo { tp = 2, ep = 8, pp = 32, vpp = 3, dp = 4, micro_batch_size = 1, recompute = NORM_ACT },
     24.2, "TP 2 (SP), EP 8 (within a node), PP 32 x VPP 3, DP 4, micro-batch 1 (512 a step), all-to-all "
-      .. "dispatcher, recompute of norms and expert activation", 18.3, 0.42 },
+      .. "dispatcher, recompute of norms and expert activation", set = FOLDED, reached = 0.28,
+    -- -27.5 % when moved: written down, not fitted.
+    known_gap = "ndlua prices this step under the measured one: its expert all-to-all inside the node is 1.3 s "
+      .. "and its compute 14.4 s (forward, backward, recompute) of 17.6 s; PP 32 x VPP 3 with one micro-batch "
+      .. "of 4096 tokens a rank runs small kernels ndlua prices at one sustained rate (issue 31 item 7)" },
   { "tp4-ep8-pp8-vpp4-deepep",
     zoo { tp = 4, ep = 8, pp = 8, vpp = 4, dp = 8, micro_batch_size = 1, deepep = true, recompute = "off" },
     29.0, "TP 4 (SP), EP 8 (within a node), PP 8 x VPP 4, DP 8, micro-batch 1 (256 a step), DeepEP, no "
-      .. "recomputation", 24.9, 0.27 },
+      .. "recomputation", set = FOLDED, reached = 0.52,
+    -- -51.2 % when moved: written down, not fitted.
+    known_gap = "ndlua prices this step at half the measured one: its expert all-to-all inside the node is 1.2 s, "
+      .. "TP 4's 1.6 s, compute 10.2 s of 14.1 s (34.7 % MFU where the row reaches 17 %); TP 4 splits "
+      .. "attention's GEMMs four ways, which ndlua prices at one sustained rate whatever their shape (issue 31 "
+      .. "item 7)" },
   -- The "intra-node EP" row with FSDP "On": Megatron-FSDP over the 128 data-parallel ranks (the experts'
   -- 32), taken as its optim_grads_params strategy (ZeRO-3: parameters, gradients and optimizer states
   -- sharded; assumed, the table names no strategy).
   { "tp2-ep8-fsdp128-deepep",
     zoo { tp = 2, ep = 8, pp = 1, dp = 128, zero = 3, micro_batch_size = 4, deepep = true, recompute = "full" },
     17.6, "TP 2 (SP), EP 8 (within a node), PP 1, Megatron-FSDP over DP 128, micro-batch 4 (4 a step), "
-      .. "DeepEP, full recomputation", 6.7, 0.16 },
+      .. "DeepEP, full recomputation", set = FOLDED },
 }
 
 -- Megatron-LM's model-FLOP count (megatron/training/training.py,
@@ -240,7 +260,7 @@ ZOO[#ZOO + 1] = {
 for _, row in ipairs(ZOO) do
   local suffix, run, measured, words, ep_s, reached = table.unpack(row)
   cases[#cases + 1] = {
-    id = "heldout-megatron-qwen3-235b-" .. suffix, set = "validation", group = "heldout moe time", kind = "time",
+    id = "heldout-megatron-qwen3-235b-" .. suffix, set = row.set or "validation", group = "heldout moe time", kind = "time",
     source = row.source or ZOO_SOURCE, config = "Qwen3-235B-A22B on 256 " .. (row.hardware and words
       or "H100, " .. words .. ", sequence 4096, global batch 2048"),
     model = "Qwen/Qwen3-235B-A22B", run = run, hardware = row.hardware or "H100", metric = "step_time_s",

@@ -201,7 +201,7 @@ double act_per_layer(const act_split *a, const run_t *r)
 
 double act_per_token(const price_ctx *c, const act_split *a)
 {
-    return a->shared / (double)c->d->sp + a->tp / (double)c->r->tp + a->expert / (double)c->d->t_exp;
+    return a->shared / (double)c->d->sp + a->tp / (double)c->r->tp + a->expert / c->d->expert_work_div;
 }
 
 double act_full_recompute_per_token(const price_ctx *c)

@@ -52,9 +52,9 @@ int64_t gcd64(int64_t a, int64_t b)
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Expert degrees (model-spec §d.4 step 2):
- *   etp > 1:  t_exp = etp,  d_exp = d·t·cp / t_exp / ep
+ *   etp stated (etp_stated):  t_exp = etp,  d_exp = d·t·cp / t_exp / ep
  *   else:     t_exp = t,    d_exp = d/ep if d >= ep else d·t/ep,  t_exp = 1 if t_exp·ep > d·t
- *   edp_group = d·t·cp / (expert_tp·ep),  expert_tp = etp if etp > 1 else 1
+ *   edp_group = d·t·cp / (expert_tp·ep),  expert_tp = etp if stated else 1
  * An impossible layout is clamped to 1 (and flagged), as the reference's
  * non-strict derive does: the search refuses such candidates earlier. */
 double routed_copies(const model_t *m, const run_t *r)
@@ -62,21 +62,63 @@ double routed_copies(const model_t *m, const run_t *r)
     return (double)m->top_k * (r->kernels.grouped_gemm ? 1.0 : r->kernels.capacity_factor);
 }
 
+/* Whether the run states its expert TP degree: etp > 1, or etp 1 where the
+ * runtime reads a stated 1 as one (parallelism.expert_folding, Megatron-Core:
+ * --expert-tensor-parallel-size 1 leaves the experts whole, where unset
+ * (etp 0) they take the attention's TP degree). Elsewhere etp <= 1 is "not
+ * stated", the reference's reading (memory-model.md, etp). */
+static bool etp_stated(const run_t *r)
+{
+    return r->etp > 1 || (r->etp == 1 && r->parallelism.expert_folding);
+}
+
+int64_t expert_tp_degree(const run_t *r)
+{
+    if (etp_stated(r))
+        return r->etp;
+    /* int64 products of degrees: each <= 2^20 and dp·tp·pp·cp <= 2^20 (lnd_run.c), so none passes 2^60 */
+    return r->tp * r->ep > r->dp * r->tp ? 1 : r->tp;
+}
+
+/* Where the experts are split over fewer ranks than attention (t_exp < t)
+ * the expert layers fold the stage's tp·cp·dp ranks into etp·ep·edp of their
+ * own: Megatron-Core's MoE parallel folding (megatron/core/parallel_state.py
+ * initialize_model_parallel: expert_decoder_rank_generator = RankGenerator(
+ * tp=expert_tensor_parallel_size, ep=expert_model_parallel_size,
+ * dp=expert_data_parallel_size, cp=1, order=order), order 'tp-cp-ep-dp-pp'
+ * by default; NVIDIA, "MoE Parallel Folding", arXiv 2504.14960), so an EP
+ * group's ranks stand t_exp apart (consecutive at ETP 1), CP folded in. Where
+ * the experts are split as attention is (t_exp = t) the TP ranks form the
+ * expert-TP group and EP is carved from DP: t·cp apart, as before. */
+int64_t ep_rank_stride(const run_t *r)
+{
+    int64_t t_exp = expert_tp_degree(r);
+    return t_exp < r->tp ? t_exp : r->tp * r->cp;
+}
+
+/* The share of its micro-batch's tokens (d->tokens) a rank dispatches over
+ * the EP group. Folded (t_exp < t) under sequence parallelism each rank sends
+ * its own sequence shard, tokens / t: Megatron-Core's
+ * MoEAlltoAllTokenDispatcher (megatron/core/transformer/moe/
+ * token_dispatcher.py) permutes the rank's local hidden states ([S/TP·B, H]
+ * under SP) and all_to_all's them over ep_group, gathering over the expert-TP
+ * group (expt_tp) only after, when ETP > 1. Otherwise the whole micro-batch,
+ * as ndlua has priced the TP-split experts. */
+double ep_token_share(const run_t *r)
+{
+    return expert_tp_degree(r) < r->tp && r->sequence_parallel ? 1.0 / (double)r->tp : 1.0;
+}
+
 static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
 {
     /* int64 products of degrees: each <= 2^20 and dp·tp·pp·cp <= 2^20 (lnd_run.c), so none passes 2^60 */
     int64_t dp = r->dp, t = r->tp, cp = r->cp, ep = r->ep;
-    int64_t t_exp, d_exp;
-    if (r->etp > 1) {
-        t_exp = r->etp;
+    int64_t t_exp = expert_tp_degree(r), d_exp;
+    if (etp_stated(r))
         d_exp = dp * t * cp / t_exp / ep;
-    } else {
-        t_exp = t;
+    else
         d_exp = dp >= ep ? dp / ep : dp * t / ep;
-        if (t_exp * ep > dp * t)
-            t_exp = 1;
-    }
-    int64_t expert_tp = r->etp > 1 ? r->etp : 1;
+    int64_t expert_tp = etp_stated(r) ? r->etp : 1;
     int64_t edp = dp * t * cp / (expert_tp * ep);
     bool moe = m->experts > 1;
     d->experts_clamped = moe && (edp < 1 || t_exp < 1 || d_exp < 1);
@@ -84,6 +126,12 @@ static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
     d->d_exp = max64(1, d_exp);
     d->edp_group = max64(1, edp);
     d->expert_dp_ranks = max64(1, dp * t * cp / (d->t_exp * ep));
+    /* folded under SP (ep_token_share < 1): a rank dispatches tokens / t, its
+     * expert-TP group gathers t_exp of those shards (token_dispatcher.py
+     * dispatch_postprocess, over expt_tp) and splits the weights t_exp ways */
+    bool folded = ep_token_share(r) < 1.0;
+    d->expert_work_div = folded ? (double)t : (double)d->t_exp;
+    d->expert_rows_share = folded ? (double)d->t_exp / (double)t : 1.0;
 }
 
 /* The routed experts' optimizer/FSDP shard (model-spec §d.4 step 3). */

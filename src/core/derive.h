@@ -13,6 +13,11 @@ typedef struct {
     int64_t sp;
     /* expert degrees */
     int64_t t_exp, d_exp, edp_group, expert_dp_ranks;
+    /* what divides a token's routed-expert work (FLOPs, activations) on a
+     * rank: t_exp, or t where the experts are folded under SP (a rank's own
+     * tokens / t, gathered over the t_exp expert-TP ranks, weights / t_exp);
+     * and the share of d->tokens a rank's experts run on (t_exp / t there, else 1) */
+    double expert_work_div, expert_rows_share;
     bool experts_clamped; /* the layout could not hold the experts; clamped to 1 */
     /* optimizer / FSDP sharding */
     int64_t param_cp, optimizer_ranks;
@@ -92,5 +97,10 @@ bool ties_embeddings(const model_t *m, const run_t *r);
 /* Routed tokens a token sends: top-k copies, at the capacity factor when
  * the experts run with a capacity, else dropless. */
 double routed_copies(const model_t *m, const run_t *r);
+/* The expert layers' TP degree t_exp (derive.c derive_experts), the devices
+ * between an EP group's ranks, and the share of d->tokens a rank dispatches. */
+int64_t expert_tp_degree(const run_t *r);
+int64_t ep_rank_stride(const run_t *r);
+double ep_token_share(const run_t *r);
 
 #endif

@@ -285,7 +285,7 @@ static inline const kind_price *price_of(const pricing *p, const layer_run *run,
 
 static double split_bytes(const act_split *a, const pricing *p, double tp_divisor)
 {
-    return a->shared / (double)p->c.d->sp + a->tp / tp_divisor + a->expert / (double)p->c.d->t_exp;
+    return a->shared / (double)p->c.d->sp + a->tp / tp_divisor + a->expert / p->c.d->expert_work_div;
 }
 
 /* The output layer's bytes per micro-batch: what it keeps, or at its backward peak (working). */

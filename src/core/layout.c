@@ -42,6 +42,7 @@ const field_desc RECOMPUTE_FIELDS[] = {
 /* The parallelism's fields in a run table: a runtime profile states what its runtime composes. */
 const field_desc PARALLELISM_FIELDS[] = {
     FIELD_BOOL(parallelism_opts, "sp_with_cp", sp_with_cp, false),
+    FIELD_BOOL(parallelism_opts, "expert_folding", expert_folding, false),
     FIELD_END,
 };
 

@@ -86,9 +86,12 @@ typedef struct {
 
 /* Which degrees the runtime composes where the reference planner refuses
  * the pair: sequence parallelism beside context parallelism (sp_with_cp;
- * false: the reference's "CP+SP incompatible", layout_sp_cp_fits). */
+ * false: the reference's "CP+SP incompatible", layout_sp_cp_fits); and
+ * whether a stated etp of 1 is the expert layers' TP degree (expert_folding:
+ * Megatron-Core's MoE parallel folding, derive.c etp_stated; false: etp <= 1
+ * is not stated, the reference's reading). */
 typedef struct {
-    bool sp_with_cp;
+    bool sp_with_cp, expert_folding;
 } parallelism_opts;
 
 /* Their flat fields in a run table (the per-stage forms and ranges are read settled, apart). */

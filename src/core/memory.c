@@ -252,7 +252,8 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
         b.cp = 2.0 * tokens * (k->heads * (k->qk_head_dim + k->v_head_dim) +
                                k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc / (double)r->tp;
     if (d->comm_ep && kind_ffn(k)->routed) {
-        b.ep = 2.0 * tokens * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
+        /* a rank's own tokens where the experts are not TP-split (derive.c ep_token_share) */
+        b.ep = 2.0 * tokens * ep_token_share(r) * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
     }
     return b;
 }

@@ -47,7 +47,9 @@ static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gb
  *        their gradients backward); Ulysses: 8·(cp − 1)/cp · tokens·(q, k, v, o
  *        widths)·bc / t (four all-to-alls each way); a linear attention passes
  *        3 · its state (layer_kinds.c cp_state) / t
- *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way) */
+ *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way),
+ *        tokens / t where the experts are not TP-split under sequence
+ *        parallelism (derive.c ep_token_share: each rank sends its own shard) */
 layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
 {
     const model_t *m = c->m;
@@ -67,7 +69,7 @@ layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
                (k->heads * (k->qk_head_dim + k->v_head_dim) + k->kv_heads * (k->qk_head_dim + k->v_head_dim)) * bc /
                tp;
     if (r->ep > 1 && kind_ffn(k)->routed) {
-        t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * routed_copies(m, r) * tokens * h * bc;
+        t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * routed_copies(m, r) * tokens * ep_token_share(r) * h * bc;
     }
     return t;
 }
@@ -240,7 +242,7 @@ double pipeline_step(const run_t *r, const double *x, int64_t pp, double *bubble
 static double layer_forward_flops(const layer_flops *f, const run_t *r, const derived_t *d)
 {
     double t = (double)r->tp;
-    return (f->proj + f->scores + f->recurrence + f->mlp + f->shared) / t + f->routed / (double)d->t_exp + f->router;
+    return (f->proj + f->scores + f->recurrence + f->mlp + f->shared) / t + f->routed / d->expert_work_div + f->router;
 }
 
 /* The forward share a selective recompute reruns when a census measured
@@ -372,7 +374,7 @@ static double layer_moved_per_token(const model_t *m, const layer_kind *k, const
     double per_width = k->ops[OP_FFMM] < 3 ? 2.0 * bc : d->fused_swiglu ? 3.0 * bc : 5.0 * bc;
     double over_tp = kind_ffn(k)->tp_width(m, k); /* its FFN form's parts (layer_kinds.c) */
     if (kind_ffn(k)->routed)
-        moved += per_width * ((double)m->expert_width * routed_copies(m, r) / (double)d->t_exp + over_tp / t);
+        moved += per_width * ((double)m->expert_width * routed_copies(m, r) / d->expert_work_div + over_tp / t);
     else
         moved += per_width * over_tp / t;
     return moved;
@@ -528,7 +530,7 @@ static gemm_excess_flops layer_gemm_excess(const model_t *m, const layer_kind *k
     if (!kind_ffn(k)->routed)
         return x;
     double ep = (double)r->ep, experts = (double)m->experts, f = (double)m->expert_width / (double)d->t_exp;
-    double rows = tokens * (double)m->top_k * ep / experts, count = experts / ep;
+    double rows = tokens * d->expert_rows_share * (double)m->top_k * ep / experts, count = experts / ep;
     gemm_excess_flops up = gemm_excess(g, rows, h, gate * f, count, bc), down = gemm_excess(g, rows, f, h, count, bc);
     up.forward += down.forward;
     up.backward += down.backward;
@@ -818,9 +820,12 @@ static double stage_micro_batch_time(const stage_work *w, const model_t *mo, con
     /* DualPipeV runs one micro-batch's expert all-to-all under another's
      * compute (DeepSeek-V3's design): it hides at least 90 % of it */
     double overlap_ep = r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && hw->overlap_ep < 0.9 ? 0.9 : hw->overlap_ep;
-    double ep_comm = r->kernels.deepep ? deepep_seconds(hw, w->ep, r->ep, t * cp, mo->experts, mo->top_k,
+    /* the EP group's ranks t·cp apart, or t_exp apart where the expert layers
+     * fold the stage's ranks (derive.c ep_rank_stride) */
+    int64_t stride = ep_rank_stride(r);
+    double ep_comm = r->kernels.deepep ? deepep_seconds(hw, w->ep, r->ep, stride, mo->experts, mo->top_k,
                                                         r->kernels.ep_node_limit)
-                                       : ep_all_to_all_seconds(hw, w->ep, r->ep, t * cp);
+                                       : ep_all_to_all_seconds(hw, w->ep, r->ep, stride);
     parts[5] = ep_comm * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
     double sum = 0;

@@ -311,7 +311,8 @@ static refusal experts_valid(const searcher *s, const probe *c)
     int64_t max_ep = g[DIM_DP] * g[DIM_TP] * (s->base->sharding.shard_spans_cp ? g[DIM_CP] : 1);
     if (g[DIM_EP] > m->experts || g[DIM_EP] > max_ep)
         return REFUSE_EP_BOUND;
-    int64_t t_exp = s->base->etp > 1 ? s->base->etp : g[DIM_TP];
+    bool stated = s->base->etp > 1 || (s->base->etp == 1 && s->base->parallelism.expert_folding);
+    int64_t t_exp = stated ? s->base->etp : g[DIM_TP];
     if (m->experts % g[DIM_EP] != 0 || m->expert_width % t_exp != 0)
         return REFUSE_EP_DIVISIBILITY;
     int64_t shard = s->base->sharding.expert_shard;

@@ -85,6 +85,14 @@ return {
     -- blocks and CP's K/V exchange beside attention. The reference planner
     -- refuses the pair ("CP+SP incompatible"); under this runtime the search
     -- keeps it.
-    parallelism = { sp_with_cp = true },
+    -- expert_folding: a stated --expert-tensor-parallel-size, 1 included, is the
+    -- expert layers' own TP degree, over ranks folded from the stage's tp x cp x
+    -- dp (megatron/core/parallel_state.py initialize_model_parallel: a second
+    -- RankGenerator(tp=expert_tensor_parallel_size, ep, dp=expert data
+    -- parallel, cp=1); unset, it is tensor_model_parallel_size there: a run's
+    -- etp 0). At 1 the experts are whole and each rank dispatches its own
+    -- sequence shard over an EP group of consecutive ranks (src/core/derive.c
+    -- ep_rank_stride, ep_token_share).
+    parallelism = { sp_with_cp = true, expert_folding = true },
   },
 }
