@@ -506,9 +506,10 @@ cases[#cases + 1] = {
   -- -18.5 % when added: written down, not fitted.
   known_gap = "ndlua prices 40.7 GiB: 31.9 of states (bf16 weights 3.5, fp32 main gradients 7.1, fp32 master "
     .. "weights 7.1 and Adam moments 14.2, none sharded at DP 1), 6.3 of activations with full recompute at "
-    .. "32768 tokens, 2.5 of buffers; the 9.3 GiB more are not attributed. Not checked: the command sets no "
-    .. "expandable_segments (the megatron profile prices no allocator reserve: its calibration cases are "
-    .. "max_memory_allocated); the header writes '50GB' where the later scripts write GiB (as 50e9 bytes, 46.6 "
+    .. "32768 tokens, 2.5 of buffers; the 9.3 GiB more are not attributed. Not checked: the allocator's "
+    .. "reserve (the megatron profile prices none: its calibration cases are max_memory_allocated; this "
+    .. "version of the script sets no expandable_segments, its copy examples/megatron/long_text.sh sets "
+    .. "expandable_segments:True under the same header and figure); the header writes '50GB' where the later scripts write GiB (as 50e9 bytes, 46.6 "
     .. "GiB, the error would be -12.5 %).",
   reached = 0.19,
 }
