@@ -51,6 +51,27 @@ describe("bytes a rank moves for one layer and micro-batch (nd.core.layer_traffi
     assert.are.equal(0, traffic(dense, { dp = 4, seq_length = 128 }).ep)
   end)
 
+  it("EP under Megatron-Core's folding with ETP = TP and SP: the rank's shard, then the expert-TP gather", function()
+    -- TP 2 with SP, experts split over TP 2 (etp unstated), EP 4 from DP 4. Not folding: every rank
+    -- dispatches the whole micro-batch, 98304 as above, and nothing gathers after
+    local plain = traffic(moe, { dp = 4, tp = 2, ep = 4, seq_length = 128, sequence_parallel = true })
+    assert.are.equal(98304, plain.ep)
+    assert.are.equal(0, plain.etp)
+    -- folding (MoEAlltoAllTokenDispatcher, token_dispatcher.py): the all-to-all carries the rank's
+    -- S/TP tokens, 98304 / 2 = 49152, then the expert-TP group of 2 all-gathers what each received
+    -- (2 · 128 / 2 routed tokens) and the combine reduce-scatters it, forward and backward:
+    -- 4 · (2 − 1)/2 · 2 · 128 · 64 · 2 = 65536
+    local folded = traffic(moe, { dp = 4, tp = 2, ep = 4, seq_length = 128, sequence_parallel = true,
+                                  expert_folding = true })
+    assert.are.equal(49152, folded.ep)
+    assert.are.equal(65536, folded.etp)
+    -- DeepEP's flex dispatcher sends the rank's shard to each TP rank of an expert: the whole bytes
+    local deepep = traffic(moe, { dp = 4, tp = 2, ep = 4, seq_length = 128, sequence_parallel = true,
+                                  expert_folding = true, deepep = true })
+    assert.are.equal(98304, deepep.ep)
+    assert.are.equal(0, deepep.etp)
+  end)
+
   it("DP all-reduce: 2·(d − 1)/d · W · reduce width, once a step", function()
     -- the dense layer's W = 16384 + 128 + 49152 = 65664; d = 4: 2 · 3/4 · 65664 · 2 = 196992
     assert.are.equal(196992, traffic(dense, { dp = 4, seq_length = 128 }).dp)

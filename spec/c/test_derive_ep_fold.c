@@ -6,7 +6,10 @@
  *
  * Each expected value is worked by hand from the degrees: t_exp = t, EP
  * carved from DP, ranks t·cp apart and every rank dispatching the whole
- * micro-batch (as ndlua priced it before); t_exp < t, ranks t_exp apart
+ * micro-batch (as ndlua priced it before) where the runtime does not fold,
+ * its own shard tokens / t then a gather over the t expert-TP ranks where
+ * it does under SP (Megatron-Core's MoEAlltoAllTokenDispatcher,
+ * megatron/core/transformer/moe/token_dispatcher.py); t_exp < t, ranks t_exp apart
  * (CP folded in), each rank its own sequence shard tokens / t under SP. The
  * seconds are the H800 machine's of test_timing_ep.c (8 devices a node,
  * 160 GB/s inside, 45 GB/s between nodes) for a micro-batch whose whole
@@ -33,16 +36,47 @@ int main(void)
     const double tol = 1e-12, gb = 1e9;
     hardware_t hw = machine_two_levels(160, 45);
 
-    /* TP 4, DP 8, EP 8, etp unstated: the experts split over TP 4, EP from DP:
-     * ranks 4 apart, the whole micro-batch (unchanged) */
-    run_t r = degrees(8, 4, 1, 8, 0, true);
+    /* TP 4, DP 8, EP 8, etp unstated, a runtime that does not fold: the
+     * experts split over TP 4, EP from DP: ranks 4 apart, the whole
+     * micro-batch (unchanged) */
+    run_t r = degrees(8, 4, 1, 8, 0, false);
     CHECK(expert_tp_degree(&r) == 4, "etp unstated: t_exp = t = 4");
     CHECK(ep_rank_stride(&r) == 4, "t_exp = t: ranks t = 4 apart");
-    CHECK_NEAR(ep_token_share(&r), 1.0, tol, "t_exp = t: the whole micro-batch");
+    CHECK_NEAR(ep_token_share(&r), 1.0, tol, "t_exp = t, not folding: the whole micro-batch");
+    CHECK(!etp_gathers_tokens(&r), "t_exp = t, not folding: no expert-TP gather");
     /* 8 ranks 4 apart span 32 devices, 2 of them a node: 1 peer inside, 6
      * outside: 6/7 GB over IB, 0.0190476 s */
     CHECK_NEAR(ep_all_to_all_seconds(&hw, gb * ep_token_share(&r), 8, ep_rank_stride(&r)), 6.0 / 7.0 / 45.0, tol,
                "t_exp = t: EP 8 four apart, 0.0190476 s");
+
+    /* The same under Megatron-Core (expert_folding), ETP = TP = 4 by
+     * default, SP: MoEAlltoAllTokenDispatcher all_to_all's the rank's own
+     * S/TP tokens over the EP group (still 4 apart) and gathers them over
+     * the expert-TP group after: a quarter of the bytes, 6/7 x 0.25 GB over
+     * IB = 0.0047619 s; the gather and reduce-scatter, 4 ways each (forward
+     * and backward) of (t - 1)/t of the 1 GB whole (0.25 GB received a rank,
+     * 3 peers' shards): 0.75 GB over the TP ranks' NVLink, 0.75/160 =
+     * 0.0046875 s */
+    r = degrees(8, 4, 1, 8, 0, true);
+    CHECK(ep_rank_stride(&r) == 4, "folding, t_exp = t: ranks still 4 apart");
+    CHECK(etp_gathers_tokens(&r), "folding, t_exp = t, SP: the expert-TP group gathers");
+    CHECK_NEAR(ep_token_share(&r), 0.25, tol, "folding, t_exp = t, SP: tokens / t");
+    CHECK_NEAR(ep_all_to_all_seconds(&hw, gb * ep_token_share(&r), 8, ep_rank_stride(&r)), 6.0 / 7.0 / 45.0 / 4.0,
+               tol, "folding, t_exp = t: EP 8 four apart, a quarter, 0.0047619 s");
+    CHECK_NEAR(0.75 * gb / (level_gbps(&hw, r.tp) * 1e9), 0.0046875, tol, "the expert-TP gather inside the node");
+    /* DeepEP (the flex dispatcher): one fused all-to-all over TP x EP with
+     * the routing map expanded over the TP ranks: the whole bytes, no gather */
+    r.kernels.deepep = true;
+    CHECK(!etp_gathers_tokens(&r), "DeepEP: no expert-TP gather");
+    CHECK_NEAR(ep_token_share(&r), 1.0, tol, "DeepEP: the whole micro-batch's bytes");
+    /* without SP each TP rank holds the whole micro-batch: nothing to gather */
+    r = degrees(8, 4, 1, 8, 0, true);
+    r.sequence_parallel = false;
+    CHECK(!etp_gathers_tokens(&r), "no SP: no expert-TP gather");
+    CHECK_NEAR(ep_token_share(&r), 1.0, tol, "no SP: the whole micro-batch");
+    /* TP 1: no expert-TP group */
+    r = degrees(8, 1, 1, 8, 0, true);
+    CHECK(!etp_gathers_tokens(&r), "TP 1: no expert-TP gather");
 
     /* the same run stating etp 1 where 1 is not read as stated (the
      * reference's lineage, a train.yaml's 0/1 = none): as unstated */

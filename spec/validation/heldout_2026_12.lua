@@ -444,8 +444,12 @@ cases[#cases + 1] = {
     .. "fp32 master weights and Adam moments sharded over DP 2).",
 }
 
+-- Calibration since issue 31's ETP gather (ep31, round 2): the expert-TP gather's output buffer
+-- (memory.c layer_comm_bytes, derive.c etp_gathers_tokens) was added after this row's move under the
+-- first version (the a2a buffers at tokens / t alone: 40.48 -> 40.27 GiB) had been seen; with it
+-- 40.52 GiB, the same -32.5 %. Its data informed no constant.
 cases[#cases + 1] = {
-  id = "heldout-swift-qwen3-30b-a3b-megatron-tp2-ep8-16gpu", set = "validation", group = "heldout megatron ep memory",
+  id = "heldout-swift-qwen3-30b-a3b-megatron-tp2-ep8-16gpu", set = "calibration", group = "heldout megatron ep memory",
   kind = "memory",
   source = "modelscope/ms-swift docs/source_en/BestPractices/Qwen3-Best-Practice.md (https://swift.readthedocs.io/"
     .. "en/latest/BestPractices/Qwen3-Best-Practice.html), Megatron-SWIFT full-parameter Qwen3-30B-A3B: 'GPU Memory "

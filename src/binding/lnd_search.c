@@ -662,7 +662,7 @@ static int lnd_rerun_seconds(lua_State *L)
 }
 
 /* nd.core.layer_traffic(model, run, kind [, weights]) -> bytes one rank moves:
- * {tp, cp, ep} for one micro-batch of one layer of the kind, forward and
+ * {tp, cp, ep, etp} for one micro-batch of one layer of the kind, forward and
  * backward, and dp for a step over `weights` parameters (default: that layer's) */
 static int lnd_layer_traffic(lua_State *L)
 {
@@ -671,10 +671,11 @@ static int lnd_layer_traffic(lua_State *L)
     price_ctx c = lnd_check_layer(L, &d, &k);
     layer_traffic t = layer_traffic_bytes(&c, k);
     double weights = lnd_optnumber(L, 4, layer_rank_weights(&c, k));
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
     field_set_number(L, "tp", t.tp);
     field_set_number(L, "cp", t.cp);
     field_set_number(L, "ep", t.ep);
+    field_set_number(L, "etp", t.etp);
     field_set_number(L, "dp", dp_traffic_bytes(&c, weights));
     return 1;
 }

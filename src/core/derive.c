@@ -96,16 +96,42 @@ int64_t ep_rank_stride(const run_t *r)
     return t_exp < r->tp ? t_exp : r->tp * r->cp;
 }
 
+/* Whether the EP all-to-all carries a rank's own sequence shard and the
+ * expert-TP group gathers the received tokens after it, with the experts
+ * split as attention is (t_exp = t > 1) under sequence parallelism, where
+ * the runtime folds the expert layers (parallelism.expert_folding:
+ * Megatron-Core). MoEAlltoAllTokenDispatcher (megatron/core/transformer/moe/
+ * token_dispatcher.py, NVIDIA/Megatron-LM 0014f137): dispatch_preprocess
+ * permutes the rank's hidden_states ("num_local_tokens: S/TP*B"),
+ * dispatch_all_to_all runs "all_to_all(self.ep_group,
+ * permutated_local_input_tokens, ...)", dispatch_postprocess then
+ * "gather_from_sequence_parallel_region(global_input_tokens,
+ * group=self.tp_group, ...)" with tp_group = expt_tp_group "if self.tp_size
+ * > 1"; combine_preprocess reduce_scatter_to_sequence_parallel_region's them
+ * back over tp_group before combine_all_to_all. Not under DeepEP: the flex
+ * dispatcher's _DeepepManager runs over tp_ep_group with router_topk =
+ * tp_size x topk and the routing map expanded over the TP ranks, so a rank
+ * sends its S/TP tokens to each of the t TP ranks of a chosen expert: the
+ * whole micro-batch's bytes, no gather after, as ndlua prices it. */
+bool etp_gathers_tokens(const run_t *r)
+{
+    return r->parallelism.expert_folding && r->sequence_parallel && !r->kernels.deepep && r->tp > 1 &&
+           expert_tp_degree(r) == r->tp;
+}
+
 /* The share of its micro-batch's tokens (d->tokens) a rank dispatches over
  * the EP group. Folded (t_exp < t) under sequence parallelism each rank sends
  * its own sequence shard, tokens / t: Megatron-Core's
  * MoEAlltoAllTokenDispatcher (megatron/core/transformer/moe/
  * token_dispatcher.py) permutes the rank's local hidden states ([S/TP·B, H]
  * under SP) and all_to_all's them over ep_group, gathering over the expert-TP
- * group (expt_tp) only after, when ETP > 1. Otherwise the whole micro-batch,
+ * group (expt_tp) only after, when ETP > 1; likewise with t_exp = t where
+ * the runtime folds (etp_gathers_tokens). Otherwise the whole micro-batch,
  * as ndlua has priced the TP-split experts. */
 double ep_token_share(const run_t *r)
 {
+    if (etp_gathers_tokens(r))
+        return 1.0 / (double)r->tp;
     return expert_tp_degree(r) < r->tp && r->sequence_parallel ? 1.0 / (double)r->tp : 1.0;
 }
 
@@ -129,7 +155,7 @@ static void derive_experts(const model_t *m, const run_t *r, derived_t *d)
     /* folded under SP (ep_token_share < 1): a rank dispatches tokens / t, its
      * expert-TP group gathers t_exp of those shards (token_dispatcher.py
      * dispatch_postprocess, over expt_tp) and splits the weights t_exp ways */
-    bool folded = ep_token_share(r) < 1.0;
+    bool folded = expert_tp_degree(r) < t && r->sequence_parallel;
     d->expert_work_div = folded ? (double)t : (double)d->t_exp;
     d->expert_rows_share = folded ? (double)d->t_exp / (double)t : 1.0;
 }

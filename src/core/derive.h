@@ -102,5 +102,6 @@ double routed_copies(const model_t *m, const run_t *r);
 int64_t expert_tp_degree(const run_t *r);
 int64_t ep_rank_stride(const run_t *r);
 double ep_token_share(const run_t *r);
+bool etp_gathers_tokens(const run_t *r);
 
 #endif

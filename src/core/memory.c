@@ -254,6 +254,13 @@ layer_comm mem_layer_comm_buffers(const price_ctx *c, const layer_kind *k, const
     if (d->comm_ep && kind_ffn(k)->routed) {
         /* a rank's own tokens where the experts are not TP-split (derive.c ep_token_share) */
         b.ep = 2.0 * tokens * ep_token_share(r) * routed_copies(m, r) * h * bc * (double)(r->ep - 1) / (double)r->ep;
+        /* and where the expert-TP group gathers the received shards after
+         * (derive.c etp_gathers_tokens), the gather's output: the t ranks'
+         * k·tokens/t each, a fresh tensor (token_dispatcher.py
+         * dispatch_postprocess, gather_from_sequence_parallel_region without
+         * the global buffer), as b.tp holds SP's gathered tokens */
+        if (etp_gathers_tokens(r))
+            b.ep += tokens * routed_copies(m, r) * h * bc;
     }
     return b;
 }

@@ -49,14 +49,19 @@ static double seconds(double bytes, double gbps) { return gbps > 0 ? bytes / (gb
  *        3 · its state (layer_kinds.c cp_state) / t
  *   EP   4·(ep − 1)/ep · k·cap·tokens·h·bc (dispatch and combine, each way),
  *        tokens / t where the experts are not TP-split under sequence
- *        parallelism (derive.c ep_token_share: each rank sends its own shard) */
+ *        parallelism (derive.c ep_token_share: each rank sends its own shard)
+ *   ETP  where the EP all-to-all carries the rank's shard and the expert-TP
+ *        group of t ranks gathers what it received (derive.c
+ *        etp_gathers_tokens): each rank receives k·cap·tokens/t, the
+ *        all-gather brings (t − 1) such shards, the combine's reduce-scatter
+ *        sends as many; forward and backward: 4·(t − 1)/t · k·cap·tokens·h·bc */
 layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
 {
     const model_t *m = c->m;
     const run_t *r = c->r;
     const derived_t *d = c->d;
     double tokens = d->tokens;
-    layer_traffic t = {0, 0, 0};
+    layer_traffic t = {0, 0, 0, 0};
     double h = (double)m->hidden, bc = d->bytes_compute, tp = (double)r->tp, cp = (double)r->cp;
     if (r->tp > 1)
         t.tp = k->ops[OP_GATHER] / 4.0 * 8.0 * (tp - 1) / tp * tokens * h * bc;
@@ -70,6 +75,8 @@ layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k)
                tp;
     if (r->ep > 1 && kind_ffn(k)->routed) {
         t.ep = 4.0 * (double)(r->ep - 1) / (double)r->ep * routed_copies(m, r) * tokens * ep_token_share(r) * h * bc;
+        if (etp_gathers_tokens(r))
+            t.etp = 4.0 * (tp - 1) / tp * routed_copies(m, r) * tokens * h * bc;
     }
     return t;
 }
@@ -627,9 +634,11 @@ static void add_run(stage_work *w, const price_ctx *c, const layer_run *run, lay
     w->tp += n * t.tp * (1.0 + again / 2.0);
     w->cp += n * t.cp * (1.0 + again / 3.0);
     w->ep += n * t.ep * (1.0 + again / 2.0);
+    w->etp += n * t.etp * (1.0 + again / 2.0);
     w->tp_once += n * t.tp;
     w->cp_once += n * t.cp;
     w->ep_once += n * t.ep;
+    w->etp_once += n * t.etp;
     if (!(lt.attention_flops > 0))
         w->cp_bare += n * t.cp;
     w->weights += n * lt.weights;
@@ -826,6 +835,11 @@ static double stage_micro_batch_time(const stage_work *w, const model_t *mo, con
     double ep_comm = r->kernels.deepep ? deepep_seconds(hw, w->ep, r->ep, stride, mo->experts, mo->top_k,
                                                         r->kernels.ep_node_limit)
                                        : ep_all_to_all_seconds(hw, w->ep, r->ep, stride);
+    /* the expert-TP gathers sit between the all-to-all and the experts as
+     * the all-to-all does (token_dispatcher.py dispatch_postprocess,
+     * combine_preprocess), over the TP ranks' link (the expert layers'
+     * RankGenerator puts tp first: consecutive ranks) */
+    ep_comm += seconds(w->etp, level_gbps(hw, t));
     parts[5] = ep_comm * (1.0 - overlap_ep);
     parts[6] = seconds(pp_bytes, level_gbps(hw, 2 * t * cp * r->dp)) * (1.0 - hw->overlap_pp);
     double sum = 0;
@@ -844,6 +858,7 @@ static void add_work(stage_work *sum, const stage_work *w, double n)
     sum->tp_once += n * w->tp_once;
     sum->cp_once += n * w->cp_once;
     sum->ep_once += n * w->ep_once;
+    sum->etp_once += n * w->etp_once;
     sum->cp_bare += n * w->cp_bare;
 }
 
@@ -874,6 +889,7 @@ static double floor_sum(const stage_work *all, const model_t *mo, const run_t *r
     w.recompute_flops = w.recompute_attention_flops = w.recompute_moved = 0;
     w.tp = w.tp_once;
     w.ep = w.ep_once;
+    w.etp = w.etp_once;
     w.cp = 0;
     double parts[STAGE_PARTS];
     double sum = stage_micro_batch_time(&w, mo, r, hw, pp_bytes, parts) + (double)(r->pp - 1) * parts[6];
@@ -920,6 +936,7 @@ static double layer_floor_seconds(const price_ctx *c, const hardware_t *hw, timi
     w.recompute_flops = w.recompute_attention_flops = w.recompute_moved = 0;
     w.tp = w.tp_once;
     w.ep = w.ep_once;
+    w.etp = w.etp_once;
     w.cp = 0;
     double parts[STAGE_PARTS];
     double x = stage_micro_batch_time(&w, c->m, r, hw, 0.0, parts);

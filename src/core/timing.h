@@ -57,6 +57,7 @@ typedef struct {
 /* Bytes one rank moves per micro-batch for one layer of kind k, by collective. */
 typedef struct {
     double tp, cp, ep;
+    double etp; /* the expert-TP group's gather and reduce-scatter of the dispatched tokens */
 } layer_traffic;
 
 layer_traffic layer_traffic_bytes(const price_ctx *c, const layer_kind *k);
@@ -132,7 +133,9 @@ typedef struct {
     double forward_attention_flops, recompute_attention_flops; /* a flash kernel's share of them */
     double forward_moved, recompute_moved;  /* HBM bytes of the element-wise ops, one micro-batch */
     double tp, cp, ep;                      /* bytes one micro-batch, forward and backward */
+    double etp;                             /* expert-TP gathers of dispatched tokens, as ep */
     double tp_once, cp_once, ep_once;       /* the same without a full recompute's resend */
+    double etp_once;
     double cp_bare;                         /* cp_once of layers without a flash kernel's attention */
     double weights;                         /* weights on one rank (for DP traffic) */
     double layers;                          /* its layers (the units FSDP gathers one by one) */
