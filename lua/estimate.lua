@@ -188,6 +188,7 @@ local function print_table(est, layers)
   local shown = {}
   for _, c in ipairs(COMPONENTS) do
     local any = c[1] ~= "main_params" and c[1] ~= "fragmentation" and c[1] ~= "grad_pool"
+                and c[1] ~= "recv_buffers"
     for _, s in ipairs(est.stages) do any = any or (s[c[1]] or 0) > 0 end
     if any then shown[#shown + 1] = c end
   end

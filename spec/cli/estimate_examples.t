@@ -115,9 +115,10 @@ Under torchtitan's runtime the two middle stages of the Llama 3.1 70B
 recipe hold no gradient pool and no fragmentation, which the core leaves
 out of a stage's table where they are zero, while the first and last
 stages hold both: the table shows both columns, and the middle stages'
-read 0.00 (stage, fragment, grad pool):
+read 0.00 (stage, fragment, grad pool; the pipelining's receive buffers,
+a column of their own before fragment, on every stage):
 
-  $ ndlua estimate.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --runtime torchtitan 2>/dev/null | grep -E '^[ *] +[0-3] +20 ' | awk '{print $(NF-12), $(NF-3), $(NF-2)}'
+  $ ndlua estimate.lua $ROOT/examples/llama-3.1-70b-tp-pp-sp/train.yaml --runtime torchtitan 2>/dev/null | grep -E '^[ *] +[0-3] +20 ' | awk '{print $(NF-13), $(NF-3), $(NF-2)}'
   0 * (glob)
   1 0.00 0.00
   2 0.00 0.00

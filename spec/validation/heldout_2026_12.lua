@@ -311,8 +311,10 @@ cases[#cases + 1] = {
   known_gap = "rank 0 holds no MTP layer, so ndlua prices it as the MTP-disabled row's rank 0 (270.8 GiB, where "
     .. "that eager run measured 263.25 GiB); this run measured 238.30 GiB on the same rank: the report says the "
     .. "MTP-disabled runs 'used different software packages', and the 25 GiB between the two is theirs, not the "
-    .. "layout's; ndlua prices no package",
-  reached = 0.14,
+    .. "layout's; ndlua prices no package. Since torch.distributed.pipelining's receive buffers are priced "
+    .. "from its source (25.5 GiB on rank 0: one input and one output-gradient buffer per micro-batch and chunk), "
+    .. "+24.3 %, as the MTP-disabled row moved (torchtitan_dsv3_moe.lua)",
+  reached = 0.25,
 }
 
 

@@ -50,5 +50,13 @@ return {
       .. "split evenly over the 16 virtual stages, as ndlua's balanced split places them. Without "
       .. "pp_unsharded_grads (FSDP2 under torch.distributed.pipelining holds each stage's gradients unsharded "
       .. "through the micro-batches) ndlua says 227.6 GiB (-13.5 %).",
+    -- +2.9 % until torch.distributed.pipelining's receive buffers were priced from its source (issue 31):
+    -- written down, not fitted.
+    known_gap = "ndlua's rank 0 holds 25.5 GiB of torch.distributed.pipelining receive buffers (stage.py "
+      .. "allocates one input and one output-gradient buffer per micro-batch for each of its 8 chunks: 8 x 32 "
+      .. "gradient and 7 x (32 - 2 in flight) input buffers of 4096 x 7168 bf16, 56 MiB each); without them it "
+      .. "read 270.8 GiB (+2.9 %). The measured peak leaves no room for them beside the rest as priced: another "
+      .. "part of this row is over-priced, or the measured run's PyTorch kept fewer (pytorch/pytorch issue 136380)",
+    reached = 0.13,
   },
 }

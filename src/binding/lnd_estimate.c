@@ -95,38 +95,46 @@ static void push_row(lua_State *L, const estimate_row *row)
     fields_push(L, d, row);
 }
 
-/* Pushes one stage's table; sets sums to its rounded total, allocated and reserved bytes. */
-/* A stage's ten parts, each rounded to bytes: the seven allocated ones, then fragmentation,
- * the gradients' pool and the reserve. */
-static void stage_parts(lua_State *L, const stage_estimate *st, int64_t parts[10])
+/* A stage's parts: the allocated ones (the pipeline's receive buffers,
+ * shown where a runtime keeps them, last), then fragmentation, the
+ * gradients' pool and the reserve. */
+enum { ALLOCATED_PARTS = 8, STAGE_PARTS_N = 11 };
+
+/* A stage's parts, each rounded to bytes. */
+static void stage_parts(lua_State *L, const stage_estimate *st, int64_t parts[STAGE_PARTS_N])
 {
     /* reserved over allocated, rounded once, then split: the gradients' pool and fragmentation */
     int64_t over = bytes(L, st->reserved - st->allocated), pool = bytes(L, st->grad_pool);
-    int64_t p[10] = {bytes(L, st->stat.params), bytes(L, st->stat.grads), bytes(L, st->stat.optimizer),
-                     bytes(L, st->stat.main_params), bytes(L, st->activations), bytes(L, st->comm),
-                     bytes(L, st->backward_overhead), over - pool, pool, bytes(L, st->reserve)};
+    int64_t p[STAGE_PARTS_N] = {bytes(L, st->stat.params),     bytes(L, st->stat.grads),
+                                bytes(L, st->stat.optimizer),  bytes(L, st->stat.main_params),
+                                bytes(L, st->activations),     bytes(L, st->comm),
+                                bytes(L, st->backward_overhead), bytes(L, st->recv_buffers),
+                                over - pool,                   pool,
+                                bytes(L, st->reserve)};
     memcpy(parts, p, sizeof p);
 }
 
 static void push_stage(lua_State *L, const estimate_t *e, int64_t s, int64_t sums[3])
 {
     const stage_estimate *st = &e->stages[s];
-    int64_t parts[10];
+    int64_t parts[STAGE_PARTS_N];
     stage_parts(L, st, parts);
-    static const char *const names[10] = {"params", "grads", "optimizer", "main_params", "activations",
-                                          "comm", "backward_overhead", "fragmentation", "grad_pool", "reserve"};
-    lua_createtable(L, 0, 16);
+    /* sets sums to the stage's rounded total, allocated and reserved bytes */
+    static const char *const names[STAGE_PARTS_N] = {
+        "params", "grads",        "optimizer",     "main_params", "activations", "comm",
+        "backward_overhead", "recv_buffers", "fragmentation", "grad_pool",   "reserve"};
+    lua_createtable(L, 0, 17);
     field_set_int(L, "stage", s);
     int64_t total = 0;
-    for (int i = 0; i < 10; i++) {
-        if ((i == 7 || i == 8) && parts[i] == 0)
-            continue; /* the allocator's fragmentation and pools: shown where a runtime states them */
+    for (int i = 0; i < STAGE_PARTS_N; i++) {
+        if ((i == 7 || i == 8 || i == 9) && parts[i] == 0)
+            continue; /* receive buffers, the allocator's fragmentation and pools: shown where a runtime states them */
         field_set_int(L, names[i], parts[i]);
         total += parts[i];
     }
     sums[0] = total;
-    sums[1] = total - parts[9] - parts[8] - parts[7];
-    sums[2] = total - parts[9];
+    sums[1] = total - parts[10] - parts[9] - parts[8];
+    sums[2] = total - parts[10];
     field_set_int(L, "total", sums[0]);
     field_set_int(L, "allocated", sums[1]);
     field_set_int(L, "reserved", sums[2]);
@@ -272,9 +280,9 @@ int lnd_allocated_with_offset(lua_State *L)
         return nd_bad_input(L, "%s", e->error);
     lua_createtable(L, (int)e->pp, 0);
     for (int64_t s = 0; s < e->pp; s++) {
-        int64_t parts[10], allocated = 0;
+        int64_t parts[STAGE_PARTS_N], allocated = 0;
         stage_parts(L, &e->stages[s], parts);
-        for (int i = 0; i < 7; i++)
+        for (int i = 0; i < ALLOCATED_PARTS; i++)
             allocated += parts[i];
         lua_pushinteger(L, allocated);
         lua_rawseti(L, -2, s + 1);

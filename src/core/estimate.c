@@ -708,13 +708,16 @@ static double larger(double a, double b)
     return a > b ? a : b;
 }
 
-static backward_ends ends_of(const stage_estimate *st, const tables_reduce *t, const derived_t *d)
+static backward_ends ends_of(const stage_estimate *st, const tables_reduce *t, const derived_t *d, double recv_whole)
 {
     double rest = static_total(&st->stat) - st->stat.grads;
     double shards = d->grads_released ? t->input / (double)d->optimizer_ranks : 0.0;
     double held = larger(st->comm, t->input + larger(t->copied - shards, 0.0));
-    backward_ends e = {st->stat.grads, rest + st->activations + st->comm + st->backward_overhead, rest + held,
-                       rest + larger(st->comm, t->input + t->copied), t->input, held};
+    /* the pipeline's receive buffers: beside the activations at the start, all of them at the end */
+    backward_ends e = {st->stat.grads,
+                       rest + st->activations + st->comm + st->backward_overhead + st->recv_buffers,
+                       rest + held + recv_whole, rest + larger(st->comm, t->input + t->copied) + recv_whole, t->input,
+                       held};
     return e;
 }
 
@@ -724,7 +727,7 @@ static backward_ends ends_of(const stage_estimate *st, const tables_reduce *t, c
  * gradients arrive, so the peak is at one end: the start, or the end, where
  * every gradient lives and no activation. The stage's parts become what
  * lives at that end. */
-static void keep_peak_end(stage_estimate *st, const backward_ends *e)
+static void keep_peak_end(stage_estimate *st, const backward_ends *e, double recv_whole)
 {
     if (e->start >= e->end + e->grads) {
         st->stat.grads = 0;
@@ -732,6 +735,7 @@ static void keep_peak_end(stage_estimate *st, const backward_ends *e)
         st->activations = 0;
         st->backward_overhead = 0;
         st->comm = e->end_held;
+        st->recv_buffers = recv_whole;
     }
 }
 
@@ -804,6 +808,52 @@ static int64_t in_flight_of(const int64_t *mf, const run_t *r, int64_t s, int64_
     return mf != NULL ? mf[s * r->vpp + c] : micro_factor_priced(r, s, c);
 }
 
+/* PyTorch pipelining's receive buffers on stage s (recv_buffers_per_micro_batch):
+ * at its first step() a PipelineStage that is not the pipeline's first
+ * allocates one forward-input buffer per micro-batch of the schedule
+ * (torch/distributed/pipelining/stage.py PipelineStage._prepare_forward_infra:
+ * `for chunk_id in range(num_microbatches)`, _make_tensor_from_meta of the
+ * stage's input meta), and one that is not the last one output-gradient
+ * buffer per micro-batch (_prepare_backward_infra -> _create_grad_recv_info,
+ * of its output meta); clear_runtime_states, at each step(), drops only the
+ * input buffers' .grad, so all of them stay resident (pytorch/pytorch issue
+ * 136380 asks to keep fewer; PR 196463, allocating each just before its
+ * receive, was open when this was written). Each chunk of an
+ * interleaved or V schedule is a PipelineStage of its own: looped, chunk c
+ * of stage s is virtual stage c x pp + s; V (DualPipeV), the second chunk
+ * is 2 pp - 1 - s. A buffer holds the stage's boundary tensor: the hidden
+ * states of one micro-batch's tokens (tokens: on one CP rank), in the
+ * compute dtype, over sequence parallelism (the residual stream between
+ * blocks). While a micro-batch is in flight its input buffer is the first
+ * layer's input, which the activations already count (in_flight of them at
+ * the peak); the rest sit beside them. `whole` returns every buffer, the
+ * return value those beside the activations. */
+static double recv_buffers(const pricing *p, const estimate_t *e, int64_t s, double *whole)
+{
+    const run_t *r = p->c.r;
+    const derived_t *d = p->c.d;
+    *whole = 0.0;
+    if (r->pp <= 1 || !r->pipeline.recv_buffers_per_micro_batch)
+        return 0.0;
+    double one = d->tokens * (double)p->c.m->hidden * d->bytes_compute / (double)d->sp;
+    double m = (double)schedule_micro_batches(r), beside = 0.0;
+    int64_t last = r->pp * r->vpp - 1;
+    for (int64_t c = 0; c < r->vpp; c++) {
+        bool v = r->pipeline.schedule == SCHED_ZERO_BUBBLE_V && c == 1;
+        int64_t virt = v ? 2 * r->pp - 1 - s : c * r->pp + s;
+        if (virt > 0) {
+            double held = (double)in_flight_of(e->micro_factors, r, s, c);
+            *whole += m * one;
+            beside += (held < m ? m - held : 0.0) * one;
+        }
+        if (virt < last) {
+            *whole += m * one;
+            beside += m * one;
+        }
+    }
+    return beside;
+}
+
 static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pricing *p, int64_t s)
 {
     static const stage_estimate empty;
@@ -823,6 +873,8 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
             return -1;
     }
     st->n_rows = e->n_rows - st->first_row;
+    double recv_whole;
+    st->recv_buffers = recv_buffers(p, e, s, &recv_whole);
     st->backward_overhead = backward_overhead(p, e->lay, s);
     st->comm += st->held_params;
     offload(st, r);
@@ -833,11 +885,11 @@ static int price_stage(estimate_t *e, const model_t *m, const run_t *r, const pr
     backward_ends ends = {0, 0, 0, 0, 0, 0}; /* read only under the rules below */
     if (d->grads_released || r->allocator.grad_stream_pool || r->allocator.tables_reduce_above_peak) {
         tables_reduce t = stage_tables_reduce(p, e->lay, s);
-        ends = ends_of(st, &t, d);
+        ends = ends_of(st, &t, d, recv_whole);
     }
     if (d->grads_released)
-        keep_peak_end(st, &ends);
-    st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead;
+        keep_peak_end(st, &ends, recv_whole);
+    st->allocated = static_total(&st->stat) + st->activations + st->comm + st->backward_overhead + st->recv_buffers;
     price_reserved(st, &ends, d, r);
     st->total = st->reserved + st->reserve;
     return 0;

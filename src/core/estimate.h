@@ -50,6 +50,8 @@ typedef struct {
     /* the attention swap's: its layers' swappable bytes, and the stage's last such layer's */
     double swap_sum, swap_last;
     double held_params; /* FSDP weights kept gathered from forward to backward (inside comm) */
+    /* the pipeline's receive buffers beside the activations (recv_buffers_per_micro_batch) */
+    double recv_buffers;
     int first_row, n_rows;
 } stage_estimate;
 

@@ -28,6 +28,7 @@ const field_desc PIPELINE_FIELDS[] = {
     FIELD_I64(pipeline_opts, "local_batch_size", local_batch_size, 0, ND_MAX_BATCH, 0),
     FIELD_BOOL(pipeline_opts, "schedule_per_local_batch", schedule_per_local_batch, false),
     FIELD_BOOL(pipeline_opts, "dp_sync_per_schedule", dp_sync_per_schedule, false),
+    FIELD_BOOL(pipeline_opts, "recv_buffers_per_micro_batch", recv_buffers_per_micro_batch, false),
     FIELD_END,
 };
 

@@ -69,6 +69,10 @@ typedef struct {
      * dp_exposed_seconds); false where the recipe defers it to the step's
      * last local batch */
     bool dp_sync_per_schedule;
+    /* torch.distributed.pipelining allocates a stage's receive buffers once,
+     * one per micro-batch of the schedule, and keeps them all run
+     * (estimate.c recv_buffers) */
+    bool recv_buffers_per_micro_batch;
 } pipeline_opts;
 
 /* Recompute: per-stage counts of fully or selectively recomputed layers,

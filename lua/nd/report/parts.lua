@@ -41,7 +41,7 @@ end
 parts.MEMORY = {
   { "params", "params" }, { "grads", "grads" }, { "optimizer", "optimizer" }, { "main_params", "main" },
   { "activations", "activations" }, { "comm", "comm" }, { "backward_overhead", "overhead" },
-  { "fragmentation", "fragment" }, { "grad_pool", "grad pool" }, { "reserve", "reserve" },
+  { "recv_buffers", "recv bufs" }, { "fragmentation", "fragment" }, { "grad_pool", "grad pool" }, { "reserve", "reserve" },
 }
 
 --- Seconds for the table: 3 decimals, or 3 significant digits below 0.01 s.

@@ -134,7 +134,12 @@ return {
     -- backward_maybe_with_nosync calls it whenever last_backward, which a
     -- schedule sets on its own last micro-batch, so a step of k local batches
     -- syncs k times (dp_sync_per_schedule).
-    pipeline = { schedule_per_local_batch = true, dp_sync_per_schedule = true },
+    -- Each PipelineStage allocates its receive buffers once, one per
+    -- micro-batch of the schedule (stage.py _prepare_forward_infra for the
+    -- inputs of a stage not the first, _create_grad_recv_info for the output
+    -- gradients of one not the last), and keeps them between steps
+    -- (recv_buffers_per_micro_batch; src/core/estimate.c recv_buffers).
+    pipeline = { schedule_per_local_batch = true, dp_sync_per_schedule = true, recv_buffers_per_micro_batch = true },
     -- Sequence parallelism with context parallelism: parallelize_llama
     -- (torchtitan/models/llama3/infra/parallelize.py) applies the TP plan,
     -- whose norms are SequenceParallel() and whose block inputs are Shard(1),

@@ -12,10 +12,14 @@ local charts = {}
 
 -- The byte components of a stage, in the order estimate.lua's table and
 -- chart show them (nd.report.table.MEMORY), each with its colour: the
--- index in svg.PALETTE of each, in that order.
-local COLOURS = { 1, 2, 3, 9, 4, 5, 6, 7, 10, 8 }
+-- index in svg.PALETTE of each, in that order, or a colour of its own
+-- (the pipeline's receive buffers: the palette's ten are taken).
+local COLOURS = { 1, 2, 3, 9, 4, 5, 6, "#44AA99", 7, 10, 8 }
 charts.COMPONENTS = {}
-for i, c in ipairs(table_report.MEMORY) do charts.COMPONENTS[i] = { c[1], c[2], svg.PALETTE[COLOURS[i]] } end
+for i, c in ipairs(table_report.MEMORY) do
+  local colour = COLOURS[i]
+  charts.COMPONENTS[i] = { c[1], c[2], type(colour) == "string" and colour or svg.PALETTE[colour] }
+end
 
 -- The axis scale of a unit: what values are divided by, and its name.
 local function scale(unit, largest)
