@@ -148,8 +148,8 @@ describe("search.lua --balance", function()
       .. "--recompute auto -j 1 -v 0 --balance --json -o " .. dir)
     local top = doc.candidates[1]
     assert.is_truthy(top.balance)
-    -- its even split need not fit (since the EP-past-DP layouts' own tokens, issue 31: dp 4 x tp 16 x
-    -- pp 16, balanced to fit); its step is priced all the same
+    -- its even split need not fit: the top, dp 4 x tp 16 x pp 16 x ep 16 (EP past DP), needs 58.84 GiB
+    -- evenly split and 57.90 GiB balanced; its even step is priced all the same
     assert.is_boolean(top.balance.even_fits)
     assert.is_true(top.step_time_s <= top.balance.even_step_s)
     -- a gain is stated against an even split that fits

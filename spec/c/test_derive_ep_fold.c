@@ -6,7 +6,7 @@
  *
  * Each expected value is worked by hand from the degrees: t_exp = t, EP
  * carved from DP, ranks t·cp apart and every rank dispatching the whole
- * micro-batch (as ndlua priced it before) where the runtime does not fold,
+ * micro-batch (ndlua's price there) where the runtime does not fold,
  * its own shard tokens / t then a gather over the t expert-TP ranks where
  * it does under SP (Megatron-Core's MoEAlltoAllTokenDispatcher,
  * megatron/core/transformer/moe/token_dispatcher.py); t_exp < t, ranks t_exp apart

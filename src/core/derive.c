@@ -89,7 +89,7 @@ int64_t expert_tp_degree(const run_t *r)
  * by default; NVIDIA, "MoE Parallel Folding", arXiv 2504.14960), so an EP
  * group's ranks stand t_exp apart (consecutive at ETP 1), CP folded in. Where
  * the experts are split as attention is (t_exp = t) the TP ranks form the
- * expert-TP group and EP is carved from DP: t·cp apart, as before. */
+ * expert-TP group and EP is carved from DP: t·cp apart. */
 int64_t ep_rank_stride(const run_t *r)
 {
     int64_t t_exp = expert_tp_degree(r);
@@ -126,8 +126,10 @@ bool etp_gathers_tokens(const run_t *r)
  * token_dispatcher.py) permutes the rank's local hidden states ([S/TP·B, H]
  * under SP) and all_to_all's them over ep_group, gathering over the expert-TP
  * group (expt_tp) only after, when ETP > 1; likewise with t_exp = t where
- * the runtime folds (etp_gathers_tokens). Otherwise the whole micro-batch,
- * as ndlua has priced the TP-split experts. */
+ * the runtime folds (etp_gathers_tokens). Otherwise the whole micro-batch:
+ * without SP, and with t_exp = t where the runtime does not fold (ndlua's
+ * price there) or under DeepEP's flex dispatcher (the rank's shard sent to
+ * each TP rank of a chosen expert: the whole bytes). */
 double ep_token_share(const run_t *r)
 {
     if (etp_gathers_tokens(r))
