@@ -69,6 +69,12 @@ local function print_plan(result, run, model, hw, opts)
       io.write("\n")
     end
   end
+  local prefix = p.run.prefix or 0
+  if prefix > 0 then
+    -- the first kind's layers the table's cells leave out (balance_run.recompute_lists)
+    print(("stage 0 also holds the first %d layers (%s), before its chunk 0's, all at %s: the recompute lists "
+      .. "(--json, --yaml) count them there"):format(prefix, p.run.prefix_kind or "the first kind", result.family[2]))
+  end
   print(("step %s (the balanced layout priced by the estimate; peak %s on stage %d); the count model's plan is %s")
     :format(units.seconds(result.priced.step), units.gib(result.priced.peak), result.priced.peak_stage,
             plan.optimal and "proved optimal" or "not proved optimal"))

@@ -179,8 +179,9 @@ full, and the 3 dense ones, so it recomputes 3 + 3 = 6 layers (its offset 3 over
 floor(61 / 16) = 3 layers a chunk: 6 layers held, all recomputed); every other
 chunk's count is its MoE layers at full in the table.
 
-  $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml 2>/dev/null | grep -E '^0 +0 '
+  $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml 2>/dev/null | grep -E '^0 +0 |^stage 0 also'
   0      0            3         0          0         3       35.06        64.00     2.4089
+  stage 0 also holds the first 3 layers (dense), before its chunk 0's, all at full: the recompute lists (--json, --yaml) count them there
   $ ndlua balance.lua $ROOT/examples/deepseek-v3-256/train.yaml --json 2>/dev/null > d.json
   $ ndlua -e 'local c = require "nd.core"; print(c.json.encode(c.json.load("d.json").recompute))'
   {"recompute":[[6,3,3,3,3,3,4,4],[4,4,4,4,4,3,3,1]]}
