@@ -89,7 +89,14 @@ int64_t expert_tp_degree(const run_t *r)
  * by default; NVIDIA, "MoE Parallel Folding", arXiv 2504.14960), so an EP
  * group's ranks stand t_exp apart (consecutive at ETP 1), CP folded in. Where
  * the experts are split as attention is (t_exp = t) the TP ranks form the
- * expert-TP group and EP is carved from DP: t·cp apart. */
+ * expert-TP group and EP is carved from DP: t·cp apart.
+ * The same placement serves every runtime, HyperParallel's train.yamls too,
+ * though only Megatron-Core's source states it: where EP passes DP the
+ * reference's own degrees (t_exp 1, d_exp = d·t/ep, memory-model §4.2) put
+ * TP ranks inside one EP group, which fits in the stage only folded, and
+ * under SP each of those ranks holds its own sequence shard, so sending the
+ * shard (ep_token_share) is the one reading in which no expert computes a
+ * token t times. An ndlua choice where the runtime's source is silent. */
 int64_t ep_rank_stride(const run_t *r)
 {
     int64_t t_exp = expert_tp_degree(r);
